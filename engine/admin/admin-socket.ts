@@ -1,0 +1,65 @@
+import fs from 'node:fs/promises';
+import http from 'node:http';
+import path from 'node:path';
+import type { Logger } from '../log/logger.ts';
+import type { Store } from '../store/index.ts';
+import { runAdminCommand, type AdminResult } from './commands.ts';
+
+export const ADMIN_SOCKET = 'admin.sock';
+
+/**
+ * While the gateway runs on the embedded store, it alone may touch the store
+ * files; the admin tool then sends its command over this Unix socket (mode
+ * 0600, inside DATA_DIR) and the gateway runs it on its own store.
+ */
+export async function serveAdminSocket(dataDir: string, store: Store, logger: Logger): Promise<() => Promise<void>> {
+  const socketPath = path.join(dataDir, ADMIN_SOCKET);
+  await fs.rm(socketPath, { force: true });
+  const server = http.createServer((req, res) => {
+    const chunks: Uint8Array[] = [];
+    req.on('data', (chunk: Uint8Array) => chunks.push(chunk));
+    req.on('end', () => {
+      void (async () => {
+        let result: AdminResult;
+        try {
+          const { argv } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { argv: string[] };
+          result = await runAdminCommand(store, argv);
+          logger.info({ command: argv[0] }, 'admin command');
+        } catch (error) {
+          logger.error({ err: error }, 'admin command failed');
+          result = { exitCode: 1, output: 'error: the admin command failed; see the gateway log' };
+        }
+        res.setHeader('Content-Type', 'application/json');
+        res.end(JSON.stringify(result));
+      })();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(socketPath, () => resolve());
+  });
+  await fs.chmod(socketPath, 0o600);
+  return async () => {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await fs.rm(socketPath, { force: true });
+  };
+}
+
+export async function sendAdminCommand(dataDir: string, argv: string[]): Promise<AdminResult> {
+  const socketPath = path.join(dataDir, ADMIN_SOCKET);
+  return await new Promise<AdminResult>((resolve, reject) => {
+    const req = http.request({ socketPath, path: '/', method: 'POST', headers: { 'Content-Type': 'application/json' } }, (res) => {
+      const chunks: Uint8Array[] = [];
+      res.on('data', (chunk: Uint8Array) => chunks.push(chunk));
+      res.on('end', () => {
+        try {
+          resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')) as AdminResult);
+        } catch (error) {
+          reject(error);
+        }
+      });
+    });
+    req.on('error', reject);
+    req.end(JSON.stringify({ argv }));
+  });
+}

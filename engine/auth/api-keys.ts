@@ -1,0 +1,47 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { CHOSEN_API_KEY } from '../config/config.ts';
+import { newId } from '../ids.ts';
+import type { ApiKeyRecord, Store } from '../store/index.ts';
+
+/** Generated keys look like `igw_` + 43 base64url characters (32 random bytes). */
+export const API_KEY_PREFIX = 'igw_';
+
+export function generateApiKey(): string {
+  return API_KEY_PREFIX + randomBytes(32).toString('base64url');
+}
+
+export function hashApiKey(key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest('hex');
+}
+
+/** A well-formed key is a generated one or one a person chose for BOOTSTRAP_API_KEY. */
+export function isWellFormedApiKey(candidate: string): boolean {
+  return CHOSEN_API_KEY.test(candidate);
+}
+
+/** Stores a key's hash; the key itself is returned to the caller once and kept nowhere. */
+export async function issueApiKey(
+  store: Store,
+  owner: { companyId: string; userId: string },
+  name: string,
+  key: string = generateApiKey(),
+): Promise<{ key: string; record: ApiKeyRecord }> {
+  const record: ApiKeyRecord = {
+    id: newId('key'),
+    companyId: owner.companyId,
+    userId: owner.userId,
+    name,
+    prefix: key.slice(0, 8),
+    hash: hashApiKey(key),
+    createdOn: new Date(),
+    revokedOn: null,
+  };
+  await store.apiKeys.insert(record);
+  return { key, record };
+}
+
+/** The active key with this value, or null: unknown, revoked and malformed look the same. */
+export async function findActiveApiKey(store: Store, key: string): Promise<ApiKeyRecord | null> {
+  if (!isWellFormedApiKey(key)) return null;
+  return await store.apiKeys.findOne({ hash: hashApiKey(key), revokedOn: null });
+}

@@ -1,0 +1,7 @@
+import type { AppContext } from '../server/context.ts';
+
+/** The token of an `Authorization: Bearer <token>` header, or null. */
+export function bearerToken(ctx: AppContext): string | null {
+  const match = /^Bearer +(\S+)\s*$/i.exec(ctx.get('Authorization'));
+  return match ? match[1]! : null;
+}

@@ -1,0 +1,19 @@
+import type { Middleware } from 'koa';
+import { GatewayError } from '../errors/index.ts';
+import type { AppState } from '../server/context.ts';
+import type { Store } from '../store/index.ts';
+import { findActiveApiKey } from './api-keys.ts';
+import { bearerToken } from './bearer.ts';
+
+/** One message for every way a key can be wrong, so a caller learns nothing from the difference. */
+export const API_KEY_REJECTED = 'a valid API key is required: send Authorization: Bearer <API_KEY>';
+
+export function requireApiKey(store: Store): Middleware<AppState> {
+  return async (ctx, next) => {
+    const token = bearerToken(ctx);
+    const record = token === null ? null : await findActiveApiKey(store, token);
+    if (!record) throw GatewayError.of('UNAUTHORIZED', API_KEY_REJECTED);
+    ctx.state.principal = { kind: 'apiKey', companyId: record.companyId, userId: record.userId, apiKeyId: record.id };
+    await next();
+  };
+}

@@ -1,0 +1,100 @@
+import path from 'node:path';
+
+/**
+ * The gateway's configuration, read once from the environment at start.
+ * Every variable is documented in README.md with its default; a missing or
+ * malformed value is a ConfigError naming the variable and the problem, and
+ * the process exits with that one line.
+ */
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  definitionsDir: string;
+  mongodbUri: string | undefined;
+  bootstrapApiKey: string | undefined;
+  /** Base64 keys as given; the first one encrypts, every one decrypts. */
+  encryptionKeys: string[] | undefined;
+  logLevel: LogLevel;
+  /** How long in-flight requests get to finish on SIGTERM/SIGINT. */
+  shutdownGraceMs: number;
+}
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export class ConfigError extends Error {
+  constructor(readonly variable: string, problem: string) {
+    super(`${variable} ${problem}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+/** An API key a person may choose for BOOTSTRAP_API_KEY: long enough, and safe in a header. */
+export const CHOSEN_API_KEY = /^[A-Za-z0-9._~-]{20,200}$/;
+
+export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config {
+  const mongodbUri = optional(env, 'MONGODB_URI');
+  if (mongodbUri !== undefined && !/^mongodb(\+srv)?:\/\/\S+$/.test(mongodbUri)) {
+    throw new ConfigError('MONGODB_URI', 'must be a mongodb:// or mongodb+srv:// connection string');
+  }
+  const bootstrapApiKey = optional(env, 'BOOTSTRAP_API_KEY');
+  if (bootstrapApiKey !== undefined && !CHOSEN_API_KEY.test(bootstrapApiKey)) {
+    throw new ConfigError('BOOTSTRAP_API_KEY', 'must be 20 to 200 characters of A-Z, a-z, 0-9, ".", "_", "~" or "-"');
+  }
+  const encryptionKeys = parseEncryptionKeys(optional(env, 'ENCRYPTION_KEY'));
+  if (mongodbUri !== undefined && encryptionKeys === undefined) {
+    throw new ConfigError('ENCRYPTION_KEY', 'is required when MONGODB_URI is set (32 bytes, base64; e.g. `openssl rand -base64 32`)');
+  }
+  return {
+    port: integer(env, 'PORT', 8080, 0, 65535),
+    host: optional(env, 'HOST') ?? '0.0.0.0',
+    dataDir: path.resolve(cwd, optional(env, 'DATA_DIR') ?? './data'),
+    definitionsDir: path.resolve(cwd, optional(env, 'DEFINITIONS_DIR') ?? './definitions'),
+    mongodbUri,
+    bootstrapApiKey,
+    encryptionKeys,
+    logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
+    shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
+  };
+}
+
+/** `ENCRYPTION_KEY`: one or more comma-separated base64 keys of 32 bytes, newest first. */
+export function parseEncryptionKeys(value: string | undefined): string[] | undefined {
+  if (value === undefined) return undefined;
+  const keys = value.split(',').map((k) => k.trim());
+  keys.forEach((key, i) => {
+    const where = keys.length > 1 ? `key ${i + 1} of ${keys.length} ` : '';
+    if (!/^[A-Za-z0-9+/]+={0,2}$/.test(key) || Buffer.from(key, 'base64').length !== 32) {
+      throw new ConfigError('ENCRYPTION_KEY', `${where}must be 32 bytes encoded as base64 (44 characters; e.g. \`openssl rand -base64 32\`)`);
+    }
+  });
+  return keys;
+}
+
+function optional(env: Env, name: string): string | undefined {
+  const value = env[name];
+  if (value === undefined) return undefined;
+  if (value.trim() === '') throw new ConfigError(name, 'is set but empty; unset it to use the default');
+  return value.trim();
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = optional(env, name);
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new ConfigError(name, `must be an integer from ${min} to ${max} (got "${raw}")`);
+  }
+  return Number(raw);
+}
+
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+  const raw = optional(env, name);
+  if (raw === undefined) return fallback;
+  if (!(allowed as readonly string[]).includes(raw)) {
+    throw new ConfigError(name, `must be one of ${allowed.join(', ')} (got "${raw}")`);
+  }
+  return raw as T;
+}

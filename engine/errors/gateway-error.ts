@@ -1,0 +1,63 @@
+/**
+ * The one error type a client may see. Everything the gateway answers with
+ * `{ success: false, error: { code, message } }` is a GatewayError; anything
+ * else that escapes a handler is an internal error and its details stay in
+ * the log.
+ */
+export const ERROR_STATUS = {
+  VALIDATION_ERROR: 400,
+  INVALID_JSON: 400,
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  CONFLICT: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  INTERNAL_ERROR: 500,
+  SERVICE_UNAVAILABLE: 503,
+  NOT_READY: 503,
+} as const;
+
+export type KnownErrorCode = keyof typeof ERROR_STATUS;
+
+export interface ErrorBody {
+  success: false;
+  error: { code: string; message: string; details?: unknown };
+}
+
+export class GatewayError extends Error {
+  readonly code: string;
+  readonly status: number;
+  readonly details: unknown;
+
+  constructor(code: string, status: number, message: string, details?: unknown) {
+    super(message);
+    this.name = 'GatewayError';
+    this.code = code;
+    this.status = status;
+    this.details = details;
+  }
+
+  static of(code: KnownErrorCode, message: string, details?: unknown): GatewayError {
+    return new GatewayError(code, ERROR_STATUS[code], message, details);
+  }
+
+  toBody(): ErrorBody {
+    const error: ErrorBody['error'] = { code: this.code, message: this.message };
+    if (this.details !== undefined) error.details = this.details;
+    return { success: false, error };
+  }
+}
+
+/** One problem with one field of a request; VALIDATION_ERROR lists them all. */
+export interface FieldProblem {
+  field: string;
+  rule: string;
+  message: string;
+}
+
+export function validationError(problems: FieldProblem[]): GatewayError {
+  const message = problems.map((p) => `${p.field}: ${p.message}`).join('; ');
+  return GatewayError.of('VALIDATION_ERROR', message, { problems });
+}

@@ -1,0 +1,61 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { serveAdminSocket } from './admin/admin-socket.ts';
+import { bootstrap, type BootstrapOutcome } from './companies/bootstrap.ts';
+import type { Config } from './config/config.ts';
+import { resolveEncryptionKeys } from './credentials/encryption-keys.ts';
+import type { Logger } from './log/logger.ts';
+import { createApp } from './server/app.ts';
+import type { ReadinessCheck, Services } from './services.ts';
+import { acquireDataDirLock } from './store/embedded/data-dir-lock.ts';
+import { openStore } from './store/index.ts';
+
+export interface RunningGateway {
+  server: http.Server;
+  port: number;
+  services: Services;
+  bootstrap: BootstrapOutcome;
+  /** Stops accepting, lets in-flight requests finish within the grace period, closes the store. */
+  stop(): Promise<void>;
+}
+
+/** Opens the store, bootstraps an empty one, and serves the HTTP app: everything `npm start` does but signals. */
+export async function startGateway(config: Config, logger: Logger): Promise<RunningGateway> {
+  const embedded = !config.mongodbUri;
+  await resolveEncryptionKeys(config);
+  const releaseLock = embedded ? await acquireDataDirLock(config.dataDir) : async () => {};
+  const store = await openStore(config).catch(async (error: unknown) => {
+    await releaseLock();
+    throw error;
+  });
+  const outcome = await bootstrap(store, config.bootstrapApiKey);
+  const readiness: ReadinessCheck[] = [];
+  const services: Services = { config, store, logger, readiness };
+  const app = createApp(services);
+  const server = http.createServer(app.callback());
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const closeAdmin = embedded ? await serveAdminSocket(config.dataDir, store, logger).catch((error: unknown) => {
+    logger.warn({ err: error }, 'admin socket unavailable: stop the gateway to use the admin tool');
+    return async () => {};
+  }) : async () => {};
+
+  let stopping: Promise<void> | null = null;
+  const stop = () => {
+    stopping ??= (async () => {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const grace = setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs);
+      await closed;
+      clearTimeout(grace);
+      await closeAdmin();
+      await store.close();
+      await releaseLock();
+    })();
+    return stopping;
+  };
+
+  return { server, port: (server.address() as AddressInfo).port, services, bootstrap: outcome, stop };
+}

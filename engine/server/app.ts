@@ -1,0 +1,32 @@
+import Koa from 'koa';
+import Router from '@koa/router';
+import type { Services } from '../services.ts';
+import type { AppState } from './context.ts';
+import { errorEnvelope } from './middleware/errors.ts';
+import { jsonBody } from './middleware/json-body.ts';
+import { requestId } from './middleware/request-id.ts';
+import { requestLog } from './middleware/request-log.ts';
+import { healthRoutes } from './health-routes.ts';
+import { memberRoutes } from '../members/routes.ts';
+import { endUserRoutes } from '../end-users/routes.ts';
+
+/** Every feature's routes, in one list: the surface of the gateway at a glance. */
+export function featureRoutes(services: Services): Router<AppState>[] {
+  return [healthRoutes(services), memberRoutes(services), endUserRoutes(services)];
+}
+
+/** Builds the HTTP app from configuration and dependencies; it does not listen. */
+export function createApp(services: Services): Koa<AppState> {
+  const app = new Koa<AppState>();
+  app.silent = true;
+  app.use(requestId());
+  app.use(requestLog(services.logger));
+  app.use(errorEnvelope(services.logger));
+  app.use(jsonBody());
+  // One root router, so 405 answers know every method any feature mounts on a path.
+  const root = new Router<AppState>();
+  for (const router of featureRoutes(services)) root.use(router.routes());
+  app.use(root.routes());
+  app.use(root.allowedMethods({ throw: true }));
+  return app;
+}

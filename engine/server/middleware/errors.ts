@@ -1,0 +1,50 @@
+import type { Middleware } from 'koa';
+import { GatewayError } from '../../errors/index.ts';
+import type { Logger } from '../../log/logger.ts';
+import type { AppState } from '../context.ts';
+
+/**
+ * The one place that decides what a client sees of a failure: a GatewayError
+ * as it is, an HTTP error raised by Koa or the router mapped to a stable code,
+ * anything else as INTERNAL_ERROR with its details only in the log.
+ */
+export function errorEnvelope(logger: Logger): Middleware<AppState> {
+  return async (ctx, next) => {
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) {
+        throw GatewayError.of('NOT_FOUND', `no route for ${ctx.method} ${ctx.path}`);
+      }
+    } catch (thrown) {
+      const error = toGatewayError(thrown, ctx.method, ctx.path);
+      if (error.status >= 500) {
+        logger.error({ reqId: ctx.state.requestId, err: thrown }, 'request failed');
+      }
+      ctx.status = error.status;
+      ctx.body = error.toBody();
+      if (error.status === 401) ctx.set('WWW-Authenticate', 'Bearer');
+    }
+  };
+}
+
+const HTTP_STATUS_CODES: Record<number, Parameters<typeof GatewayError.of>[0]> = {
+  400: 'VALIDATION_ERROR',
+  401: 'UNAUTHORIZED',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  405: 'METHOD_NOT_ALLOWED',
+  413: 'PAYLOAD_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+};
+
+function toGatewayError(thrown: unknown, method: string, path: string): GatewayError {
+  if (thrown instanceof GatewayError) return thrown;
+  const status = (thrown as { status?: unknown } | null)?.status;
+  const expose = (thrown as { expose?: unknown } | null)?.expose === true;
+  if (typeof status === 'number' && expose && HTTP_STATUS_CODES[status]) {
+    if (status === 405) return GatewayError.of('METHOD_NOT_ALLOWED', `${method} is not allowed on ${path}`);
+    if (status === 404) return GatewayError.of('NOT_FOUND', `no route for ${method} ${path}`);
+    return GatewayError.of(HTTP_STATUS_CODES[status]!, (thrown as Error).message);
+  }
+  return GatewayError.of('INTERNAL_ERROR', 'the gateway failed to handle this request; the request id identifies it in the logs');
+}

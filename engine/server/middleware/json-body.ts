@@ -1,0 +1,45 @@
+import parse from 'co-body';
+import type { Middleware } from 'koa';
+import { GatewayError } from '../../errors/index.ts';
+import type { AppState } from '../context.ts';
+
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
+
+/**
+ * Request bodies are JSON only: any other media type is 415, more than 1 MiB
+ * is 413, malformed JSON is 400. A request without a body leaves
+ * `ctx.state.body` undefined; each route decides whether it needs one.
+ */
+export function jsonBody(): Middleware<AppState> {
+  return async (ctx, next) => {
+    if (METHODS_WITH_BODY.has(ctx.method) && ctx.is() !== null) {
+      if (!ctx.is('application/json', '+json')) {
+        throw GatewayError.of('UNSUPPORTED_MEDIA_TYPE', `request bodies must be application/json (got ${ctx.get('Content-Type') || 'no Content-Type'})`);
+      }
+      ctx.state.body = await readJson(ctx.req);
+    }
+    await next();
+  };
+}
+
+async function readJson(req: Parameters<typeof parse.json>[0]): Promise<unknown> {
+  try {
+    return await parse.json(req, { limit: BODY_LIMIT_BYTES, strict: true });
+  } catch (error) {
+    const type = (error as { type?: string }).type;
+    if (type === 'entity.too.large') {
+      throw GatewayError.of('PAYLOAD_TOO_LARGE', `request body exceeds the limit of ${BODY_LIMIT_BYTES} bytes`);
+    }
+    if (type === 'encoding.unsupported' || type === 'charset.unsupported') {
+      throw GatewayError.of('UNSUPPORTED_MEDIA_TYPE', 'request bodies must be UTF-8 JSON');
+    }
+    if (type === 'entity.parse.failed') {
+      throw GatewayError.of('INVALID_JSON', `request body is not valid JSON: ${(error as Error).message.slice(0, 200)}`);
+    }
+    if (type === 'request.aborted' || type === 'request.size.invalid') {
+      throw GatewayError.of('INVALID_JSON', 'request body was incomplete');
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,19 @@
+import type { Middleware } from 'koa';
+import type { Logger } from '../../log/logger.ts';
+import type { AppState } from '../context.ts';
+
+/** One line per request: method, path (no query string: it may carry secrets), status, duration, request id. */
+export function requestLog(logger: Logger): Middleware<AppState> {
+  return async (ctx, next) => {
+    const started = process.hrtime.bigint();
+    try {
+      await next();
+    } finally {
+      const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
+      logger.info(
+        { reqId: ctx.state.requestId, method: ctx.method, path: ctx.path, status: ctx.status, durationMs: Math.round(durationMs * 100) / 100 },
+        'request',
+      );
+    }
+  };
+}

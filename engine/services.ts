@@ -1,0 +1,17 @@
+import type { Config } from './config/config.ts';
+import type { Logger } from './log/logger.ts';
+import type { Store } from './store/index.ts';
+
+/** A named probe for GET /ready: null when healthy, the reason otherwise. */
+export interface ReadinessCheck {
+  name: string;
+  check(): Promise<string | null>;
+}
+
+/** What the HTTP app is built from; main.ts wires the real ones, tests their own. */
+export interface Services {
+  config: Config;
+  store: Store;
+  logger: Logger;
+  readiness: ReadinessCheck[];
+}

@@ -1,0 +1,144 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import NedbModule from '@seald-io/nedb';
+import {
+  COLLECTION_NAMES,
+  DuplicateKeyError,
+  LOOKUP_INDEXES,
+  UNIQUE_INDEXES,
+  type Collection,
+  type CollectionName,
+  type Filter,
+  type FindOptions,
+  type Store,
+  type Update,
+} from '../port.ts';
+import type * as R from '../records.ts';
+
+/**
+ * The embedded default: one NeDB file per collection under DATA_DIR. NeDB
+ * appends every write to its file; this adapter also fsyncs the file before a
+ * write resolves, so what the API acknowledged survives a crash of the
+ * process or the machine.
+ */
+export async function openEmbeddedStore(dataDir: string): Promise<Store> {
+  const dir = path.join(dataDir, 'store');
+  await fs.mkdir(dir, { recursive: true, mode: 0o700 });
+  const collections = {} as Record<CollectionName, NedbCollection<{ id: string }>>;
+  for (const name of COLLECTION_NAMES) {
+    const collection = new NedbCollection(name, path.join(dir, `${name}.db`));
+    await collection.open();
+    collections[name] = collection;
+  }
+  return {
+    kind: 'embedded',
+    companies: collections.companies as unknown as Collection<R.CompanyRecord>,
+    members: collections.members as unknown as Collection<R.MemberRecord>,
+    apiKeys: collections.apiKeys as unknown as Collection<R.ApiKeyRecord>,
+    endUsers: collections.endUsers as unknown as Collection<R.EndUserRecord>,
+    connections: collections.connections as unknown as Collection<R.ConnectionRecord>,
+    installations: collections.installations as unknown as Collection<R.InstallationRecord>,
+    signingKeys: collections.signingKeys as unknown as Collection<R.SigningKeyRecord>,
+    async ping() {
+      await fs.access(dir);
+    },
+    async close() {
+      for (const collection of Object.values(collections)) await collection.close();
+    },
+  };
+}
+
+// NeDB is CommonJS (`module.exports = Datastore`) but its types declare a default export.
+type Datastore = NedbModule.default;
+const Datastore = NedbModule as unknown as typeof NedbModule.default;
+
+class NedbCollection<T extends { id: string }> implements Collection<T> {
+  private readonly db: Datastore;
+
+  constructor(private readonly name: string, private readonly filename: string) {
+    this.db = new Datastore({ filename, modes: { fileMode: 0o600, dirMode: 0o700 } });
+  }
+
+  async open(): Promise<void> {
+    await this.db.loadDatabaseAsync();
+    for (const index of UNIQUE_INDEXES[this.name as CollectionName]) {
+      const fieldName = index.fields.length === 1 ? index.fields[0]! : index.fields;
+      await this.db.ensureIndexAsync({ fieldName, unique: true, sparse: index.sparse ?? false });
+    }
+    for (const fieldName of LOOKUP_INDEXES[this.name as CollectionName]) {
+      await this.db.ensureIndexAsync({ fieldName });
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.db.compactDatafileAsync();
+  }
+
+  async insert(record: T): Promise<T> {
+    try {
+      await this.db.insertAsync({ ...record, _id: record.id });
+    } catch (error) {
+      throw this.translate(error);
+    }
+    await this.flush();
+    return record;
+  }
+
+  async findOne(filter: Filter): Promise<T | null> {
+    const found = await this.db.findOneAsync(filter);
+    return found ? strip<T>(found) : null;
+  }
+
+  async find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
+    let cursor = this.db.findAsync(filter);
+    if (options.sort) cursor = cursor.sort(options.sort);
+    if (options.skip) cursor = cursor.skip(options.skip);
+    if (options.limit !== undefined) cursor = cursor.limit(options.limit);
+    const found = await cursor;
+    return found.map((doc: Record<string, unknown>) => strip<T>(doc));
+  }
+
+  async count(filter: Filter): Promise<number> {
+    return await this.db.countAsync(filter);
+  }
+
+  async updateOne(filter: Filter, update: Update<T>): Promise<boolean> {
+    let numAffected: number;
+    try {
+      ({ numAffected } = await this.db.updateAsync(filter, update as Record<string, unknown>, { multi: false }));
+    } catch (error) {
+      throw this.translate(error);
+    }
+    if (numAffected > 0) await this.flush();
+    return numAffected > 0;
+  }
+
+  async deleteOne(filter: Filter): Promise<boolean> {
+    const removed = await this.db.removeAsync(filter, { multi: false });
+    if (removed > 0) await this.flush();
+    return removed > 0;
+  }
+
+  /** NeDB leaves flushing its appends to the OS; an acknowledged write must be on disk. */
+  private async flush(): Promise<void> {
+    const handle = await fs.open(this.filename, 'r+');
+    try {
+      await handle.datasync();
+    } finally {
+      await handle.close();
+    }
+  }
+
+  private translate(error: unknown): unknown {
+    if (error && typeof error === 'object' && (error as { errorType?: string }).errorType === 'uniqueViolated') {
+      const key = (error as { key?: unknown }).key;
+      return new DuplicateKeyError(this.name, String(key));
+    }
+    return error;
+  }
+}
+
+function strip<T>(doc: Record<string, unknown>): T {
+  const { _id, ...rest } = doc;
+  return rest as T;
+}

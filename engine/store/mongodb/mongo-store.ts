@@ -1,0 +1,107 @@
+import { MongoClient, MongoServerError, type Collection as MongoCollection, type Document } from 'mongodb';
+import {
+  COLLECTION_NAMES,
+  DuplicateKeyError,
+  LOOKUP_INDEXES,
+  UNIQUE_INDEXES,
+  type Collection,
+  type CollectionName,
+  type Filter,
+  type FindOptions,
+  type Store,
+  type Update,
+} from '../port.ts';
+import type * as R from '../records.ts';
+
+/**
+ * MongoDB adapter: what a fleet of gateway instances shares. Records keep
+ * their own `id` as `_id`; indexes are created at start. Writes use the
+ * driver's default write concern (majority on a replica set).
+ */
+export async function openMongoStore(uri: string): Promise<Store> {
+  const client = new MongoClient(uri, { serverSelectionTimeoutMS: 5_000 });
+  await client.connect();
+  const db = client.db();
+  const collections = {} as Record<CollectionName, MongoCollectionAdapter<{ id: string }>>;
+  for (const name of COLLECTION_NAMES) {
+    const collection = db.collection(name);
+    for (const index of UNIQUE_INDEXES[name]) {
+      const keys = Object.fromEntries(index.fields.map((f) => [f, 1 as const]));
+      await collection.createIndex(keys, { unique: true, sparse: index.sparse ?? false });
+    }
+    for (const field of LOOKUP_INDEXES[name]) await collection.createIndex({ [field]: 1 });
+    collections[name] = new MongoCollectionAdapter(name, collection);
+  }
+  return {
+    kind: 'mongodb',
+    companies: collections.companies as unknown as Collection<R.CompanyRecord>,
+    members: collections.members as unknown as Collection<R.MemberRecord>,
+    apiKeys: collections.apiKeys as unknown as Collection<R.ApiKeyRecord>,
+    endUsers: collections.endUsers as unknown as Collection<R.EndUserRecord>,
+    connections: collections.connections as unknown as Collection<R.ConnectionRecord>,
+    installations: collections.installations as unknown as Collection<R.InstallationRecord>,
+    signingKeys: collections.signingKeys as unknown as Collection<R.SigningKeyRecord>,
+    async ping() {
+      await db.command({ ping: 1 });
+    },
+    async close() {
+      await client.close();
+    },
+  };
+}
+
+class MongoCollectionAdapter<T extends { id: string }> implements Collection<T> {
+  constructor(private readonly name: string, private readonly collection: MongoCollection<Document>) {}
+
+  async insert(record: T): Promise<T> {
+    try {
+      await this.collection.insertOne({ ...record, _id: record.id as unknown as Document['_id'] });
+    } catch (error) {
+      throw this.translate(error);
+    }
+    return record;
+  }
+
+  async findOne(filter: Filter): Promise<T | null> {
+    const found = await this.collection.findOne(filter);
+    return found ? strip<T>(found) : null;
+  }
+
+  async find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
+    let cursor = this.collection.find(filter);
+    if (options.sort) cursor = cursor.sort(options.sort);
+    if (options.skip) cursor = cursor.skip(options.skip);
+    if (options.limit !== undefined) cursor = cursor.limit(options.limit);
+    return (await cursor.toArray()).map((doc) => strip<T>(doc));
+  }
+
+  async count(filter: Filter): Promise<number> {
+    return await this.collection.countDocuments(filter);
+  }
+
+  async updateOne(filter: Filter, update: Update<T>): Promise<boolean> {
+    try {
+      const result = await this.collection.updateOne(filter, update as Document);
+      return result.matchedCount > 0;
+    } catch (error) {
+      throw this.translate(error);
+    }
+  }
+
+  async deleteOne(filter: Filter): Promise<boolean> {
+    const result = await this.collection.deleteOne(filter);
+    return result.deletedCount > 0;
+  }
+
+  private translate(error: unknown): unknown {
+    if (error instanceof MongoServerError && error.code === 11000) {
+      return new DuplicateKeyError(this.name, JSON.stringify(error.keyValue ?? {}));
+    }
+    return error;
+  }
+}
+
+function strip<T>(doc: Document): T {
+  const { _id, ...rest } = doc;
+  return rest as T;
+}

@@ -1,0 +1,94 @@
+import type {
+  ApiKeyRecord,
+  CompanyRecord,
+  ConnectionRecord,
+  EndUserRecord,
+  InstallationRecord,
+  MemberRecord,
+  SigningKeyRecord,
+} from './records.ts';
+
+/**
+ * The storage port. Filters are MongoDB filter documents built by the engine
+ * (from allow-listed fields and operators, never passed through from a
+ * request), so the embedded store and MongoDB run the same queries.
+ */
+export type Filter = Record<string, unknown>;
+
+export interface FindOptions {
+  sort?: Record<string, 1 | -1>;
+  skip?: number;
+  limit?: number;
+}
+
+/** The update operators both adapters support. */
+export interface Update<T> {
+  $set?: Partial<T>;
+  $unset?: Partial<Record<keyof T, true>>;
+  $inc?: Partial<Record<keyof T, number>>;
+}
+
+export interface Collection<T extends { id: string }> {
+  /** Inserts a new record; a unique index violation is a DuplicateKeyError. */
+  insert(record: T): Promise<T>;
+  findOne(filter: Filter): Promise<T | null>;
+  find(filter: Filter, options?: FindOptions): Promise<T[]>;
+  count(filter: Filter): Promise<number>;
+  /** Updates the first record matching; false when none matched (a lost compare-and-set, say). */
+  updateOne(filter: Filter, update: Update<T>): Promise<boolean>;
+  deleteOne(filter: Filter): Promise<boolean>;
+}
+
+export interface Store {
+  readonly kind: 'embedded' | 'mongodb';
+  readonly companies: Collection<CompanyRecord>;
+  readonly members: Collection<MemberRecord>;
+  readonly apiKeys: Collection<ApiKeyRecord>;
+  readonly endUsers: Collection<EndUserRecord>;
+  readonly connections: Collection<ConnectionRecord>;
+  readonly installations: Collection<InstallationRecord>;
+  readonly signingKeys: Collection<SigningKeyRecord>;
+  /** Throws when the store cannot be reached. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export const COLLECTION_NAMES = [
+  'companies',
+  'members',
+  'apiKeys',
+  'endUsers',
+  'connections',
+  'installations',
+  'signingKeys',
+] as const;
+export type CollectionName = (typeof COLLECTION_NAMES)[number];
+
+/** The unique indexes every adapter creates at start. `id` is unique everywhere. */
+export const UNIQUE_INDEXES: Record<CollectionName, { fields: string[]; sparse?: boolean }[]> = {
+  companies: [],
+  members: [{ fields: ['companyId', 'userId'] }, { fields: ['companyId', 'email'] }],
+  apiKeys: [{ fields: ['hash'] }],
+  endUsers: [{ fields: ['externalKey'], sparse: true }],
+  connections: [],
+  installations: [],
+  signingKeys: [],
+};
+
+/** Non-unique indexes for the queries the engine runs often. */
+export const LOOKUP_INDEXES: Record<CollectionName, string[]> = {
+  companies: [],
+  members: ['companyId', 'userId'],
+  apiKeys: ['companyId'],
+  endUsers: ['companyId'],
+  connections: ['companyId'],
+  installations: ['companyId'],
+  signingKeys: [],
+};
+
+export class DuplicateKeyError extends Error {
+  constructor(readonly collection: string, detail: string) {
+    super(`duplicate key in ${collection}: ${detail}`);
+    this.name = 'DuplicateKeyError';
+  }
+}

@@ -1,0 +1,54 @@
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import { validationError, type FieldProblem } from '../errors/index.ts';
+
+// ajv-formats is CommonJS with a default export in its types.
+const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
+
+/** One Ajv for request and response schemas of the HTTP surface: every error, formats on. */
+export const httpAjv = new Ajv2020({ allErrors: true, strict: true, coerceTypes: false, useDefaults: false });
+addFormats(httpAjv);
+
+/** Compiles a schema once; the returned function narrows valid input or throws VALIDATION_ERROR listing every problem. */
+export function compileValidator<T>(schema: object, subject: string): (input: unknown) => T {
+  const validate: ValidateFunction = httpAjv.compile(schema);
+  return (input: unknown): T => {
+    if (validate(input)) return input as T;
+    throw validationError(toFieldProblems(validate.errors ?? [], subject));
+  };
+}
+
+/** ajv's errors in the product's words: the field by its path, the rule by its keyword. */
+export function toFieldProblems(errors: ErrorObject[], subject: string): FieldProblem[] {
+  return errors.map((error) => {
+    const path = error.instancePath.split('/').slice(1).map(decodePointer);
+    if (error.keyword === 'required') path.push(String(error.params.missingProperty));
+    if (error.keyword === 'additionalProperties') path.push(String(error.params.additionalProperty));
+    const field = path.length ? path.join('.') : subject;
+    return { field, rule: error.keyword, message: describe(error) };
+  });
+}
+
+function describe(error: ErrorObject): string {
+  switch (error.keyword) {
+    case 'required':
+      return 'is required';
+    case 'additionalProperties':
+      return 'is not a known field';
+    case 'type':
+      return `must be ${article(String(error.params.type))}`;
+    case 'format':
+      return `must be a valid ${String(error.params.format)}`;
+    default:
+      return error.message ?? 'is invalid';
+  }
+}
+
+function article(type: string): string {
+  return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
+}
+
+function decodePointer(segment: string): string {
+  return segment.replace(/~1/g, '/').replace(/~0/g, '~');
+}

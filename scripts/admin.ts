@@ -1,0 +1,43 @@
+/**
+ * The admin tool: `npm run admin -- <command> [options]`. Works with the
+ * gateway stopped (opens the store itself) or running on the embedded store
+ * (asks the gateway over DATA_DIR/admin.sock). With MONGODB_URI it always
+ * talks to MongoDB directly.
+ */
+import { sendAdminCommand } from '../engine/admin/admin-socket.ts';
+import { runAdminCommand } from '../engine/admin/commands.ts';
+import { ConfigError, loadConfig } from '../engine/config/config.ts';
+import { lockHolder } from '../engine/store/embedded/data-dir-lock.ts';
+import { acquireDataDirLock } from '../engine/store/embedded/data-dir-lock.ts';
+import { openStore } from '../engine/store/index.ts';
+
+async function main(argv: string[]): Promise<number> {
+  const config = loadConfig();
+  if (!config.mongodbUri && (await lockHolder(config.dataDir)) !== null) {
+    const result = await sendAdminCommand(config.dataDir, argv);
+    print(result);
+    return result.exitCode;
+  }
+  const release = config.mongodbUri ? async () => {} : await acquireDataDirLock(config.dataDir);
+  const store = await openStore(config);
+  try {
+    const result = await runAdminCommand(store, argv);
+    print(result);
+    return result.exitCode;
+  } finally {
+    await store.close();
+    await release();
+  }
+}
+
+function print(result: { exitCode: number; output: string }): void {
+  (result.exitCode === 0 ? process.stdout : process.stderr).write(result.output + '\n');
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(error instanceof ConfigError ? `config error: ${error.message}\n` : `admin failed: ${(error as Error).message}\n`);
+    process.exit(1);
+  },
+);
