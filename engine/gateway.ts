@@ -46,9 +46,12 @@ export async function startGateway(config: Config, logger: Logger): Promise<Runn
   const stop = () => {
     stopping ??= (async () => {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // Connections left idle by a finished request close at once, not at the keep-alive timeout.
       server.closeIdleConnections();
+      const sweep = setInterval(() => server.closeIdleConnections(), 50);
       const grace = setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs);
       await closed;
+      clearInterval(sweep);
       clearTimeout(grace);
       await closeAdmin();
       await store.close();

@@ -27,6 +27,6 @@ export function createApp(services: Services): Koa<AppState> {
   const root = new Router<AppState>();
   for (const router of featureRoutes(services)) root.use(router.routes());
   app.use(root.routes());
-  app.use(root.allowedMethods({ throw: true }));
+  app.use(root.allowedMethods());
   return app;
 }

@@ -34,7 +34,8 @@ async function readJson(req: Parameters<typeof parse.json>[0]): Promise<unknown>
     if (type === 'encoding.unsupported' || type === 'charset.unsupported') {
       throw GatewayError.of('UNSUPPORTED_MEDIA_TYPE', 'request bodies must be UTF-8 JSON');
     }
-    if (type === 'entity.parse.failed') {
+    // co-body marks a JSON syntax error only by status 400 and a SyntaxError.
+    if (type === 'entity.parse.failed' || (error instanceof SyntaxError && (error as { status?: number }).status === 400)) {
       throw GatewayError.of('INVALID_JSON', `request body is not valid JSON: ${(error as Error).message.slice(0, 200)}`);
     }
     if (type === 'request.aborted' || type === 'request.size.invalid') {

@@ -18,10 +18,11 @@ import type * as R from '../records.ts';
  * their own `id` as `_id`; indexes are created at start. Writes use the
  * driver's default write concern (majority on a replica set).
  */
-export async function openMongoStore(uri: string): Promise<Store> {
+export async function openMongoStore(uri: string, dbName?: string): Promise<Store> {
   const client = new MongoClient(uri, { serverSelectionTimeoutMS: 5_000 });
   await client.connect();
-  const db = client.db();
+  // The database named in the URI (the driver's default, "test", when none is).
+  const db = client.db(dbName);
   const collections = {} as Record<CollectionName, MongoCollectionAdapter<{ id: string }>>;
   for (const name of COLLECTION_NAMES) {
     const collection = db.collection(name);

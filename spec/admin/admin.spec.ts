@@ -1,0 +1,106 @@
+import { expect } from 'chai';
+import { runAdminCommand } from '../../engine/admin/commands.ts';
+import { openStore, type Store } from '../../engine/store/index.ts';
+import { call } from '../helpers/gateway.ts';
+import { runCommand, spawnGateway } from '../helpers/process.ts';
+import { tempDir } from '../helpers/temp-dir.ts';
+
+async function json(store: Store, ...argv: string[]): Promise<any> {
+  const result = await runAdminCommand(store, [...argv, '--json']);
+  expect(result.exitCode, result.output).to.equal(0);
+  return JSON.parse(result.output);
+}
+
+describe('admin commands', () => {
+  let store: Store;
+  let cleanup: () => Promise<void>;
+  beforeEach(async () => {
+    const tmp = await tempDir();
+    cleanup = tmp.cleanup;
+    store = await openStore({ dataDir: tmp.dir, mongodbUri: undefined });
+  });
+  afterEach(async () => {
+    await store.close();
+    await cleanup();
+  });
+
+  it('creates a company, adds members, and lists both', async () => {
+    const { companyId } = await json(store, 'companies:create', '--name', 'Acme');
+    await json(store, 'members:add', '--company', companyId, '--email', 'Ada@Acme.test', '--name', 'Ada', '--role', 'owner');
+    await json(store, 'members:add', '--company', companyId, '--email', 'bob@acme.test', '--name', 'Bob');
+    expect(await json(store, 'companies:list')).to.deep.equal([{ companyId, name: 'Acme', memberCount: 2 }]);
+    const members = await json(store, 'members:list', '--company', companyId);
+    expect(members.map((m: any) => [m.email, m.role])).to.deep.equal([['ada@acme.test', 'owner'], ['bob@acme.test', 'member']]);
+  });
+
+  it('refuses a member twice, an unknown company, and a bad role', async () => {
+    const { companyId } = await json(store, 'companies:create', '--name', 'Acme');
+    await json(store, 'members:add', '--company', companyId, '--email', 'ada@acme.test', '--name', 'Ada');
+    const twice = await runAdminCommand(store, ['members:add', '--company', companyId, '--email', 'ada@acme.test', '--name', 'Ada']);
+    expect(twice).to.deep.equal({ exitCode: 1, output: `error: ada@acme.test is already a member of company ${companyId}` });
+    const unknown = await runAdminCommand(store, ['members:add', '--company', 'cmp_nope', '--email', 'x@y.z', '--name', 'X']);
+    expect(unknown).to.deep.equal({ exitCode: 1, output: 'error: company cmp_nope does not exist' });
+    const role = await runAdminCommand(store, ['members:add', '--company', companyId, '--email', 'x@y.z', '--name', 'X', '--role', 'god']);
+    expect(role.exitCode).to.equal(2);
+    expect(role.output).to.match(/^--role must be owner, admin or member\nusage: npm run admin -- members:add/);
+  });
+
+  it('creates a key shown once, lists keys without secrets, and revokes', async () => {
+    const { companyId } = await json(store, 'companies:create', '--name', 'Acme');
+    await json(store, 'members:add', '--company', companyId, '--email', 'ada@acme.test', '--name', 'Ada');
+    const created = await json(store, 'keys:create', '--company', companyId, '--email', 'ada@acme.test', '--name', 'ci');
+    expect(created.key).to.match(/^igw_[A-Za-z0-9_-]{43}$/);
+    const listed = await json(store, 'keys:list', '--company', companyId);
+    expect(listed).to.have.length(1);
+    expect(listed[0]).to.include({ apiKeyId: created.apiKeyId, name: 'ci', prefix: created.key.slice(0, 8), revokedOn: null });
+    expect(JSON.stringify(listed)).not.to.include(created.key);
+    expect(Object.keys(listed[0])).not.to.include('hash');
+    await json(store, 'keys:revoke', created.apiKeyId);
+    expect((await json(store, 'keys:list'))[0].revokedOn).to.be.a('string');
+    expect(await runAdminCommand(store, ['keys:revoke', created.apiKeyId])).to.deep.equal({ exitCode: 1, output: `error: API key ${created.apiKeyId} is already revoked` });
+  });
+
+  it('explains unknown commands and options', async () => {
+    const unknown = await runAdminCommand(store, ['frobnicate']);
+    expect(unknown.exitCode).to.equal(2);
+    expect(unknown.output).to.match(/^unknown command "frobnicate"\n\nusage: npm run admin/);
+    const option = await runAdminCommand(store, ['companies:create', '--nmae', 'x']);
+    expect(option.exitCode).to.equal(2);
+    expect(option.output).to.include("Unknown option '--nmae'");
+  });
+});
+
+describe('the admin tool (npm run admin)', function () {
+  this.timeout(60_000);
+
+  it('works with the gateway stopped, and through a running gateway on the same DATA_DIR', async () => {
+    const { dir, cleanup } = await tempDir();
+    const admin = (...argv: string[]) => runCommand(['--import', 'tsx', 'scripts/admin.ts', ...argv], { DATA_DIR: dir });
+    try {
+      const created = await admin('companies:create', '--name', 'Offline Co', '--json');
+      expect(created.code, created.stderr).to.equal(0);
+      const { companyId } = JSON.parse(created.stdout);
+      expect((await admin('members:add', '--company', companyId, '--email', 'o@off.test', '--name', 'O')).code).to.equal(0);
+
+      const running = await spawnGateway({ PORT: '0', DATA_DIR: dir });
+      try {
+        const key = await admin('keys:create', '--company', companyId, '--email', 'o@off.test', '--json');
+        expect(key.code, key.stderr).to.equal(0);
+        const { key: apiKey } = JSON.parse(key.stdout);
+        // The running gateway made the key itself, so it is usable at once.
+        const users = await call({ url: running.url, apiKey }, 'GET', '/v1/users');
+        expect(users.status).to.equal(200);
+        expect(users.body.data.map((u: any) => u.email)).to.deep.equal(['o@off.test']);
+        expect(running.stdout()).to.include('"command":"keys:create"');
+        expect(running.stdout()).not.to.include(apiKey);
+      } finally {
+        running.child.kill('SIGTERM');
+        await running.exited;
+      }
+      const listed = await admin('keys:list');
+      expect(listed.stdout).to.include(`companyId: ${companyId}`);
+    } finally {
+      await cleanup();
+    }
+  });
+});

@@ -1,0 +1,66 @@
+import { expect } from 'chai';
+import path from 'node:path';
+import { ConfigError, loadConfig } from '../../engine/config/config.ts';
+import { runCommand } from '../helpers/process.ts';
+import { tempDir } from '../helpers/temp-dir.ts';
+
+const KEY = Buffer.alloc(32, 7).toString('base64');
+
+function problem(env: Record<string, string>): string {
+  try {
+    loadConfig(env, '/srv/gw');
+  } catch (error) {
+    expect(error).to.be.instanceOf(ConfigError);
+    return (error as Error).message;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('configuration', () => {
+  it('has the documented defaults', () => {
+    const config = loadConfig({}, '/srv/gw');
+    expect(config).to.include({ port: 8080, host: '0.0.0.0', logLevel: 'info', mongodbUri: undefined, bootstrapApiKey: undefined });
+    expect(config.dataDir).to.equal(path.resolve('/srv/gw/data'));
+    expect(config.definitionsDir).to.equal(path.resolve('/srv/gw/definitions'));
+    expect(config.encryptionKeys).to.equal(undefined);
+  });
+
+  it('reads every variable', () => {
+    const config = loadConfig(
+      { PORT: '9090', HOST: '127.0.0.1', DATA_DIR: '/var/gw', DEFINITIONS_DIR: 'defs', MONGODB_URI: 'mongodb://db:27017/gw', ENCRYPTION_KEY: KEY, BOOTSTRAP_API_KEY: 'a'.repeat(24), LOG_LEVEL: 'debug' },
+      '/srv/gw',
+    );
+    expect(config).to.include({ port: 9090, host: '127.0.0.1', dataDir: '/var/gw', definitionsDir: '/srv/gw/defs', mongodbUri: 'mongodb://db:27017/gw', logLevel: 'debug' });
+    expect(config.encryptionKeys).to.deep.equal([KEY]);
+  });
+
+  const cases: [string, Record<string, string>, RegExp][] = [
+    ['PORT not a number', { PORT: 'abc' }, /^PORT must be an integer from 0 to 65535 \(got "abc"\)$/],
+    ['PORT out of range', { PORT: '70000' }, /^PORT must be an integer from 0 to 65535/],
+    ['an empty variable', { HOST: '  ' }, /^HOST is set but empty/],
+    ['LOG_LEVEL unknown', { LOG_LEVEL: 'loud' }, /^LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent \(got "loud"\)$/],
+    ['MONGODB_URI not a mongodb URL', { MONGODB_URI: 'http://db', ENCRYPTION_KEY: KEY }, /^MONGODB_URI must be a mongodb:\/\/ or mongodb\+srv:\/\/ connection string$/],
+    ['MONGODB_URI without ENCRYPTION_KEY', { MONGODB_URI: 'mongodb://db/gw' }, /^ENCRYPTION_KEY is required when MONGODB_URI is set/],
+    ['ENCRYPTION_KEY of the wrong length', { ENCRYPTION_KEY: Buffer.alloc(16).toString('base64') }, /^ENCRYPTION_KEY must be 32 bytes encoded as base64/],
+    ['ENCRYPTION_KEY not base64', { ENCRYPTION_KEY: 'not base64!' }, /^ENCRYPTION_KEY must be 32 bytes/],
+    ['the second of two ENCRYPTION_KEYs wrong', { ENCRYPTION_KEY: `${KEY},xyz` }, /^ENCRYPTION_KEY key 2 of 2 must be 32 bytes/],
+    ['BOOTSTRAP_API_KEY too short', { BOOTSTRAP_API_KEY: 'short' }, /^BOOTSTRAP_API_KEY must be 20 to 200 characters/],
+    ['BOOTSTRAP_API_KEY with a space', { BOOTSTRAP_API_KEY: 'a key with spaces in it!!' }, /^BOOTSTRAP_API_KEY must be 20 to 200 characters/],
+  ];
+  for (const [name, env, message] of cases) {
+    it(`rejects ${name}, naming the variable`, () => {
+      expect(problem(env)).to.match(message);
+    });
+  }
+
+  it('makes `npm start` exit 1 with one line naming the variable', async () => {
+    const { dir, cleanup } = await tempDir();
+    try {
+      const result = await runCommand(['--import', 'tsx', 'engine/main.ts'], { PORT: 'eighty', DATA_DIR: dir });
+      expect(result.code).to.equal(1);
+      expect(result.stderr.trim()).to.equal('config error: PORT must be an integer from 0 to 65535 (got "eighty")');
+    } finally {
+      await cleanup();
+    }
+  });
+});

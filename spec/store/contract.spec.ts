@@ -1,0 +1,154 @@
+import { expect } from 'chai';
+import { MongoClient } from 'mongodb';
+import { openEmbeddedStore } from '../../engine/store/embedded/nedb-store.ts';
+import { openMongoStore } from '../../engine/store/mongodb/mongo-store.ts';
+import { DuplicateKeyError, type EndUserRecord, type Store } from '../../engine/store/index.ts';
+import { tempDir } from '../helpers/temp-dir.ts';
+
+/**
+ * One contract, every adapter: the embedded store always, MongoDB when
+ * MONGODB_URI is set. Both must answer the same filters the same way.
+ */
+interface Adapter {
+  name: string;
+  open(): Promise<{ store: Store; reopen(): Promise<Store>; dispose(): Promise<void> }>;
+}
+
+const adapters: Adapter[] = [
+  {
+    name: 'embedded (NeDB)',
+    async open() {
+      const { dir, cleanup } = await tempDir();
+      const store = await openEmbeddedStore(dir);
+      return { store, reopen: () => openEmbeddedStore(dir), dispose: cleanup };
+    },
+  },
+  {
+    name: 'MongoDB',
+    async open() {
+      const uri = process.env.MONGODB_URI!;
+      const dbName = `igw_contract_${process.pid}_${Date.now()}`;
+      const store = await openMongoStore(uri, dbName);
+      return {
+        store,
+        reopen: () => openMongoStore(uri, dbName),
+        async dispose() {
+          const client = await MongoClient.connect(uri);
+          await client.db(dbName).dropDatabase();
+          await client.close();
+        },
+      };
+    },
+  },
+];
+
+function endUser(id: string, overrides: Partial<EndUserRecord> = {}): EndUserRecord {
+  const at = new Date('2026-01-01T00:00:00Z');
+  return { id, companyId: 'cmp_a', externalId: null, name: id, email: null, isTestUser: false, metadata: {}, createdOn: at, updatedOn: at, ...overrides };
+}
+
+for (const adapter of adapters) {
+  describe(`store contract: ${adapter.name}`, function () {
+    before(function () {
+      if (adapter.name === 'MongoDB' && !process.env.MONGODB_URI) {
+        console.log('      SKIPPED: the MongoDB store contract did not run because MONGODB_URI is not set');
+        this.skip();
+      }
+    });
+
+    let store: Store;
+    let reopen: () => Promise<Store>;
+    let dispose: () => Promise<void>;
+    beforeEach(async () => {
+      ({ store, reopen, dispose } = await adapter.open());
+    });
+    afterEach(async () => {
+      await store.close();
+      await dispose();
+    });
+
+    it('inserts and finds a record as it was written, dates included, without _id', async () => {
+      const record = endUser('eu_1', { metadata: { subdomain: 'acme', nested: { a: [1, 2] } } });
+      await store.endUsers.insert(record);
+      const found = await store.endUsers.findOne({ id: 'eu_1' });
+      expect(found).to.deep.equal(record);
+      expect(found!.createdOn).to.be.instanceOf(Date);
+      expect(await store.endUsers.findOne({ id: 'eu_none' })).to.equal(null);
+    });
+
+    it('filters with the operators the engine builds', async () => {
+      for (let i = 1; i <= 6; i++) {
+        await store.endUsers.insert(endUser(`eu_${i}`, { name: `user ${i}`, isTestUser: i % 2 === 0, companyId: i <= 4 ? 'cmp_a' : 'cmp_b', createdOn: new Date(Date.UTC(2026, 0, i)) }));
+      }
+      const ids = async (filter: Record<string, unknown>) => (await store.endUsers.find(filter, { sort: { id: 1 } })).map((r) => r.id);
+      expect(await ids({ companyId: 'cmp_a', isTestUser: true })).to.deep.equal(['eu_2', 'eu_4']);
+      expect(await ids({ $or: [{ id: 'eu_1' }, { id: 'eu_6' }] })).to.deep.equal(['eu_1', 'eu_6']);
+      expect(await ids({ $and: [{ companyId: 'cmp_a' }, { id: { $in: ['eu_1', 'eu_5'] } }] })).to.deep.equal(['eu_1']);
+      expect(await ids({ id: { $nin: ['eu_1', 'eu_2', 'eu_3'] } })).to.deep.equal(['eu_4', 'eu_5', 'eu_6']);
+      expect(await ids({ id: { $ne: 'eu_1' }, companyId: 'cmp_b' })).to.deep.equal(['eu_5', 'eu_6']);
+      expect(await ids({ createdOn: { $gte: new Date(Date.UTC(2026, 0, 5)) } })).to.deep.equal(['eu_5', 'eu_6']);
+      expect(await ids({ createdOn: { $lt: new Date(Date.UTC(2026, 0, 2)) } })).to.deep.equal(['eu_1']);
+      expect(await ids({ name: { $regex: /^user [12]$/ } })).to.deep.equal(['eu_1', 'eu_2']);
+      expect(await store.endUsers.count({ companyId: 'cmp_a' })).to.equal(4);
+    });
+
+    it('sorts, skips and limits', async () => {
+      for (const [id, name] of [['eu_1', 'c'], ['eu_2', 'a'], ['eu_3', 'b'], ['eu_4', 'a']] as const) {
+        await store.endUsers.insert(endUser(id, { name }));
+      }
+      const page = await store.endUsers.find({}, { sort: { name: -1, id: 1 }, skip: 1, limit: 2 });
+      expect(page.map((r) => r.id)).to.deep.equal(['eu_3', 'eu_2']);
+    });
+
+    it('updates with $set, $inc and $unset, and reports a lost compare-and-set', async () => {
+      await store.companies.insert({
+        id: 'cmp_1', name: 'A', description: null, isPersonal: false, timezone: 'UTC', settings: {}, isDeleted: false,
+        createdOn: new Date(), updatedOn: new Date(), plan: 'free', billingSubscriptionProductId: null, subscriptionIsLegacy: false,
+        subscriptionUpdatedOn: null, memberCount: 0,
+      });
+      expect(await store.companies.updateOne({ id: 'cmp_1' }, { $inc: { memberCount: 2 }, $set: { name: 'B' } })).to.equal(true);
+      expect(await store.companies.updateOne({ id: 'cmp_1', memberCount: 0 }, { $set: { name: 'lost' } })).to.equal(false);
+      expect(await store.companies.updateOne({ id: 'cmp_1', memberCount: 2 }, { $unset: { description: true } })).to.equal(true);
+      const company = await store.companies.findOne({ id: 'cmp_1' });
+      expect(company).to.include({ name: 'B', memberCount: 2 });
+      expect(company).not.to.have.property('description');
+    });
+
+    it('deletes one record', async () => {
+      await store.endUsers.insert(endUser('eu_1'));
+      expect(await store.endUsers.deleteOne({ id: 'eu_1' })).to.equal(true);
+      expect(await store.endUsers.deleteOne({ id: 'eu_1' })).to.equal(false);
+      expect(await store.endUsers.count({})).to.equal(0);
+    });
+
+    it('enforces unique ids, API key hashes and externalId per company', async () => {
+      await store.endUsers.insert(endUser('eu_1'));
+      await expectDuplicate(() => store.endUsers.insert(endUser('eu_1')));
+      await store.endUsers.insert(endUser('eu_2', { externalId: 'x', externalKey: 'cmp_a:x' }));
+      await expectDuplicate(() => store.endUsers.insert(endUser('eu_3', { externalId: 'x', externalKey: 'cmp_a:x' })));
+      await store.endUsers.insert(endUser('eu_4', { companyId: 'cmp_b', externalId: 'x', externalKey: 'cmp_b:x' }));
+      // Records without an externalId do not collide with each other.
+      await store.endUsers.insert(endUser('eu_5'));
+      const key = { companyId: 'cmp_a', userId: 'usr_1', name: 'k', prefix: 'igw_abcd', hash: 'h'.repeat(64), createdOn: new Date(), revokedOn: null };
+      await store.apiKeys.insert({ id: 'key_1', ...key });
+      await expectDuplicate(() => store.apiKeys.insert({ id: 'key_2', ...key }));
+    });
+
+    it('keeps what was written across a close and reopen', async () => {
+      await store.endUsers.insert(endUser('eu_1', { name: 'kept' }));
+      await store.endUsers.updateOne({ id: 'eu_1' }, { $set: { email: 'k@e.test' } });
+      await store.close();
+      store = await reopen();
+      expect(await store.endUsers.findOne({ id: 'eu_1' })).to.include({ name: 'kept', email: 'k@e.test' });
+    });
+
+    it('answers ping while open', async () => {
+      await store.ping();
+    });
+  });
+}
+
+async function expectDuplicate(write: () => Promise<unknown>): Promise<void> {
+  const error = await write().then(() => null, (e: unknown) => e);
+  expect(error).to.be.instanceOf(DuplicateKeyError);
+}
