@@ -4,6 +4,7 @@ import { serveAdminSocket } from './admin/admin-socket.ts';
 import { bootstrap, type BootstrapOutcome } from './companies/bootstrap.ts';
 import type { Config } from './config/config.ts';
 import { resolveEncryptionKeys } from './credentials/encryption-keys.ts';
+import { createKeyring } from './credentials/keyring.ts';
 import type { Logger } from './log/logger.ts';
 import { createApp } from './server/app.ts';
 import type { ReadinessCheck, Services } from './services.ts';
@@ -22,7 +23,7 @@ export interface RunningGateway {
 /** Opens the store, bootstraps an empty one, and serves the HTTP app: everything `npm start` does but signals. */
 export async function startGateway(config: Config, logger: Logger): Promise<RunningGateway> {
   const embedded = !config.mongodbUri;
-  await resolveEncryptionKeys(config);
+  const keyring = createKeyring(await resolveEncryptionKeys(config));
   const releaseLock = embedded ? await acquireDataDirLock(config.dataDir) : async () => {};
   const store = await openStore(config).catch(async (error: unknown) => {
     await releaseLock();
@@ -30,7 +31,7 @@ export async function startGateway(config: Config, logger: Logger): Promise<Runn
   });
   const outcome = await bootstrap(store, config.bootstrapApiKey);
   const readiness: ReadinessCheck[] = [];
-  const services: Services = { config, store, logger, readiness };
+  const services: Services = { config, store, logger, readiness, keyring };
   const app = createApp(services);
   const server = http.createServer(app.callback());
   await new Promise<void>((resolve, reject) => {

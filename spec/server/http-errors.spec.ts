@@ -1,7 +1,9 @@
 import { expect } from 'chai';
+import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../../engine/config/config.ts';
+import { createKeyring } from '../../engine/credentials/keyring.ts';
 import { createApp } from '../../engine/server/app.ts';
 import { openStore } from '../../engine/store/index.ts';
 import { call, startTestGateway, type TestGateway } from '../helpers/gateway.ts';
@@ -102,7 +104,8 @@ describe('an internal failure', () => {
     const store = await openStore({ dataDir: dir, mongodbUri: undefined });
     const broken = Object.create(store);
     const capture = captureLogs();
-    const app = createApp({ config: loadConfig({ DATA_DIR: dir }), store: broken, logger: capture.logger, readiness: [] });
+    const keyring = createKeyring([randomBytes(32).toString('base64')]);
+    const app = createApp({ config: loadConfig({ DATA_DIR: dir }), store: broken, logger: capture.logger, readiness: [], keyring });
     const server = http.createServer(app.callback()).listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
     try {
