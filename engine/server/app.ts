@@ -11,10 +11,11 @@ import { memberRoutes } from '../members/routes.ts';
 import { endUserRoutes } from '../end-users/routes.ts';
 import { companyRoutes } from '../companies/routes.ts';
 import { tokenRoutes } from '../tokens/routes.ts';
+import { openApiRoutes } from '../openapi/routes.ts';
 
 /** Every feature's routes, in one list: the surface of the gateway at a glance. */
 export function featureRoutes(services: Services): Router<AppState>[] {
-  return [healthRoutes(services), memberRoutes(services), endUserRoutes(services), tokenRoutes(services), companyRoutes(services)];
+  return [healthRoutes(services), memberRoutes(services), endUserRoutes(services), tokenRoutes(services), companyRoutes(services), openApiRoutes(services)];
 }
 
 /** Builds the HTTP app from configuration and dependencies; it does not listen. */

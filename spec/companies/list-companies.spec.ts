@@ -1,12 +1,14 @@
 import { expect } from 'chai';
 import { addMember, createCompany } from '../../engine/companies/companies.ts';
 import { BOOTSTRAP_OWNER } from '../../engine/companies/bootstrap.ts';
-import { call, startTestGateway, type TestGateway } from '../helpers/gateway.ts';
+import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
+import { documentedCall as call } from '../helpers/openapi.ts';
 
 /**
  * GET /v1/companies as a customer's backend sees it: the companies the key's
  * owner belongs to (27 here: "Default" and 26 more, enough to page), never
- * another's, with fields, sort, limit, offset and where.
+ * another's, with fields, sort, limit, offset and where. Every answer is
+ * checked against the OpenAPI document (documentedCall).
  */
 describe('GET /v1/companies', () => {
   let gw: TestGateway;

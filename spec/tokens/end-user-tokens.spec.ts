@@ -5,6 +5,7 @@ import { issueApiKey } from '../../engine/auth/api-keys.ts';
 import { addMember, createCompany } from '../../engine/companies/companies.ts';
 import { END_USER_TOKEN_REJECTED } from '../../engine/tokens/require-end-user-token.ts';
 import { call, startTestGateway, type TestGateway } from '../helpers/gateway.ts';
+import { documentedCall, expectDocumented } from '../helpers/openapi.ts';
 import { startTokenProbe } from './probe.ts';
 
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
@@ -17,7 +18,7 @@ describe('end-user tokens', () => {
   let other: { apiKey: string; endUserId: string };
 
   const token = async (userId = endUserId) => {
-    const { status, body } = await call(gw, 'GET', `/v1/users/${userId}/token`);
+    const { status, body } = await documentedCall(gw, 'GET', `/v1/users/${userId}/token`);
     expect(status, JSON.stringify(body)).to.equal(200);
     return body.token as string;
   };
@@ -31,6 +32,8 @@ describe('end-user tokens', () => {
     expect(status).to.equal(401);
     expect(body).to.deep.equal({ success: false, error: { code: 'UNAUTHORIZED', message: END_USER_TOKEN_REJECTED } });
     expect(headers.get('www-authenticate')).to.equal('Bearer');
+    // What the run endpoint, the check's first user, documents for a refusal.
+    expectDocumented('POST', '/v1/installation/apps/app/published/action/act/run', { status, body });
     const line = gw.logs().split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((l) => l.reqId === reqId && l.msg === 'end-user token refused');
     expect(line?.reason).to.equal(reason);
   };
@@ -49,14 +52,14 @@ describe('end-user tokens', () => {
   before(async () => {
     gw = await startTestGateway();
     probe = await startTokenProbe(gw.gateway.services);
-    const created = await call(gw, 'POST', '/v1/users', { body: { externalId: 'ext-1', name: 'Erin' } });
+    const created = await documentedCall(gw, 'POST', '/v1/users', { body: { externalId: 'ext-1', name: 'Erin' } });
     endUserId = created.body.data.userId;
     companyId = (await gw.gateway.services.store.endUsers.findOne({ id: endUserId }))!.companyId;
     const store = gw.gateway.services.store;
     const otherCompany = await createCompany(store, { name: 'Other' });
     const owner = await addMember(store, otherCompany.id, { name: 'O', email: 'o@other.test', role: 'owner' });
     const { key } = await issueApiKey(store, { companyId: otherCompany.id, userId: owner.userId }, 'other');
-    const theirs = await call({ url: gw.url, apiKey: key }, 'POST', '/v1/users', { body: { name: 'Theirs' } });
+    const theirs = await documentedCall({ url: gw.url, apiKey: key }, 'POST', '/v1/users', { body: { name: 'Theirs' } });
     other = { apiKey: key, endUserId: theirs.body.data.userId };
   });
   after(async () => {
@@ -66,7 +69,7 @@ describe('end-user tokens', () => {
 
   describe('GET /v1/users/{userId}/token', () => {
     it('answers { token } without the success wrapper, never cached', async () => {
-      const { status, body, headers } = await call(gw, 'GET', `/v1/users/${endUserId}/token`);
+      const { status, body, headers } = await documentedCall(gw, 'GET', `/v1/users/${endUserId}/token`);
       expect(status).to.equal(200);
       expect(Object.keys(body)).to.deep.equal(['token']);
       expect(headers.get('cache-control')).to.equal('no-store');
@@ -98,19 +101,19 @@ describe('end-user tokens', () => {
     });
 
     it('answers 404 for an unknown end user and for one of another company, alike', async () => {
-      const unknown = await call(gw, 'GET', '/v1/users/eu_000000000000000000000000/token');
+      const unknown = await documentedCall(gw, 'GET', '/v1/users/eu_000000000000000000000000/token');
       expect(unknown.status).to.equal(404);
       expect(unknown.body).to.deep.equal({ success: false, error: { code: 'NOT_FOUND', message: 'no end user eu_000000000000000000000000 in your company' } });
-      const foreign = await call(gw, 'GET', `/v1/users/${other.endUserId}/token`);
+      const foreign = await documentedCall(gw, 'GET', `/v1/users/${other.endUserId}/token`);
       expect(foreign.status).to.equal(404);
       expect(foreign.body.error).to.deep.equal({ code: 'NOT_FOUND', message: `no end user ${other.endUserId} in your company` });
       // The owning company does get one.
-      expect((await call({ url: gw.url, apiKey: other.apiKey }, 'GET', `/v1/users/${other.endUserId}/token`)).status).to.equal(200);
+      expect((await documentedCall({ url: gw.url, apiKey: other.apiKey }, 'GET', `/v1/users/${other.endUserId}/token`)).status).to.equal(200);
     });
 
     it('requires an API key, and does not take an end-user token in its place', async () => {
-      expect((await call(gw, 'GET', `/v1/users/${endUserId}/token`, { auth: null })).status).to.equal(401);
-      const asKey = await call(gw, 'GET', `/v1/users/${endUserId}/token`, { auth: await token() });
+      expect((await documentedCall(gw, 'GET', `/v1/users/${endUserId}/token`, { auth: null })).status).to.equal(401);
+      const asKey = await documentedCall(gw, 'GET', `/v1/users/${endUserId}/token`, { auth: await token() });
       expect(asKey.status).to.equal(401);
       expect(asKey.body.error.code).to.equal('UNAUTHORIZED');
     });
@@ -192,7 +195,7 @@ describe('end-user tokens', () => {
     }
 
     it('refuses the token of an end user deleted since', async () => {
-      const created = await call(gw, 'POST', '/v1/users', { body: { externalId: 'leaving' } });
+      const created = await documentedCall(gw, 'POST', '/v1/users', { body: { externalId: 'leaving' } });
       const jwt = await token(created.body.data.userId);
       expect((await useToken(jwt)).status).to.equal(200);
       await gw.gateway.services.store.endUsers.deleteOne({ id: created.body.data.userId });
@@ -257,12 +260,12 @@ describe('end-user token settings', () => {
   it('keeps its signing key across restarts and honours END_USER_TOKEN_TTL_SECONDS, _ISSUER and _AUDIENCE', async () => {
     const env = { END_USER_TOKEN_TTL_SECONDS: '120', END_USER_TOKEN_ISSUER: 'https://id.example', END_USER_TOKEN_AUDIENCE: 'urn:example:embedded' };
     const first = await startTestGateway(env);
-    const created = await call(first, 'POST', '/v1/users', { body: {} });
-    const kid = decodeProtectedHeader((await call(first, 'GET', `/v1/users/${created.body.data.userId}/token`)).body.token).kid;
+    const created = await documentedCall(first, 'POST', '/v1/users', { body: {} });
+    const kid = decodeProtectedHeader((await documentedCall(first, 'GET', `/v1/users/${created.body.data.userId}/token`)).body.token).kid;
     await first.stop({ keepData: true });
     const second = await startTestGateway({ ...env, DATA_DIR: first.dataDir });
     try {
-      const jwt = (await call(second, 'GET', `/v1/users/${created.body.data.userId}/token`)).body.token;
+      const jwt = (await documentedCall(second, 'GET', `/v1/users/${created.body.data.userId}/token`)).body.token;
       expect(decodeProtectedHeader(jwt).kid).to.equal(kid);
       const claims = decodeJwt(jwt);
       expect(claims).to.include({ iss: 'https://id.example', aud: 'urn:example:embedded' });
