@@ -111,6 +111,12 @@ describe('end-user tokens', () => {
       expect((await documentedCall({ url: gw.url, apiKey: other.apiKey }, 'GET', `/v1/users/${other.endUserId}/token`)).status).to.equal(200);
     });
 
+    it('answers 400 for a userId longer than any id', async () => {
+      const { status, body } = await documentedCall(gw, 'GET', `/v1/users/${'x'.repeat(129)}/token`);
+      expect(status).to.equal(400);
+      expect(body.error).to.deep.include({ code: 'VALIDATION_ERROR', message: 'userId: must NOT have more than 128 characters' });
+    });
+
     it('requires an API key, and does not take an end-user token in its place', async () => {
       expect((await documentedCall(gw, 'GET', `/v1/users/${endUserId}/token`, { auth: null })).status).to.equal(401);
       const asKey = await documentedCall(gw, 'GET', `/v1/users/${endUserId}/token`, { auth: await token() });
