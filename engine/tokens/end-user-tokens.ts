@@ -44,7 +44,7 @@ export type TokenCheck =
 
 /**
  * Checks an end-user token completely: EdDSA only (no `none`, no HMAC with a
- * public key), a `kid` of an active key, the signature, `iss` and `aud`,
+ * public key), `typ: JWT`, a `kid` of an active key, the signature, `iss` and `aud`,
  * `exp`, `iat` (and an age no older than the configured lifetime), `sub`,
  * `cid` and `jti` present, at most 30 s of clock skew, and the end user still
  * existing in that company. The reason is for the log only: a client gets one
@@ -60,6 +60,7 @@ export async function verifyEndUserToken(ring: KeyRing, store: Store, config: En
       return key;
     }, {
       algorithms: [TOKEN_ALGORITHM],
+      typ: 'JWT',
       issuer: config.issuer,
       audience: config.audience,
       clockTolerance: CLOCK_TOLERANCE_SECONDS,

@@ -185,6 +185,7 @@ describe('end-user tokens', () => {
       }],
       ['an unknown kid', 'ERR_JWKS_NO_MATCHING_KEY', async () => forge({}, { kid: 'sig_unknown' })],
       ['no kid', 'ERR_JWKS_NO_MATCHING_KEY', async () => forge({}, { kid: undefined })],
+      ['another typ', 'ERR_JWT_CLAIM_VALIDATION_FAILED', async () => forge({}, { typ: 'at+jwt' })],
       ['the wrong audience', 'ERR_JWT_CLAIM_VALIDATION_FAILED', async () => forge({ aud: 'https://someone-else.example' })],
       ['the wrong issuer', 'ERR_JWT_CLAIM_VALIDATION_FAILED', async () => forge({ iss: 'https://evil.example' })],
       ['no sub', 'ERR_JWT_CLAIM_VALIDATION_FAILED', async () => forge({ sub: undefined })],
