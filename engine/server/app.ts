@@ -15,7 +15,14 @@ import { openApiRoutes } from '../openapi/routes.ts';
 
 /** Every feature's routes, in one list: the surface of the gateway at a glance. */
 export function featureRoutes(services: Services): Router<AppState>[] {
-  return [healthRoutes(services), memberRoutes(services), endUserRoutes(services), tokenRoutes(services), companyRoutes(services), openApiRoutes(services)];
+  return [
+    healthRoutes(services),
+    memberRoutes(services),
+    endUserRoutes(services),
+    tokenRoutes(services),
+    companyRoutes(services),
+    openApiRoutes(services),
+  ];
 }
 
 /** Builds the HTTP app from configuration and dependencies; it does not listen. */
