@@ -10,6 +10,7 @@ import { createApp } from './server/app.ts';
 import type { ReadinessCheck, Services } from './services.ts';
 import { acquireDataDirLock } from './store/embedded/data-dir-lock.ts';
 import { openStore } from './store/index.ts';
+import { ensureSigningKey } from './tokens/signing-keys.ts';
 
 export interface RunningGateway {
   server: http.Server;
@@ -30,6 +31,7 @@ export async function startGateway(config: Config, logger: Logger): Promise<Runn
     throw error;
   });
   const outcome = await bootstrap(store, config.bootstrapApiKey);
+  await ensureSigningKey(store);
   const readiness: ReadinessCheck[] = [];
   const services: Services = { config, store, logger, readiness, keyring };
   const app = createApp(services);

@@ -3,6 +3,7 @@ import { issueApiKey } from '../auth/api-keys.ts';
 import { addMember, createCompany } from '../companies/companies.ts';
 import { GatewayError } from '../errors/index.ts';
 import type { MemberRole, Store } from '../store/index.ts';
+import { createSigningKey, listSigningKeys, retireSigningKey } from '../tokens/signing-keys.ts';
 
 export interface AdminResult {
   exitCode: number;
@@ -103,6 +104,31 @@ export const COMMANDS: Record<string, Command> = {
         throw GatewayError.of('NOT_FOUND', exists ? `API key ${id} is already revoked` : `API key ${id} does not exist`);
       }
       return { apiKeyId: id, revoked: true };
+    },
+  },
+  'signing-keys:rotate': {
+    usage: 'signing-keys:rotate',
+    options: {},
+    async run(store) {
+      const key = await createSigningKey(store);
+      return { kid: key.id, status: 'signing', note: 'older keys keep verifying until retired (signing-keys:retire <kid>)' };
+    },
+  },
+  'signing-keys:list': {
+    usage: 'signing-keys:list',
+    options: {},
+    async run(store) {
+      return await listSigningKeys(store);
+    },
+  },
+  'signing-keys:retire': {
+    usage: 'signing-keys:retire <kid>',
+    options: {},
+    async run(store, _v, positionals) {
+      const kid = positionals[0];
+      if (!kid) throw usageError('name the key to retire: signing-keys:retire <kid>');
+      await retireSigningKey(store, kid);
+      return { kid, retired: true, note: 'tokens it signed are refused from now on' };
     },
   },
 };

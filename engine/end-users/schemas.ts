@@ -24,3 +24,19 @@ export interface CreateEndUserBody {
   isTestUser?: boolean;
   metadata?: Record<string, unknown>;
 }
+
+/** POST /v1/users answers the new end user's id, or the existing one's for a known externalId (200 both). */
+export const createEndUserResponse = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['success', 'data'],
+  properties: {
+    success: { const: true },
+    data: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['userId'],
+      properties: { userId: { type: 'string', description: 'The end user id; use it in GET /v1/users/{userId}/token.' } },
+    },
+  },
+} as const;

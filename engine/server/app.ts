@@ -9,10 +9,20 @@ import { requestLog } from './middleware/request-log.ts';
 import { healthRoutes } from './health-routes.ts';
 import { memberRoutes } from '../members/routes.ts';
 import { endUserRoutes } from '../end-users/routes.ts';
+import { companyRoutes } from '../companies/routes.ts';
+import { tokenRoutes } from '../tokens/routes.ts';
+import { openApiRoutes } from '../openapi/routes.ts';
 
 /** Every feature's routes, in one list: the surface of the gateway at a glance. */
 export function featureRoutes(services: Services): Router<AppState>[] {
-  return [healthRoutes(services), memberRoutes(services), endUserRoutes(services)];
+  return [
+    healthRoutes(services),
+    memberRoutes(services),
+    endUserRoutes(services),
+    tokenRoutes(services),
+    companyRoutes(services),
+    openApiRoutes(services),
+  ];
 }
 
 /** Builds the HTTP app from configuration and dependencies; it does not listen. */

@@ -9,9 +9,21 @@ export interface ApiKeyPrincipal {
   apiKeyId: string;
 }
 
+/** The end user an end-user token (JWT) was issued to, once requireEndUserToken admitted it. */
+export interface EndUserPrincipal {
+  kind: 'endUser';
+  companyId: string;
+  endUserId: string;
+  isTestUser: boolean;
+  /** The token's `jti`. */
+  tokenId: string;
+}
+
 export interface AppState {
   requestId: string;
   principal?: ApiKeyPrincipal;
+  /** Set instead of `principal` on endpoints an end user's session calls. */
+  endUser?: EndUserPrincipal;
   /** The parsed JSON body of a POST/PUT/PATCH; undefined when the request had none. */
   body?: unknown;
 }

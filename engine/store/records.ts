@@ -75,7 +75,20 @@ export interface InstallationRecord {
   [field: string]: unknown;
 }
 
+/**
+ * A key pair that signs end-user tokens; `id` is the JWT `kid`. The newest
+ * key without `retiredOn` signs; every key without `retiredOn` verifies.
+ */
 export interface SigningKeyRecord {
   id: string;
-  [field: string]: unknown;
+  algorithm: 'EdDSA';
+  /** Public JWK (OKP, Ed25519), as published at /.well-known/jwks.json. */
+  publicJwk: Record<string, unknown>;
+  /**
+   * Private JWK. Stored as is for now: the credentials cipher that will
+   * encrypt it at rest comes with the credentials issue.
+   */
+  privateJwk: Record<string, unknown>;
+  createdOn: Date;
+  retiredOn: Date | null;
 }

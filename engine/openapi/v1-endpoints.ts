@@ -1,0 +1,105 @@
+import { listCompaniesQuery, listCompaniesResponse } from '../companies/schemas.ts';
+import { createEndUserBody, createEndUserResponse } from '../end-users/schemas.ts';
+import { actionEnvelope, runInstallationActionBody, runPathParameters } from '../installations/run-schemas.ts';
+import { listMembersResponse } from '../members/schemas.ts';
+import { endUserIdParameter, endUserTokenResponse } from '../tokens/schemas.ts';
+
+type Schema = Record<string, unknown>;
+
+/** One endpoint of the v1 surface, described from the schemas its handler validates and answers with. */
+export interface V1Endpoint {
+  method: 'get' | 'post';
+  /** OpenAPI form, `{name}` for path parameters. */
+  path: string;
+  operationId: string;
+  tag: string;
+  summary: string;
+  description: string;
+  security: 'apiKey' | 'endUserToken' | null;
+  pathParameters?: Record<string, Schema>;
+  /** An object schema whose properties are the query parameters. */
+  query?: { properties: Record<string, Schema>; required?: readonly string[] };
+  body?: Schema;
+  response: { description: string; schema: Schema };
+  /** Whether failures are documented as the `default` error response. */
+  errors: boolean;
+}
+
+export const V1_ENDPOINTS: V1Endpoint[] = [
+  {
+    method: 'get',
+    path: '/v1/users',
+    operationId: 'listUsers',
+    tag: 'Users',
+    summary: 'List users',
+    description: 'Every member of the API key\'s company at once: no parameters, no filters, no pagination.',
+    security: 'apiKey',
+    response: { description: 'The members.', schema: listMembersResponse },
+    errors: true,
+  },
+  {
+    method: 'post',
+    path: '/v1/users',
+    operationId: 'createEndUser',
+    tag: 'Users',
+    summary: 'Create an end user',
+    description:
+      'Creates an embedded end user; call it before opening an embedded session for someone. Idempotent by externalId: ' +
+      'when the company already has an end user with this externalId, that end user\'s userId is returned (200) and nothing is changed or created.',
+    security: 'apiKey',
+    body: createEndUserBody,
+    response: { description: 'The userId of the new (or existing) end user.', schema: createEndUserResponse },
+    errors: true,
+  },
+  {
+    method: 'get',
+    path: '/v1/users/{userId}/token',
+    operationId: 'getEndUserToken',
+    tag: 'Users',
+    summary: 'Get an end user token',
+    description:
+      'A short-lived JWT for the end user\'s embedded session; call it from your backend and hand the token to the client SDK. ' +
+      'Answered without the success wrapper. An unknown end user, or one of another company, is 404.',
+    security: 'apiKey',
+    pathParameters: { userId: endUserIdParameter },
+    response: { description: 'The token.', schema: endUserTokenResponse },
+    errors: true,
+  },
+  {
+    method: 'post',
+    path: '/v1/installation/apps/{appId}/{appVersion}/action/{actionId}/run',
+    operationId: 'runInstallationAction',
+    tag: 'Installations',
+    summary: 'Run an app action',
+    description: 'Runs one action of an app with the credentials of an installation of the token\'s end user. The result is the common envelope.',
+    security: 'endUserToken',
+    pathParameters: runPathParameters,
+    body: runInstallationActionBody,
+    response: { description: 'The action result in the common envelope.', schema: actionEnvelope },
+    errors: true,
+  },
+  {
+    method: 'get',
+    path: '/v1/companies',
+    operationId: 'listCompanies',
+    tag: 'Companies',
+    summary: 'List companies',
+    description:
+      'The companies the API key\'s owner is a member of: profile, plan and member count, with field selection, sorting, paging and an RSQL filter.',
+    security: 'apiKey',
+    query: listCompaniesQuery,
+    response: { description: 'One page of companies and the pagination meta.', schema: listCompaniesResponse },
+    errors: true,
+  },
+  {
+    method: 'get',
+    path: '/v1/openapi.json',
+    operationId: 'getOpenApiDocument',
+    tag: 'Meta',
+    summary: 'Get the OpenAPI document',
+    description: 'This document: the OpenAPI 3.1 description of the v1 surface. No authentication.',
+    security: null,
+    response: { description: 'The OpenAPI 3.1 document.', schema: { type: 'object' } },
+    errors: false,
+  },
+];

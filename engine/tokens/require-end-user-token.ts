@@ -1,0 +1,36 @@
+import type { Middleware } from 'koa';
+import { bearerToken } from '../auth/bearer.ts';
+import { GatewayError } from '../errors/index.ts';
+import type { AppState } from '../server/context.ts';
+import type { Services } from '../services.ts';
+import { verifyEndUserToken } from './end-user-tokens.ts';
+import { keyRingFor } from './key-ring.ts';
+
+/** One message for every way a token can be wrong: tampered, expired, foreign, an API key... */
+export const END_USER_TOKEN_REJECTED =
+  'a valid end-user token is required: send Authorization: Bearer <END_USER_TOKEN> from GET /v1/users/{userId}/token';
+
+/**
+ * For endpoints an end user's embedded session calls (the installation run
+ * endpoint): admits a valid end-user token and sets `ctx.state.endUser`.
+ */
+export function requireEndUserToken({ store, config, logger }: Services): Middleware<AppState> {
+  const ring = keyRingFor(store);
+  return async (ctx, next) => {
+    const token = bearerToken(ctx);
+    const check = token === null ? { ok: false as const, reason: 'ERR_NO_BEARER' } : await verifyEndUserToken(ring, store, config.endUserTokens, token);
+    if (!check.ok) {
+      // The reason (a jose error code or ours) helps an operator; the token itself is never logged.
+      logger.info({ reqId: ctx.state.requestId, reason: check.reason }, 'end-user token refused');
+      throw GatewayError.of('UNAUTHORIZED', END_USER_TOKEN_REJECTED);
+    }
+    ctx.state.endUser = {
+      kind: 'endUser',
+      companyId: check.endUser.companyId,
+      endUserId: check.endUser.id,
+      isTestUser: check.endUser.isTestUser,
+      tokenId: check.claims.jti,
+    };
+    await next();
+  };
+}
