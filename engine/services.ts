@@ -1,4 +1,5 @@
 import type { Config } from './config/config.ts';
+import type { DefinitionsRegistry } from './definitions/index.ts';
 import type { Logger } from './log/logger.ts';
 import type { Store } from './store/index.ts';
 
@@ -14,4 +15,6 @@ export interface Services {
   store: Store;
   logger: Logger;
   readiness: ReadinessCheck[];
+  /** The live app definitions; a request takes `definitions.current()` once and keeps it. */
+  definitions: DefinitionsRegistry;
 }
