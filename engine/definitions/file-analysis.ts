@@ -4,7 +4,7 @@ import { placeOf, type FilePlace } from './layout.ts';
 import { parseDefinitionFile, type DefinitionPath, type ParsedFile } from './parsed-file.ts';
 import { problemAt, type DefinitionProblem } from './problems.ts';
 import { validateAgainstSchema } from './schema-validation.ts';
-import type { SourceFile } from './source-files.ts';
+import { YAML_FILE, type SourceFile } from './source-files.ts';
 
 export interface DefinitionOfKind {
   app: AppDefinition;
@@ -43,7 +43,8 @@ export function analyseFile(source: SourceFile): FileAnalysis {
     return { ...base, problems: [problemAt({ file: source.file, line: 1, column: 1 }, place.code, place.reason)] };
   }
   const { parsed, problems } = parseDefinitionFile(source);
-  if (!parsed) return { ...base, problems };
+  // Unparseable: assume the file is named after its id, as the layout asks, so references to it still resolve.
+  if (!parsed) return { ...base, names: { id: source.file.split('/').at(-1)!.replace(YAML_FILE, '') }, problems };
   const names = looseNames(parsed.value);
   const schemaProblems = validateAgainstSchema(place.kind, parsed);
   // Expressions are compiled even in a file the schema rejects: the author gets every problem of the file at once.

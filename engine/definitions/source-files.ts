@@ -31,7 +31,7 @@ export async function readSourceFiles(dir: string): Promise<ReadOutcome> {
   }
   const entries = await fs.readdir(dir, { recursive: true, withFileTypes: true });
   const names = entries
-    .filter((e) => e.isFile() && YAML_FILE.test(e.name))
+    .filter((e) => (e.isFile() || e.isSymbolicLink()) && YAML_FILE.test(e.name))
     .map((e) => path.relative(dir, path.join((e as { parentPath?: string }).parentPath ?? e.path, e.name)).split(path.sep).join('/'))
     .filter((file) => !file.split('/').some((part) => part.startsWith('.')))
     .sort();
