@@ -11,6 +11,8 @@ export interface DefinitionsStatus {
   hash: string | null;
   loadedAt: string | null;
   appCount: number;
+  /** What the live snapshot serves, app by app: which versions exist and which is published. */
+  apps: { id: string; slug: string; published: number | null; versions: number[]; draft: boolean }[];
   /** The problems of the latest load attempt; empty when it succeeded. */
   errors: DefinitionProblem[];
   lastAttempt: { at: string; reason: string; ok: boolean; hash: string } | null;
@@ -71,6 +73,13 @@ export class DefinitionsRegistry {
       hash: this.live?.hash ?? null,
       loadedAt: this.live?.loadedAt.toISOString() ?? null,
       appCount: this.live?.apps.size ?? 0,
+      apps: [...(this.live?.apps.values() ?? [])].map((app) => ({
+        id: app.id,
+        slug: app.slug,
+        published: app.published ?? null,
+        versions: [...app.versions.keys()],
+        draft: app.draft !== undefined,
+      })),
       errors: this.errors,
       lastAttempt: this.lastAttempt,
     };
