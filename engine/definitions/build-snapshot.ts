@@ -69,6 +69,7 @@ function buildApi(file: FileAnalysis<'api'>, auths: Map<string, AuthEntry>): Api
     definition,
     baseUrl: definition.baseUrl,
     headers: Object.freeze(Object.fromEntries(Object.entries(definition.headers ?? {}).map(([k, v]) => [k, v!]))),
+    bodyEncoding: definition.bodyEncoding ?? 'Json',
     arguments: buildArguments(file, definition.arguments),
     auths: Object.freeze(definition.auths.map((id) => auths.get(id)!)),
     timeoutMs: definition.timeoutMs ?? DEFAULT_TIMEOUT_MS,

@@ -60,6 +60,7 @@ export interface ApiEntry {
   readonly definition: Readonly<ApiDefinition>;
   readonly baseUrl: string;
   readonly headers: Readonly<Record<string, string>>;
+  readonly bodyEncoding: NonNullable<ApiDefinition['bodyEncoding']>;
   readonly arguments: readonly ArgumentEntry[];
   /** The auths api.yaml lists, resolved, the default first. */
   readonly auths: readonly AuthEntry[];

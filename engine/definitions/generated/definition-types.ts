@@ -104,6 +104,10 @@ export interface ApiDefinition {
   baseUrl: string;
   headers?: Headers;
   /**
+   * How Body arguments are sent: Json (application/json) or Form (application/x-www-form-urlencoded, nested objects as a[b]=c, as Stripe expects).
+   */
+  bodyEncoding?: 'Json' | 'Form';
+  /**
    * Ids of the auths (files in auths/) a connection to this version may use; the first is the default.
    *
    * @minItems 1
