@@ -10,24 +10,26 @@
 import path from 'node:path';
 import { loadDefinitions } from '../engine/definitions/loader.ts';
 import { formatProblem } from '../engine/definitions/problems.ts';
+import type { DefinitionsSnapshot } from '../engine/definitions/snapshot.ts';
 
 const dir = path.resolve(process.argv[2] ?? 'definitions');
 const result = await loadDefinitions(dir);
 const display = (file: string) => path.relative(process.cwd(), path.join(dir, file)) || '.';
 
+// exitCode rather than exit(): output to a pipe is written asynchronously and must not be cut off.
 if (!result.ok) {
   for (const problem of result.problems) process.stdout.write(`${formatProblem(problem, display)}\n`);
   const count = result.problems.length;
   process.stderr.write(`${count} problem${count === 1 ? '' : 's'} in ${display('.')} (${result.stats.files} files)\n`);
-  process.exit(1);
+  process.exitCode = 1;
+} else {
+  summarise(result.snapshot);
 }
 
-const apps = [...result.snapshot.apps.values()];
-const versions = apps.reduce((n, app) => n + app.versions.size + (app.draft ? 1 : 0), 0);
-const actions = apps.reduce(
-  (n, app) => n + [...app.versions.values(), ...(app.draft ? [app.draft] : [])].reduce((m, v) => m + v.actions.size, 0),
-  0,
-);
-process.stdout.write(
-  `ok: ${display('.')} has ${apps.length} apps, ${versions} versions, ${actions} actions in ${result.stats.files} files (hash ${result.hash.slice(0, 12)})\n`,
-);
+function summarise(snapshot: DefinitionsSnapshot): void {
+  const apps = [...snapshot.apps.values()];
+  const versions = apps.flatMap((app) => [...app.versions.values(), ...(app.draft ? [app.draft] : [])]);
+  const actions = versions.reduce((n, version) => n + version.actions.size, 0);
+  const hash = snapshot.hash.slice(0, 12);
+  process.stdout.write(`ok: ${display('.')} has ${apps.length} apps, ${versions.length} versions, ${actions} actions in ${snapshot.fileCount} files (hash ${hash})\n`);
+}
