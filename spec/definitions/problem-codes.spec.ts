@@ -57,6 +57,11 @@ describe('definition problems, one fixture per code', () => {
     }
   });
 
+  it('documents every code in docs/definitions.md', async () => {
+    const guide = await fsp.readFile(path.join(VALID, '../../../../docs/definitions.md'), 'utf8');
+    expect(Object.keys(PROBLEM_CODES).filter((code) => !guide.includes(`\`${code}\``))).to.deep.equal([]);
+  });
+
   it('covers every code in PROBLEM_CODES', () => {
     const missing = (Object.keys(PROBLEM_CODES) as ProblemCode[]).filter((code) => !covered.has(code));
     expect(missing, 'codes without a fixture').to.deep.equal([]);
