@@ -29,8 +29,14 @@ export async function watchDefinitions(registry: DefinitionsRegistry, logger: Lo
       void registry.reload(`${event} ${path.relative(root, file)}`);
     }, debounceMs);
   });
-  events.on('error', (error: unknown) => logger.warn({ err: error }, 'watching definitions failed; SIGHUP still reloads'));
-  await new Promise<void>((resolve) => events.once('ready', () => resolve()));
+  // A watcher that fails (no inotify watches left, say) must not stop the gateway from starting.
+  await new Promise<void>((resolve) => {
+    events.once('ready', () => resolve());
+    events.on('error', (error: unknown) => {
+      logger.warn({ err: error }, 'watching definitions failed; SIGHUP still reloads');
+      resolve();
+    });
+  });
   return async () => {
     if (timer) clearTimeout(timer);
     await watcher.close();

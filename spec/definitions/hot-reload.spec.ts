@@ -164,6 +164,14 @@ describe('hot reload through the running gateway', function () {
     await eventually(() => gw.get('/ready', false), (a) => a.status === 200, '/ready turns 200');
   });
 
+  it('starts not ready, without hanging, when DEFINITIONS_DIR does not exist', async () => {
+    gw = await startOn(path.join(defs.dir, 'missing'));
+    const ready = await gw.get('/ready', false);
+    expect(ready.status).to.equal(503);
+    const status = await gw.get('/v2/definitions/status');
+    expect(status.body.data.errors.map((e: { code: string }) => e.code)).to.deep.equal(['DEFINITIONS_DIR_MISSING']);
+  });
+
   it('shows status only with an API key', async () => {
     gw = await startOn(defs.dir);
     const answer = await gw.get('/v2/definitions/status', false);
