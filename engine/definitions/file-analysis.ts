@@ -42,10 +42,12 @@ export function analyseFile(source: SourceFile): FileAnalysis {
   if (place.kind === 'unexpected') {
     return { ...base, problems: [problemAt({ file: source.file, line: 1, column: 1 }, place.code, place.reason)] };
   }
+  // An auth or action whose id cannot be read is assumed to be named after its file, as the layout asks,
+  // so references to it still resolve and its one problem does not cascade.
+  const fallback = place.kind === 'auth' || place.kind === 'action' ? { id: source.file.split('/').at(-1)!.replace(YAML_FILE, '') } : {};
   const { parsed, problems } = parseDefinitionFile(source);
-  // Unparseable: assume the file is named after its id, as the layout asks, so references to it still resolve.
-  if (!parsed) return { ...base, names: { id: source.file.split('/').at(-1)!.replace(YAML_FILE, '') }, problems };
-  const names = looseNames(parsed.value);
+  if (!parsed) return { ...base, names: fallback, problems };
+  const names = { ...fallback, ...looseNames(parsed.value) };
   const schemaProblems = validateAgainstSchema(place.kind, parsed);
   // Expressions are compiled even in a file the schema rejects: the author gets every problem of the file at once.
   const expressions = new Map<string, CompiledExpression>();

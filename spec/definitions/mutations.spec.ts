@@ -36,6 +36,8 @@ const MUTATIONS: Mutation[] = [
   { file: API, path: ['pagination', 'location'], value: 'Header', code: 'SCHEMA_ENUM' },
   { file: API, path: ['headers', 'X-Tenant'], value: '{{tenant}}', code: 'TEMPLATE_VARIABLE_UNKNOWN' },
   { file: API, path: ['arguments', 0, 'default'], value: 'asia', code: 'ARG_DEFAULT_TYPE' },
+  // A broken file still counts by its file name: the API's reference to it is not reported too.
+  { file: AUTH, path: ['id'], value: undefined, code: 'SCHEMA_REQUIRED' },
   { file: AUTH, path: ['type'], value: 'OAuth1', code: 'SCHEMA_ENUM' },
   { file: AUTH, path: ['parameterName'], value: undefined, code: 'SCHEMA_REQUIRED' },
   { file: AUTH, path: ['in'], value: 'Cookie', code: 'SCHEMA_ENUM' },
@@ -56,6 +58,9 @@ const MUTATIONS: Mutation[] = [
   { file: LIST, path: ['arguments', 2, 'escape'], value: { characters: "'" }, code: 'SCHEMA_REQUIRED' },
   { file: LIST, path: ['arguments', 2, 'component'], value: 'rich-text', code: 'SCHEMA_PATTERN' },
   { file: LIST, path: ['arguments', 2, 'default'], value: 'vip', code: 'ARG_DEFAULT_TYPE' },
+  // list-contacts looks its options up with list-lists: still found while list-lists is broken.
+  { file: 'acme/versions/1/actions/list-lists.yaml', path: ['id'], value: undefined, code: 'SCHEMA_REQUIRED' },
+  { file: 'acme/versions/1/actions/list-lists.yaml', path: ['method'], value: 'FETCH', code: 'SCHEMA_ENUM' },
   { file: CREATE, path: ['arguments', 0, 'maxLength'], value: 1.5, code: 'SCHEMA_TYPE' },
   { file: CREATE, path: ['arguments', 0, 'dataType'], value: 'Number', code: 'ARG_MAX_LENGTH_NOT_STRING' },
   { file: CREATE, path: ['arguments', 1, 'externalKey'], value: 'address', code: 'ARG_CHILD_EXTERNAL_KEY', at: ['arguments', 2, 'externalKey'] },
