@@ -1,7 +1,6 @@
 import type { Argument } from './generated/definition-types.ts';
 import type { AppFiles, VersionFiles } from './definition-tree.ts';
 import { expressionKey, type FileAnalysis } from './file-analysis.ts';
-import { versionLabel } from './layout.ts';
 import {
   DEFAULT_RETRY,
   DEFAULT_TIMEOUT_MS,
@@ -127,9 +126,4 @@ function deepFreeze<T>(value: T): T {
     for (const child of Object.values(value)) deepFreeze(child);
   }
   return value;
-}
-
-/** For messages: "github version 2", "github draft". */
-export function describeVersion(version: AppVersion): string {
-  return version.version === 'draft' ? `${version.app.id} draft` : `${version.app.id} version ${versionLabel(version.version)}`;
 }

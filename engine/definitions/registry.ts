@@ -41,11 +41,6 @@ export class DefinitionsRegistry {
     private readonly logger: Logger,
   ) {}
 
-  /** The live snapshot, or null before the first successful load. */
-  get snapshot(): DefinitionsSnapshot | null {
-    return this.live;
-  }
-
   /** The live snapshot for a request; NOT_READY (503) before the first successful load. */
   current(): DefinitionsSnapshot {
     if (this.live) return this.live;

@@ -1,7 +1,6 @@
 import { GatewayError } from '../errors/index.ts';
 import type { ActionEntry, AppEntry, AppVersion, DefinitionsSnapshot } from './snapshot.ts';
 import { versionName } from './layout.ts';
-import { describeVersion } from './build-snapshot.ts';
 
 /** How a run names an app: by id on the v1 path, by slug on the universal path. */
 export type AppRef = { id: string } | { slug: string };
@@ -40,6 +39,11 @@ export function resolveAction(version: AppVersion, ref: ActionRef): ActionEntry 
   if (action) return action;
   const [field, value] = 'id' in ref ? ['id', ref.id] : ['slug', ref.slug];
   throw GatewayError.of('ACTION_NOT_FOUND', `${describeVersion(version)} has no action with ${field} "${value}"`);
+}
+
+/** For messages: "github version 2", "github draft". */
+function describeVersion(version: AppVersion): string {
+  return version.version === 'draft' ? `${version.app.id} draft` : `${version.app.id} version ${version.version}`;
 }
 
 function available(app: AppEntry): string {

@@ -107,7 +107,7 @@ function discriminatorValues(schema: unknown): string[] {
   });
 }
 
-export function pointerToPath(pointer: string): (string | number)[] {
+function pointerToPath(pointer: string): (string | number)[] {
   if (!pointer) return [];
   return pointer
     .split('/')
@@ -117,7 +117,7 @@ export function pointerToPath(pointer: string): (string | number)[] {
 }
 
 /** arguments[2].list.type, the way an author would find it in the file. */
-export function describePath(path: DefinitionPath): string | null {
+function describePath(path: DefinitionPath): string | null {
   if (!path.length) return null;
   return path.map((s, i) => (typeof s === 'number' ? `[${s}]` : i === 0 ? s : `.${s}`)).join('');
 }
