@@ -19,7 +19,7 @@ export interface DefinitionsStatus {
 }
 
 /**
- * The live definitions of a running gateway. A request reads `snapshot` once
+ * The live definitions of a running gateway. A request calls `current()` once
  * and uses that object to the end; `reload()` builds the next snapshot away
  * from the request path and swaps the reference in one assignment, so there
  * is never a half-loaded state to see. A load with problems keeps the last
