@@ -32,13 +32,13 @@ export class DefinitionsRegistry {
   private live: DefinitionsSnapshot | null = null;
   private errors: DefinitionProblem[] = [];
   private lastAttempt: DefinitionsStatus['lastAttempt'] = null;
-  private readonly loader = new DefinitionsLoader();
   private queued: Promise<LoadResult> | null = null;
   private tail: Promise<unknown> = Promise.resolve();
 
   constructor(
     readonly dir: string,
     private readonly logger: Logger,
+    private readonly loader: Pick<DefinitionsLoader, 'loadDirectory'> = new DefinitionsLoader(),
   ) {}
 
   /** The live snapshot for a request; NOT_READY (503) before the first successful load. */
