@@ -1,4 +1,4 @@
-import type { Argument } from '../generated/definition-types.ts';
+import type { ActionDefinition, Argument } from '../generated/definition-types.ts';
 import type { VersionFiles } from '../definition-tree.ts';
 import type { FileAnalysis } from '../file-analysis.ts';
 import type { DefinitionPath } from '../parsed-file.ts';
@@ -25,6 +25,7 @@ export function checkVersion(version: VersionFiles): DefinitionProblem[] {
     ...duplicateNames(version.auths, 'id', 'AUTH_ID_DUPLICATE', 'auth'),
   ];
   const actionIds = new Set(actions.map((a) => a.names.id).filter((id) => id !== undefined));
+  const actionsById = new Map(actions.filter((a) => a.definition).map((a) => [a.definition!.id, a.definition!]));
   const authIds = new Set(version.auths.map((a) => a.names.id).filter((id) => id !== undefined));
   const api = version.api?.definition ? version.api : null;
   const apiArgumentKeys = (api?.definition?.arguments ?? []).map((a) => a.key);
@@ -46,7 +47,7 @@ export function checkVersion(version: VersionFiles): DefinitionProblem[] {
     if (!file || !definition) continue;
     const args = definition.arguments ?? [];
     problems.push(...checkArguments(file, args, file.place.kind === 'action'));
-    problems.push(...lookups(file, args, actionIds));
+    problems.push(...lookups(file, args, actionIds, actionsById));
   }
 
   for (const auth of version.auths) {
@@ -61,17 +62,30 @@ export function checkVersion(version: VersionFiles): DefinitionProblem[] {
   return problems;
 }
 
-function lookups(file: FileAnalysis, args: readonly Argument[], actionIds: Set<string>): DefinitionProblem[] {
+/** A Lookup runs an action of this version, with actionArguments that action must have. */
+function lookups(
+  file: FileAnalysis,
+  args: readonly Argument[],
+  actionIds: Set<string>,
+  actionsById: Map<string, ActionDefinition>,
+): DefinitionProblem[] {
   const problems: DefinitionProblem[] = [];
   args.forEach((arg, i) => {
-    if (arg.list?.type !== 'Lookup' || actionIds.has(arg.list.action)) return;
-    problems.push(
-      problemAt(
-        file.parsed!.locate(['arguments', i, 'list', 'action']),
-        'LOOKUP_ACTION_MISSING',
-        `argument "${arg.key}" looks up options with action "${arg.list.action}", which this app version does not have`,
-      ),
-    );
+    if (arg.list?.type !== 'Lookup') return;
+    const { action: id, actionArguments = {} } = arg.list;
+    if (!actionIds.has(id)) {
+      const at = file.parsed!.locate(['arguments', i, 'list', 'action']);
+      problems.push(problemAt(at, 'LOOKUP_ACTION_MISSING', `argument "${arg.key}" looks up options with action "${id}", which this app version does not have`));
+      return;
+    }
+    const target = actionsById.get(id);
+    if (!target) return;
+    const keys = (target.arguments ?? []).map((a) => a.key);
+    for (const name of Object.keys(actionArguments)) {
+      if (keys.includes(name)) continue;
+      const at = file.parsed!.locateKey(['arguments', i, 'list', 'actionArguments', name]);
+      problems.push(problemAt(at, 'LOOKUP_ARGUMENT_UNKNOWN', `argument "${arg.key}" passes "${name}" to action "${id}", which has no such argument (it has: ${keys.join(', ') || 'none'})`));
+    }
   });
   return problems;
 }
