@@ -1,6 +1,6 @@
 /**
  * `npm run validate [-- <dir>]`: checks a definitions folder (default
- * ./definitions) the way the gateway loads it, and prints every problem as
+ * DEFINITIONS_DIR, else ./definitions) the way the gateway loads it, and prints every problem as
  *
  *   <file>:<line>:<column> <CODE> <message>
  *
@@ -12,7 +12,7 @@ import { loadDefinitions } from '../engine/definitions/loader.ts';
 import { formatProblem } from '../engine/definitions/problems.ts';
 import type { DefinitionsSnapshot } from '../engine/definitions/snapshot.ts';
 
-const dir = path.resolve(process.argv[2] ?? 'definitions');
+const dir = path.resolve(process.argv[2] ?? process.env.DEFINITIONS_DIR ?? 'definitions');
 const result = await loadDefinitions(dir);
 const display = (file: string) => path.relative(process.cwd(), path.join(dir, file)) || '.';
 
