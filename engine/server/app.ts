@@ -12,6 +12,7 @@ import { endUserRoutes } from '../end-users/routes.ts';
 import { companyRoutes } from '../companies/routes.ts';
 import { tokenRoutes } from '../tokens/routes.ts';
 import { openApiRoutes } from '../openapi/routes.ts';
+import { definitionsRoutes } from '../definitions/index.ts';
 
 /** Every feature's routes, in one list: the surface of the gateway at a glance. */
 export function featureRoutes(services: Services): Router<AppState>[] {
@@ -22,6 +23,7 @@ export function featureRoutes(services: Services): Router<AppState>[] {
     tokenRoutes(services),
     companyRoutes(services),
     openApiRoutes(services),
+    definitionsRoutes(services),
   ];
 }
 

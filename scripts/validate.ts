@@ -1,0 +1,35 @@
+/**
+ * `npm run validate [-- <dir>]`: checks a definitions folder (default
+ * DEFINITIONS_DIR, else ./definitions) the way the gateway loads it, and prints every problem as
+ *
+ *   <file>:<line>:<column> <CODE> <message>
+ *
+ * with the file relative to the current folder, so editors and CI link to
+ * it. Exits 1 when there are problems, 0 with a one-line summary otherwise.
+ */
+import path from 'node:path';
+import { loadDefinitions } from '../engine/definitions/loader.ts';
+import { formatProblem } from '../engine/definitions/problems.ts';
+import type { DefinitionsSnapshot } from '../engine/definitions/snapshot.ts';
+
+const dir = path.resolve(process.argv[2] ?? process.env.DEFINITIONS_DIR ?? 'definitions');
+const result = await loadDefinitions(dir);
+const display = (file: string) => path.relative(process.cwd(), path.join(dir, file)) || '.';
+
+// exitCode rather than exit(): output to a pipe is written asynchronously and must not be cut off.
+if (!result.ok) {
+  for (const problem of result.problems) process.stdout.write(`${formatProblem(problem, display)}\n`);
+  const count = result.problems.length;
+  process.stderr.write(`${count} problem${count === 1 ? '' : 's'} in ${display('.')} (${result.stats.files} files)\n`);
+  process.exitCode = 1;
+} else {
+  summarise(result.snapshot);
+}
+
+function summarise(snapshot: DefinitionsSnapshot): void {
+  const apps = [...snapshot.apps.values()];
+  const versions = apps.flatMap((app) => [...app.versions.values(), ...(app.draft ? [app.draft] : [])]);
+  const actions = versions.reduce((n, version) => n + version.actions.size, 0);
+  const hash = snapshot.hash.slice(0, 12);
+  process.stdout.write(`ok: ${display('.')} has ${apps.length} apps, ${versions.length} versions, ${actions} actions in ${snapshot.fileCount} files (hash ${hash})\n`);
+}
