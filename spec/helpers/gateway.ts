@@ -1,0 +1,61 @@
+import { loadConfig } from '../../engine/config/config.ts';
+import { startGateway, type RunningGateway } from '../../engine/gateway.ts';
+import { captureLogs } from './log-capture.ts';
+import { tempDir } from './temp-dir.ts';
+
+export const TEST_API_KEY = 'test-key-0123456789abcdefghij';
+
+export interface TestGateway {
+  url: string;
+  apiKey: string;
+  gateway: RunningGateway;
+  logs: () => string;
+  dataDir: string;
+  /** Stops the gateway and removes its data unless keepData. */
+  stop(options?: { keepData?: boolean }): Promise<void>;
+}
+
+/** The real gateway in this process: embedded store in a temp DATA_DIR, port 0 on 127.0.0.1, logs captured. */
+export async function startTestGateway(env: Record<string, string> = {}): Promise<TestGateway> {
+  const { dir, cleanup } = env.DATA_DIR ? { dir: env.DATA_DIR, cleanup: async () => {} } : await tempDir();
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dir, BOOTSTRAP_API_KEY: TEST_API_KEY, LOG_LEVEL: 'info', ...env });
+  const capture = captureLogs();
+  const gateway = await startGateway(config, capture.logger);
+  return {
+    url: `http://127.0.0.1:${gateway.port}`,
+    apiKey: config.bootstrapApiKey ?? TEST_API_KEY,
+    gateway,
+    logs: capture.text,
+    dataDir: dir,
+    async stop(options = {}) {
+      await gateway.stop();
+      if (!options.keepData) await cleanup();
+    },
+  };
+}
+
+/** fetch with the API key and JSON, answering status, headers and parsed body. */
+export async function call(
+  gw: Pick<TestGateway, 'url' | 'apiKey'>,
+  method: string,
+  path: string,
+  options: { body?: unknown; headers?: Record<string, string>; auth?: string | null } = {},
+): Promise<{ status: number; headers: Headers; body: any }> {
+  const headers: Record<string, string> = { ...options.headers };
+  const auth = options.auth === undefined ? gw.apiKey : options.auth;
+  if (auth !== null) headers.Authorization = `Bearer ${auth}`;
+  let body: string | undefined;
+  if (options.body !== undefined) {
+    headers['Content-Type'] ??= 'application/json';
+    body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
+  }
+  const response = await fetch(gw.url + path, { method, headers, ...(body !== undefined ? { body } : {}) });
+  const text = await response.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    /* not JSON: the raw text is the body */
+  }
+  return { status: response.status, headers: response.headers, body: parsed };
+}
