@@ -109,7 +109,8 @@ function unknownKeys(action: ActionEntry, nodes: readonly ArgumentNode[], given:
     } else {
       const known = nodes.filter((n) => !n.arg.hidden).map((n) => n.arg.key);
       if (takesCursor) known.push(CURSOR_ARGUMENT);
-      problems.push(problem(key, 'unknown', `is not an argument of action ${action.id} (its arguments: ${known.join(', ') || 'none'})`));
+      // An empty key would make an empty field name; it is shown quoted.
+      problems.push(problem(key === '' ? '""' : key, 'unknown', `is not an argument of action ${action.id} (its arguments: ${known.join(', ') || 'none'})`));
     }
   }
   return problems;

@@ -101,7 +101,7 @@ async function checkNode(node: ArgumentNode, raw: unknown, field: string, ctx: C
 async function checkChildren(node: ArgumentNode, value: Record<string, unknown>, field: string, ctx: CheckContext): Promise<Record<string, unknown>> {
   const known = new Set(node.children.map((c) => c.arg.key));
   for (const key of Object.keys(value)) {
-    if (!known.has(key)) ctx.problems.push(problem(`${field}.${key}`, 'unknown', `is not a field of ${node.arg.key} (its fields: ${[...known].join(', ')})`));
+    if (!known.has(key)) ctx.problems.push(problem(`${field}.${key === '' ? '""' : key}`, 'unknown', `is not a field of ${node.arg.key} (its fields: ${[...known].join(', ')})`));
   }
   const out: Record<string, unknown> = {};
   for (const child of node.children) {
