@@ -7,3 +7,5 @@ export { parseIsoDate, formatDate } from './dates.ts';
 export { countryOptions, isCountryCode } from './lists/countries.ts';
 export { currencyOptions, isCurrencyCode } from './lists/currencies.ts';
 export type { ArgumentDependencies, BuiltRequest, HostValues, ListOption, LookupOptions, MapperEvaluator, MapperInput, OutboundRequest } from './types.ts';
+export { builtInOptions, optionsFromRows } from './lists/list-options.ts';
+export { lookupOptionsVia, runLookup, type ActionResult, type LookupRun, type RunAction } from './lists/lookup.ts';
