@@ -64,7 +64,7 @@ describe('arguments: random caller input never crashes the builder', () => {
           }
         },
       ),
-      { numRuns: 600 },
+      { numRuns: 400 },
     );
   });
 });
