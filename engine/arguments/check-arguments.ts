@@ -50,7 +50,8 @@ async function checkNode(node: ArgumentNode, raw: unknown, field: string, ctx: C
     value = structuredClone(arg.default);
     fromDefault = true;
   }
-  if (missing(value) || (arg.required && blank(value))) {
+  // An empty path segment would address another resource, so a Param is never blank.
+  if (missing(value) || ((arg.required || inPath) && blank(value))) {
     if (arg.required) ctx.problems.push(problem(field, 'required', 'is required'));
     else if (inPath) ctx.problems.push(problem(field, 'required', 'is a path parameter, so it needs a value'));
     return ABSENT;

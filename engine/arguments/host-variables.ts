@@ -52,7 +52,7 @@ export function fillTemplate(
 
 /** Header values may not carry line breaks or other control characters (header injection). */
 export function headerText(text: string): string | null {
-  // eslint-disable-next-line no-control-regex
+  // Tab is allowed (legal in header values); CR, LF, NUL and the rest would end or corrupt the header.
   return /[\u0000-\u0008\u000a-\u001f\u007f]/.test(text) ? null : text;
 }
 
