@@ -78,7 +78,7 @@ export async function buildOutboundRequest(input: BuildRequestInput, deps: Argum
     hostProblems.push(problem('baseUrl', 'hostVariable', `${shown(baseUrl)} is not a valid URL once its host variables are filled`));
   }
 
-  if (problems.length + hostProblems.length > 0) throw validationError([...problems, ...hostProblems]);
+  if (problems.length + hostProblems.length > 0) throw validationError([...problems, ...hostProblems.map(withoutValue)]);
   return {
     request: { method: action.method, url, query: parts.query, headers, body: parts.hasBody ? parts.body : undefined },
     arguments: Object.fromEntries(checked),
@@ -129,4 +129,9 @@ function placeCursor(api: ApiEntry, cursor: unknown, parts: RequestParts, proble
     setPath(parts.body, [key], String(cursor));
     parts.hasBody = true;
   }
+}
+
+/** A connection's values may be secrets (an API key): its problems say what is wrong, never what the value was. */
+function withoutValue(p: FieldProblem): FieldProblem {
+  return p.field.startsWith('connection.') ? { ...p, message: p.message.replace(/ \(got .*\)$/s, '') } : p;
 }
