@@ -1,3 +1,4 @@
+import type { RunAction } from './arguments/index.ts';
 import type { Config } from './config/config.ts';
 import type { Keyring } from './credentials/keyring.ts';
 import type { DefinitionsRegistry } from './definitions/index.ts';
@@ -20,4 +21,10 @@ export interface Services {
   keyring: Keyring;
   /** The live app definitions; a request takes `definitions.current()` once and keeps it. */
   definitions: DefinitionsRegistry;
+  /**
+   * Runs an action through the engine (for Lookup list options). Unset until
+   * the run engine is wired; routes that need it answer LOOKUP_UNAVAILABLE.
+   * Read per request, so it can be set after the app is built.
+   */
+  runAction?: RunAction;
 }

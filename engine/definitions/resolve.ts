@@ -42,7 +42,7 @@ export function resolveAction(version: AppVersion, ref: ActionRef): ActionEntry 
 }
 
 /** For messages: "github version 2", "github draft". */
-function describeVersion(version: AppVersion): string {
+export function describeVersion(version: AppVersion): string {
   return version.version === 'draft' ? `${version.app.id} draft` : `${version.app.id} version ${version.version}`;
 }
 

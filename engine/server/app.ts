@@ -13,6 +13,7 @@ import { companyRoutes } from '../companies/routes.ts';
 import { tokenRoutes } from '../tokens/routes.ts';
 import { openApiRoutes } from '../openapi/routes.ts';
 import { definitionsRoutes } from '../definitions/index.ts';
+import { describeRoutes } from '../describe/routes.ts';
 
 /** Every feature's routes, in one list: the surface of the gateway at a glance. */
 export function featureRoutes(services: Services): Router<AppState>[] {
@@ -24,6 +25,7 @@ export function featureRoutes(services: Services): Router<AppState>[] {
     companyRoutes(services),
     openApiRoutes(services),
     definitionsRoutes(services),
+    describeRoutes(services),
   ];
 }
 

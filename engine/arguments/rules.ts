@@ -1,0 +1,39 @@
+import type { FieldProblem } from '../errors/index.ts';
+
+/**
+ * Every rule a caller's arguments can break, by stable name. A VALIDATION_ERROR
+ * lists one FieldProblem per broken rule and argument: `field` is the argument
+ * key as the caller sends it (`address.country`, `lineItems[1].sku`,
+ * `tags[2]`), `rule` one of these names. docs/arguments.md explains each, and
+ * the golden cases cover each.
+ */
+export const ARGUMENT_RULES = {
+  unknown: 'the key is not an argument of the action (nor `cursor` when the API paginates); catches typos',
+  hidden: 'a hidden argument was set; it cannot be, it always sends its default',
+  required: 'a required argument (or a path parameter) has no value',
+  type: 'the value is not of the data type and cannot be coerced to it',
+  maxLength: 'a string is longer than maxLength',
+  option: 'a Fixed list value is not one of the options',
+  country: 'a Country list value is not an ISO 3166-1 alpha-2 code',
+  currency: 'a Currency list value is not an ISO 4217 code',
+  lookup: 'a Lookup list value is not one of the options the lookup action returns',
+  mapper: "the argument's mapper failed on the value",
+  hostVariable: 'a {{placeholder}} of the base URL or a header has no value, or a value that cannot go there',
+} as const;
+
+export type ArgumentRule = keyof typeof ARGUMENT_RULES;
+
+export function problem(field: string, rule: ArgumentRule, message: string): FieldProblem {
+  return { field, rule, message };
+}
+
+/** A value as a short, safe fragment of a message. */
+export function shown(value: unknown): string {
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? String(value);
+  } catch {
+    text = String(value);
+  }
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}
