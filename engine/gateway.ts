@@ -5,6 +5,7 @@ import { bootstrap, type BootstrapOutcome } from './companies/bootstrap.ts';
 import type { Config } from './config/config.ts';
 import { resolveEncryptionKeys } from './credentials/encryption-keys.ts';
 import { createKeyring } from './credentials/keyring.ts';
+import { DefinitionsRegistry, watchDefinitions } from './definitions/index.ts';
 import type { Logger } from './log/logger.ts';
 import { createApp } from './server/app.ts';
 import type { ReadinessCheck, Services } from './services.ts';
@@ -30,8 +31,13 @@ export async function startGateway(config: Config, logger: Logger): Promise<Runn
     throw error;
   });
   const outcome = await bootstrap(store, config.bootstrapApiKey);
-  const readiness: ReadinessCheck[] = [];
-  const services: Services = { config, store, logger, readiness, keyring };
+  // Definitions that fail to load do not stop the start: the gateway serves not-ready (503 on /ready and on runs)
+  // and logs the located problems, and the fix is taken by hot reload without a restart.
+  const definitions = new DefinitionsRegistry(config.definitionsDir, logger);
+  await definitions.reload('start');
+  const stopWatching = await watchDefinitions(definitions, logger);
+  const readiness: ReadinessCheck[] = [definitions.readinessCheck()];
+  const services: Services = { config, store, logger, readiness, keyring, definitions };
   const app = createApp(services);
   const server = http.createServer(app.callback());
   await new Promise<void>((resolve, reject) => {
@@ -54,6 +60,7 @@ export async function startGateway(config: Config, logger: Logger): Promise<Runn
       await closed;
       clearInterval(sweep);
       clearTimeout(grace);
+      await stopWatching();
       await closeAdmin();
       await store.close();
       await releaseLock();

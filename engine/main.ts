@@ -57,6 +57,8 @@ async function main(): Promise<void> {
       },
     );
   };
+  // SIGHUP reloads the app definitions, like a file change does.
+  process.on('SIGHUP', () => void gateway.services.definitions.reload('SIGHUP'));
   process.once('SIGTERM', shutdown);
   process.once('SIGINT', shutdown);
 }

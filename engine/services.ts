@@ -1,5 +1,6 @@
 import type { Config } from './config/config.ts';
 import type { Keyring } from './credentials/keyring.ts';
+import type { DefinitionsRegistry } from './definitions/index.ts';
 import type { Logger } from './log/logger.ts';
 import type { Store } from './store/index.ts';
 
@@ -17,4 +18,6 @@ export interface Services {
   readiness: ReadinessCheck[];
   /** Encrypts credentials and other secrets at rest. */
   keyring: Keyring;
+  /** The live app definitions; a request takes `definitions.current()` once and keeps it. */
+  definitions: DefinitionsRegistry;
 }

@@ -9,10 +9,11 @@ import { requestLog } from './middleware/request-log.ts';
 import { healthRoutes } from './health-routes.ts';
 import { memberRoutes } from '../members/routes.ts';
 import { endUserRoutes } from '../end-users/routes.ts';
+import { definitionsRoutes } from '../definitions/index.ts';
 
 /** Every feature's routes, in one list: the surface of the gateway at a glance. */
 export function featureRoutes(services: Services): Router<AppState>[] {
-  return [healthRoutes(services), memberRoutes(services), endUserRoutes(services)];
+  return [healthRoutes(services), memberRoutes(services), endUserRoutes(services), definitionsRoutes(services)];
 }
 
 /** Builds the HTTP app from configuration and dependencies; it does not listen. */

@@ -1,0 +1,134 @@
+import type { Argument } from './generated/definition-types.ts';
+import type { AppFiles, VersionFiles } from './definition-tree.ts';
+import { expressionKey, type FileAnalysis } from './file-analysis.ts';
+import { versionLabel } from './layout.ts';
+import {
+  DEFAULT_RETRY,
+  DEFAULT_TIMEOUT_MS,
+  type ActionEntry,
+  type ApiEntry,
+  type AppEntry,
+  type AppVersion,
+  type ArgumentEntry,
+  type AuthEntry,
+  type DefinitionsSnapshot,
+} from './snapshot.ts';
+
+/**
+ * Stage 5: the runtime objects, built only from a tree without problems
+ * (every file valid, every reference resolving). Everything is frozen.
+ */
+export function buildSnapshot(apps: AppFiles[], hash: string, fileCount: number, loadedAt = new Date()): DefinitionsSnapshot {
+  const byId = new Map<string, AppEntry>();
+  const bySlug = new Map<string, AppEntry>();
+  for (const files of apps) {
+    const app = buildApp(files);
+    byId.set(app.id, app);
+    bySlug.set(app.slug, app);
+  }
+  return Object.freeze({ hash, loadedAt, fileCount, apps: byId, appsBySlug: bySlug });
+}
+
+function buildApp(files: AppFiles): AppEntry {
+  const file = files.app!;
+  const definition = file.definition!;
+  const summary = Object.freeze({ id: definition.id, slug: definition.slug, name: definition.name });
+  const versions = new Map<number, AppVersion>();
+  let draft: AppVersion | undefined;
+  for (const version of files.versions.values()) {
+    const built = buildVersion(summary, version);
+    if (version.name === 'draft') draft = built;
+    else versions.set(version.name, built);
+  }
+  return Object.freeze({
+    ...summary,
+    definition: deepFreeze(definition),
+    published: definition.published,
+    versions: new Map([...versions].sort(([a], [b]) => a - b)),
+    draft,
+    at: file.parsed!.locate([]),
+  });
+}
+
+function buildVersion(app: AppVersion['app'], files: VersionFiles): AppVersion {
+  const auths = new Map(files.auths.map((file) => [file.definition!.id, buildAuth(file)]));
+  const actions = files.actions.map(buildAction);
+  return Object.freeze({
+    app,
+    version: files.name,
+    api: buildApi(files.api!, auths),
+    auths,
+    actions: new Map(actions.map((a) => [a.id, a])),
+    actionsBySlug: new Map(actions.map((a) => [a.slug, a])),
+  });
+}
+
+function buildApi(file: FileAnalysis<'api'>, auths: Map<string, AuthEntry>): ApiEntry {
+  const definition = deepFreeze(file.definition!);
+  return Object.freeze({
+    definition,
+    baseUrl: definition.baseUrl,
+    headers: Object.freeze(Object.fromEntries(Object.entries(definition.headers ?? {}).map(([k, v]) => [k, v!]))),
+    arguments: buildArguments(file, definition.arguments),
+    auths: Object.freeze(definition.auths.map((id) => auths.get(id)!)),
+    timeoutMs: definition.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    retry: Object.freeze({ ...DEFAULT_RETRY, ...definition.retry }),
+    pagination: definition.pagination,
+    at: file.parsed!.locate([]),
+  });
+}
+
+function buildAuth(file: FileAnalysis<'auth'>): AuthEntry {
+  const definition = deepFreeze(file.definition!);
+  return Object.freeze({
+    id: definition.id,
+    type: definition.type,
+    definition,
+    arguments: buildArguments(file, definition.arguments),
+    exchangeResponse: file.expressions.get('response'),
+    at: file.parsed!.locate([]),
+  });
+}
+
+function buildAction(file: FileAnalysis<'action'>): ActionEntry {
+  const definition = deepFreeze(file.definition!);
+  return Object.freeze({
+    id: definition.id,
+    slug: definition.slug,
+    name: definition.name,
+    description: definition.description,
+    operation: definition.operation,
+    method: definition.method,
+    path: definition.path,
+    arguments: buildArguments(file, definition.arguments),
+    response: file.expressions.get('response'),
+    definition,
+    at: file.parsed!.locate([]),
+  });
+}
+
+function buildArguments(file: FileAnalysis, args: readonly Argument[] | undefined): readonly ArgumentEntry[] {
+  return Object.freeze(
+    (args ?? []).map((arg, i) => {
+      const { mapper: _source, ...rest } = arg;
+      return Object.freeze({
+        ...rest,
+        mapper: file.expressions.get(expressionKey(['arguments', i, 'mapper'])),
+        at: file.parsed!.locate(['arguments', i]),
+      });
+    }),
+  );
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}
+
+/** For messages: "github version 2", "github draft". */
+export function describeVersion(version: AppVersion): string {
+  return version.version === 'draft' ? `${version.app.id} draft` : `${version.app.id} version ${versionLabel(version.version)}`;
+}

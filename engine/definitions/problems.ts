@@ -1,0 +1,77 @@
+/**
+ * Every problem a definitions folder can have, by stable code. The codes are
+ * part of the authoring contract (docs/definitions.md lists them, tests pin
+ * one fixture per code); the messages say what is wrong in the author's words.
+ */
+export const PROBLEM_CODES = {
+  DEFINITIONS_DIR_MISSING: 'the definitions folder does not exist or is not a folder',
+  FILE_UNREADABLE: 'a definition file could not be read',
+  YAML_SYNTAX: 'the file is not valid YAML',
+  FILE_UNEXPECTED: 'a YAML file in a place the folder layout does not define',
+  VERSION_NAME_INVALID: 'a version folder that is neither a positive number nor draft',
+  APP_FILE_MISSING: 'an app folder without app.yaml',
+  API_FILE_MISSING: 'a version folder without api.yaml',
+  SCHEMA_REQUIRED: 'a required property is missing',
+  SCHEMA_UNKNOWN_PROPERTY: 'a property the schema does not define',
+  SCHEMA_TYPE: 'a value of the wrong JSON type',
+  SCHEMA_ENUM: 'a value that is not one of the allowed values',
+  SCHEMA_PATTERN: 'a string that does not have the required form',
+  SCHEMA_INVALID: 'any other schema rule (length, range, uniqueness)',
+  APP_ID_DUPLICATE: 'two apps with the same id',
+  APP_SLUG_DUPLICATE: 'two apps with the same slug',
+  ACTION_ID_DUPLICATE: 'two actions of one version with the same id',
+  ACTION_SLUG_DUPLICATE: 'two actions of one version with the same slug',
+  AUTH_ID_DUPLICATE: 'two auths of one version with the same id',
+  ARG_KEY_DUPLICATE: 'two arguments of one action, auth or API with the same key',
+  PATH_PARAM_MISSING: 'a :param in the action path with no Param argument',
+  PARAM_NOT_IN_PATH: 'a Param argument whose :param is not in the action path',
+  ARG_LOCATION_MISSING: 'a top-level action argument without a location',
+  ARG_PARENT_MISSING: 'an argument whose parent does not exist',
+  ARG_PARENT_NOT_CONTAINER: 'an argument whose parent is not an Object or Array',
+  ARG_PARENT_CYCLE: 'arguments that are each other\'s parents',
+  ARG_CHILD_EXTERNAL_KEY: 'an Object child whose external key does not start with its parent\'s',
+  ARG_HIDDEN_REQUIRED_NO_DEFAULT: 'a hidden required argument without a default: nobody could fill it',
+  ARG_DEFAULT_TYPE: 'a default that does not match the data type (or the Fixed options)',
+  ARG_MAX_LENGTH_NOT_STRING: 'maxLength on an argument that is not a String',
+  ARG_LIST_SETTINGS: 'a List argument without list settings, or list settings on another type',
+  ARG_FORMAT_NOT_DATE: 'an output format on an argument that is not a Date',
+  LOOKUP_ACTION_MISSING: 'a Lookup list naming an action the app version does not have',
+  PUBLISHED_VERSION_MISSING: 'an app whose published version has no folder',
+  AUTH_REF_UNRESOLVED: 'an auth id in api.yaml with no auth file of that id',
+  TEMPLATE_VARIABLE_UNKNOWN: 'a {{name}} placeholder naming no argument',
+  JSONATA_SYNTAX: 'a JSONata expression (mapper or response mapping) that does not compile',
+} as const;
+
+export type ProblemCode = keyof typeof PROBLEM_CODES;
+
+/** One located problem. `file` is relative to the definitions folder, with forward slashes. */
+export interface DefinitionProblem {
+  file: string;
+  line: number;
+  column: number;
+  code: ProblemCode;
+  message: string;
+}
+
+/** A position in a definition file, 1-based like editors show it. */
+export interface SourceLocation {
+  file: string;
+  line: number;
+  column: number;
+}
+
+export function problemAt(at: SourceLocation, code: ProblemCode, message: string): DefinitionProblem {
+  return { file: at.file, line: at.line, column: at.column, code, message };
+}
+
+/** The order an author reads them in: by file, then position. */
+export function sortProblems(problems: DefinitionProblem[]): DefinitionProblem[] {
+  return [...problems].sort(
+    (a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0) || a.line - b.line || a.column - b.column || a.code.localeCompare(b.code),
+  );
+}
+
+/** `<file>:<line>:<column> <CODE> <message>`, with the file as the reader should open it. */
+export function formatProblem(problem: DefinitionProblem, displayFile: (file: string) => string = (f) => f): string {
+  return `${displayFile(problem.file)}:${problem.line}:${problem.column} ${problem.code} ${problem.message}`;
+}

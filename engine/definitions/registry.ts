@@ -1,0 +1,119 @@
+import type { Logger } from '../log/logger.ts';
+import { GatewayError } from '../errors/index.ts';
+import type { ReadinessCheck } from '../services.ts';
+import { DefinitionsLoader, type LoadResult } from './loader.ts';
+import { formatProblem, type DefinitionProblem } from './problems.ts';
+import type { DefinitionsSnapshot } from './snapshot.ts';
+
+/** What GET /v2/definitions/status shows. */
+export interface DefinitionsStatus {
+  /** The live snapshot's content hash; null until one loads. */
+  hash: string | null;
+  loadedAt: string | null;
+  appCount: number;
+  /** What the live snapshot serves, app by app: which versions exist and which is published. */
+  apps: { id: string; slug: string; published: number | null; versions: number[]; draft: boolean }[];
+  /** The problems of the latest load attempt; empty when it succeeded. */
+  errors: DefinitionProblem[];
+  lastAttempt: { at: string; reason: string; ok: boolean; hash: string } | null;
+}
+
+/**
+ * The live definitions of a running gateway. A request reads `snapshot` once
+ * and uses that object to the end; `reload()` builds the next snapshot away
+ * from the request path and swaps the reference in one assignment, so there
+ * is never a half-loaded state to see. A load with problems keeps the last
+ * good snapshot serving and records its problems for the status route.
+ *
+ *   const snapshot = registry.current();         // NOT_READY (503) until a load succeeds
+ *   const version = resolveAppVersion(snapshot, { slug }, 'published');
+ */
+export class DefinitionsRegistry {
+  private live: DefinitionsSnapshot | null = null;
+  private errors: DefinitionProblem[] = [];
+  private lastAttempt: DefinitionsStatus['lastAttempt'] = null;
+  private readonly loader = new DefinitionsLoader();
+  private queued: Promise<LoadResult> | null = null;
+  private tail: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    readonly dir: string,
+    private readonly logger: Logger,
+  ) {}
+
+  /** The live snapshot, or null before the first successful load. */
+  get snapshot(): DefinitionsSnapshot | null {
+    return this.live;
+  }
+
+  /** The live snapshot for a request; NOT_READY (503) before the first successful load. */
+  current(): DefinitionsSnapshot {
+    if (this.live) return this.live;
+    throw GatewayError.of('NOT_READY', `app definitions are not loaded yet: ${this.notReadyReason()}`);
+  }
+
+  /**
+   * Loads the folder again. Loads never overlap: a reload asked for while one
+   * runs is queued, and further asks join that queued one (a burst of saves
+   * is one extra load, not many).
+   */
+  reload(reason: string): Promise<LoadResult> {
+    if (this.queued) return this.queued;
+    const run = this.tail.then(() => {
+      this.queued = null;
+      return this.loadOnce(reason);
+    });
+    this.queued = run;
+    this.tail = run.catch(() => undefined);
+    return run;
+  }
+
+  status(): DefinitionsStatus {
+    return {
+      hash: this.live?.hash ?? null,
+      loadedAt: this.live?.loadedAt.toISOString() ?? null,
+      appCount: this.live?.apps.size ?? 0,
+      apps: [...(this.live?.apps.values() ?? [])].map((app) => ({
+        id: app.id,
+        slug: app.slug,
+        published: app.published ?? null,
+        versions: [...app.versions.keys()],
+        draft: app.draft !== undefined,
+      })),
+      errors: this.errors,
+      lastAttempt: this.lastAttempt,
+    };
+  }
+
+  /** GET /ready: not ready until a snapshot is loaded. */
+  readinessCheck(): ReadinessCheck {
+    return { name: 'definitions', check: async () => (this.live ? null : this.notReadyReason()) };
+  }
+
+  private async loadOnce(reason: string): Promise<LoadResult> {
+    const started = Date.now();
+    const result = await this.loader.loadDirectory(this.dir);
+    this.lastAttempt = { at: new Date().toISOString(), reason, ok: result.ok, hash: result.hash };
+    const ms = Date.now() - started;
+    if (result.ok) {
+      const previous = this.live?.hash;
+      this.live = result.snapshot;
+      this.errors = [];
+      this.logger.info({ reason, hash: result.hash, apps: result.snapshot.apps.size, ...result.stats, ms, changed: previous !== result.hash }, 'definitions loaded');
+    } else {
+      this.errors = result.problems;
+      const keeping = this.live ? `keeping snapshot ${this.live.hash.slice(0, 12)}` : 'no snapshot is loaded';
+      this.logger.error(
+        { reason, hash: result.hash, problems: result.problems.length, ...result.stats, ms },
+        `definitions rejected (${keeping}):\n${result.problems.map((p) => formatProblem(p, (f) => `${this.dir}/${f}`)).join('\n')}`,
+      );
+    }
+    return result;
+  }
+
+  private notReadyReason(): string {
+    if (!this.lastAttempt) return 'the first load has not finished';
+    const count = this.errors.length;
+    return `${count} problem${count === 1 ? '' : 's'} in ${this.dir} (see GET /v2/definitions/status or npm run validate)`;
+  }
+}

@@ -1,0 +1,133 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import type { DefinitionKind } from './layout.ts';
+import type { DefinitionPath, ParsedFile } from './parsed-file.ts';
+import { problemAt, type DefinitionProblem, type ProblemCode } from './problems.ts';
+
+/** schemas/ at the repository root: the single source of truth for every definition kind. */
+export const SCHEMAS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../schemas');
+
+const SCHEMA_OF: Record<DefinitionKind, string> = {
+  app: 'app.schema.json',
+  api: 'api.schema.json',
+  auth: 'auth.schema.json',
+  action: 'action.schema.json',
+};
+
+// Compiled once per process: every error (allErrors), the failing schema kept (verbose) to name the allowed properties.
+const ajv = new Ajv2020({ allErrors: true, verbose: true, strict: true, allowUnionTypes: true, discriminator: true });
+for (const name of fs.readdirSync(SCHEMAS_DIR).filter((n) => n.endsWith('.schema.json')).sort()) {
+  ajv.addSchema(JSON.parse(fs.readFileSync(path.join(SCHEMAS_DIR, name), 'utf8')) as object);
+}
+const validators = new Map<DefinitionKind, ValidateFunction>();
+
+function validatorOf(kind: DefinitionKind): ValidateFunction {
+  let validate = validators.get(kind);
+  if (!validate) {
+    validate = ajv.getSchema(SCHEMA_OF[kind])!;
+    validators.set(kind, validate);
+  }
+  return validate;
+}
+
+/** Stage 3: the file against its kind's schema; every ajv error becomes a problem at its YAML node. */
+export function validateAgainstSchema(kind: DefinitionKind, parsed: ParsedFile): DefinitionProblem[] {
+  const validate = validatorOf(kind);
+  if (validate(parsed.value)) return [];
+  const seen = new Set<string>();
+  const problems: DefinitionProblem[] = [];
+  for (const error of validate.errors ?? []) {
+    const problem = toProblem(error, parsed, kind);
+    const key = `${problem.line}:${problem.column}:${problem.code}:${problem.message}`;
+    if (!seen.has(key)) problems.push(problem);
+    seen.add(key);
+  }
+  return problems;
+}
+
+function toProblem(error: ErrorObject, parsed: ParsedFile, kind: DefinitionKind): DefinitionProblem {
+  const at: DefinitionPath = pointerToPath(error.instancePath);
+  const where = describePath(at) ?? `the ${kind} definition`;
+  const params = error.params as Record<string, unknown>;
+  const [code, message, located] = ((): [ProblemCode, string, DefinitionPath] => {
+    switch (error.keyword) {
+      case 'required':
+        return ['SCHEMA_REQUIRED', `${where} is missing required property "${String(params.missingProperty)}"`, at];
+      case 'additionalProperties': {
+        const name = String(params.additionalProperty);
+        const known = Object.keys((error.parentSchema as { properties?: object } | undefined)?.properties ?? {});
+        return ['SCHEMA_UNKNOWN_PROPERTY', `property "${name}" is not allowed in ${where}${known.length ? ` (allowed: ${known.join(', ')})` : ''}`, [...at, name]];
+      }
+      case 'type':
+        return ['SCHEMA_TYPE', `${where} must be ${article(String(params.type).replace(/,/g, ' or '))}, not ${typeName(error.data)}`, at];
+      case 'enum':
+        return ['SCHEMA_ENUM', `${where} must be one of ${(params.allowedValues as unknown[]).join(', ')} (got ${JSON.stringify(error.data)})`, at];
+      case 'const':
+        return ['SCHEMA_ENUM', `${where} must be ${JSON.stringify(params.allowedValue)} (got ${JSON.stringify(error.data)})`, at];
+      case 'discriminator': {
+        const tagPath = [...at, String(params.tag)];
+        if (params.error === 'mapping') {
+          const allowed = discriminatorValues(error.parentSchema);
+          return ['SCHEMA_ENUM', `${describePath(tagPath)} must be one of ${allowed.join(', ')} (got ${JSON.stringify(params.tagValue)})`, tagPath];
+        }
+        return ['SCHEMA_REQUIRED', `${where} is missing required property "${String(params.tag)}"`, at];
+      }
+      case 'pattern':
+        return ['SCHEMA_PATTERN', `${where} ${JSON.stringify(error.data)} must match ${String(params.pattern)}${patternHint(String(params.pattern))}`, at];
+      default:
+        return ['SCHEMA_INVALID', `${where} ${error.message ?? 'is invalid'}`, at];
+    }
+  })();
+  const position = error.keyword === 'additionalProperties' ? parsed.locateKey(located) : parsed.locate(located);
+  return problemAt(position, code, message);
+}
+
+const PATTERN_HINTS: Record<string, string> = {
+  '^[a-z0-9]+(-[a-z0-9]+)*$': ' (kebab-case: lowercase letters and digits joined by single hyphens)',
+  '^[a-z][a-zA-Z0-9]*$': ' (camelCase: a lowercase letter, then letters and digits)',
+  '^https?://\\S+$': ' (an absolute http(s) URL)',
+  '^https://\\S+$': ' (an absolute https URL)',
+  '^/\\S*$': ' (a path starting with /)',
+};
+
+function patternHint(pattern: string): string {
+  return PATTERN_HINTS[pattern] ?? '';
+}
+
+function discriminatorValues(schema: unknown): string[] {
+  const branches = (schema as { oneOf?: { $ref: string }[] }).oneOf ?? [];
+  return branches.map((branch) => {
+    const resolved = ajv.getSchema(`${(schema as { $id?: string }).$id ?? ''}${branch.$ref}`)?.schema as
+      | { properties?: { type?: { const?: string } } }
+      | undefined;
+    return resolved?.properties?.type?.const ?? branch.$ref;
+  });
+}
+
+export function pointerToPath(pointer: string): (string | number)[] {
+  if (!pointer) return [];
+  return pointer
+    .split('/')
+    .slice(1)
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .map((s) => (/^\d+$/.test(s) ? Number(s) : s));
+}
+
+/** arguments[2].list.type, the way an author would find it in the file. */
+export function describePath(path: DefinitionPath): string | null {
+  if (!path.length) return null;
+  return path.map((s, i) => (typeof s === 'number' ? `[${s}]` : i === 0 ? s : `.${s}`)).join('');
+}
+
+function typeName(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return article(typeof value);
+}
+
+function article(word: string): string {
+  return /^[aeiou]/.test(word) ? `an ${word}` : `a ${word}`;
+}

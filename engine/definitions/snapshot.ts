@@ -1,0 +1,101 @@
+import type {
+  ActionDefinition,
+  ApiDefinition,
+  AppDefinition,
+  Argument,
+  AuthDefinition,
+  CursorPagination,
+} from './generated/definition-types.ts';
+import type { CompiledExpression } from './expressions.ts';
+import type { VersionName } from './layout.ts';
+import type { SourceLocation } from './problems.ts';
+
+/**
+ * The loaded definitions as the request path sees them: immutable, fully
+ * resolved (auth references are objects, expressions are compiled, implied
+ * defaults are filled), and never changed after it is built. A reload builds
+ * a new snapshot and swaps it in; a request keeps the one it started with.
+ */
+export interface DefinitionsSnapshot {
+  /** sha256 over every file's path and content: equal hashes mean equal definitions. */
+  readonly hash: string;
+  readonly loadedAt: Date;
+  readonly fileCount: number;
+  /** By app id (v1 paths). */
+  readonly apps: ReadonlyMap<string, AppEntry>;
+  /** By app slug (universal paths). */
+  readonly appsBySlug: ReadonlyMap<string, AppEntry>;
+}
+
+export interface AppEntry {
+  readonly id: string;
+  readonly slug: string;
+  readonly name: string;
+  readonly definition: Readonly<AppDefinition>;
+  /** The numbered version `published` resolves to; undefined while the app has only a draft. */
+  readonly published: number | undefined;
+  readonly versions: ReadonlyMap<number, AppVersion>;
+  readonly draft: AppVersion | undefined;
+  readonly at: SourceLocation;
+}
+
+/** One version of an app: what a run resolves to before it picks an action. */
+export interface AppVersion {
+  readonly app: { readonly id: string; readonly slug: string; readonly name: string };
+  readonly version: VersionName;
+  readonly api: ApiEntry;
+  /** Every auth of the version by id, including ones the API does not list. */
+  readonly auths: ReadonlyMap<string, AuthEntry>;
+  readonly actions: ReadonlyMap<string, ActionEntry>;
+  readonly actionsBySlug: ReadonlyMap<string, ActionEntry>;
+}
+
+/** An argument as written, with its mapper compiled and its place in the file. */
+export interface ArgumentEntry extends Readonly<Omit<Argument, 'mapper'>> {
+  readonly mapper: CompiledExpression | undefined;
+  readonly at: SourceLocation;
+}
+
+export interface ApiEntry {
+  readonly definition: Readonly<ApiDefinition>;
+  readonly baseUrl: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly arguments: readonly ArgumentEntry[];
+  /** The auths api.yaml lists, resolved, the default first. */
+  readonly auths: readonly AuthEntry[];
+  readonly timeoutMs: number;
+  readonly retry: Readonly<Required<NonNullable<ApiDefinition['retry']>>>;
+  readonly pagination: Readonly<CursorPagination> | undefined;
+  readonly at: SourceLocation;
+}
+
+export interface AuthEntry {
+  readonly id: string;
+  readonly type: AuthDefinition['type'];
+  /** As written; narrow on `type` for the kind's fields. */
+  readonly definition: Readonly<AuthDefinition>;
+  readonly arguments: readonly ArgumentEntry[];
+  /** CredentialExchange only: the compiled mapping of the exchange response. */
+  readonly exchangeResponse: CompiledExpression | undefined;
+  readonly at: SourceLocation;
+}
+
+export interface ActionEntry {
+  readonly id: string;
+  readonly slug: string;
+  readonly name: string;
+  readonly description: string | undefined;
+  readonly operation: ActionDefinition['operation'];
+  readonly method: ActionDefinition['method'];
+  /** With :param segments, relative to the API's baseUrl. */
+  readonly path: string;
+  readonly arguments: readonly ArgumentEntry[];
+  /** The compiled response mapping; undefined means a 2xx body is the data as is. */
+  readonly response: CompiledExpression | undefined;
+  readonly definition: Readonly<ActionDefinition>;
+  readonly at: SourceLocation;
+}
+
+/** The retry policy a version gets for what its api.yaml leaves out (the schema's documented defaults). */
+export const DEFAULT_RETRY = { delayMs: 1000, multiplier: 2, maxAttempts: 3, retryAfterCapMs: 60_000 } as const;
+export const DEFAULT_TIMEOUT_MS = 30_000;

@@ -1,0 +1,65 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { DefinitionProblem } from './problems.ts';
+
+/** One YAML file of a definitions folder, read once per load. */
+export interface SourceFile {
+  /** Relative to the definitions folder, forward slashes: github/versions/1/api.yaml. */
+  file: string;
+  text: string;
+  /** sha256 of the text: the cache key of every per-file stage. */
+  hash: string;
+}
+
+export interface ReadOutcome {
+  files: SourceFile[];
+  problems: DefinitionProblem[];
+}
+
+export const YAML_FILE = /\.ya?ml$/;
+
+/**
+ * Stage 1: every *.yaml / *.yml file under `dir`, sorted by path. Hidden
+ * files and folders (.git, editor swap files) are skipped; other files
+ * (README.md, images) are allowed and ignored.
+ */
+export async function readSourceFiles(dir: string): Promise<ReadOutcome> {
+  const stat = await fs.stat(dir).catch(() => null);
+  if (!stat?.isDirectory()) {
+    return { files: [], problems: [{ file: '.', line: 1, column: 1, code: 'DEFINITIONS_DIR_MISSING', message: `${dir} is not a folder` }] };
+  }
+  const entries = await fs.readdir(dir, { recursive: true, withFileTypes: true });
+  const names = entries
+    .filter((e) => (e.isFile() || e.isSymbolicLink()) && YAML_FILE.test(e.name))
+    .map((e) => path.relative(dir, path.join((e as { parentPath?: string }).parentPath ?? e.path, e.name)).split(path.sep).join('/'))
+    .filter((file) => !file.split('/').some((part) => part.startsWith('.')))
+    .sort();
+  const files: SourceFile[] = [];
+  const problems: DefinitionProblem[] = [];
+  await Promise.all(
+    names.map(async (file) => {
+      try {
+        const text = await fs.readFile(path.join(dir, file), 'utf8');
+        files.push(sourceFile(file, text));
+      } catch (error) {
+        // A file deleted between listing and reading is a normal race while an editor saves.
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+        problems.push({ file, line: 1, column: 1, code: 'FILE_UNREADABLE', message: (error as Error).message });
+      }
+    }),
+  );
+  files.sort((a, b) => (a.file < b.file ? -1 : 1));
+  return { files, problems };
+}
+
+export function sourceFile(file: string, text: string): SourceFile {
+  return { file, text, hash: createHash('sha256').update(text).digest('hex') };
+}
+
+/** One hash for a whole folder: changes when any file is added, removed, renamed or edited. */
+export function contentHash(files: SourceFile[]): string {
+  const hash = createHash('sha256');
+  for (const f of files) hash.update(`${f.file}\0${f.hash}\n`);
+  return hash.digest('hex');
+}

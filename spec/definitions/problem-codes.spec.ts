@@ -1,0 +1,64 @@
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { expect } from 'chai';
+import { parse } from 'yaml';
+import { loadDefinitions } from '../../engine/definitions/loader.ts';
+import { PROBLEM_CODES, type ProblemCode } from '../../engine/definitions/problems.ts';
+import { INVALID, VALID, copyValid, materialiseCase, tempDir } from '../support/definition-fixtures.ts';
+
+const located = (p: { file: string; line: number; column: number; code: string }) => `${p.file}:${p.line}:${p.column} ${p.code}`;
+
+/**
+ * One case per problem code: spec/fixtures/definitions/invalid/<CODE>/files/
+ * is laid over the valid folder, and expected.yaml is the exact list of
+ * `<file>:<line>:<column> <CODE>` the load must report.
+ */
+describe('definition problems, one fixture per code', () => {
+  const cases = fs.readdirSync(INVALID).sort();
+  const covered = new Set<string>(['DEFINITIONS_DIR_MISSING', 'FILE_UNREADABLE']);
+
+  it('starts from a valid folder', async () => {
+    const result = await loadDefinitions(VALID);
+    expect(result.problems.map(located)).to.deep.equal([]);
+  });
+
+  for (const code of cases) {
+    covered.add(code);
+    it(`${code}: reported at the expected file, line and column`, async () => {
+      const expected = parse(await fsp.readFile(path.join(INVALID, code, 'expected.yaml'), 'utf8')) as { problems: string[] };
+      const tmp = await tempDir('defs-case-');
+      try {
+        await materialiseCase(path.join(INVALID, code), tmp.dir);
+        const result = await loadDefinitions(tmp.dir);
+        expect(result.ok).to.equal(false);
+        expect(result.problems.map(located)).to.deep.equal(expected.problems);
+        expect(expected.problems.every((p) => p.endsWith(` ${code}`)), 'the case shows its own code only').to.equal(true);
+      } finally {
+        await tmp.remove();
+      }
+    });
+  }
+
+  it('DEFINITIONS_DIR_MISSING: a folder that does not exist', async () => {
+    const result = await loadDefinitions(path.join(INVALID, 'no-such-folder'));
+    expect(result.problems.map(located)).to.deep.equal(['.:1:1 DEFINITIONS_DIR_MISSING']);
+  });
+
+  it('FILE_UNREADABLE: a definition name that points at a folder', async () => {
+    const tmp = await tempDir('defs-unreadable-');
+    try {
+      await copyValid(tmp.dir);
+      await fsp.symlink(path.join(tmp.dir, 'acme/versions'), path.join(tmp.dir, 'acme/versions/1/actions/linked.yaml'));
+      const result = await loadDefinitions(tmp.dir);
+      expect(result.problems.map(located)).to.deep.equal(['acme/versions/1/actions/linked.yaml:1:1 FILE_UNREADABLE']);
+    } finally {
+      await tmp.remove();
+    }
+  });
+
+  it('covers every code in PROBLEM_CODES', () => {
+    const missing = (Object.keys(PROBLEM_CODES) as ProblemCode[]).filter((code) => !covered.has(code));
+    expect(missing, 'codes without a fixture').to.deep.equal([]);
+  });
+});
