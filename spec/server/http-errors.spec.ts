@@ -4,6 +4,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../../engine/config/config.ts';
 import { createKeyring } from '../../engine/credentials/keyring.ts';
+import { DefinitionsRegistry } from '../../engine/definitions/index.ts';
 import { createApp } from '../../engine/server/app.ts';
 import { openStore } from '../../engine/store/index.ts';
 import { call, startTestGateway, type TestGateway } from '../helpers/gateway.ts';
@@ -105,7 +106,7 @@ describe('an internal failure', () => {
     const broken = Object.create(store);
     const capture = captureLogs();
     const keyring = createKeyring([randomBytes(32).toString('base64')]);
-    const app = createApp({ config: loadConfig({ DATA_DIR: dir }), store: broken, logger: capture.logger, readiness: [], keyring });
+    const app = createApp({ config: loadConfig({ DATA_DIR: dir }), store: broken, logger: capture.logger, readiness: [], keyring, definitions: new DefinitionsRegistry(dir, capture.logger) });
     const server = http.createServer(app.callback()).listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
     try {
