@@ -18,6 +18,18 @@ export interface Config {
   logLevel: LogLevel;
   /** How long in-flight requests get to finish on SIGTERM/SIGINT. */
   shutdownGraceMs: number;
+  /** Where clients reach the gateway (no trailing slash): the OpenAPI `servers` entry and the default token issuer. */
+  publicBaseUrl: string;
+  /** The embedded host serving the same /v1 paths (no trailing slash); the second OpenAPI `servers` entry. */
+  embeddedBaseUrl: string;
+  endUserTokens: EndUserTokenConfig;
+}
+
+/** How end-user tokens (GET /v1/users/{userId}/token) are issued and checked. */
+export interface EndUserTokenConfig {
+  issuer: string;
+  audience: string;
+  ttlSeconds: number;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -48,8 +60,11 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   if (mongodbUri !== undefined && encryptionKeys === undefined) {
     throw new ConfigError('ENCRYPTION_KEY', 'is required when MONGODB_URI is set (32 bytes, base64; e.g. `openssl rand -base64 32`)');
   }
+  const port = integer(env, 'PORT', 8080, 0, 65535);
+  const publicBaseUrl = baseUrl(env, 'PUBLIC_BASE_URL') ?? `http://localhost:${port}`;
+  const embeddedBaseUrl = baseUrl(env, 'EMBEDDED_BASE_URL') ?? publicBaseUrl;
   return {
-    port: integer(env, 'PORT', 8080, 0, 65535),
+    port,
     host: optional(env, 'HOST') ?? '0.0.0.0',
     dataDir: path.resolve(cwd, optional(env, 'DATA_DIR') ?? './data'),
     definitionsDir: path.resolve(cwd, optional(env, 'DEFINITIONS_DIR') ?? './definitions'),
@@ -58,6 +73,14 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     encryptionKeys,
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
+    publicBaseUrl,
+    embeddedBaseUrl,
+    endUserTokens: {
+      // The issuer is the gateway's address, so `${iss}/.well-known/jwks.json` finds the keys that verify it.
+      issuer: tokenClaim(env, 'END_USER_TOKEN_ISSUER') ?? publicBaseUrl,
+      audience: tokenClaim(env, 'END_USER_TOKEN_AUDIENCE') ?? `${embeddedBaseUrl}/v1`,
+      ttlSeconds: integer(env, 'END_USER_TOKEN_TTL_SECONDS', 600, 30, 86_400),
+    },
   };
 }
 
@@ -72,6 +95,31 @@ export function parseEncryptionKeys(value: string | undefined): string[] | undef
     }
   });
   return keys;
+}
+
+/** An absolute http(s) URL without query or fragment; a trailing slash is dropped so paths can be appended. */
+function baseUrl(env: Env, name: string): string | undefined {
+  const raw = optional(env, name);
+  if (raw === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = new URL('invalid:');
+  }
+  if (!['http:', 'https:'].includes(url.protocol) || url.search || url.hash || url.username || url.password) {
+    throw new ConfigError(name, `must be an http:// or https:// URL without query, fragment or credentials (got "${raw}")`);
+  }
+  return raw.replace(/\/+$/, '');
+}
+
+/** A JWT `iss` or `aud` value: printable, no spaces, at most 256 characters. */
+function tokenClaim(env: Env, name: string): string | undefined {
+  const raw = optional(env, name);
+  if (raw !== undefined && !/^[\x21-\x7e]{1,256}$/.test(raw)) {
+    throw new ConfigError(name, `must be 1 to 256 printable characters without spaces (got "${raw}")`);
+  }
+  return raw;
 }
 
 function optional(env: Env, name: string): string | undefined {

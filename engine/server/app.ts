@@ -10,10 +10,17 @@ import { healthRoutes } from './health-routes.ts';
 import { memberRoutes } from '../members/routes.ts';
 import { endUserRoutes } from '../end-users/routes.ts';
 import { definitionsRoutes } from '../definitions/index.ts';
+import { companyRoutes } from '../companies/routes.ts';
 
 /** Every feature's routes, in one list: the surface of the gateway at a glance. */
 export function featureRoutes(services: Services): Router<AppState>[] {
-  return [healthRoutes(services), memberRoutes(services), endUserRoutes(services), definitionsRoutes(services)];
+  return [
+    healthRoutes(services),
+    memberRoutes(services),
+    endUserRoutes(services),
+    companyRoutes(services),
+    definitionsRoutes(services),
+  ];
 }
 
 /** Builds the HTTP app from configuration and dependencies; it does not listen. */
