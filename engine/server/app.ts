@@ -11,6 +11,10 @@ import { memberRoutes } from '../members/routes.ts';
 import { endUserRoutes } from '../end-users/routes.ts';
 import { definitionsRoutes } from '../definitions/index.ts';
 import { companyRoutes } from '../companies/routes.ts';
+import { connectionRoutes } from '../connections/routes.ts';
+import { installationRoutes } from '../installations/routes.ts';
+import { appConfigurationRoutes } from '../app-configurations/routes.ts';
+import { connectRoutes } from '../connect/routes.ts';
 
 /** Every feature's routes, in one list: the surface of the gateway at a glance. */
 export function featureRoutes(services: Services): Router<AppState>[] {
@@ -20,6 +24,10 @@ export function featureRoutes(services: Services): Router<AppState>[] {
     endUserRoutes(services),
     companyRoutes(services),
     definitionsRoutes(services),
+    appConfigurationRoutes(services),
+    connectionRoutes(services),
+    installationRoutes(services),
+    connectRoutes(services),
   ];
 }
 

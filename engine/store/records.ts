@@ -133,6 +133,8 @@ export interface PendingAuthorizationRecord {
   appSlug: string;
   authId: string;
   endUserId: string | null;
+  /** Host variables given at authorize, for the connection the callback creates. */
+  metadata: Record<string, unknown>;
   /** {codeVerifier?} sealed. */
   secrets: SealedSecret;
   expiresAt: Date;
