@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { GatewayError } from '../errors/index.ts';
 import type { Keyring } from './keyring.ts';
 
 /**
@@ -14,9 +15,10 @@ export interface SealedSecret {
   data: string;
 }
 
-export class SecretUnreadableError extends Error {
+/** A sealed secret that cannot be opened: an error naming the record, answered as CREDENTIALS_UNREADABLE, never a crash. */
+export class SecretUnreadableError extends GatewayError {
   constructor(readonly recordId: string, reason: string) {
-    super(`the stored credentials of ${recordId} cannot be decrypted: ${reason}`);
+    super('CREDENTIALS_UNREADABLE', 500, `the stored credentials of ${recordId} cannot be decrypted: ${reason}`);
     this.name = 'SecretUnreadableError';
   }
 }

@@ -14,6 +14,10 @@ import { tokenRoutes } from '../tokens/routes.ts';
 import { openApiRoutes } from '../openapi/routes.ts';
 import { definitionsRoutes } from '../definitions/index.ts';
 import { describeRoutes } from '../describe/routes.ts';
+import { appConfigurationRoutes } from '../app-configurations/routes.ts';
+import { connectionRoutes } from '../connections/routes.ts';
+import { installationRoutes } from '../installations/routes.ts';
+import { connectRoutes } from '../connect/routes.ts';
 
 /** Every feature's routes, in one list: the surface of the gateway at a glance. */
 export function featureRoutes(services: Services): Router<AppState>[] {
@@ -26,6 +30,10 @@ export function featureRoutes(services: Services): Router<AppState>[] {
     openApiRoutes(services),
     definitionsRoutes(services),
     describeRoutes(services),
+    appConfigurationRoutes(services),
+    connectionRoutes(services),
+    installationRoutes(services),
+    connectRoutes(services),
   ];
 }
 

@@ -1,5 +1,7 @@
 import type {
   ApiKeyRecord,
+  AppConfigurationRecord,
+  PendingAuthorizationRecord,
   CompanyRecord,
   ConnectionRecord,
   EndUserRecord,
@@ -37,6 +39,8 @@ export interface Collection<T extends { id: string }> {
   /** Updates the first record matching; false when none matched (a lost compare-and-set, say). */
   updateOne(filter: Filter, update: Update<T>): Promise<boolean>;
   deleteOne(filter: Filter): Promise<boolean>;
+  /** Deletes every record matching; answers how many. */
+  deleteMany(filter: Filter): Promise<number>;
 }
 
 export interface Store {
@@ -48,6 +52,8 @@ export interface Store {
   readonly connections: Collection<ConnectionRecord>;
   readonly installations: Collection<InstallationRecord>;
   readonly signingKeys: Collection<SigningKeyRecord>;
+  readonly appConfigurations: Collection<AppConfigurationRecord>;
+  readonly pendingAuthorizations: Collection<PendingAuthorizationRecord>;
   /** Throws when the store cannot be reached. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -61,6 +67,8 @@ export const COLLECTION_NAMES = [
   'connections',
   'installations',
   'signingKeys',
+  'appConfigurations',
+  'pendingAuthorizations',
 ] as const;
 export type CollectionName = (typeof COLLECTION_NAMES)[number];
 
@@ -73,6 +81,8 @@ export const UNIQUE_INDEXES: Record<CollectionName, { fields: string[]; sparse?:
   connections: [],
   installations: [],
   signingKeys: [],
+  appConfigurations: [{ fields: ['configKey'] }],
+  pendingAuthorizations: [],
 };
 
 /** Non-unique indexes for the queries the engine runs often. */
@@ -84,6 +94,8 @@ export const LOOKUP_INDEXES: Record<CollectionName, string[]> = {
   connections: ['companyId'],
   installations: ['companyId'],
   signingKeys: [],
+  appConfigurations: ['companyId'],
+  pendingAuthorizations: [],
 };
 
 export class DuplicateKeyError extends Error {

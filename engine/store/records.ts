@@ -1,3 +1,5 @@
+import type { SealedSecret } from '../credentials/cipher.ts';
+
 /**
  * What the store keeps. Every record has a string `id` the gateway chose
  * (prefixed, e.g. `cmp_…`), and every tenant-owned record a `companyId`:
@@ -62,17 +64,81 @@ export interface EndUserRecord {
   updatedOn: Date;
 }
 
-/** A stored connection to one account of a third-party app. Credentials are encrypted. */
+/** A stored connection to one account of a third-party app. Credentials are sealed (engine/credentials/cipher.ts). */
 export interface ConnectionRecord {
   id: string;
   companyId: string;
-  [field: string]: unknown;
+  appId: string;
+  appSlug: string;
+  /** The auth definition (by id) the credentials are for. */
+  authId: string;
+  authType: string;
+  /** The end user who owns the account, when one does. */
+  endUserId: string | null;
+  name: string | null;
+  /** Host variables (a subdomain, say): not secret, returned by the API. */
+  metadata: Record<string, unknown>;
+  /** The auth's argument values and any tokens, encrypted with the record id bound in. */
+  credentials: SealedSecret;
+  /** Bumped on every credential change; a refresh is a compare-and-set on it. */
+  credentialsVersion: number;
+  status: 'active' | 'needs_reauthorization';
+  /** When the stored access token expires, if the provider said. */
+  tokenExpiresAt: Date | null;
+  createdOn: Date;
+  updatedOn: Date;
 }
 
+export interface InstallationAppRecord {
+  appId: string;
+  appSlug: string;
+  connectionId: string;
+}
+
+/** An end user's installation of one or more apps, each bound to a connection. */
 export interface InstallationRecord {
   id: string;
   companyId: string;
-  [field: string]: unknown;
+  endUserId: string;
+  apps: InstallationAppRecord[];
+  /** Host variables for credential exchange and argument templates. */
+  metadata: Record<string, unknown>;
+  createdOn: Date;
+  updatedOn: Date;
+}
+
+/** A company's own settings for one app: OAuth client, credential-exchange endpoint. Secrets sealed. */
+export interface AppConfigurationRecord {
+  id: string;
+  companyId: string;
+  appSlug: string;
+  /** `companyId:appSlug`: one configuration per app and company. */
+  configKey: string;
+  clientId: string | null;
+  /** Where the provider sends the browser back; the gateway's own callback URL unless set. */
+  redirectUri: string | null;
+  exchangeUrl: string | null;
+  /** {clientSecret?, exchangeSecret?} */
+  secrets: SealedSecret;
+  hasClientSecret: boolean;
+  hasExchangeSecret: boolean;
+  createdOn: Date;
+  updatedOn: Date;
+}
+
+/** An OAuth authorization under way: created by authorize, consumed once by the callback. */
+export interface PendingAuthorizationRecord {
+  id: string;
+  companyId: string;
+  appSlug: string;
+  authId: string;
+  endUserId: string | null;
+  /** Host variables given at authorize, for the connection the callback creates. */
+  metadata: Record<string, unknown>;
+  /** {codeVerifier?} sealed. */
+  secrets: SealedSecret;
+  expiresAt: Date;
+  createdOn: Date;
 }
 
 /**

@@ -7,7 +7,7 @@ import { validationError, type FieldProblem } from '../errors/index.ts';
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
 
 /** One Ajv for request and response schemas of the HTTP surface: every error, formats on. */
-export const httpAjv = new Ajv2020({ allErrors: true, strict: true, coerceTypes: false, useDefaults: false });
+export const httpAjv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true, coerceTypes: false, useDefaults: false });
 addFormats(httpAjv);
 
 /** Compiles a schema once; the returned function narrows valid input or throws VALIDATION_ERROR listing every problem. */

@@ -121,6 +121,13 @@ for (const adapter of adapters) {
       expect(await store.endUsers.count({})).to.equal(0);
     });
 
+    it('deletes every record matching', async () => {
+      for (const id of ['eu_1', 'eu_2', 'eu_3']) await store.endUsers.insert(endUser(id, { isTestUser: id !== 'eu_2' }));
+      expect(await store.endUsers.deleteMany({ isTestUser: true })).to.equal(2);
+      expect((await store.endUsers.find({})).map((r) => r.id)).to.deep.equal(['eu_2']);
+      expect(await store.endUsers.deleteMany({ isTestUser: true })).to.equal(0);
+    });
+
     it('enforces unique ids, API key hashes and externalId per company', async () => {
       await store.endUsers.insert(endUser('eu_1'));
       await expectDuplicate(() => store.endUsers.insert(endUser('eu_1')));

@@ -13,7 +13,8 @@ const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
  */
 export function jsonBody(): Middleware<AppState> {
   return async (ctx, next) => {
-    if (METHODS_WITH_BODY.has(ctx.method) && ctx.is() !== null) {
+    // An empty body (Content-Length: 0) is no body, whatever its Content-Type.
+    if (METHODS_WITH_BODY.has(ctx.method) && ctx.is() !== null && ctx.request.length !== 0) {
       if (!ctx.is('application/json', '+json')) {
         throw GatewayError.of('UNSUPPORTED_MEDIA_TYPE', `request bodies must be application/json (got ${ctx.get('Content-Type') || 'no Content-Type'})`);
       }

@@ -39,6 +39,8 @@ export async function openEmbeddedStore(dataDir: string): Promise<Store> {
     connections: collections.connections as unknown as Collection<R.ConnectionRecord>,
     installations: collections.installations as unknown as Collection<R.InstallationRecord>,
     signingKeys: collections.signingKeys as unknown as Collection<R.SigningKeyRecord>,
+    appConfigurations: collections.appConfigurations as unknown as Collection<R.AppConfigurationRecord>,
+    pendingAuthorizations: collections.pendingAuthorizations as unknown as Collection<R.PendingAuthorizationRecord>,
     async ping() {
       await fs.access(dir);
     },
@@ -117,6 +119,12 @@ class NedbCollection<T extends { id: string }> implements Collection<T> {
     const removed = await this.db.removeAsync(filter, { multi: false });
     if (removed > 0) await this.flush();
     return removed > 0;
+  }
+
+  async deleteMany(filter: Filter): Promise<number> {
+    const removed = await this.db.removeAsync(filter, { multi: true });
+    if (removed > 0) await this.flush();
+    return removed;
   }
 
   /** NeDB leaves flushing its appends to the OS; an acknowledged write must be on disk. */

@@ -42,6 +42,8 @@ export async function openMongoStore(uri: string, dbName?: string): Promise<Stor
     connections: collections.connections as unknown as Collection<R.ConnectionRecord>,
     installations: collections.installations as unknown as Collection<R.InstallationRecord>,
     signingKeys: collections.signingKeys as unknown as Collection<R.SigningKeyRecord>,
+    appConfigurations: collections.appConfigurations as unknown as Collection<R.AppConfigurationRecord>,
+    pendingAuthorizations: collections.pendingAuthorizations as unknown as Collection<R.PendingAuthorizationRecord>,
     async ping() {
       await db.command({ ping: 1 });
     },
@@ -92,6 +94,11 @@ class MongoCollectionAdapter<T extends { id: string }> implements Collection<T> 
   async deleteOne(filter: Filter): Promise<boolean> {
     const result = await this.collection.deleteOne(filter);
     return result.deletedCount > 0;
+  }
+
+  async deleteMany(filter: Filter): Promise<number> {
+    const result = await this.collection.deleteMany(filter);
+    return result.deletedCount;
   }
 
   private translate(error: unknown): unknown {

@@ -1,0 +1,56 @@
+import Router from '@koa/router';
+import { requireApiKey } from '../auth/require-api-key.ts';
+import { validationError } from '../errors/index.ts';
+import type { AppState } from '../server/context.ts';
+import type { Services } from '../services.ts';
+import { startAuthorization } from './authorize.ts';
+import { completeAuthorization, outcomeLocation } from './callback.ts';
+
+/**
+ * The OAuth 2.0 connect flow. Your backend asks for an authorization URL
+ * (API key), sends the browser there, and the provider sends it back to the
+ * callback, which stores the connection and redirects to your return URL
+ * with `connectionId` (or `error` and `error_description`).
+ */
+export function connectRoutes(services: Services): Router<AppState> {
+  const router = new Router<AppState>();
+
+  router.get('/v2/connect/:appSlug/authorize', requireApiKey(services.store), async (ctx) => {
+    const query = ctx.query;
+    const one = (name: string) => (typeof query[name] === 'string' ? (query[name] as string) : undefined);
+    const returnUrl = one('returnUrl');
+    if (!returnUrl) throw validationError([{ field: 'returnUrl', rule: 'required', message: 'is required: where the browser goes when the connection is made' }]);
+    ctx.body = {
+      success: true,
+      data: await startAuthorization(services, {
+        companyId: ctx.state.principal!.companyId,
+        appSlug: ctx.params.appSlug!,
+        authId: one('authId'),
+        endUserId: one('endUserId') ?? null,
+        returnUrl,
+        metadata: parseMetadata(one('metadata')),
+      }),
+    };
+  });
+
+  router.get('/v2/connect/callback', async (ctx) => {
+    const outcome = await completeAuthorization(services, ctx.query);
+    ctx.redirect(outcomeLocation(outcome));
+  });
+
+  return router;
+}
+
+function parseMetadata(raw: string | undefined): Record<string, unknown> {
+  if (raw === undefined) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    parsed = null;
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw validationError([{ field: 'metadata', rule: 'json', message: 'must be a JSON object of host variables, e.g. {"subdomain":"acme"}' }]);
+  }
+  return parsed as Record<string, unknown>;
+}

@@ -1,0 +1,45 @@
+import Router from '@koa/router';
+import { requireApiKey } from '../auth/require-api-key.ts';
+import { listPage } from '../query/list-page.ts';
+import type { AppState } from '../server/context.ts';
+import { requireBody } from '../server/require-body.ts';
+import type { Services } from '../services.ts';
+import { compileValidator } from '../validation/ajv.ts';
+import { CONNECTION_FIELDS, CONNECTION_LIST_OPTIONS } from './connection-fields.ts';
+import { createConnection, deleteConnection, findConnection } from './connections.ts';
+import { createConnectionBody, type CreateConnectionBody } from './schemas.ts';
+import { connectionView } from './view.ts';
+
+const validateCreate = compileValidator<CreateConnectionBody>(createConnectionBody, 'body');
+
+/**
+ * /v2/connections (API key): a company's stored connections to app
+ * accounts. Credentials go in on create and never come out.
+ */
+export function connectionRoutes(services: Services): Router<AppState> {
+  const router = new Router<AppState>();
+  const apiKey = requireApiKey(services.store);
+
+  router.post('/v2/connections', apiKey, async (ctx) => {
+    const body = validateCreate(requireBody(ctx));
+    const record = await createConnection(services, ctx.state.principal!.companyId, body);
+    ctx.status = 201;
+    ctx.body = { success: true, data: connectionView(record) };
+  });
+
+  router.get('/v2/connections', apiKey, async (ctx) => {
+    ctx.body = await listPage(services.store.connections, { companyId: ctx.state.principal!.companyId }, ctx.query, CONNECTION_FIELDS, CONNECTION_LIST_OPTIONS, connectionView);
+  });
+
+  router.get('/v2/connections/:connectionId', apiKey, async (ctx) => {
+    const record = await findConnection(services, ctx.state.principal!.companyId, ctx.params.connectionId!);
+    ctx.body = { success: true, data: connectionView(record) };
+  });
+
+  router.delete('/v2/connections/:connectionId', apiKey, async (ctx) => {
+    await deleteConnection(services, ctx.state.principal!.companyId, ctx.params.connectionId!);
+    ctx.body = { success: true, data: { id: ctx.params.connectionId, deleted: true } };
+  });
+
+  return router;
+}

@@ -1,0 +1,42 @@
+import Router from '@koa/router';
+import { requireApiKey } from '../auth/require-api-key.ts';
+import { listPage } from '../query/list-page.ts';
+import type { AppState } from '../server/context.ts';
+import { requireBody } from '../server/require-body.ts';
+import type { Services } from '../services.ts';
+import { compileValidator } from '../validation/ajv.ts';
+import { INSTALLATION_FIELDS, INSTALLATION_LIST_OPTIONS } from './installation-fields.ts';
+import { createInstallation, findInstallation, installationView } from './installations.ts';
+import { createInstallationBody, type CreateInstallationBody } from './schemas.ts';
+
+const validateCreate = compileValidator<CreateInstallationBody>(createInstallationBody, 'body');
+
+/** /v2/installations (API key): end users' installations of apps, each app bound to a connection. */
+export function installationRoutes(services: Services): Router<AppState> {
+  const router = new Router<AppState>();
+  const apiKey = requireApiKey(services.store);
+
+  router.post('/v2/installations', apiKey, async (ctx) => {
+    const record = await createInstallation(services, ctx.state.principal!.companyId, validateCreate(requireBody(ctx)));
+    ctx.status = 201;
+    ctx.body = { success: true, data: installationView(record) };
+  });
+
+  router.get('/v2/installations', apiKey, async (ctx) => {
+    ctx.body = await listPage(services.store.installations, { companyId: ctx.state.principal!.companyId }, ctx.query, INSTALLATION_FIELDS, INSTALLATION_LIST_OPTIONS, installationView);
+  });
+
+  router.get('/v2/installations/:installationId', apiKey, async (ctx) => {
+    const record = await findInstallation(services, ctx.state.principal!.companyId, ctx.params.installationId!);
+    ctx.body = { success: true, data: installationView(record) };
+  });
+
+  router.delete('/v2/installations/:installationId', apiKey, async (ctx) => {
+    const companyId = ctx.state.principal!.companyId;
+    await findInstallation(services, companyId, ctx.params.installationId!);
+    await services.store.installations.deleteOne({ id: ctx.params.installationId, companyId });
+    ctx.body = { success: true, data: { id: ctx.params.installationId, deleted: true } };
+  });
+
+  return router;
+}

@@ -1,0 +1,29 @@
+import type { Collection, Filter } from '../store/index.ts';
+import type { FieldTable } from './field-table.ts';
+import { paginationMeta, parseListQuery, pickFields, type ListQueryOptions, type Pagination } from './list-query.ts';
+
+/**
+ * One page of a list endpoint: the client's `fields`/`sort`/`limit`/`offset`/`where`
+ * applied inside `scope` (the tenant's records only), answered in the envelope
+ * with pagination meta.
+ */
+export async function listPage<R extends { id: string }, V extends Record<string, unknown>>(
+  collection: Collection<R>,
+  scope: Filter,
+  queryString: Record<string, unknown>,
+  table: FieldTable,
+  options: ListQueryOptions,
+  view: (record: R) => V,
+): Promise<{ success: true; data: Partial<V>[]; meta: { pagination: Pagination } }> {
+  const query = parseListQuery(queryString, table, options);
+  const filter = Object.keys(query.filter).length ? { $and: [scope, query.filter] } : scope;
+  const [records, totalCount] = await Promise.all([
+    collection.find(filter, { sort: query.sort, skip: query.skip, limit: query.limit }),
+    collection.count(filter),
+  ]);
+  return {
+    success: true,
+    data: records.map((r) => pickFields(view(r), query.fields)),
+    meta: { pagination: paginationMeta(totalCount, query, records.length) },
+  };
+}
