@@ -32,7 +32,7 @@ export async function startGateway(config: Config, logger: Logger): Promise<Runn
     throw error;
   });
   const outcome = await bootstrap(store, config.bootstrapApiKey);
-  await ensureSigningKey(store);
+  await ensureSigningKey(store, keyring);
   // Definitions that fail to load do not stop the start: the gateway serves not-ready (503 on /ready and on runs)
   // and logs the located problems, and the fix is taken by hot reload without a restart.
   const definitions = new DefinitionsRegistry(config.definitionsDir, logger);
@@ -46,7 +46,7 @@ export async function startGateway(config: Config, logger: Logger): Promise<Runn
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
   });
-  const closeAdmin = embedded ? await serveAdminSocket(config.dataDir, store, logger).catch((error: unknown) => {
+  const closeAdmin = embedded ? await serveAdminSocket(config.dataDir, { store, keyring }, logger).catch((error: unknown) => {
     logger.warn({ err: error }, 'admin socket unavailable: stop the gateway to use the admin tool');
     return async () => {};
   }) : async () => {};

@@ -6,6 +6,8 @@
  */
 import { sendAdminCommand } from '../engine/admin/admin-socket.ts';
 import { runAdminCommand } from '../engine/admin/commands.ts';
+import { resolveEncryptionKeys } from '../engine/credentials/encryption-keys.ts';
+import { createKeyring } from '../engine/credentials/keyring.ts';
 import { ConfigError, loadConfig } from '../engine/config/config.ts';
 import { lockHolder } from '../engine/store/embedded/data-dir-lock.ts';
 import { acquireDataDirLock } from '../engine/store/embedded/data-dir-lock.ts';
@@ -19,9 +21,10 @@ async function main(argv: string[]): Promise<number> {
     return result.exitCode;
   }
   const release = config.mongodbUri ? async () => {} : await acquireDataDirLock(config.dataDir);
+  const keyring = createKeyring(await resolveEncryptionKeys(config));
   const store = await openStore(config);
   try {
-    const result = await runAdminCommand(store, argv);
+    const result = await runAdminCommand({ store, keyring }, argv);
     print(result);
     return result.exitCode;
   } finally {

@@ -2,8 +2,7 @@ import fs from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
 import type { Logger } from '../log/logger.ts';
-import type { Store } from '../store/index.ts';
-import { runAdminCommand, type AdminResult } from './commands.ts';
+import { runAdminCommand, type AdminContext, type AdminResult } from './commands.ts';
 
 export const ADMIN_SOCKET = 'admin.sock';
 
@@ -12,7 +11,7 @@ export const ADMIN_SOCKET = 'admin.sock';
  * files; the admin tool then sends its command over this Unix socket (mode
  * 0600, inside DATA_DIR) and the gateway runs it on its own store.
  */
-export async function serveAdminSocket(dataDir: string, store: Store, logger: Logger): Promise<() => Promise<void>> {
+export async function serveAdminSocket(dataDir: string, context: AdminContext, logger: Logger): Promise<() => Promise<void>> {
   const socketPath = path.join(dataDir, ADMIN_SOCKET);
   await fs.rm(socketPath, { force: true });
   const server = http.createServer((req, res) => {
@@ -23,7 +22,7 @@ export async function serveAdminSocket(dataDir: string, store: Store, logger: Lo
         let result: AdminResult;
         try {
           const { argv } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { argv: string[] };
-          result = await runAdminCommand(store, argv);
+          result = await runAdminCommand(context, argv);
           logger.info({ command: argv[0] }, 'admin command');
         } catch (error) {
           logger.error({ err: error }, 'admin command failed');

@@ -2,6 +2,8 @@ import { parseArgs } from 'node:util';
 import { issueApiKey } from '../auth/api-keys.ts';
 import { addMember, createCompany } from '../companies/companies.ts';
 import { GatewayError } from '../errors/index.ts';
+import type { Keyring } from '../credentials/keyring.ts';
+import { reencryptAll } from '../credentials/reencrypt.ts';
 import type { MemberRole, Store } from '../store/index.ts';
 import { createSigningKey, listSigningKeys, retireSigningKey } from '../tokens/signing-keys.ts';
 
@@ -13,7 +15,13 @@ export interface AdminResult {
 interface Command {
   usage: string;
   options: Record<string, { type: 'string' | 'boolean' }>;
-  run(store: Store, values: Record<string, string | boolean | undefined>, positionals: string[]): Promise<unknown>;
+  run(context: AdminContext, values: Record<string, string | boolean | undefined>, positionals: string[]): Promise<unknown>;
+}
+
+/** What a command works on: the store, and the keys that seal secrets in it. */
+export interface AdminContext {
+  store: Store;
+  keyring: Keyring;
 }
 
 /**
@@ -25,7 +33,7 @@ export const COMMANDS: Record<string, Command> = {
   'companies:create': {
     usage: 'companies:create --name <name> [--timezone <tz>] [--plan <plan>]',
     options: { name: { type: 'string' }, timezone: { type: 'string' }, plan: { type: 'string' } },
-    async run(store, v) {
+    async run({ store }, v) {
       const company = await createCompany(store, {
         name: required(v, 'name'),
         ...(typeof v.timezone === 'string' ? { timezone: v.timezone } : {}),
@@ -37,7 +45,7 @@ export const COMMANDS: Record<string, Command> = {
   'companies:list': {
     usage: 'companies:list',
     options: {},
-    async run(store) {
+    async run({ store }) {
       const companies = await store.companies.find({}, { sort: { createdOn: 1 } });
       return companies.map((c) => ({ companyId: c.id, name: c.name, memberCount: c.memberCount }));
     },
@@ -45,7 +53,7 @@ export const COMMANDS: Record<string, Command> = {
   'members:add': {
     usage: 'members:add --company <companyId> --email <email> --name <name> [--role owner|admin|member]',
     options: { company: { type: 'string' }, email: { type: 'string' }, name: { type: 'string' }, role: { type: 'string' } },
-    async run(store, v) {
+    async run({ store }, v) {
       const role = (v.role ?? 'member') as string;
       if (!['owner', 'admin', 'member'].includes(role)) throw usageError('--role must be owner, admin or member');
       const email = required(v, 'email');
@@ -57,7 +65,7 @@ export const COMMANDS: Record<string, Command> = {
   'members:list': {
     usage: 'members:list --company <companyId>',
     options: { company: { type: 'string' } },
-    async run(store, v) {
+    async run({ store }, v) {
       const members = await store.members.find({ companyId: required(v, 'company') }, { sort: { createdOn: 1 } });
       return members.map((m) => ({ userId: m.userId, name: m.name, email: m.email, role: m.role }));
     },
@@ -65,7 +73,7 @@ export const COMMANDS: Record<string, Command> = {
   'keys:create': {
     usage: 'keys:create --company <companyId> --email <member email> [--name <label>]',
     options: { company: { type: 'string' }, email: { type: 'string' }, name: { type: 'string' } },
-    async run(store, v) {
+    async run({ store }, v) {
       const companyId = required(v, 'company');
       const email = required(v, 'email').toLowerCase();
       const member = await store.members.findOne({ companyId, email });
@@ -78,7 +86,7 @@ export const COMMANDS: Record<string, Command> = {
   'keys:list': {
     usage: 'keys:list [--company <companyId>]',
     options: { company: { type: 'string' } },
-    async run(store, v) {
+    async run({ store }, v) {
       const filter = typeof v.company === 'string' ? { companyId: v.company } : {};
       const keys = await store.apiKeys.find(filter, { sort: { createdOn: 1 } });
       return keys.map((k) => ({
@@ -95,7 +103,7 @@ export const COMMANDS: Record<string, Command> = {
   'keys:revoke': {
     usage: 'keys:revoke <apiKeyId>',
     options: {},
-    async run(store, _v, positionals) {
+    async run({ store }, _v, positionals) {
       const id = positionals[0];
       if (!id) throw usageError('name the key to revoke: keys:revoke <apiKeyId>');
       const revoked = await store.apiKeys.updateOne({ id, revokedOn: null }, { $set: { revokedOn: new Date() } });
@@ -106,25 +114,39 @@ export const COMMANDS: Record<string, Command> = {
       return { apiKeyId: id, revoked: true };
     },
   },
+  'credentials:reencrypt': {
+    usage: 'credentials:reencrypt',
+    options: {},
+    async run({ store, keyring }) {
+      const report = await reencryptAll(store, keyring);
+      return {
+        ...Object.fromEntries(Object.entries(report.reencrypted).map(([name, n]) => [`reencrypted.${name}`, n])),
+        alreadyCurrent: report.current,
+        skippedChangedMeanwhile: report.skipped,
+        unreadable: report.unreadable.length ? report.unreadable.map((u) => u.reason).join('; ') : null,
+        newestKey: keyring.current.id,
+      };
+    },
+  },
   'signing-keys:rotate': {
     usage: 'signing-keys:rotate',
     options: {},
-    async run(store) {
-      const key = await createSigningKey(store);
+    async run({ store, keyring }) {
+      const key = await createSigningKey(store, keyring);
       return { kid: key.id, status: 'signing', note: 'older keys keep verifying until retired (signing-keys:retire <kid>)' };
     },
   },
   'signing-keys:list': {
     usage: 'signing-keys:list',
     options: {},
-    async run(store) {
+    async run({ store }) {
       return await listSigningKeys(store);
     },
   },
   'signing-keys:retire': {
     usage: 'signing-keys:retire <kid>',
     options: {},
-    async run(store, _v, positionals) {
+    async run({ store }, _v, positionals) {
       const kid = positionals[0];
       if (!kid) throw usageError('name the key to retire: signing-keys:retire <kid>');
       await retireSigningKey(store, kid);
@@ -137,7 +159,7 @@ export function adminUsage(): string {
   return ['usage: npm run admin -- <command> [options] [--json]', '', 'commands:', ...Object.values(COMMANDS).map((c) => `  ${c.usage}`)].join('\n');
 }
 
-export async function runAdminCommand(store: Store, argv: string[]): Promise<AdminResult> {
+export async function runAdminCommand(context: AdminContext, argv: string[]): Promise<AdminResult> {
   const [name, ...rest] = argv;
   const command = name ? COMMANDS[name] : undefined;
   if (!command) {
@@ -150,7 +172,7 @@ export async function runAdminCommand(store: Store, argv: string[]): Promise<Adm
     return { exitCode: 2, output: `${(error as Error).message}\nusage: npm run admin -- ${command.usage}` };
   }
   try {
-    const result = await command.run(store, parsed.values, parsed.positionals);
+    const result = await command.run(context, parsed.values, parsed.positionals);
     return { exitCode: 0, output: parsed.values.json ? JSON.stringify(result, null, 2) : render(result) };
   } catch (error) {
     if (error instanceof UsageError) return { exitCode: 2, output: `${error.message}\nusage: npm run admin -- ${command.usage}` };

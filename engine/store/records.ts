@@ -150,11 +150,8 @@ export interface SigningKeyRecord {
   algorithm: 'EdDSA';
   /** Public JWK (OKP, Ed25519), as published at /.well-known/jwks.json. */
   publicJwk: Record<string, unknown>;
-  /**
-   * Private JWK. Stored as is for now: the credentials cipher that will
-   * encrypt it at rest comes with the credentials issue.
-   */
-  privateJwk: Record<string, unknown>;
+  /** The private JWK, sealed with the encryption keys like every other secret. */
+  privateKey: SealedSecret;
   createdOn: Date;
   retiredOn: Date | null;
 }

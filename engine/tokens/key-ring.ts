@@ -1,4 +1,6 @@
 import { importJWK, type CryptoKey, type JWK } from 'jose';
+import { open } from '../credentials/cipher.ts';
+import type { Keyring } from '../credentials/keyring.ts';
 import type { SigningKeyRecord, Store } from '../store/index.ts';
 import { activeSigningKeys, createSigningKey, TOKEN_ALGORITHM } from './signing-keys.ts';
 
@@ -10,11 +12,14 @@ import { activeSigningKeys, createSigningKey, TOKEN_ALGORITHM } from './signing-
 export class KeyRing {
   private readonly imported = new Map<string, Promise<CryptoKey>>();
 
-  constructor(private readonly store: Store) {}
+  constructor(
+    private readonly store: Store,
+    private readonly keyring: Keyring,
+  ) {}
 
   async signingKey(): Promise<{ kid: string; key: CryptoKey }> {
     const [newest] = await activeSigningKeys(this.store);
-    const record = newest ?? (await createSigningKey(this.store));
+    const record = newest ?? (await createSigningKey(this.store, this.keyring));
     return { kid: record.id, key: await this.importOnce(record, 'private') };
   }
 
@@ -33,7 +38,7 @@ export class KeyRing {
     const cacheKey = `${record.id}:${half}`;
     let key = this.imported.get(cacheKey);
     if (!key) {
-      const jwk = (half === 'public' ? record.publicJwk : record.privateJwk) as JWK;
+      const jwk = (half === 'public' ? record.publicJwk : open<JWK>(this.keyring, record.id, record.privateKey)) as JWK;
       key = importJWK(jwk, TOKEN_ALGORITHM) as Promise<CryptoKey>;
       this.imported.set(cacheKey, key);
       key.catch(() => this.imported.delete(cacheKey));
@@ -45,8 +50,8 @@ export class KeyRing {
 const rings = new WeakMap<Store, KeyRing>();
 
 /** One ring per store, shared by the token route and the token check. */
-export function keyRingFor(store: Store): KeyRing {
+export function keyRingFor(store: Store, keyring: Keyring): KeyRing {
   let ring = rings.get(store);
-  if (!ring) rings.set(store, (ring = new KeyRing(store)));
+  if (!ring) rings.set(store, (ring = new KeyRing(store, keyring)));
   return ring;
 }

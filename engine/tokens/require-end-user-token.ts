@@ -14,8 +14,8 @@ export const END_USER_TOKEN_REJECTED =
  * For endpoints an end user's embedded session calls (the installation run
  * endpoint): admits a valid end-user token and sets `ctx.state.endUser`.
  */
-export function requireEndUserToken({ store, config, logger }: Services): Middleware<AppState> {
-  const ring = keyRingFor(store);
+export function requireEndUserToken({ store, config, logger, keyring }: Services): Middleware<AppState> {
+  const ring = keyRingFor(store, keyring);
   return async (ctx, next) => {
     const token = bearerToken(ctx);
     const check = token === null ? { ok: false as const, reason: 'ERR_NO_BEARER' } : await verifyEndUserToken(ring, store, config.endUserTokens, token);

@@ -15,9 +15,9 @@ const validateUserId = compileValidator<string>(endUserIdParameter, 'userId');
  * as `{ token }` without the success wrapper. GET /.well-known/jwks.json (no
  * auth): the public keys that verify those tokens.
  */
-export function tokenRoutes({ store, config }: Services): Router<AppState> {
+export function tokenRoutes({ store, config, keyring }: Services): Router<AppState> {
   const router = new Router<AppState>();
-  const ring = keyRingFor(store);
+  const ring = keyRingFor(store, keyring);
 
   router.get('/v1/users/:userId/token', requireApiKey(store), async (ctx) => {
     const userId = validateUserId((ctx.params as { userId: string }).userId);

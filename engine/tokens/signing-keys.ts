@@ -1,4 +1,6 @@
 import { exportJWK, generateKeyPair } from 'jose';
+import { seal } from '../credentials/cipher.ts';
+import type { Keyring } from '../credentials/keyring.ts';
 import { GatewayError } from '../errors/index.ts';
 import { newId } from '../ids.ts';
 import type { SigningKeyRecord, Store } from '../store/index.ts';
@@ -10,14 +12,14 @@ export const TOKEN_ALGORITHM = 'EdDSA';
  * instance on that store. Rotation adds a key: the newest signs at once,
  * older ones keep verifying tokens already out until an operator retires them.
  */
-export async function createSigningKey(store: Store): Promise<SigningKeyRecord> {
+export async function createSigningKey(store: Store, keyring: Keyring): Promise<SigningKeyRecord> {
   const { publicKey, privateKey } = await generateKeyPair(TOKEN_ALGORITHM, { crv: 'Ed25519', extractable: true });
   const id = newId('sig');
   const record: SigningKeyRecord = {
     id,
     algorithm: TOKEN_ALGORITHM,
     publicJwk: { ...(await exportJWK(publicKey)), kid: id, alg: TOKEN_ALGORITHM, use: 'sig' },
-    privateJwk: { ...(await exportJWK(privateKey)), kid: id, alg: TOKEN_ALGORITHM },
+    privateKey: seal(keyring, id, { ...(await exportJWK(privateKey)), kid: id, alg: TOKEN_ALGORITHM }),
     createdOn: new Date(),
     retiredOn: null,
   };
@@ -30,8 +32,8 @@ export async function activeSigningKeys(store: Store): Promise<SigningKeyRecord[
 }
 
 /** On start: a store without an active key gets one, so the first token request needs no setup. */
-export async function ensureSigningKey(store: Store): Promise<void> {
-  if ((await store.signingKeys.count({ retiredOn: null })) === 0) await createSigningKey(store);
+export async function ensureSigningKey(store: Store, keyring: Keyring): Promise<void> {
+  if ((await store.signingKeys.count({ retiredOn: null })) === 0) await createSigningKey(store, keyring);
 }
 
 export type SigningKeyStatus = 'signing' | 'verifying' | 'retired';

@@ -1,12 +1,16 @@
 import { expect } from 'chai';
+import { randomBytes } from 'node:crypto';
+import { createKeyring } from '../../engine/credentials/keyring.ts';
 import { runAdminCommand } from '../../engine/admin/commands.ts';
 import { openStore, type Store } from '../../engine/store/index.ts';
 import { call } from '../helpers/gateway.ts';
 import { runCommand, spawnGateway } from '../helpers/process.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 
+const keyring = createKeyring([randomBytes(32).toString('base64')]);
+
 async function json(store: Store, ...argv: string[]): Promise<any> {
-  const result = await runAdminCommand(store, [...argv, '--json']);
+  const result = await runAdminCommand({ store, keyring }, [...argv, '--json']);
   expect(result.exitCode, result.output).to.equal(0);
   return JSON.parse(result.output);
 }
@@ -36,11 +40,11 @@ describe('admin commands', () => {
   it('refuses a member twice, an unknown company, and a bad role', async () => {
     const { companyId } = await json(store, 'companies:create', '--name', 'Acme');
     await json(store, 'members:add', '--company', companyId, '--email', 'ada@acme.test', '--name', 'Ada');
-    const twice = await runAdminCommand(store, ['members:add', '--company', companyId, '--email', 'ada@acme.test', '--name', 'Ada']);
+    const twice = await runAdminCommand({ store, keyring }, ['members:add', '--company', companyId, '--email', 'ada@acme.test', '--name', 'Ada']);
     expect(twice).to.deep.equal({ exitCode: 1, output: `error: ada@acme.test is already a member of company ${companyId}` });
-    const unknown = await runAdminCommand(store, ['members:add', '--company', 'cmp_nope', '--email', 'x@y.z', '--name', 'X']);
+    const unknown = await runAdminCommand({ store, keyring }, ['members:add', '--company', 'cmp_nope', '--email', 'x@y.z', '--name', 'X']);
     expect(unknown).to.deep.equal({ exitCode: 1, output: 'error: company cmp_nope does not exist' });
-    const role = await runAdminCommand(store, ['members:add', '--company', companyId, '--email', 'x@y.z', '--name', 'X', '--role', 'god']);
+    const role = await runAdminCommand({ store, keyring }, ['members:add', '--company', companyId, '--email', 'x@y.z', '--name', 'X', '--role', 'god']);
     expect(role.exitCode).to.equal(2);
     expect(role.output).to.match(/^--role must be owner, admin or member\nusage: npm run admin -- members:add/);
   });
@@ -57,14 +61,14 @@ describe('admin commands', () => {
     expect(Object.keys(listed[0])).not.to.include('hash');
     await json(store, 'keys:revoke', created.apiKeyId);
     expect((await json(store, 'keys:list'))[0].revokedOn).to.be.a('string');
-    expect(await runAdminCommand(store, ['keys:revoke', created.apiKeyId])).to.deep.equal({ exitCode: 1, output: `error: API key ${created.apiKeyId} is already revoked` });
+    expect(await runAdminCommand({ store, keyring }, ['keys:revoke', created.apiKeyId])).to.deep.equal({ exitCode: 1, output: `error: API key ${created.apiKeyId} is already revoked` });
   });
 
   it('explains unknown commands and options', async () => {
-    const unknown = await runAdminCommand(store, ['frobnicate']);
+    const unknown = await runAdminCommand({ store, keyring }, ['frobnicate']);
     expect(unknown.exitCode).to.equal(2);
     expect(unknown.output).to.match(/^unknown command "frobnicate"\n\nusage: npm run admin/);
-    const option = await runAdminCommand(store, ['companies:create', '--nmae', 'x']);
+    const option = await runAdminCommand({ store, keyring }, ['companies:create', '--nmae', 'x']);
     expect(option.exitCode).to.equal(2);
     expect(option.output).to.include("Unknown option '--nmae'");
   });

@@ -39,10 +39,10 @@ describe('API key authentication', () => {
   it('refuses a revoked key with the same 401', async () => {
     const store = gw.gateway.services.store;
     const [company] = await store.companies.find({});
-    const created = await runAdminCommand(store, ['keys:create', '--company', company!.id, '--email', 'owner@example.com', '--json']);
+    const created = await runAdminCommand(gw.gateway.services, ['keys:create', '--company', company!.id, '--email', 'owner@example.com', '--json']);
     const { key, apiKeyId } = JSON.parse(created.output);
     expect((await call({ url: gw.url, apiKey: key }, 'GET', '/v1/users')).status).to.equal(200);
-    expect((await runAdminCommand(store, ['keys:revoke', apiKeyId])).exitCode).to.equal(0);
+    expect((await runAdminCommand(gw.gateway.services, ['keys:revoke', apiKeyId])).exitCode).to.equal(0);
     const { status, body } = await call({ url: gw.url, apiKey: key }, 'GET', '/v1/users');
     expect(status).to.equal(401);
     expect(body.error).to.deep.equal({ code: 'UNAUTHORIZED', message: API_KEY_REJECTED });

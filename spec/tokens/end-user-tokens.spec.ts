@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { open } from '../../engine/credentials/cipher.ts';
 import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, generateKeyPair, importJWK, jwtVerify, SignJWT, type CryptoKey } from 'jose';
 import { runAdminCommand } from '../../engine/admin/commands.ts';
 import { issueApiKey } from '../../engine/auth/api-keys.ts';
@@ -41,7 +42,7 @@ describe('end-user tokens', () => {
   /** Signs like the gateway would, with its current key, with claims and header to taste. */
   const forge = async (claims: Record<string, unknown>, header: Record<string, unknown> = {}, key?: CryptoKey) => {
     const record = await signingRecord();
-    const signer = key ?? ((await importJWK(record.privateJwk as any, 'EdDSA')) as CryptoKey);
+    const signer = key ?? ((await importJWK(open(gw.gateway.services.keyring, record.id, record.privateKey) as any, 'EdDSA')) as CryptoKey);
     const now = Math.floor(Date.now() / 1000);
     const { issuer, audience } = gw.gateway.services.config.endUserTokens;
     const base = { sub: endUserId, cid: companyId, iss: issuer, aud: audience, iat: now, exp: now + 600, jti: 'j-1' };
@@ -218,7 +219,7 @@ describe('end-user tokens', () => {
 
   describe('signing key rotation (admin tool)', () => {
     const admin = async (...argv: string[]) => {
-      const result = await runAdminCommand(gw.gateway.services.store, [...argv, '--json']);
+      const result = await runAdminCommand(gw.gateway.services, [...argv, '--json']);
       return { ...result, json: result.exitCode === 0 ? JSON.parse(result.output) : null };
     };
 
@@ -239,7 +240,11 @@ describe('end-user tokens', () => {
 
       const listed = (await admin('signing-keys:list')).json;
       expect(listed.map((k: any) => [k.kid, k.status])).to.deep.equal([[newKid, 'signing'], [oldKid, 'verifying']]);
-      expect(JSON.stringify(listed)).not.to.include((await gw.gateway.services.store.signingKeys.findOne({ id: newKid }))!.privateJwk.d as string);
+      const newRecord = (await gw.gateway.services.store.signingKeys.findOne({ id: newKid }))!;
+      const privateD = open<{ d: string }>(gw.gateway.services.keyring, newKid, newRecord.privateKey).d;
+      expect(JSON.stringify(listed)).not.to.include(privateD);
+      // At rest the private key is sealed: its secret part is not in the record.
+      expect(JSON.stringify(newRecord)).not.to.include(privateD);
 
       expect((await admin('signing-keys:retire', oldKid)).exitCode).to.equal(0);
       await expectRefused(before, 'ERR_JWKS_NO_MATCHING_KEY');
@@ -251,14 +256,14 @@ describe('end-user tokens', () => {
 
     it('refuses to retire the last active key, a retired key, or an unknown one', async () => {
       const [active] = (await admin('signing-keys:list')).json.filter((k: any) => k.status === 'signing');
-      expect(await runAdminCommand(gw.gateway.services.store, ['signing-keys:retire', active.kid])).to.deep.equal({
+      expect(await runAdminCommand(gw.gateway.services, ['signing-keys:retire', active.kid])).to.deep.equal({
         exitCode: 1,
         output: `error: signing key ${active.kid} is the only active key; run signing-keys:rotate first, then retire it`,
       });
       const [retired] = (await admin('signing-keys:list')).json.filter((k: any) => k.status === 'retired');
-      expect((await runAdminCommand(gw.gateway.services.store, ['signing-keys:retire', retired.kid])).output).to.equal(`error: signing key ${retired.kid} is already retired`);
-      expect((await runAdminCommand(gw.gateway.services.store, ['signing-keys:retire', 'sig_nope'])).output).to.equal('error: signing key sig_nope does not exist');
-      expect((await runAdminCommand(gw.gateway.services.store, ['signing-keys:retire'])).exitCode).to.equal(2);
+      expect((await runAdminCommand(gw.gateway.services, ['signing-keys:retire', retired.kid])).output).to.equal(`error: signing key ${retired.kid} is already retired`);
+      expect((await runAdminCommand(gw.gateway.services, ['signing-keys:retire', 'sig_nope'])).output).to.equal('error: signing key sig_nope does not exist');
+      expect((await runAdminCommand(gw.gateway.services, ['signing-keys:retire'])).exitCode).to.equal(2);
     });
   });
 });
