@@ -7,6 +7,8 @@ export interface LocalServer {
   port: number;
   /** Requests seen, in order: method, path with query, lower-case headers, body text. */
   requests: { method: string; url: string; headers: http.IncomingHttpHeaders; body: string }[];
+  /** TCP connections accepted so far. */
+  connections(): number;
   close(): Promise<void>;
 }
 
@@ -21,12 +23,15 @@ export async function startLocalServer(handler: (req: http.IncomingMessage, res:
       handler(req, res, body);
     });
   });
+  let connections = 0;
+  server.on('connection', () => connections++);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   return {
     url: `http://127.0.0.1:${port}`,
     port,
     requests,
+    connections: () => connections,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -100,6 +100,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
         }
         const declared = Number(responseHeaders['content-length']);
         if (!responseHeaders['content-encoding'] && declared > settings.maxResponseBytes) {
+          response.body.on('error', () => undefined);
           response.body.destroy();
           throw new OutboundError(
             'RESPONSE_TOO_LARGE',
