@@ -10,13 +10,14 @@ import { DEFAULT_OUTBOUND_SETTINGS } from '../../engine/runtime/http/settings.ts
 import { countConnectAttempts, startLocalServer, type LocalServer } from './local-server.ts';
 
 /** A resolver that answers every name with the given address and records what it was asked. */
-function fakeResolver(address: string, family = 4): { resolve: LookupFunction; asked: string[] } {
+function fakeResolver(address: string | string[], family = 4): { resolve: LookupFunction; asked: string[] } {
   const asked: string[] = [];
+  const addresses = Array.isArray(address) ? address : [address];
   const resolve: LookupFunction = (hostname, options, callback) => {
     asked.push(hostname);
-    const answer: LookupAddress[] = [{ address, family }];
+    const answer: LookupAddress[] = addresses.map((a) => ({ address: a, family: a.includes(':') ? 6 : family }));
     if (options.all) callback(null, answer);
-    else callback(null, address, family);
+    else callback(null, answer[0]!.address, answer[0]!.family);
   };
   return { resolve, asked };
 }
@@ -120,6 +121,29 @@ describe('egress policy', () => {
         expect(response.status).to.equal(200);
         expect(upstream.requests.at(-1)).to.include({ url: '/named' });
         expect(upstream.requests.at(-1)!.headers.host).to.equal(`api.example.test:${upstream.port}`);
+      } finally {
+        await client.close();
+      }
+    });
+
+    it('connects only to the admitted addresses of an answer that mixes refused and admitted ones', async () => {
+      const { resolve } = fakeResolver(['10.0.0.1', '::1', '127.0.0.1']);
+      const client = createHttpClient({ policy: createEgressPolicy(parseEgressAllow('127.0.0.1/32'), { resolve }) });
+      try {
+        const response = await client.send({ method: 'GET', url: `http://mixed.example.test:${upstream.port}/mixed` });
+        expect(response.status).to.equal(200);
+        expect(upstream.requests.at(-1)).to.include({ url: '/mixed' });
+      } finally {
+        await client.close();
+      }
+    });
+
+    it('refuses an answer with no admitted address, naming the first refused one', async () => {
+      const { resolve } = fakeResolver(['10.0.0.1', '169.254.169.254']);
+      const client = createHttpClient({ policy: createEgressPolicy(parseEgressAllow('127.0.0.1/32'), { resolve }) });
+      try {
+        const { error } = await refusal(client, 'http://internal.example.test/');
+        expect(error.message).to.match(/^internal\.example\.test resolved to 10\.0\.0\.1, a private address/);
       } finally {
         await client.close();
       }

@@ -67,6 +67,18 @@ describe('outbound HTTP client', () => {
       expect(response.redirects).to.equal(0);
     });
 
+    it('sets Host, Connection and Content-Length itself, whatever the caller gave', async () => {
+      const upstream = await server((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+      await client().send({
+        method: 'PUT',
+        url: `${upstream.url}/x`,
+        headers: { Host: 'evil.example', Connection: 'close', 'Content-Length': '999', 'Transfer-Encoding': 'chunked' },
+        body: { a: 1 },
+      });
+      expect(upstream.requests[0]!.headers).to.include({ host: `127.0.0.1:${upstream.port}`, 'content-length': '7' });
+      expect(upstream.requests[0]!.body).to.equal('{"a":1}');
+    });
+
     it('answers an error status as a response, not an error', async () => {
       const upstream = await server((_req, res) => res.writeHead(404, { 'content-type': 'application/problem+json' }).end('{"title":"Not Found"}'));
       const response = await client().send({ method: 'GET', url: `${upstream.url}/missing` });

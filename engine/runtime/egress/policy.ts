@@ -24,7 +24,12 @@ export interface EgressPolicy {
   checkAddress(host: string, address: string): void;
   /** For an IP literal, checks it; for a name, only the allow-list by name (the addresses are checked at lookup). Returns the error, or null. */
   checkHost(host: string): EgressDeniedError | null;
-  /** A dns.lookup that resolves with `resolve` and refuses the whole answer when any address in it is refused. */
+  /**
+   * A dns.lookup that resolves with `resolve` and hands on only the admitted
+   * addresses of the answer; when none is admitted it fails with the
+   * EgressDeniedError of the first refused one. Nothing is connected to an
+   * address that was not checked, so DNS rebinding cannot slip one in.
+   */
   lookup: LookupFunction;
 }
 
@@ -57,19 +62,21 @@ export function createEgressPolicy(allow: EgressAllowList = EMPTY_ALLOW_LIST, op
 
   const lookup: LookupFunction = (hostname, lookupOptions, callback) => {
     const opts = typeof lookupOptions === 'number' ? { family: lookupOptions } : { ...lookupOptions };
+    const fail = (error: NodeJS.ErrnoException) => callback(error, opts.all ? [] : '', undefined);
     resolve(hostname, { ...opts, all: true }, (error, answer) => {
-      if (error) return callback(error, opts.all ? [] : '', undefined);
+      if (error) return fail(error);
       const addresses = (Array.isArray(answer) ? answer : [{ address: answer, family: 0 }]) as LookupAddress[];
-      for (const { address } of addresses) {
+      if (addresses.length === 0) return fail(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND', hostname }));
+      // Only admitted addresses are handed to the socket; refused only when none is left.
+      let firstRefusal: EgressDeniedError | null = null;
+      const admitted = addresses.filter(({ address }) => {
         const denied = refusal(hostname, address);
-        if (denied) return callback(denied as unknown as NodeJS.ErrnoException, opts.all ? [] : '', undefined);
-      }
-      if (addresses.length === 0) {
-        const none = Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND', hostname });
-        return callback(none, opts.all ? [] : '', undefined);
-      }
-      if (opts.all) return callback(null, addresses);
-      return callback(null, addresses[0]!.address, addresses[0]!.family);
+        firstRefusal ??= denied;
+        return denied === null;
+      });
+      if (admitted.length === 0) return fail(firstRefusal as unknown as NodeJS.ErrnoException);
+      if (opts.all) return callback(null, admitted);
+      return callback(null, admitted[0]!.address, admitted[0]!.family);
     });
   };
 

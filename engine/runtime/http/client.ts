@@ -47,6 +47,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
   async function send(outbound: OutboundRequest): Promise<OutboundResponse> {
     const started = performance.now();
     const headers = normalizeHeaders(outbound.headers);
+    for (const name of CONNECTION_HEADERS) delete headers[name];
     headers['accept-encoding'] ??= 'gzip, deflate, br';
     const body = encodeBody(outbound.body, headers);
     const hop: Hop = { method: outbound.method.toUpperCase(), url: withQuery(absoluteUrl(outbound.url), outbound.query), headers, body };
@@ -136,6 +137,9 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
     },
   };
 }
+
+/** Set by the client for each hop, never taken from a definition: the Host comes from the URL, framing from the body. */
+const CONNECTION_HEADERS = ['host', 'connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'content-length'];
 
 function absoluteUrl(text: string): URL {
   let url: URL;
