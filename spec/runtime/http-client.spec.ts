@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import net from 'node:net';
 import zlib from 'node:zlib';
 import { MockAgent } from 'undici';
+import type { GatewayError } from '../../engine/errors/index.ts';
 import { parseEgressAllow } from '../../engine/runtime/egress/allow-list.ts';
 import { createEgressPolicy } from '../../engine/runtime/egress/policy.ts';
 import { createHttpClient, type HttpClient, type HttpClientOptions } from '../../engine/runtime/http/client.ts';
@@ -77,6 +78,20 @@ describe('outbound HTTP client', () => {
       });
       expect(upstream.requests[0]!.headers).to.include({ host: `127.0.0.1:${upstream.port}`, 'content-length': '7' });
       expect(upstream.requests[0]!.body).to.equal('{"a":1}');
+    });
+
+    it('refuses a header value with a line break as VALIDATION_ERROR, naming the header but not the value', async () => {
+      const upstream = await server((_req, res) => res.end());
+      try {
+        await client().send({ method: 'GET', url: upstream.url, headers: { 'X-Api-Key': 'k3y\r\nX-Injected: 1' } });
+        expect.fail('expected VALIDATION_ERROR');
+      } catch (error) {
+        const body = (error as GatewayError).toBody();
+        expect(body.error.code).to.equal('VALIDATION_ERROR');
+        expect(body.error.message).to.equal('headers.x-api-key: must not contain line breaks or NUL characters');
+        expect(JSON.stringify(body)).not.to.include('k3y');
+      }
+      expect(upstream.requests).to.have.length(0);
     });
 
     it('answers an error status as a response, not an error', async () => {

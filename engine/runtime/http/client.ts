@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { request, type Dispatcher } from 'undici';
+import { validationError, type FieldProblem } from '../../errors/index.ts';
 import { EgressDeniedError } from '../egress/egress-denied.ts';
 import { createEgressPolicy, type EgressPolicy } from '../egress/policy.ts';
 import { createOutboundAgent } from './agent.ts';
@@ -48,6 +49,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
     const started = performance.now();
     const headers = normalizeHeaders(outbound.headers);
     for (const name of CONNECTION_HEADERS) delete headers[name];
+    checkHeaderValues(headers);
     headers['accept-encoding'] ??= 'gzip, deflate, br';
     const body = encodeBody(outbound.body, headers);
     const hop: Hop = { method: outbound.method.toUpperCase(), url: withQuery(absoluteUrl(outbound.url), outbound.query), headers, body };
@@ -100,7 +102,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
           continue;
         }
         const declared = Number(responseHeaders['content-length']);
-        if (!responseHeaders['content-encoding'] && declared > settings.maxResponseBytes) {
+        if (hop.method !== 'HEAD' && !responseHeaders['content-encoding'] && declared > settings.maxResponseBytes) {
           response.body.on('error', () => undefined);
           response.body.destroy();
           throw new OutboundError(
@@ -140,6 +142,23 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
 
 /** Set by the client for each hop, never taken from a definition: the Host comes from the URL, framing from the body. */
 const CONNECTION_HEADERS = ['host', 'connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'content-length'];
+
+/**
+ * A header value with a line break or NUL (an argument placed in a header,
+ * say) would be refused by undici as an internal error; it is the request's
+ * fault, so it is a VALIDATION_ERROR naming the header, never its value.
+ */
+function checkHeaderValues(headers: Record<string, string>): void {
+  const problems: FieldProblem[] = [];
+  for (const [name, value] of Object.entries(headers)) {
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) {
+      problems.push({ field: 'headers', rule: 'header-name', message: 'a header name is not a valid HTTP token' });
+    } else if (/[\r\n\0]/.test(value)) {
+      problems.push({ field: `headers.${name}`, rule: 'header-value', message: 'must not contain line breaks or NUL characters' });
+    }
+  }
+  if (problems.length > 0) throw validationError(problems);
+}
 
 function absoluteUrl(text: string): URL {
   let url: URL;
