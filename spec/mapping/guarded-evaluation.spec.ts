@@ -6,6 +6,8 @@ import { MappingError } from '../../engine/mapping/mapping-error.ts';
 
 const ORIGIN = { file: 'definitions/acme/versions/2/actions/list-items.yaml', line: 14, column: 5 };
 const SMALL: MappingLimits = { timeoutMs: 200, maxDepth: 200, maxSequence: 1000 };
+/** For the stack and sequence cases: a timeout so generous that only the limit under test can stop them, however busy the machine. */
+const UNHURRIED: MappingLimits = { ...SMALL, timeoutMs: 20_000 };
 
 async function mappingFailure(compiled: CompiledExpression, input: unknown = {}, bindings: Record<string, unknown> = {}): Promise<MappingError> {
   try {
@@ -68,14 +70,14 @@ describe('JSONata mappings with guardrails', () => {
     });
 
     it('stops deep recursion by the stack limit', async () => {
-      const compiled = compileExpression('( $down := function($n) { 1 + $down($n + 1) }; $down(0) )', ORIGIN, SMALL);
+      const compiled = compileExpression('( $down := function($n) { 1 + $down($n + 1) }; $down(0) )', ORIGIN, UNHURRIED);
       const error = await mappingFailure(compiled);
       expect(error.details).to.include({ reason: 'stack', code: 'D1011', limit: 200, setting: 'MAPPING_MAX_DEPTH', line: 14 });
       expect(error.message).to.match(/:14:\d+: the mapping was stopped at evaluation depth 200 \(MAPPING_MAX_DEPTH\)/);
     });
 
     it('lets recursion with a base case finish within the limit', async () => {
-      const compiled = compileExpression('( $fact := function($n) { $n <= 1 ? 1 : $n * $fact($n - 1) }; $fact(10) )', ORIGIN, SMALL);
+      const compiled = compileExpression('( $fact := function($n) { $n <= 1 ? 1 : $n * $fact($n - 1) }; $fact(10) )', ORIGIN, UNHURRIED);
       expect(await evaluateGuarded(compiled, {})).to.equal(3628800);
     });
 
@@ -88,7 +90,7 @@ describe('JSONata mappings with guardrails', () => {
     for (const [name, source] of sequences) {
       it(`stops ${name} longer than the sequence limit`, async () => {
         const input = { body: { items: Array.from({ length: 5000 }, (_, id) => ({ id })) } };
-        const error = await mappingFailure(compileExpression(source, ORIGIN, SMALL), input);
+        const error = await mappingFailure(compileExpression(source, ORIGIN, UNHURRIED), input);
         expect(error.details).to.include({ reason: 'sequence', code: 'D2015', limit: 1000, setting: 'MAPPING_MAX_SEQUENCE' });
         expect(error.message).to.match(/the mapping built a sequence of more than 1000 items \(MAPPING_MAX_SEQUENCE\)$/);
       });
@@ -140,7 +142,7 @@ describe('JSONata mappings with guardrails', () => {
     it('a runaway mapping lets other mappings and the event loop go on while it runs', async () => {
       const events: string[] = [];
       const runaway = compileExpression('( $f := function() { $f() }; $f() )', ORIGIN, { ...SMALL, timeoutMs: 3000 });
-      const quick = compileExpression('$sum(values)', ORIGIN, SMALL);
+      const quick = compileExpression('$sum(values)', ORIGIN, UNHURRIED);
       const stopped = evaluateGuarded(runaway, {}).then(
         () => events.push('runaway finished?!'),
         (error: MappingError) => events.push(`runaway stopped: ${error.details.reason}`),
