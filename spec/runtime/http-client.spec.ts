@@ -5,7 +5,9 @@ import { MockAgent } from 'undici';
 import type { GatewayError } from '../../engine/errors/index.ts';
 import { parseEgressAllow } from '../../engine/runtime/egress/allow-list.ts';
 import { createEgressPolicy } from '../../engine/runtime/egress/policy.ts';
+import { loadConfig } from '../../engine/config/config.ts';
 import { createHttpClient, type HttpClient, type HttpClientOptions } from '../../engine/runtime/http/client.ts';
+import { createConfiguredHttpClient } from '../../engine/runtime/http/from-config.ts';
 import { OutboundError } from '../../engine/runtime/http/outbound-error.ts';
 import type { OutboundRequest } from '../../engine/runtime/http/types.ts';
 import { startLocalServer, type LocalServer } from './local-server.ts';
@@ -297,6 +299,29 @@ describe('outbound HTTP client', () => {
       const response = await client({ maxRedirects: 0 }).send({ method: 'GET', url: upstream.url });
       expect(response.status).to.equal(302);
       expect(response.headers.location).to.equal('/elsewhere');
+    });
+  });
+
+  describe('as configured', () => {
+    it('takes its limits and EGRESS_ALLOW from the configuration', async () => {
+      const upstream = await server(() => undefined); // never answers
+      const config = loadConfig({ OUTBOUND_HEADERS_TIMEOUT_MS: '120', EGRESS_ALLOW: '127.0.0.1/32' });
+      const c = createConfiguredHttpClient(config);
+      clients.push(c);
+      const error = await failure(c, { method: 'GET', url: upstream.url });
+      expect(error.details).to.include({ phase: 'headers', limit: 120 });
+      const denied = await c.send({ method: 'GET', url: 'http://10.0.0.1/' }).catch((e: GatewayError) => e);
+      expect((denied as GatewayError).code).to.equal('EGRESS_DENIED');
+    });
+
+    it('passes on a caller abort as it is, not as an upstream error', async () => {
+      const upstream = await server(() => undefined); // never answers
+      const controller = new AbortController();
+      const pending = client().send({ method: 'GET', url: upstream.url, signal: controller.signal });
+      setImmediate(() => controller.abort(new Error('client went away')));
+      const error = await pending.catch((e: unknown) => e);
+      expect(error).not.to.be.instanceOf(OutboundError);
+      expect((error as Error).message).to.equal('client went away');
     });
   });
 

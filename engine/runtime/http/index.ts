@@ -1,3 +1,4 @@
+export { createConfiguredHttpClient } from './from-config.ts';
 export { createHttpClient } from './client.ts';
 export type { HttpClient, HttpClientOptions } from './client.ts';
 export { createOutboundAgent } from './agent.ts';
