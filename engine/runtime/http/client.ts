@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import type { ConnectionOptions } from 'node:tls';
 import { request, type Dispatcher } from 'undici';
 import { validationError, type FieldProblem } from '../../errors/index.ts';
 import { EgressDeniedError } from '../egress/egress-denied.ts';
@@ -37,12 +38,14 @@ export interface HttpClientOptions {
    * checked only by the default Agent's lookup.
    */
   dispatcher?: Dispatcher;
+  /** Extra TLS options for the default Agent (a private CA, for instance). */
+  tls?: ConnectionOptions;
 }
 
 export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
   const settings: OutboundSettings = { ...DEFAULT_OUTBOUND_SETTINGS, ...options.settings };
   const policy = options.policy ?? createEgressPolicy();
-  const owned = options.dispatcher ? null : createOutboundAgent(settings, policy);
+  const owned = options.dispatcher ? null : createOutboundAgent(settings, policy, options.tls);
   const dispatcher = options.dispatcher ?? owned!;
 
   async function send(outbound: OutboundRequest): Promise<OutboundResponse> {
