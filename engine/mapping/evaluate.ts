@@ -1,5 +1,6 @@
 import type { JsonValue } from '../runtime/http/types.ts';
-import { startOfToken, type CompiledExpression } from './compile.ts';
+import type { MappingLimits } from './limits.ts';
+import { limitsOf, startOfToken, type GuardedExpression } from './compile.ts';
 import { GUARD_BINDING, newGuardState, type GuardState } from './guard.ts';
 import { locate, MappingError, type MappingFailure } from './mapping-error.ts';
 
@@ -10,14 +11,20 @@ import { locate, MappingError, type MappingFailure } from './mapping-error.ts';
  * are dropped; undefined when the expression yields nothing). Rejects with
  * a MappingError naming the definition's file:line:column and the reason;
  * never hangs on a runaway expression and never crashes the process.
+ *
+ * The expression must have been made by compileExpression or guardedJsonata:
+ * one compiled without guardrails is refused (a programming error, thrown
+ * as a plain Error), so the guardrails cannot be forgotten.
  */
-export async function evaluateGuarded(compiled: CompiledExpression, input: unknown, bindings: Record<string, unknown> = {}): Promise<JsonValue | undefined> {
+export async function evaluateGuarded(compiled: GuardedExpression, input: unknown, bindings: Record<string, unknown> = {}): Promise<JsonValue | undefined> {
+  const limits = limitsOf(compiled.expression);
+  if (!limits) throw new Error(`the expression of ${compiled.at.file}:${compiled.at.line} was compiled without guardrails; compile it with guardedJsonata()`);
   const state = newGuardState();
   try {
     const result: unknown = await compiled.expression.evaluate(input, { ...bindings, [GUARD_BINDING]: state });
-    return toJson(result, compiled.limits.maxSequence);
+    return toJson(result, limits.maxSequence);
   } catch (error) {
-    throw mappingError(error, compiled, state);
+    throw mappingError(error, compiled, limits, state);
   }
 }
 
@@ -59,9 +66,8 @@ interface JsonataFailure {
   value?: unknown;
 }
 
-function mappingError(error: unknown, compiled: CompiledExpression, state: GuardState): MappingError {
+function mappingError(error: unknown, compiled: GuardedExpression, limits: MappingLimits, state: GuardState): MappingError {
   const e = (typeof error === 'object' && error !== null ? error : { message: String(error) }) as JsonataFailure;
-  const { limits } = compiled;
   let reason: MappingFailure = 'evaluation';
   let what = `${e.message ?? 'evaluation failed'}${e.code ? ` (${e.code})` : ''}`;
   let limit: number | undefined;
@@ -80,7 +86,7 @@ function mappingError(error: unknown, compiled: CompiledExpression, state: Guard
     what = `${e.message ?? 'the mapping raised an error'} (${e.code})`;
   }
   const position = startOfToken(compiled.source, e.position ?? state.position, e.position !== undefined ? e.token : undefined);
-  const at = locate(compiled.source, position, compiled.origin);
+  const at = locate(compiled.source, position, compiled.at);
   const details = { ...at, reason, ...(e.code ? { code: e.code } : {}), ...(limit !== undefined ? { limit } : {}), ...(setting ? { setting } : {}) };
   return new MappingError(details, what);
 }

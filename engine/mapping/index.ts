@@ -1,5 +1,5 @@
-export { compileExpression } from './compile.ts';
-export type { CompiledExpression } from './compile.ts';
+export { compileExpression, guardedJsonata, limitsOf } from './compile.ts';
+export type { GuardedExpression } from './compile.ts';
 export { evaluateGuarded, toJson } from './evaluate.ts';
 export { MappingError } from './mapping-error.ts';
 export type { ExpressionOrigin, MappingErrorDetails, MappingFailure } from './mapping-error.ts';

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { compileExpression, type CompiledExpression } from '../../engine/mapping/compile.ts';
+import jsonata from 'jsonata';
+import { compileExpression, guardedJsonata, type GuardedExpression } from '../../engine/mapping/compile.ts';
 import { evaluateGuarded } from '../../engine/mapping/evaluate.ts';
 import type { MappingLimits } from '../../engine/mapping/limits.ts';
 import { MappingError } from '../../engine/mapping/mapping-error.ts';
@@ -9,7 +10,7 @@ const SMALL: MappingLimits = { timeoutMs: 200, maxDepth: 200, maxSequence: 1000 
 /** For the stack and sequence cases: a timeout so generous that only the limit under test can stop them, however busy the machine. */
 const UNHURRIED: MappingLimits = { ...SMALL, timeoutMs: 20_000 };
 
-async function mappingFailure(compiled: CompiledExpression, input: unknown = {}, bindings: Record<string, unknown> = {}): Promise<MappingError> {
+async function mappingFailure(compiled: GuardedExpression, input: unknown = {}, bindings: Record<string, unknown> = {}): Promise<MappingError> {
   try {
     await evaluateGuarded(compiled, input, bindings);
   } catch (error) {
@@ -135,6 +136,19 @@ describe('JSONata mappings with guardrails', () => {
           details: { file: ORIGIN.file, line: 14, column: error.details.column, reason: 'error', code: 'D3137' },
         },
       });
+    });
+  });
+
+  describe('guardrails cannot be left out', () => {
+    it('evaluates an expression made with guardedJsonata (as the definitions snapshot holds them)', async () => {
+      const compiled = { source: '$sum(body)', at: ORIGIN, expression: guardedJsonata('$sum(body)', SMALL) };
+      expect(await evaluateGuarded(compiled, { body: [1, 2] })).to.equal(3);
+    });
+
+    it('refuses an expression compiled without guardrails', async () => {
+      const compiled = { source: '$sum(body)', at: ORIGIN, expression: jsonata('$sum(body)') };
+      const error = await evaluateGuarded(compiled, { body: [1, 2] }).catch((e: unknown) => e);
+      expect((error as Error).message).to.equal(`the expression of ${ORIGIN.file}:14 was compiled without guardrails; compile it with guardedJsonata()`);
     });
   });
 
