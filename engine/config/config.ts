@@ -1,4 +1,7 @@
 import path from 'node:path';
+import { DEFAULT_MAPPING_LIMITS, type MappingLimits } from '../mapping/limits.ts';
+import { parseEgressAllow, type EgressAllowList } from '../runtime/egress/allow-list.ts';
+import { DEFAULT_OUTBOUND_SETTINGS, type OutboundSettings } from '../runtime/http/settings.ts';
 
 /**
  * The gateway's configuration, read once from the environment at start.
@@ -18,6 +21,12 @@ export interface Config {
   logLevel: LogLevel;
   /** How long in-flight requests get to finish on SIGTERM/SIGINT. */
   shutdownGraceMs: number;
+  /** Timeouts, size and redirect limits, pool size of calls to third-party apps (OUTBOUND_*). */
+  outbound: OutboundSettings;
+  /** EGRESS_ALLOW: destinations admitted although their address class is refused. */
+  egressAllow: EgressAllowList;
+  /** Guardrails of every JSONata mapping evaluation (MAPPING_*). */
+  mapping: MappingLimits;
   /** Where clients reach the gateway (no trailing slash): the OpenAPI `servers` entry and the default token issuer. */
   publicBaseUrl: string;
   /** The embedded host serving the same /v1 paths (no trailing slash); the second OpenAPI `servers` entry. */
@@ -73,6 +82,21 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     encryptionKeys,
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
+    outbound: {
+      connectTimeoutMs: integer(env, 'OUTBOUND_CONNECT_TIMEOUT_MS', DEFAULT_OUTBOUND_SETTINGS.connectTimeoutMs, 1, 600_000),
+      headersTimeoutMs: integer(env, 'OUTBOUND_HEADERS_TIMEOUT_MS', DEFAULT_OUTBOUND_SETTINGS.headersTimeoutMs, 1, 600_000),
+      bodyTimeoutMs: integer(env, 'OUTBOUND_BODY_TIMEOUT_MS', DEFAULT_OUTBOUND_SETTINGS.bodyTimeoutMs, 1, 600_000),
+      totalTimeoutMs: integer(env, 'OUTBOUND_TOTAL_TIMEOUT_MS', DEFAULT_OUTBOUND_SETTINGS.totalTimeoutMs, 1, 3_600_000),
+      maxResponseBytes: integer(env, 'OUTBOUND_MAX_RESPONSE_BYTES', DEFAULT_OUTBOUND_SETTINGS.maxResponseBytes, 1, 1_073_741_824),
+      maxRedirects: integer(env, 'OUTBOUND_MAX_REDIRECTS', DEFAULT_OUTBOUND_SETTINGS.maxRedirects, 0, 20),
+      connectionsPerOrigin: integer(env, 'OUTBOUND_CONNECTIONS_PER_ORIGIN', DEFAULT_OUTBOUND_SETTINGS.connectionsPerOrigin, 1, 1024),
+    },
+    egressAllow: egressAllow(env),
+    mapping: {
+      timeoutMs: integer(env, 'MAPPING_TIMEOUT_MS', DEFAULT_MAPPING_LIMITS.timeoutMs, 1, 60_000),
+      maxDepth: integer(env, 'MAPPING_MAX_DEPTH', DEFAULT_MAPPING_LIMITS.maxDepth, 10, 100_000),
+      maxSequence: integer(env, 'MAPPING_MAX_SEQUENCE', DEFAULT_MAPPING_LIMITS.maxSequence, 1, 10_000_000),
+    },
     publicBaseUrl,
     embeddedBaseUrl,
     endUserTokens: {
@@ -82,6 +106,16 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       ttlSeconds: integer(env, 'END_USER_TOKEN_TTL_SECONDS', 600, 30, 86_400),
     },
   };
+}
+
+/** `EGRESS_ALLOW`: comma-separated CIDRs, addresses, host names or *.suffixes; unset admits none. */
+function egressAllow(env: Env): EgressAllowList {
+  const raw = optional(env, 'EGRESS_ALLOW');
+  try {
+    return parseEgressAllow(raw);
+  } catch (error) {
+    throw new ConfigError('EGRESS_ALLOW', (error as Error).message);
+  }
 }
 
 /** `ENCRYPTION_KEY`: one or more comma-separated base64 keys of 32 bytes, newest first. */

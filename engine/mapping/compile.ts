@@ -1,0 +1,61 @@
+import jsonata from 'jsonata';
+import { DEFAULT_MAPPING_LIMITS, type MappingLimits } from './limits.ts';
+import { installGuard } from './guard.ts';
+import { locate, MappingError, type ExpressionOrigin } from './mapping-error.ts';
+
+/**
+ * What evaluateGuarded needs: the expression's text, where that text starts
+ * in its definition file, and the jsonata expression made by guardedJsonata.
+ * (The definitions snapshot's compiled expressions have this shape.)
+ */
+export interface GuardedExpression {
+  readonly source: string;
+  readonly at: ExpressionOrigin;
+  readonly expression: jsonata.Expression;
+}
+
+const LIMITS = new WeakMap<jsonata.Expression, MappingLimits>();
+
+/**
+ * jsonata(source) with the guardrails always on: jsonata's own `timeout`,
+ * `stack` and `sequence` options (fixed at compile time: jsonata reads them
+ * from the compiled expression) and the gateway's hook (guard.ts). Throws
+ * jsonata's syntax error as it is, for a caller that locates it itself.
+ */
+export function guardedJsonata(source: string, limits: MappingLimits = DEFAULT_MAPPING_LIMITS): jsonata.Expression {
+  const expression = jsonata(source, { timeout: limits.timeoutMs, stack: limits.maxDepth, sequence: limits.maxSequence });
+  installGuard(expression);
+  LIMITS.set(expression, limits);
+  return expression;
+}
+
+/** The limits an expression was compiled with; undefined when it was not made by guardedJsonata. */
+export function limitsOf(expression: jsonata.Expression): MappingLimits | undefined {
+  return LIMITS.get(expression);
+}
+
+/**
+ * Compiles once, when the definition is loaded. A syntax error is a
+ * MappingError (reason `syntax`) naming file:line:column, counted from `at`
+ * (where the expression's first character is in the file).
+ */
+export function compileExpression(source: string, at: ExpressionOrigin, limits: MappingLimits = DEFAULT_MAPPING_LIMITS): GuardedExpression {
+  try {
+    return { source, at, expression: guardedJsonata(source, limits) };
+  } catch (error) {
+    const e = error as { code?: string; message?: string; position?: number; token?: string };
+    const where = locate(source, startOfToken(source, e.position, e.token), at);
+    throw new MappingError({ ...where, reason: 'syntax', code: e.code }, `the mapping does not parse: ${e.message ?? String(error)}${e.code ? ` (${e.code})` : ''}`);
+  }
+}
+
+/** jsonata positions point just past the token; step back to its first character (or one character when the token is not there as written). */
+export function startOfToken(source: string, position: number | undefined, token: unknown): number | undefined {
+  if (position === undefined) return undefined;
+  const text = typeof token === 'string' ? token : '';
+  if (text !== '' && source.slice(position - text.length, position) === text) {
+    const start = position - text.length;
+    return source[start - 1] === '$' ? start - 1 : start;
+  }
+  return Math.max(0, Math.min(position, source.length) - 1);
+}

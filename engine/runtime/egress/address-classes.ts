@@ -1,0 +1,107 @@
+import ipaddr from 'ipaddr.js';
+
+/**
+ * Which addresses the gateway refuses to call, by class. An address is parsed
+ * (never string-matched), IPv6 forms that embed an IPv4 address
+ * (IPv4-mapped ::ffff:a.b.c.d, IPv4-compatible ::a.b.c.d, NAT64 64:ff9b::/96,
+ * 6to4 2002::/16) are judged by the IPv4 address they carry, and the first
+ * class whose range holds it wins (cloud metadata before link-local).
+ */
+export type AddressClass =
+  | 'cloud metadata'
+  | 'loopback'
+  | 'private'
+  | 'link-local'
+  | 'unique-local'
+  | 'site-local'
+  | 'unspecified'
+  | 'carrier-grade NAT'
+  | 'multicast'
+  | 'broadcast'
+  | 'reserved';
+
+type Range = [string, number];
+
+const IPV4_CLASSES: [AddressClass, Range[]][] = [
+  ['cloud metadata', [['169.254.169.254', 32], ['169.254.170.2', 32], ['100.100.100.200', 32]]],
+  ['unspecified', [['0.0.0.0', 8]]],
+  ['loopback', [['127.0.0.0', 8]]],
+  ['private', [['10.0.0.0', 8], ['172.16.0.0', 12], ['192.168.0.0', 16]]],
+  ['link-local', [['169.254.0.0', 16]]],
+  ['carrier-grade NAT', [['100.64.0.0', 10]]],
+  ['multicast', [['224.0.0.0', 4]]],
+  ['broadcast', [['255.255.255.255', 32]]],
+  ['reserved', [['240.0.0.0', 4], ['192.0.0.0', 24], ['198.18.0.0', 15]]],
+];
+
+const IPV6_CLASSES: [AddressClass, Range[]][] = [
+  ['cloud metadata', [['fd00:ec2::254', 128]]],
+  ['unspecified', [['::', 128]]],
+  ['loopback', [['::1', 128]]],
+  ['link-local', [['fe80::', 10]]],
+  ['unique-local', [['fc00::', 7]]],
+  ['site-local', [['fec0::', 10]]],
+  ['multicast', [['ff00::', 8]]],
+];
+
+function compile<K extends 'ipv4' | 'ipv6'>(table: [AddressClass, Range[]][]) {
+  return table.map(([name, ranges]) => ({
+    name,
+    ranges: ranges.map(([address, bits]) => [ipaddr.parse(address), bits] as [K extends 'ipv4' ? ipaddr.IPv4 : ipaddr.IPv6, number]),
+  }));
+}
+const V4 = compile<'ipv4'>(IPV4_CLASSES);
+const V6 = compile<'ipv6'>(IPV6_CLASSES);
+
+export interface Classification {
+  /** The class that makes the address refused; null for an ordinary public address. */
+  addressClass: AddressClass | null;
+  /** The address as judged: the embedded IPv4 address for IPv6 forms that carry one. */
+  effective: string;
+  /** How the IPv4 address was embedded, when it was. */
+  embedding?: 'IPv4-mapped' | 'IPv4-compatible' | 'NAT64' | '6to4';
+}
+
+/** Classifies one IP address (IPv4 or IPv6, without brackets or zone); throws when it is not one. */
+export function classifyAddress(address: string): Classification {
+  const parsed = ipaddr.parse(stripZone(address));
+  if (parsed.kind() === 'ipv4') return { addressClass: classOf4(parsed as ipaddr.IPv4), effective: parsed.toString() };
+  const v6 = parsed as ipaddr.IPv6;
+  const embedded = embeddedIPv4(v6);
+  if (embedded) {
+    return { addressClass: classOf4(embedded.address), effective: embedded.address.toString(), embedding: embedded.embedding };
+  }
+  const hit = V6.find((c) => c.ranges.some((range) => v6.match(range)));
+  return { addressClass: hit ? hit.name : null, effective: v6.toString() };
+}
+
+function classOf4(address: ipaddr.IPv4): AddressClass | null {
+  const hit = V4.find((c) => c.ranges.some((range) => address.match(range)));
+  return hit ? hit.name : null;
+}
+
+function embeddedIPv4(address: ipaddr.IPv6): { address: ipaddr.IPv4; embedding: NonNullable<Classification['embedding']> } | null {
+  const p = address.parts;
+  const low = (hi: number, lo: number) => new ipaddr.IPv4([hi >> 8, hi & 0xff, lo >> 8, lo & 0xff]);
+  const zeros = (from: number, to: number) => p.slice(from, to).every((x) => x === 0);
+  if (zeros(0, 5) && p[5] === 0xffff) return { address: low(p[6]!, p[7]!), embedding: 'IPv4-mapped' };
+  // ::a.b.c.d (deprecated IPv4-compatible), but not :: and ::1 themselves.
+  if (zeros(0, 6) && (p[6] !== 0 || p[7]! > 1)) return { address: low(p[6]!, p[7]!), embedding: 'IPv4-compatible' };
+  if (p[0] === 0x64 && p[1] === 0xff9b && zeros(2, 6)) return { address: low(p[6]!, p[7]!), embedding: 'NAT64' };
+  if (p[0] === 0x2002) return { address: low(p[1]!, p[2]!), embedding: '6to4' };
+  return null;
+}
+
+function stripZone(address: string): string {
+  const unbracketed = address.startsWith('[') && address.endsWith(']') ? address.slice(1, -1) : address;
+  const zone = unbracketed.indexOf('%');
+  return zone === -1 ? unbracketed : unbracketed.slice(0, zone);
+}
+
+/** True when the text is an IP literal (with or without IPv6 brackets). */
+export function isIpLiteral(host: string): boolean {
+  const bare = stripZone(host);
+  return ipaddr.IPv4.isValidFourPartDecimal(bare) || ipaddr.IPv6.isValid(bare);
+}
+
+export { stripZone as bareAddress };

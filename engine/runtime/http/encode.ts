@@ -1,0 +1,52 @@
+import type { JsonValue } from './types.ts';
+
+export type QueryValue = string | number | boolean | null | undefined | (string | number | boolean)[];
+
+/** Adds the query parameters to the URL (keeping the ones it has); arrays repeat the key, null and undefined are left out. */
+export function withQuery(url: URL, query: Record<string, QueryValue> | undefined): URL {
+  const result = new URL(url.href);
+  for (const [key, value] of Object.entries(query ?? {})) {
+    if (value === null || value === undefined) continue;
+    for (const item of Array.isArray(value) ? value : [value]) result.searchParams.append(key, String(item));
+  }
+  return result;
+}
+
+/**
+ * The request body as bytes, by the request's Content-Type: a form
+ * (`application/x-www-form-urlencoded`) from a flat object, a string as it is
+ * for any other non-JSON type, and JSON otherwise (Content-Type set to
+ * `application/json` when the caller gave none).
+ */
+export function encodeBody(body: JsonValue | undefined, headers: Record<string, string>): string | undefined {
+  if (body === undefined) return undefined;
+  const type = headers['content-type'];
+  if (type === undefined) {
+    headers['content-type'] = 'application/json';
+    return JSON.stringify(body);
+  }
+  if (/^application\/x-www-form-urlencoded\b/i.test(type) && body !== null && typeof body === 'object' && !Array.isArray(body)) {
+    const form = new URLSearchParams();
+    for (const [key, value] of Object.entries(body)) {
+      if (value === null || value === undefined) continue;
+      for (const item of Array.isArray(value) ? value : [value]) form.append(key, typeof item === 'object' ? JSON.stringify(item) : String(item));
+    }
+    return form.toString();
+  }
+  if (typeof body === 'string' && !isJsonType(type)) return body;
+  return JSON.stringify(body);
+}
+
+/** application/json, text/json and any +json type (application/problem+json, application/vnd.api+json, ...). */
+export function isJsonType(contentType: string | undefined): boolean {
+  if (!contentType) return false;
+  const mediaType = contentType.split(';')[0]!.trim().toLowerCase();
+  return mediaType === 'application/json' || mediaType === 'text/json' || /^[a-z]+\/[^\s/]+\+json$/.test(mediaType);
+}
+
+/** Header names lower-cased, values trimmed; a later duplicate (by case) wins. */
+export function normalizeHeaders(headers: Record<string, string> | undefined): Record<string, string> {
+  const result: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers ?? {})) result[name.toLowerCase()] = String(value);
+  return result;
+}

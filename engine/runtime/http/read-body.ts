@@ -1,0 +1,76 @@
+import { Transform, Writable, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import zlib from 'node:zlib';
+import { OutboundError, tooLargeError } from './outbound-error.ts';
+
+const DECODERS: Record<string, () => Transform> = {
+  gzip: () => zlib.createGunzip(),
+  'x-gzip': () => zlib.createGunzip(),
+  deflate: () => zlib.createInflate(),
+  br: () => zlib.createBrotliDecompress(),
+};
+
+/** At most this many stacked content-codings (as undici and curl do, against decompression chains). */
+const MAX_CODINGS = 3;
+
+export interface ReadBody {
+  bytes: Buffer;
+  /** Bytes as received, before content decoding. */
+  wireBytes: number;
+}
+
+/**
+ * Reads a response body to the end, decoding its Content-Encoding (gzip,
+ * deflate, br; several stacked), and aborts as soon as either the bytes
+ * received or the bytes decoded pass `maxBytes`: a large or decompression-bomb
+ * response never sits in memory whole. Aborting destroys the body stream,
+ * which closes the connection.
+ */
+export async function readBody(body: Readable, contentEncoding: string | undefined, maxBytes: number, host: string): Promise<ReadBody> {
+  const decoders = decodersFor(contentEncoding, host);
+  let wireBytes = 0;
+  let decodedBytes = 0;
+  const chunks: Uint8Array[] = [];
+  const countWire = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      wireBytes += chunk.length;
+      if (wireBytes > maxBytes) return done(tooLargeError(host, maxBytes));
+      done(null, chunk);
+    },
+  });
+  const collect = new Writable({
+    write(chunk: Uint8Array, _encoding, done) {
+      decodedBytes += chunk.length;
+      if (decodedBytes > maxBytes) return done(tooLargeError(host, maxBytes));
+      chunks.push(chunk);
+      done();
+    },
+  });
+  try {
+    await pipeline([body, countWire, ...decoders, collect]);
+  } catch (error) {
+    if (error instanceof OutboundError) throw error;
+    const code = (error as NodeJS.ErrnoException).code ?? '';
+    if (code.startsWith('Z_') || code.startsWith('ERR_BROTLI') || code === 'ERR__ERROR_FORMAT_PADDING_1') {
+      throw new OutboundError('UPSTREAM_PROTOCOL_ERROR', `the response from ${host} is not valid ${contentEncoding} data`, { host, cause: code });
+    }
+    throw error;
+  }
+  return { bytes: Buffer.concat(chunks, decodedBytes), wireBytes };
+}
+
+function decodersFor(contentEncoding: string | undefined, host: string): Transform[] {
+  const codings = (contentEncoding ?? '')
+    .split(',')
+    .map((c) => c.trim().toLowerCase())
+    .filter((c) => c !== '' && c !== 'identity');
+  if (codings.length > MAX_CODINGS) {
+    throw new OutboundError('UPSTREAM_PROTOCOL_ERROR', `the response from ${host} stacks ${codings.length} content-codings (at most ${MAX_CODINGS})`, { host });
+  }
+  // Codings are listed in the order they were applied; undo them last first.
+  return codings.reverse().map((coding) => {
+    const make = DECODERS[coding];
+    if (!make) throw new OutboundError('UPSTREAM_PROTOCOL_ERROR', `the response from ${host} uses the unsupported content-coding "${coding.slice(0, 40)}"`, { host });
+    return make();
+  });
+}

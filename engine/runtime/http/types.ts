@@ -1,0 +1,44 @@
+import type { QueryValue } from './encode.ts';
+
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+
+export interface OutboundRequest {
+  method: string;
+  /** Absolute http: or https: URL; may carry a query string of its own. */
+  url: string;
+  headers?: Record<string, string>;
+  /** Appended to the URL's query; arrays repeat the key. */
+  query?: Record<string, QueryValue>;
+  /** JSON by default; see encodeBody for forms and text. */
+  body?: JsonValue;
+  /**
+   * Headers that carry credentials besides Authorization, Proxy-Authorization
+   * and Cookie (an API key header, say): dropped, like those, when a redirect
+   * leaves the origin.
+   */
+  credentialHeaders?: string[];
+  /** Aborts the call (the client went away); reported as an AbortError, not an OutboundError. */
+  signal?: AbortSignal;
+}
+
+export interface OutboundResponse {
+  status: number;
+  /** Lower-case names; repeated headers joined with ", ". As the app sent them (Content-Encoding included). */
+  headers: Record<string, string>;
+  /**
+   * Parsed JSON when the Content-Type says JSON, the decoded text otherwise;
+   * null when the body is empty. When JSON was declared but does not parse,
+   * the text, with `invalidJson: true`.
+   */
+  body: JsonValue | string | null;
+  invalidJson?: true;
+  /** The decoded body bytes (what `body` was made from), and their count. */
+  rawBody: Buffer;
+  rawBytes: number;
+  /** Bytes received for the body, before content decoding. */
+  wireBytes: number;
+  durationMs: number;
+  /** The URL that answered (after redirects), and how many redirects were followed. */
+  url: string;
+  redirects: number;
+}
