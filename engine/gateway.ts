@@ -5,7 +5,7 @@ import { bootstrap, type BootstrapOutcome } from './companies/bootstrap.ts';
 import type { Config } from './config/config.ts';
 import { resolveEncryptionKeys } from './credentials/encryption-keys.ts';
 import { createKeyring } from './credentials/keyring.ts';
-import { DefinitionsRegistry, watchDefinitions } from './definitions/index.ts';
+import { DefinitionsLoader, DefinitionsRegistry, watchDefinitions } from './definitions/index.ts';
 import type { Logger } from './log/logger.ts';
 import { createApp } from './server/app.ts';
 import type { ReadinessCheck, Services } from './services.ts';
@@ -35,7 +35,7 @@ export async function startGateway(config: Config, logger: Logger): Promise<Runn
   await ensureSigningKey(store, keyring);
   // Definitions that fail to load do not stop the start: the gateway serves not-ready (503 on /ready and on runs)
   // and logs the located problems, and the fix is taken by hot reload without a restart.
-  const definitions = new DefinitionsRegistry(config.definitionsDir, logger);
+  const definitions = new DefinitionsRegistry(config.definitionsDir, logger, new DefinitionsLoader(config.mapping));
   await definitions.reload('start');
   const stopWatching = await watchDefinitions(definitions, logger);
   const readiness: ReadinessCheck[] = [definitions.readinessCheck()];

@@ -1,4 +1,5 @@
-import jsonata from 'jsonata';
+import type jsonata from 'jsonata';
+import { DEFAULT_MAPPING_LIMITS, guardedJsonata, type MappingLimits } from '../mapping/index.ts';
 import type { DefinitionPath, ParsedFile } from './parsed-file.ts';
 import { problemAt, type DefinitionProblem, type SourceLocation } from './problems.ts';
 import { sourceOffsetOf } from './scalar-offsets.ts';
@@ -28,12 +29,13 @@ export function compileExpression(
   parsed: ParsedFile,
   path: DefinitionPath,
   source: string,
+  limits: MappingLimits = DEFAULT_MAPPING_LIMITS,
 ): { compiled: CompiledExpression | null; problem: DefinitionProblem | null } {
   const scalar = parsed.scalarAt(path);
   const at = parsed.locate(path);
   try {
     const start = scalar && (scalar.type === 'BLOCK_LITERAL' || scalar.type === 'BLOCK_FOLDED') ? sourceOffsetOf(parsed.source.text, scalar, 0) : null;
-    return { compiled: { source, expression: jsonata(source), at: start === null ? at : parsed.position(start) }, problem: null };
+    return { compiled: { source, expression: guardedJsonata(source, limits), at: start === null ? at : parsed.position(start) }, problem: null };
   } catch (thrown) {
     const error = thrown as JsonataError;
     const offset = Math.min(Math.max(0, (error.position ?? 1) - 1), Math.max(0, source.length - 1));

@@ -1,3 +1,4 @@
+import { DEFAULT_MAPPING_LIMITS, type MappingLimits } from '../mapping/index.ts';
 import type { ActionDefinition, ApiDefinition, AppDefinition, AuthDefinition } from './generated/definition-types.ts';
 import { compileExpression, type CompiledExpression } from './expressions.ts';
 import { placeOf, type FilePlace } from './layout.ts';
@@ -36,7 +37,7 @@ export function expressionKey(path: DefinitionPath): string {
 }
 
 /** Stages 2, 3 and the compile stage for one file: parse, validate, compile. */
-export function analyseFile(source: SourceFile): FileAnalysis {
+export function analyseFile(source: SourceFile, limits: MappingLimits = DEFAULT_MAPPING_LIMITS): FileAnalysis {
   const place = placeOf(source.file);
   const base = { source, place, parsed: null, definition: null, names: {}, expressions: new Map() };
   if (place.kind === 'unexpected') {
@@ -53,7 +54,7 @@ export function analyseFile(source: SourceFile): FileAnalysis {
   const expressions = new Map<string, CompiledExpression>();
   const compileProblems: DefinitionProblem[] = [];
   for (const [path, text] of expressionsOf(parsed.value)) {
-    const { compiled, problem } = compileExpression(parsed, path, text);
+    const { compiled, problem } = compileExpression(parsed, path, text, limits);
     if (compiled) expressions.set(expressionKey(path), compiled);
     if (problem) compileProblems.push(problem);
   }

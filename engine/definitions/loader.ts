@@ -1,3 +1,4 @@
+import { DEFAULT_MAPPING_LIMITS, type MappingLimits } from '../mapping/index.ts';
 import { buildSnapshot } from './build-snapshot.ts';
 import { checkDefinitions } from './checks/index.ts';
 import { groupByApp } from './definition-tree.ts';
@@ -31,6 +32,9 @@ export interface LoadStats {
 export class DefinitionsLoader {
   private cache = new Map<string, FileAnalysis>();
 
+  /** `limits`: the guardrails every compiled expression of these definitions evaluates under. */
+  constructor(private readonly limits: MappingLimits = DEFAULT_MAPPING_LIMITS) {}
+
   /** Loads a folder from disk. */
   async loadDirectory(dir: string): Promise<LoadResult> {
     const { files, problems } = await readSourceFiles(dir);
@@ -45,7 +49,7 @@ export class DefinitionsLoader {
     for (const source of files) {
       const cached = this.cache.get(source.file);
       if (cached && cached.source.hash === source.hash) reused++;
-      next.set(source.file, cached && cached.source.hash === source.hash ? cached : analyseFile(source));
+      next.set(source.file, cached && cached.source.hash === source.hash ? cached : analyseFile(source, this.limits));
     }
     // Only what the folder holds now stays cached: deleted files are forgotten.
     this.cache = next;
