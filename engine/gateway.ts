@@ -11,6 +11,7 @@ import { createApp } from './server/app.ts';
 import type { ReadinessCheck, Services } from './services.ts';
 import { acquireDataDirLock } from './store/embedded/data-dir-lock.ts';
 import { openStore } from './store/index.ts';
+import { createConfiguredHttpClient, type HttpClient } from './runtime/http/index.ts';
 import { ensureSigningKey } from './tokens/signing-keys.ts';
 
 export interface RunningGateway {
@@ -23,7 +24,12 @@ export interface RunningGateway {
 }
 
 /** Opens the store, bootstraps an empty one, and serves the HTTP app: everything `npm start` does but signals. */
-export async function startGateway(config: Config, logger: Logger): Promise<RunningGateway> {
+/** What tests may put in place of the real thing; production passes nothing. */
+export interface GatewayOverrides {
+  http?: HttpClient;
+}
+
+export async function startGateway(config: Config, logger: Logger, overrides: GatewayOverrides = {}): Promise<RunningGateway> {
   const embedded = !config.mongodbUri;
   const keyring = createKeyring(await resolveEncryptionKeys(config));
   const releaseLock = embedded ? await acquireDataDirLock(config.dataDir) : async () => {};
@@ -39,7 +45,8 @@ export async function startGateway(config: Config, logger: Logger): Promise<Runn
   await definitions.reload('start');
   const stopWatching = await watchDefinitions(definitions, logger);
   const readiness: ReadinessCheck[] = [definitions.readinessCheck()];
-  const services: Services = { config, store, logger, readiness, keyring, definitions };
+  const outbound = overrides.http ?? createConfiguredHttpClient(config);
+  const services: Services = { config, store, logger, readiness, keyring, definitions, http: outbound };
   const app = createApp(services);
   const server = http.createServer(app.callback());
   await new Promise<void>((resolve, reject) => {
@@ -63,6 +70,7 @@ export async function startGateway(config: Config, logger: Logger): Promise<Runn
       clearInterval(sweep);
       clearTimeout(grace);
       await stopWatching();
+      await outbound.close();
       await closeAdmin();
       await store.close();
       await releaseLock();

@@ -1,6 +1,7 @@
 import type { RunAction } from './arguments/index.ts';
 import type { Config } from './config/config.ts';
 import type { Keyring } from './credentials/keyring.ts';
+import type { HttpClient } from './runtime/http/index.ts';
 import type { DefinitionsRegistry } from './definitions/index.ts';
 import type { Logger } from './log/logger.ts';
 import type { Store } from './store/index.ts';
@@ -21,6 +22,8 @@ export interface Services {
   keyring: Keyring;
   /** The live app definitions; a request takes `definitions.current()` once and keeps it. */
   definitions: DefinitionsRegistry;
+  /** Every call to a third-party app or a token endpoint: egress policy, timeouts, size limit. */
+  http: HttpClient;
   /**
    * Runs an action through the engine (for Lookup list options). Unset until
    * the run engine is wired; routes that need it answer LOOKUP_UNAVAILABLE.

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import nock from 'nock';
+import { MockAgent } from 'undici';
 import path from 'node:path';
 import { signState } from '../../engine/connect/oauth-state.ts';
 import { pkceChallenge } from '../../engine/connect/pkce.ts';
@@ -11,18 +11,21 @@ const DEFINITIONS_DIR = path.join(ROOT, 'spec/fixtures/connections');
 const RETURN_URL = 'https://app.customer.test/connected?tab=apps';
 const PROVIDER = 'https://login.oauthy.example';
 
-describe('the OAuth 2.0 connect flow', () => {
+describe('the OAuth 2.0 connect flow (fake provider: undici MockAgent)', () => {
   let gw: TestGateway;
   let endUserId: string;
+  // The fake provider: undici's MockAgent answers the gateway's outbound client.
+  const provider = new MockAgent();
+  provider.disableNetConnect();
+  const tokenEndpoint = () => provider.get(PROVIDER);
   before(async () => {
-    gw = await startTestGateway({ DEFINITIONS_DIR, PUBLIC_BASE_URL: 'https://gateway.example.test' });
+    gw = await startTestGateway({ DEFINITIONS_DIR, PUBLIC_BASE_URL: 'https://gateway.example.test' }, { dispatcher: provider });
     endUserId = (await call(gw, 'POST', '/v1/users', { body: { externalId: 'ada' } })).body.data.userId;
   });
   after(async () => {
-    nock.cleanAll();
     await gw.stop();
+    await provider.close();
   });
-  afterEach(() => nock.cleanAll());
 
   async function configure(): Promise<void> {
     const put = await call(gw, 'PUT', '/v2/apps/oauthy/configuration', { body: { clientId: 'client-123', clientSecret: 'client-secret-xyz' } });
@@ -70,12 +73,16 @@ describe('the OAuth 2.0 connect flow', () => {
     await configure();
     const url = await authorize();
     let sent: URLSearchParams | null = null;
-    nock(PROVIDER)
-      .post('/oauth/token', (body) => {
-        sent = new URLSearchParams(body as Record<string, string>);
-        return true;
+    tokenEndpoint()
+      .intercept({
+        path: '/oauth/token',
+        method: 'POST',
+        body: (body: string) => {
+          sent = new URLSearchParams(body);
+          return true;
+        },
       })
-      .reply(200, { access_token: 'access-abc', refresh_token: 'refresh-def', expires_in: 3600, token_type: 'Bearer' });
+      .reply(200, { access_token: 'access-abc', refresh_token: 'refresh-def', expires_in: 3600, token_type: 'Bearer' }, { headers: { 'content-type': 'application/json' } });
     const done = await callback({ code: 'code-1', state: url.searchParams.get('state')! });
     expect(done.status).to.equal(302);
     const back = new URL(done.location!);
@@ -102,7 +109,7 @@ describe('the OAuth 2.0 connect flow', () => {
   it('refuses a state used twice', async () => {
     await configure();
     const url = await authorize();
-    nock(PROVIDER).post('/oauth/token').reply(200, { access_token: 'a' });
+    tokenEndpoint().intercept({ path: '/oauth/token', method: 'POST' }).reply(200, { access_token: 'a' }, { headers: { 'content-type': 'application/json' } });
     expect((await callback({ code: 'c', state: url.searchParams.get('state')! })).status).to.equal(302);
     const replay = await callback({ code: 'c', state: url.searchParams.get('state')! });
     expect(replay.status).to.equal(400);
@@ -140,7 +147,7 @@ describe('the OAuth 2.0 connect flow', () => {
     await configure();
     const before = await gw.gateway.services.store.connections.count({});
     const url = await authorize();
-    nock(PROVIDER).post('/oauth/token').reply(400, { error: 'invalid_grant', error_description: 'code expired' });
+    tokenEndpoint().intercept({ path: '/oauth/token', method: 'POST' }).reply(400, { error: 'invalid_grant', error_description: 'code expired' }, { headers: { 'content-type': 'application/json' } });
     const failed = await callback({ code: 'old', state: url.searchParams.get('state')! });
     expect(failed.status).to.equal(302);
     const back = new URL(failed.location!);

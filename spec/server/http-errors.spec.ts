@@ -6,6 +6,7 @@ import { loadConfig } from '../../engine/config/config.ts';
 import { createKeyring } from '../../engine/credentials/keyring.ts';
 import { DefinitionsRegistry } from '../../engine/definitions/index.ts';
 import { createApp } from '../../engine/server/app.ts';
+import { createConfiguredHttpClient } from '../../engine/runtime/http/index.ts';
 import { openStore } from '../../engine/store/index.ts';
 import { call, startTestGateway, type TestGateway } from '../helpers/gateway.ts';
 import { captureLogs } from '../helpers/log-capture.ts';
@@ -106,7 +107,7 @@ describe('an internal failure', () => {
     const broken = Object.create(store);
     const capture = captureLogs();
     const keyring = createKeyring([randomBytes(32).toString('base64')]);
-    const app = createApp({ config: loadConfig({ DATA_DIR: dir }), store: broken, logger: capture.logger, readiness: [], keyring, definitions: new DefinitionsRegistry(dir, capture.logger) });
+    const app = createApp({ config: loadConfig({ DATA_DIR: dir }), store: broken, logger: capture.logger, readiness: [], keyring, definitions: new DefinitionsRegistry(dir, capture.logger), http: createConfiguredHttpClient(loadConfig({})) });
     const server = http.createServer(app.callback()).listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
     try {
