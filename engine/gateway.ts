@@ -11,6 +11,7 @@ import { createApp } from './server/app.ts';
 import type { ReadinessCheck, Services } from './services.ts';
 import { acquireDataDirLock } from './store/embedded/data-dir-lock.ts';
 import { openStore } from './store/index.ts';
+import { runActionForLookups } from './runtime/run/run-for-lookup.ts';
 import { createConfiguredHttpClient, type HttpClient } from './runtime/http/index.ts';
 import { ensureSigningKey } from './tokens/signing-keys.ts';
 
@@ -47,6 +48,7 @@ export async function startGateway(config: Config, logger: Logger, overrides: Ga
   const readiness: ReadinessCheck[] = [definitions.readinessCheck()];
   const outbound = overrides.http ?? createConfiguredHttpClient(config);
   const services: Services = { config, store, logger, readiness, keyring, definitions, http: outbound };
+  services.runAction = runActionForLookups(services);
   const app = createApp(services);
   const server = http.createServer(app.callback());
   await new Promise<void>((resolve, reject) => {

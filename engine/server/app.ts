@@ -18,6 +18,7 @@ import { appConfigurationRoutes } from '../app-configurations/routes.ts';
 import { connectionRoutes } from '../connections/routes.ts';
 import { installationRoutes } from '../installations/routes.ts';
 import { connectRoutes } from '../connect/routes.ts';
+import { runRoutes } from '../runtime/run/routes.ts';
 
 /** Every feature's routes, in one list: the surface of the gateway at a glance. */
 export function featureRoutes(services: Services): Router<AppState>[] {
@@ -34,6 +35,7 @@ export function featureRoutes(services: Services): Router<AppState>[] {
     connectionRoutes(services),
     installationRoutes(services),
     connectRoutes(services),
+    runRoutes(services),
   ];
 }
 

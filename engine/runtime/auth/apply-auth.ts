@@ -1,0 +1,62 @@
+import { fillTemplate, headerText } from '../../arguments/index.ts';
+import type { ConnectionSecrets } from '../../connections/connections.ts';
+import type { AuthEntry } from '../../definitions/index.ts';
+import type { ApiKeyAuth, BasicAuth, BearerAuth, CredentialExchangeAuth } from '../../definitions/generated/definition-types.ts';
+import { validationError, type FieldProblem } from '../../errors/index.ts';
+
+/** What an auth adds to a request: headers (and their names, so a redirect off-origin drops them) and query parameters. */
+export interface AppliedAuth {
+  headers: Record<string, string>;
+  query: Record<string, string>;
+  credentialHeaders: string[];
+}
+
+/**
+ * Puts a connection's credentials on a request as its auth definition says.
+ * `variables` are the run's host variables (the auth's and API's argument
+ * values, end-user metadata as metadata.<field>); `token` is the access
+ * token an OAuth 2.0 or credential-exchange auth obtained for this run.
+ *
+ *   type: ApiKey, in: Header, parameterName: Authorization, value: Bearer {{apiKey}}
+ *   -> headers: { authorization: 'Bearer k-123' }
+ */
+export function applyAuth(auth: AuthEntry, secrets: ConnectionSecrets, variables: Record<string, string>, token: string | undefined): AppliedAuth {
+  const applied: AppliedAuth = { headers: {}, query: {}, credentialHeaders: [] };
+  const problems: FieldProblem[] = [];
+  const fill = (template: string, where: string) => fillTemplate(template, variables, where, problems, headerText);
+  const header = (name: string, value: string) => {
+    applied.headers[name.toLowerCase()] = value;
+    applied.credentialHeaders.push(name.toLowerCase());
+  };
+  switch (auth.type) {
+    case 'ApiKey': {
+      const definition = auth.definition as ApiKeyAuth;
+      const value = fill(definition.value, `auth ${auth.id}`);
+      if (definition.in === 'Header') header(definition.parameterName, value);
+      else applied.query[definition.parameterName] = value;
+      break;
+    }
+    case 'Basic': {
+      const definition = auth.definition as BasicAuth;
+      const pair = `${fill(definition.username, `auth ${auth.id} username`)}:${fill(definition.password, `auth ${auth.id} password`)}`;
+      header('authorization', `Basic ${Buffer.from(pair, 'utf8').toString('base64')}`);
+      break;
+    }
+    case 'Bearer': {
+      const definition = auth.definition as BearerAuth;
+      header('authorization', `Bearer ${fill(definition.token, `auth ${auth.id}`)}`);
+      break;
+    }
+    case 'OAuth2AuthorizationCode':
+    case 'OAuth2ClientCredentials':
+      header('authorization', `Bearer ${token ?? secrets.accessToken ?? ''}`);
+      break;
+    case 'CredentialExchange': {
+      const definition = auth.definition as CredentialExchangeAuth;
+      header(definition.header ?? 'Authorization', `${definition.prefix ?? 'Bearer '}${token ?? ''}`);
+      break;
+    }
+  }
+  if (problems.length) throw validationError(problems);
+  return applied;
+}

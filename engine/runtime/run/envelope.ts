@@ -1,0 +1,79 @@
+import type { ActionEntry } from '../../definitions/index.ts';
+
+/** What every run answers: `success` always a boolean, `data` always an array, `meta` with what the engine owns. */
+export interface Envelope {
+  success: boolean;
+  data: unknown[];
+  meta: EnvelopeMeta;
+}
+
+export interface EnvelopeMeta {
+  [field: string]: unknown;
+  cursor?: string;
+  authenticated?: boolean;
+  tooManyRequests?: boolean;
+  /** Set by the engine; a mapping cannot change it. */
+  retries: number;
+  /** The raw HTTP response (of the last attempt); set by the engine. */
+  response: { status: number; headers: Record<string, string>; body: unknown };
+  /** What was run; set by the engine. */
+  action: ActionMeta;
+  /** Why a run failed inside the gateway (a mapping error, say), when it did. */
+  error?: { code: string; message: string };
+}
+
+export interface ActionMeta {
+  id: string;
+  slug: string;
+  operation: ActionEntry['operation'];
+  query: Record<string, unknown>;
+  body: unknown;
+}
+
+/** What a response mapping proposed (or the default proposal when an action has none). */
+export interface Proposal {
+  success?: unknown;
+  data?: unknown;
+  meta?: unknown;
+}
+
+/**
+ * The engine's rules over whatever a mapping proposed:
+ * - `success` is a boolean: the mapping's when it gave one, else 2xx;
+ * - `data` is an array: an object becomes [object], null or nothing becomes [];
+ * - a 404 on a listing is success with no data, unless the mapping said `success` itself;
+ * - `meta.retries`, `meta.response` and `meta.action` are the engine's, whatever the mapping wrote;
+ * - a successful delete whose data carries no id answers the deleted id.
+ */
+export function enforceEnvelope(
+  proposal: Proposal,
+  facts: { status: number; response: EnvelopeMeta['response']; action: ActionMeta; retries: number; deletedId: unknown },
+): Envelope {
+  const meta = isObject(proposal.meta) ? { ...proposal.meta } : {};
+  const mappingDecided = typeof proposal.success === 'boolean';
+  let success = mappingDecided ? (proposal.success as boolean) : facts.status >= 200 && facts.status < 300;
+  let data = toArray(proposal.data);
+  if (!mappingDecided && facts.status === 404 && facts.action.operation === 'list') {
+    success = true;
+    data = [];
+  }
+  if (success && facts.action.operation === 'delete' && !data.some(hasId) && facts.deletedId !== undefined && facts.deletedId !== null) {
+    data = [{ id: facts.deletedId }];
+  }
+  if (meta.cursor !== undefined && meta.cursor !== null && typeof meta.cursor !== 'string') meta.cursor = String(meta.cursor);
+  if (meta.cursor === null || meta.cursor === '') delete meta.cursor;
+  return { success, data, meta: { ...meta, retries: facts.retries, response: facts.response, action: facts.action } };
+}
+
+function toArray(value: unknown): unknown[] {
+  if (value === undefined || value === null) return [];
+  return Array.isArray(value) ? value : [value];
+}
+
+function hasId(row: unknown): boolean {
+  return isObject(row) && row.id !== undefined && row.id !== null;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}

@@ -1,0 +1,38 @@
+import type { BuiltRequest } from '../../arguments/index.ts';
+import type { ActionEntry } from '../../definitions/index.ts';
+import { evaluateGuarded, MappingError } from '../../mapping/index.ts';
+import type { OutboundResponse } from '../http/index.ts';
+import type { ActionMeta, Proposal } from './envelope.ts';
+
+/**
+ * The input every response mapping sees (documented in docs/definitions.md):
+ *
+ *   { status, headers (lower-case names), body (parsed JSON, text or null),
+ *     action: { id, slug, operation, query, body }, arguments }
+ */
+export interface MappingInput {
+  status: number;
+  headers: Record<string, string>;
+  body: unknown;
+  action: ActionMeta;
+  arguments: BuiltRequest['arguments'];
+}
+
+export type MappingOutcome = { ok: true; proposal: Proposal } | { ok: false; error: MappingError };
+
+/** Runs the action's response mapping under its guardrails; without one, a 2xx body is the data as it is. */
+export async function mapResponse(action: ActionEntry, input: MappingInput): Promise<MappingOutcome> {
+  if (!action.response) return { ok: true, proposal: { data: input.body } };
+  try {
+    const result = await evaluateGuarded(action.response as never, input);
+    const proposal = result !== null && typeof result === 'object' && !Array.isArray(result) ? (result as Proposal) : { data: result };
+    return { ok: true, proposal };
+  } catch (error) {
+    if (error instanceof MappingError) return { ok: false, error };
+    throw error;
+  }
+}
+
+export function responseFacts(response: OutboundResponse): { status: number; headers: Record<string, string>; body: unknown } {
+  return { status: response.status, headers: response.headers, body: response.body };
+}

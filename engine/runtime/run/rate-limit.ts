@@ -1,0 +1,32 @@
+import type { ApiEntry } from '../../definitions/index.ts';
+
+/**
+ * How long to wait before retry number `retry` (1-based) of a rate-limited
+ * call: the app's Retry-After (seconds or an HTTP date) when it sent one,
+ * else the policy's delay times its multiplier per retry. null means give up
+ * now: the app asked for a longer wait than `retryAfterCapMs` allows.
+ */
+export function retryDelayMs(policy: ApiEntry['retry'], retry: number, retryAfter: string | undefined, now = Date.now()): number | null {
+  const asked = parseRetryAfter(retryAfter, now);
+  if (asked !== null) return asked > policy.retryAfterCapMs ? null : asked;
+  return Math.round(policy.delayMs * policy.multiplier ** (retry - 1));
+}
+
+export function parseRetryAfter(value: string | undefined, now = Date.now()): number | null {
+  if (value === undefined || value.trim() === '') return null;
+  const trimmed = value.trim();
+  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
+  const at = Date.parse(trimmed);
+  return Number.isNaN(at) ? null : Math.max(0, at - now);
+}
+
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    }, { once: true });
+  });
+}

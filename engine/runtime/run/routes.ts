@@ -1,0 +1,77 @@
+import Router from '@koa/router';
+import { requireApiKey } from '../../auth/require-api-key.ts';
+import { resolveAction, resolveAppVersion } from '../../definitions/index.ts';
+import { versionFrom } from '../../describe/version-query.ts';
+import { GatewayError } from '../../errors/index.ts';
+import { findInstallation } from '../../installations/installations.ts';
+import { runInstallationActionBody } from '../../installations/run-schemas.ts';
+import type { AppContext, AppState } from '../../server/context.ts';
+import { requireBody } from '../../server/require-body.ts';
+import type { Services } from '../../services.ts';
+import { requireEndUserToken } from '../../tokens/require-end-user-token.ts';
+import { compileValidator } from '../../validation/ajv.ts';
+import { runAction, type RunOutcome } from './run-action.ts';
+import { selectConnection, throughInstallation } from './select-connection.ts';
+
+export const universalRunBody = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    connectionId: { type: 'string', minLength: 1, maxLength: 128, description: 'The connection whose credentials the action runs with.' },
+    installationId: { type: 'string', minLength: 1, maxLength: 128, description: "Instead of connectionId: the installation whose connection for this app is used." },
+    arguments: { type: 'object', description: "The action's arguments by key; may be empty." },
+  },
+} as const;
+
+const validateUniversal = compileValidator<{ connectionId?: string; installationId?: string; arguments?: Record<string, unknown> }>(universalRunBody, 'body');
+const validateInstallationRun = compileValidator<{ installationId: string; actionArguments?: Record<string, unknown> }>(runInstallationActionBody, 'body');
+
+/**
+ * The two run endpoints. Both answer the envelope for every outcome of the
+ * app call (200; 429 when rate-limit retries ran out; 502 when the response
+ * mapping failed); failures before or around the call use the error
+ * response (400, 401, 403, 404, 409, 502, 504).
+ */
+export function runRoutes(services: Services): Router<AppState> {
+  const router = new Router<AppState>();
+
+  router.post('/v2/universal/apps/:appSlug/actions/:actionSlug/run', requireApiKey(services.store), async (ctx) => {
+    const body = validateUniversal(ctx.state.body ?? {});
+    const companyId = ctx.state.principal!.companyId;
+    const version = resolveAppVersion(services.definitions.current(), { slug: ctx.params.appSlug! }, versionFrom(ctx.query).version);
+    const action = resolveAction(version, { slug: ctx.params.actionSlug! });
+    const selected = await selectConnection(services, companyId, version, body);
+    answer(ctx, await runAction(services, { companyId, version, action, ...selected, arguments: body.arguments ?? {}, signal: abortOnClose(ctx) }));
+  });
+
+  router.post('/v1/installation/apps/:appId/:appVersion/action/:actionId/run', requireEndUserToken(services), async (ctx) => {
+    const body = validateInstallationRun(requireBody(ctx));
+    const { companyId, endUserId } = ctx.state.endUser!;
+    const version = resolveAppVersion(services.definitions.current(), { id: ctx.params.appId! }, ctx.params.appVersion!);
+    const action = resolveAction(version, { id: ctx.params.actionId! });
+    const installation = await findInstallation(services, companyId, body.installationId);
+    // Another end user's installation is as unknown as a missing one.
+    if (installation.endUserId !== endUserId) throw GatewayError.of('NOT_FOUND', `installation ${body.installationId} does not exist`);
+    const selected = await throughInstallation(services, installation, version);
+    if (version.version === 'draft' && !selected.endUser?.isTestUser) {
+      throw GatewayError.of('FORBIDDEN', 'draft versions run only for test end users (isTestUser: true); use published or a version number');
+    }
+    answer(ctx, await runAction(services, { companyId, version, action, ...selected, arguments: body.actionArguments ?? {}, signal: abortOnClose(ctx) }));
+  });
+
+  return router;
+}
+
+function answer(ctx: AppContext, outcome: RunOutcome): void {
+  ctx.status = outcome.status;
+  ctx.body = outcome.envelope;
+}
+
+/** A caller who hangs up stops the run: no retry waits or app calls for nobody. */
+function abortOnClose(ctx: AppContext): AbortSignal {
+  const controller = new AbortController();
+  ctx.res.once('close', () => {
+    if (!ctx.res.writableEnded) controller.abort(new Error('the caller went away'));
+  });
+  return controller.signal;
+}

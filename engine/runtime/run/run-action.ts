@@ -1,0 +1,171 @@
+import { buildOutboundRequest, lookupOptionsVia, type BuiltRequest, type LookupRun } from '../../arguments/index.ts';
+import type { ConnectionSecrets } from '../../connections/connections.ts';
+import { open } from '../../credentials/cipher.ts';
+import type { ActionEntry, AppVersion, AuthEntry, CompiledExpression } from '../../definitions/index.ts';
+import { GatewayError } from '../../errors/index.ts';
+import { evaluateGuarded } from '../../mapping/index.ts';
+import type { Services } from '../../services.ts';
+import type { ConnectionRecord, EndUserRecord, InstallationRecord } from '../../store/index.ts';
+import { applyAuth } from '../auth/apply-auth.ts';
+import { exchangeCredentials, forgetExchangedToken } from '../auth/credential-exchange.ts';
+import { renewToken, tokenExpired } from '../auth/token-renewal.ts';
+import { enforceEnvelope, type ActionMeta, type Envelope } from './envelope.ts';
+import { mapResponse, responseFacts } from './map-response.ts';
+import { retryDelayMs, sleep } from './rate-limit.ts';
+
+export interface RunRequest {
+  companyId: string;
+  version: AppVersion;
+  action: ActionEntry;
+  connection: ConnectionRecord;
+  installation: InstallationRecord | null;
+  endUser: EndUserRecord | null;
+  arguments: unknown;
+  /** Lookups run actions too; this stops a lookup whose lookup has a lookup. */
+  depth?: number;
+  signal?: AbortSignal;
+}
+
+/** The envelope, and the HTTP status the run endpoints answer it with. */
+export interface RunOutcome {
+  status: number;
+  envelope: Envelope;
+}
+
+const MAX_LOOKUP_DEPTH = 2;
+
+/**
+ * One run of an action through a connection: arguments built into the
+ * request, auth applied, the call sent, the response mapped, the envelope
+ * rules enforced. A rate limit (429, or meta.tooManyRequests from the
+ * mapping) is retried by the API's policy; an expired OAuth 2.0 token
+ * (meta.authenticated false, or a 401) is renewed once and the call sent
+ * once more.
+ */
+export async function runAction(services: Services, run: RunRequest): Promise<RunOutcome> {
+  const { version, action } = run;
+  let connection = run.connection;
+  if (connection.status !== 'active') {
+    throw GatewayError.of('CONNECTION_NEEDS_REAUTHORIZATION', `connection ${connection.id} needs to be authorized again (its token could not be renewed)`);
+  }
+  const auth = version.auths.get(connection.authId);
+  if (!auth) {
+    throw GatewayError.of('CONFLICT', `connection ${connection.id} uses auth "${connection.authId}", which ${version.app.slug} version ${version.version} does not have`);
+  }
+  const secretsOf = (record: ConnectionRecord) => open<ConnectionSecrets>(services.keyring, record.id, record.credentials);
+  const built = await buildOutboundRequest(
+    {
+      action,
+      api: version.api,
+      auth,
+      host: { connection: { ...connection.metadata, ...secretsOf(connection).arguments }, metadata: { ...run.endUser?.metadata, ...run.installation?.metadata } },
+      arguments: run.arguments,
+    },
+    {
+      evaluateMapper: (expression: CompiledExpression, input) => evaluateGuarded(expression as never, input),
+      lookupOptions: lookupOptionsVia((lookup) => runLookupAction(services, run, lookup), { companyId: run.companyId, connectionId: connection.id, version }),
+    },
+  );
+  const actionMeta: ActionMeta = { id: action.id, slug: action.slug, operation: action.operation, query: built.request.query, body: built.request.body ?? null };
+  const exchange = { installationId: run.installation?.id ?? null, endUserId: run.endUser?.id ?? run.installation?.endUserId ?? null, variables: built.variables };
+
+  let token = await accessToken(services, auth, connection, secretsOf(connection), exchange);
+  let retries = 0;
+  let renewed = false;
+  for (;;) {
+    const applied = applyAuth(auth, secretsOf(connection), built.variables, token);
+    const response = await services.http.send({
+      method: built.request.method,
+      url: built.request.url,
+      headers: { ...bodyType(version, built), ...built.request.headers, ...applied.headers },
+      query: { ...built.request.query, ...applied.query },
+      ...(built.request.body !== undefined ? { body: built.request.body as never } : {}),
+      credentialHeaders: applied.credentialHeaders,
+      ...(run.signal ? { signal: run.signal } : {}),
+    });
+    const facts = { status: response.status, response: responseFacts(response), action: actionMeta, retries, deletedId: deletedId(action, built) };
+    const mapped = await mapResponse(action, { ...responseFacts(response), action: actionMeta, arguments: built.arguments });
+    if (!mapped.ok) {
+      const envelope = enforceEnvelope({ success: false }, facts);
+      envelope.meta.error = { code: mapped.error.code, message: mapped.error.message };
+      return { status: 502, envelope };
+    }
+    const meta = (mapped.proposal.meta ?? {}) as { tooManyRequests?: unknown; authenticated?: unknown };
+
+    if (response.status === 429 || meta.tooManyRequests === true) {
+      const wait = retries + 1 < version.api.retry.maxAttempts ? retryDelayMs(version.api.retry, retries + 1, response.headers['retry-after']) : null;
+      if (wait !== null) {
+        await sleep(wait, run.signal);
+        retries++;
+        continue;
+      }
+      const envelope = enforceEnvelope({ ...mapped.proposal, success: false }, facts);
+      envelope.meta.tooManyRequests = true;
+      return { status: 429, envelope };
+    }
+
+    const reauthenticate = meta.authenticated === false || (response.status === 401 && meta.authenticated !== true);
+    if (reauthenticate && !renewed && renewable(auth)) {
+      renewed = true;
+      if (auth.type === 'CredentialExchange') {
+        forgetExchangedToken(connection, exchange);
+        token = await exchangeCredentials(services, { connection, auth, ...exchange });
+      } else {
+        connection = await renewToken(services, connection, auth);
+        token = secretsOf(connection).accessToken;
+      }
+      continue;
+    }
+    return { status: 200, envelope: enforceEnvelope(mapped.proposal, facts) };
+  }
+}
+
+/** The token this run starts with: renewed first when known to be expired, obtained first for client credentials. */
+async function accessToken(
+  services: Services,
+  auth: AuthEntry,
+  connection: ConnectionRecord,
+  secrets: ConnectionSecrets,
+  exchange: { installationId: string | null; endUserId: string | null; variables: Record<string, string> },
+): Promise<string | undefined> {
+  switch (auth.type) {
+    case 'OAuth2AuthorizationCode':
+      return tokenExpired(connection) ? open<ConnectionSecrets>(services.keyring, connection.id, (await renewToken(services, connection, auth)).credentials).accessToken : secrets.accessToken;
+    case 'OAuth2ClientCredentials':
+      return !secrets.accessToken || tokenExpired(connection)
+        ? open<ConnectionSecrets>(services.keyring, connection.id, (await renewToken(services, connection, auth)).credentials).accessToken
+        : secrets.accessToken;
+    case 'CredentialExchange':
+      return await exchangeCredentials(services, { connection, auth, ...exchange });
+    default:
+      return undefined;
+  }
+}
+
+function renewable(auth: AuthEntry): boolean {
+  return auth.type === 'OAuth2AuthorizationCode' || auth.type === 'OAuth2ClientCredentials' || auth.type === 'CredentialExchange';
+}
+
+/** A form body when the API says so; JSON is the client's default. */
+function bodyType(version: AppVersion, built: BuiltRequest): Record<string, string> {
+  if (built.request.body === undefined) return {};
+  return version.api.definition.bodyEncoding === 'Form' ? { 'content-type': 'application/x-www-form-urlencoded' } : {};
+}
+
+/** The id a delete removed, for a response that does not carry one: query or body `id`, else the first path parameter. */
+function deletedId(action: ActionEntry, built: BuiltRequest): unknown {
+  if (action.operation !== 'delete') return undefined;
+  const query = built.request.query as Record<string, unknown>;
+  const body = built.request.body as Record<string, unknown> | undefined;
+  if (query.id !== undefined) return query.id;
+  if (body && typeof body === 'object' && body.id !== undefined) return body.id;
+  const param = action.arguments.find((a) => a.location === 'Param');
+  return param ? built.arguments[param.key] : undefined;
+}
+
+async function runLookupAction(services: Services, run: RunRequest, lookup: LookupRun) {
+  const depth = (run.depth ?? 0) + 1;
+  if (depth > MAX_LOOKUP_DEPTH) throw GatewayError.of('LOOKUP_FAILED', `lookup action ${lookup.action.id} needs a lookup of its own more than ${MAX_LOOKUP_DEPTH} deep`);
+  const { envelope } = await runAction(services, { ...run, action: lookup.action, arguments: lookup.arguments, depth });
+  return envelope;
+}

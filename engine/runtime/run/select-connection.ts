@@ -1,0 +1,57 @@
+import { findConnection } from '../../connections/connections.ts';
+import { findInstallation } from '../../installations/installations.ts';
+import { GatewayError } from '../../errors/index.ts';
+import type { Services } from '../../services.ts';
+import type { AppVersion } from '../../definitions/index.ts';
+import type { ConnectionRecord, EndUserRecord, InstallationRecord } from '../../store/index.ts';
+
+export interface Selected {
+  connection: ConnectionRecord;
+  installation: InstallationRecord | null;
+  endUser: EndUserRecord | null;
+}
+
+/**
+ * The connection a universal run uses: named directly, or through an
+ * installation's binding for the app. Either must be the caller's company's
+ * (another company's is 404) and be for this app.
+ */
+export async function selectConnection(
+  services: Services,
+  companyId: string,
+  version: AppVersion,
+  selector: { connectionId?: string | undefined; installationId?: string | undefined },
+): Promise<Selected> {
+  if (selector.connectionId && selector.installationId) {
+    throw GatewayError.of('CONNECTION_SELECTOR_CONFLICT', 'send connectionId or installationId, not both');
+  }
+  if (selector.installationId) {
+    const installation = await findInstallation(services, companyId, selector.installationId);
+    return await throughInstallation(services, installation, version);
+  }
+  if (!selector.connectionId) {
+    throw GatewayError.of('CONNECTION_REQUIRED', 'send connectionId (or installationId): the connection whose credentials the action runs with');
+  }
+  const connection = await findConnection(services, companyId, selector.connectionId);
+  requireApp(connection, version);
+  const endUser = connection.endUserId ? await services.store.endUsers.findOne({ id: connection.endUserId, companyId }) : null;
+  return { connection, installation: null, endUser };
+}
+
+/** The installation's connection for the version's app; an installation without that app is 404. */
+export async function throughInstallation(services: Services, installation: InstallationRecord, version: AppVersion): Promise<Selected> {
+  const binding = installation.apps.find((a) => a.appId === version.app.id);
+  if (!binding) {
+    throw GatewayError.of('NOT_FOUND', `installation ${installation.id} does not include app "${version.app.slug}"`);
+  }
+  const connection = await findConnection(services, installation.companyId, binding.connectionId);
+  requireApp(connection, version);
+  const endUser = await services.store.endUsers.findOne({ id: installation.endUserId, companyId: installation.companyId });
+  return { connection, installation, endUser };
+}
+
+function requireApp(connection: ConnectionRecord, version: AppVersion): void {
+  if (connection.appId !== version.app.id) {
+    throw GatewayError.of('CONNECTION_APP_MISMATCH', `connection ${connection.id} is to app "${connection.appSlug}", not "${version.app.slug}"`);
+  }
+}
