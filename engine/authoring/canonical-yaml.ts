@@ -35,14 +35,22 @@ export function formatDefinition(kind: DefinitionKind, text: string, shapes: Sch
     const { line, col } = lines.linePos(doc.errors[0]!.pos[0]);
     return { ok: false, line, column: col, reason: `not valid YAML: ${doc.errors[0]!.message.split('\n')[0]}` };
   }
+  // An empty or comment-only file has nothing to order; validate says what it lacks.
+  if (!doc.contents) return { ok: true, text, changed: false };
   const before = doc.toJS({ maxAliasCount: 100 }) as unknown;
   canonicalise(doc, doc.contents as Node | null, shapes.root(kind), shapes);
-  if (doc.contents) (doc.contents as Node).spaceBefore = false;
-  const formatted = doc.toString(CANONICAL_OPTIONS);
-
+  (doc.contents as Node).spaceBefore = false;
+  // A lone `---` says nothing in a one-document file.
+  if (doc.directives) doc.directives.docStart = null;
+  let formatted: string;
+  try {
+    formatted = doc.toString(CANONICAL_OPTIONS);
+  } catch {
+    formatted = '';
+  }
   const check = parseDocument(formatted, { uniqueKeys: true });
-  if (check.errors.length || !isDeepStrictEqual(check.toJS({ maxAliasCount: 100 }), before)) {
-    return { ok: false, line: 1, column: 1, reason: 'cannot be formatted without changing its meaning (anchors and aliases that key order would move?); left as is' };
+  if (!formatted || check.errors.length || !isDeepStrictEqual(check.toJS({ maxAliasCount: 100 }), before)) {
+    return { ok: false, line: 1, column: 1, reason: 'cannot be formatted without changing its meaning (an alias the key order would put before its anchor?); left as is' };
   }
   return { ok: true, text: formatted, changed: formatted !== text };
 }

@@ -89,6 +89,16 @@ describe('npm run fmt: the canonical form', () => {
     expect(table.map(([value]) => [value, canonicalStringStyle(value)])).to.deep.equal(table);
   });
 
+  it('leaves empty and comment-only files alone, and drops a lone document start marker', () => {
+    expect(formatDefinition('app', '')).to.deep.equal({ ok: true, text: '', changed: false });
+    expect(formatDefinition('app', '# to do\n')).to.deep.equal({ ok: true, text: '# to do\n', changed: false });
+    expect(formatDefinition('app', '---\nname: A\nid: a\n')).to.deep.equal({ ok: true, text: 'id: a\nname: A\n', changed: true });
+  });
+
+  it('refuses, rather than breaks, a file whose alias the key order would put before its anchor', () => {
+    expect(formatDefinition('app', 'name: &n acme\nid: *n\nslug: acme\n')).to.deep.include({ ok: false, line: 1, column: 1 });
+  });
+
   it('refuses a file that is not YAML, with its position', () => {
     expect(formatDefinition('app', 'id: a\nname: [oops\n')).to.deep.include({ ok: false, line: 3, column: 1 });
   });
