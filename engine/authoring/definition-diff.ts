@@ -28,7 +28,9 @@ export function diffDefinitions(base: DefinitionsSnapshot, head: DefinitionsSnap
 }
 
 function compareApps(was: AppEntry, now: AppEntry, changes: DefinitionChange[]): void {
-  const emit: Emit = (c) => changes.push({ app: now.id, version: null, released: true, ...c });
+  // The app itself is released once it has a numbered version: before that, only drafts can break.
+  const released = was.versions.size > 0;
+  const emit: Emit = (c) => changes.push({ app: now.id, version: null, released, ...c });
   const where = `app ${now.id}`;
   if (was.slug !== now.slug) emit({ subject: 'app', where, change: 'changed', severity: 'breaking', what: `slug ${was.slug} → ${now.slug}: universal paths change` });
   for (const field of ['name', 'description', 'website'] as const) {

@@ -184,6 +184,17 @@ describe('npm run diff: classification', () => {
     });
   }
 
+  it('does not count changes to an app with only a draft as released', async () => {
+    const base = await validFolder();
+    copyVersion(base, '1', 'draft');
+    for (const file of [...base.keys()]) if (file.startsWith(`${V1}/`)) base.delete(file);
+    delete base.get('acme/app.yaml').published;
+    const head: Folder = new Map([...base].map(([file, value]) => [file, structuredClone(value)]));
+    head.get('acme/app.yaml').slug = 'acme';
+    const changes = diffDefinitions(load(base), load(head));
+    expect(changes.map((ch) => [ch.released, ch.severity, ch.what])).to.deep.equal([[false, 'breaking', 'slug acme-crm → acme: universal paths change']]);
+  });
+
   it('finds no change between a folder and itself', async () => {
     const folder = await validFolder();
     expect(diffDefinitions(load(folder), load(folder))).to.deep.equal([]);
