@@ -5,6 +5,9 @@
  *   <app>/versions/<n | draft>/api.yaml
  *   <app>/versions/<n | draft>/auths/<auth>.yaml
  *   <app>/versions/<n | draft>/actions/<action>.yaml
+ *
+ * Beside an action, `<action>.test.yaml` holds its offline test cases: data
+ * for `npm run test:definitions`, not a definition, so the loader skips it.
  */
 export type DefinitionKind = 'app' | 'api' | 'auth' | 'action';
 
@@ -17,6 +20,12 @@ export type FilePlace =
   | { kind: 'unexpected'; reason: string; code: 'FILE_UNEXPECTED' | 'VERSION_NAME_INVALID' };
 
 const VERSION = /^[1-9][0-9]{0,8}$/;
+const ACTION_TEST_FILE = /^[^/]+\/versions\/[^/]+\/actions\/[^/]+\.test\.ya?ml$/;
+
+/** `<app>/versions/<v>/actions/<action>.test.yaml`: an action's offline test cases. */
+export function isActionTestFile(file: string): boolean {
+  return ACTION_TEST_FILE.test(file);
+}
 
 export function placeOf(file: string): FilePlace {
   const parts = file.split('/');

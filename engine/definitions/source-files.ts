@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { isActionTestFile } from './layout.ts';
 import type { DefinitionProblem } from './problems.ts';
 
 /** One YAML file of a definitions folder, read once per load. */
@@ -21,8 +22,9 @@ export const YAML_FILE = /\.ya?ml$/;
 
 /**
  * Stage 1: every *.yaml / *.yml file under `dir`, sorted by path. Hidden
- * files and folders (.git, editor swap files) are skipped; other files
- * (README.md, images) are allowed and ignored.
+ * files and folders (.git, editor swap files) are skipped, and so are
+ * actions' test cases (actions/<action>.test.yaml); other files (README.md,
+ * images) are allowed and ignored.
  */
 export async function readSourceFiles(dir: string): Promise<ReadOutcome> {
   const stat = await fs.stat(dir).catch(() => null);
@@ -34,6 +36,8 @@ export async function readSourceFiles(dir: string): Promise<ReadOutcome> {
     .filter((e) => (e.isFile() || e.isSymbolicLink()) && YAML_FILE.test(e.name))
     .map((e) => path.relative(dir, path.join((e as { parentPath?: string }).parentPath ?? e.path, e.name)).split(path.sep).join('/'))
     .filter((file) => !file.split('/').some((part) => part.startsWith('.')))
+    // An action's offline test cases sit beside it but are not definitions.
+    .filter((file) => !isActionTestFile(file))
     .sort();
   const files: SourceFile[] = [];
   const problems: DefinitionProblem[] = [];

@@ -1,0 +1,88 @@
+import type { Argument, ListOption } from '../definitions/generated/definition-types.ts';
+import { same, shown, type DefinitionChange } from './definition-change.ts';
+
+/** Records a change found under some owner (an action, an auth, the API); the caller adds app and version. */
+export type Emit = (change: Pick<DefinitionChange, 'subject' | 'where' | 'change' | 'severity' | 'what'>) => void;
+
+/**
+ * Compares the arguments of one owner (`action list-issues`, `auth oauth2`,
+ * `api`), matched by key: a renamed key is one argument removed and one added.
+ * The rules follow what the engine does with a caller's values: unknown and
+ * hidden keys are refused, a default satisfies `required`.
+ */
+export function compareArguments(owner: string, before: readonly Argument[] = [], after: readonly Argument[] = [], emit: Emit): void {
+  const old = new Map(before.map((a) => [a.key, a]));
+  const now = new Map(after.map((a) => [a.key, a]));
+  for (const key of old.keys()) {
+    if (!now.has(key)) emit({ subject: 'argument', where: `${owner}, argument ${key}`, change: 'removed', severity: 'breaking', what: 'removed: callers that send it are refused' });
+  }
+  for (const [key, arg] of now) {
+    const was = old.get(key);
+    const where = `${owner}, argument ${key}`;
+    if (!was) {
+      const needed = arg.required && arg.default === undefined;
+      emit({ subject: 'argument', where, change: 'added', severity: needed ? 'breaking' : 'compatible', what: needed ? 'added, required without a default' : 'added' });
+      continue;
+    }
+    for (const [severity, what, subject] of argumentChanges(was, arg)) emit({ subject: subject ?? 'argument', where, change: 'changed', severity, what });
+  }
+}
+
+type Found = [DefinitionChange['severity'], string, DefinitionChange['subject']?];
+
+function argumentChanges(was: Argument, arg: Argument): Found[] {
+  const found: Found[] = [];
+  const field = (name: keyof Argument, severity: Found[0]) => {
+    if (!same(was[name], arg[name])) found.push([severity, `${name} ${shown(was[name])} → ${shown(arg[name])}`]);
+  };
+  field('dataType', 'breaking');
+  field('location', 'breaking');
+  // The name the app expects: a client's value now lands elsewhere.
+  if ((was.externalKey ?? was.key) !== (arg.externalKey ?? arg.key)) found.push(['breaking', `externalKey ${shown(was.externalKey ?? was.key)} → ${shown(arg.externalKey ?? arg.key)}`]);
+  field('parent', 'breaking');
+  if (!was.required && arg.required) found.push(arg.default === undefined ? ['breaking', 'now required'] : ['compatible', 'now required (its default fills it)']);
+  if (was.required && !arg.required) found.push(['compatible', 'no longer required']);
+  if (!was.hidden && arg.hidden) found.push(['breaking', 'now hidden: callers that send it are refused']);
+  if (was.hidden && !arg.hidden) found.push(['compatible', 'no longer hidden']);
+  // A hidden default is what every run sends; a visible one, what a run sends when the caller gives none.
+  if (!same(was.default, arg.default)) found.push(['noted', `${arg.hidden ? 'hidden default' : 'default'} ${shown(was.default)} → ${shown(arg.default)}`]);
+  if (arg.maxLength !== undefined && (was.maxLength === undefined || arg.maxLength < was.maxLength)) {
+    found.push(['breaking', `maxLength ${shown(was.maxLength)} → ${arg.maxLength}: longer values are refused`]);
+  } else field('maxLength', 'compatible');
+  if (!was.multipleValues !== !arg.multipleValues) found.push(['breaking', arg.multipleValues ? 'now takes multiple values' : 'no longer takes multiple values']);
+  else if (was.multipleValues && arg.multipleValues) {
+    if (was.multipleValues.dataType !== arg.multipleValues.dataType) found.push(['breaking', `multipleValues.dataType ${was.multipleValues.dataType} → ${arg.multipleValues.dataType}`]);
+    if (was.multipleValues.delimiter !== arg.multipleValues.delimiter) {
+      found.push(['breaking', `multipleValues.delimiter ${shown(was.multipleValues.delimiter)} → ${shown(arg.multipleValues.delimiter)}`]);
+    }
+  }
+  field('format', 'noted');
+  field('mapper', 'noted');
+  field('escape', 'noted');
+  field('label', 'compatible');
+  field('description', 'compatible');
+  field('component', 'compatible');
+  found.push(...listChanges(was, arg));
+  return found;
+}
+
+function listChanges(was: Argument, arg: Argument): Found[] {
+  const before = was.list;
+  const after = arg.list;
+  if (!before || !after) return !before && !after ? [] : [['breaking', after ? 'now picks from a list' : 'no longer picks from a list']];
+  if (before.type !== after.type) return [['breaking', `list.type ${before.type} → ${after.type}`]];
+  if (before.type === 'Fixed' && after.type === 'Fixed') {
+    const found: Found[] = [];
+    const values = (options: ListOption[]) => new Map(options.map((o) => [JSON.stringify(o.value), o]));
+    const old = values(before.options);
+    const now = values(after.options);
+    for (const [value] of old) if (!now.has(value)) found.push(['breaking', `list option ${value} removed`, 'list-option']);
+    for (const [value, option] of now) {
+      const prior = old.get(value);
+      if (!prior) found.push(['compatible', `list option ${value} added`, 'list-option']);
+      else if (prior.label !== option.label) found.push(['compatible', `list option ${value} label ${shown(prior.label)} → ${shown(option.label)}`, 'list-option']);
+    }
+    return found;
+  }
+  return same(before, after) ? [] : [['noted', `list settings ${shown(before)} → ${shown(after)}`]];
+}

@@ -1,0 +1,45 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { parse } from 'yaml';
+import { nameFromSlug, scaffoldFiles, slugProblem } from './app-scaffold.ts';
+
+export type CreateAppOutcome = { ok: true; folder: string; files: string[] } | { ok: false; reason: string };
+
+/**
+ * `npm run new-app`: writes a new app folder `<dir>/<slug>` from the
+ * scaffold. Refuses an invalid slug, a folder that exists already (nothing is
+ * overwritten), and an id or slug another app of `dir` already uses.
+ */
+export async function createApp(dir: string, slug: string, name: string = nameFromSlug(slug)): Promise<CreateAppOutcome> {
+  const problem = slugProblem(slug);
+  if (problem) return { ok: false, reason: problem };
+  if (!name.trim()) return { ok: false, reason: 'the display name must not be empty' };
+  const folder = path.join(dir, slug);
+  if (await fs.lstat(folder).catch(() => null)) return { ok: false, reason: `${folder} already exists; choose another slug or remove it first` };
+  const taken = await appUsing(dir, slug);
+  if (taken) return { ok: false, reason: `${taken} already uses "${slug}" as its id or slug` };
+
+  const files = scaffoldFiles(slug, name, path.resolve(folder));
+  for (const [file, text] of files) {
+    const target = path.join(folder, file);
+    await fs.mkdir(path.dirname(target), { recursive: true });
+    // `wx`: never overwrite, even if the folder appeared meanwhile.
+    await fs.writeFile(target, text, { flag: 'wx' });
+  }
+  return { ok: true, folder, files: [...files.keys()].map((f) => path.join(folder, f)) };
+}
+
+/** The app.yaml of `dir` whose id or slug is `slug`, if any (unreadable files are validate's business). */
+async function appUsing(dir: string, slug: string): Promise<string | null> {
+  const entries = await fs.readdir(dir, { withFileTypes: true }).catch(() => []);
+  for (const entry of entries) {
+    if (!entry.isDirectory() || entry.name.startsWith('.')) continue;
+    const file = path.join(dir, entry.name, 'app.yaml');
+    const value = await fs
+      .readFile(file, 'utf8')
+      .then((text) => parse(text) as { id?: unknown; slug?: unknown } | null)
+      .catch(() => null);
+    if (value && (value.id === slug || value.slug === slug)) return file;
+  }
+  return null;
+}

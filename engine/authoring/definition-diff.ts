@@ -1,0 +1,119 @@
+import type { AppEntry, AppVersion, DefinitionsSnapshot } from '../definitions/snapshot.ts';
+import { versionLabel, type VersionName } from '../definitions/layout.ts';
+import { compareArguments, type Emit } from './argument-changes.ts';
+import { same, shown, SEVERITIES, type DefinitionChange } from './definition-change.ts';
+
+/**
+ * The semantic difference between two loaded definitions folders: apps by id,
+ * versions by name, actions and auths by id, arguments by key. Each change is
+ * classified (see definition-change.ts); the list is ordered by app, then the
+ * app itself before its versions (numbered, then draft), then severity.
+ */
+export function diffDefinitions(base: DefinitionsSnapshot, head: DefinitionsSnapshot): DefinitionChange[] {
+  const changes: DefinitionChange[] = [];
+  const ids = [...new Set([...base.apps.keys(), ...head.apps.keys()])].sort();
+  for (const id of ids) {
+    const was = base.apps.get(id);
+    const now = head.apps.get(id);
+    const appEmit: Emit = (c) => changes.push({ app: id, version: null, released: true, ...c });
+    if (!was) appEmit({ subject: 'app', where: `app ${id}`, change: 'added', severity: 'compatible', what: 'added' });
+    else if (!now) changes.push({ app: id, version: null, released: was.versions.size > 0, subject: 'app', where: `app ${id}`, change: 'removed', severity: 'breaking', what: 'removed' });
+    else compareApps(was, now, changes);
+  }
+  const rank = (c: DefinitionChange) => (c.version === null ? -1 : c.version === 'draft' ? Number.MAX_SAFE_INTEGER : Number(c.version));
+  return changes
+    .map((c, i) => ({ c, i }))
+    .sort((a, b) => (a.c.app < b.c.app ? -1 : a.c.app > b.c.app ? 1 : 0) || rank(a.c) - rank(b.c) || SEVERITIES.indexOf(a.c.severity) - SEVERITIES.indexOf(b.c.severity) || a.i - b.i)
+    .map((e) => e.c);
+}
+
+function compareApps(was: AppEntry, now: AppEntry, changes: DefinitionChange[]): void {
+  // The app itself is released once it has a numbered version: before that, only drafts can break.
+  const released = was.versions.size > 0;
+  const emit: Emit = (c) => changes.push({ app: now.id, version: null, released, ...c });
+  const where = `app ${now.id}`;
+  if (was.slug !== now.slug) emit({ subject: 'app', where, change: 'changed', severity: 'breaking', what: `slug ${was.slug} → ${now.slug}: universal paths change` });
+  for (const field of ['name', 'description', 'website'] as const) {
+    if (was.definition[field] !== now.definition[field]) emit({ subject: 'app', where, change: 'changed', severity: 'compatible', what: `${field} ${shown(was.definition[field])} → ${shown(now.definition[field])}` });
+  }
+  if (was.published !== now.published) {
+    const moved = `published ${shown(was.published)} → ${shown(now.published)}`;
+    if (now.published === undefined) emit({ subject: 'published', where, change: 'removed', severity: 'breaking', what: `${moved}: runs of published fail` });
+    else if (was.published !== undefined && now.published < was.published) emit({ subject: 'published', where, change: 'changed', severity: 'breaking', what: `${moved}: moves backwards` });
+    else emit({ subject: 'published', where, change: was.published === undefined ? 'added' : 'changed', severity: 'compatible', what: moved });
+  }
+  const names: VersionName[] = [...new Set([...was.versions.keys(), ...now.versions.keys()])].sort((a, b) => a - b);
+  for (const name of [...names, 'draft' as const]) {
+    const before = name === 'draft' ? was.draft : was.versions.get(name);
+    const after = name === 'draft' ? now.draft : now.versions.get(name);
+    const label = versionLabel(name);
+    const versionEmit: Emit = (c) => changes.push({ app: now.id, version: label, released: name !== 'draft', ...c });
+    if (!before && !after) continue;
+    if (!before) versionEmit({ subject: 'version', where: `version ${label}`, change: 'added', severity: 'compatible', what: 'added' });
+    else if (!after) versionEmit({ subject: 'version', where: `version ${label}`, change: 'removed', severity: name === 'draft' ? 'compatible' : 'breaking', what: 'removed' });
+    else compareVersions(before, after, versionEmit);
+  }
+}
+
+function compareVersions(was: AppVersion, now: AppVersion, emit: Emit): void {
+  const api = (what: string, severity: DefinitionChange['severity']) => emit({ subject: 'api', where: 'api', change: 'changed', severity, what });
+  const a = was.api.definition;
+  const b = now.api.definition;
+  if (a.baseUrl !== b.baseUrl) api(`baseUrl ${a.baseUrl} → ${b.baseUrl}`, 'noted');
+  if (!same(a.headers, b.headers)) api(`headers ${shown(a.headers)} → ${shown(b.headers)}`, 'noted');
+  if (was.api.bodyEncoding !== now.api.bodyEncoding) api(`bodyEncoding ${was.api.bodyEncoding} → ${now.api.bodyEncoding}`, 'noted');
+  if (was.api.timeoutMs !== now.api.timeoutMs) api(`timeoutMs ${was.api.timeoutMs} → ${now.api.timeoutMs}`, 'compatible');
+  if (!same(was.api.retry, now.api.retry)) api(`retry ${shown(was.api.retry)} → ${shown(now.api.retry)}`, 'compatible');
+  if (was.api.pagination && !now.api.pagination) api('pagination removed: cursors clients hold are no longer sent', 'breaking');
+  else if (!same(was.api.pagination, now.api.pagination)) api(`pagination ${shown(was.api.pagination)} → ${shown(now.api.pagination)}`, 'noted');
+  if (a.auths[0] !== b.auths[0]) api(`default auth ${a.auths[0]} → ${b.auths[0]}`, 'noted');
+  for (const id of a.auths) {
+    // An auth whose file is gone is reported once, as the auth removed.
+    if (!b.auths.includes(id) && now.auths.has(id)) api(`auth ${id} no longer offered: connections using it stop working`, 'breaking');
+  }
+  compareArguments('api', a.arguments, b.arguments, emit);
+
+  for (const id of union(was.auths.keys(), now.auths.keys())) {
+    const before = was.auths.get(id)?.definition;
+    const after = now.auths.get(id)?.definition;
+    const where = `auth ${id}`;
+    if (!before) emit({ subject: 'auth', where, change: 'added', severity: 'compatible', what: 'added' });
+    else if (!after) emit({ subject: 'auth', where, change: 'removed', severity: 'breaking', what: 'removed: connections using it stop working' });
+    else if (before.type !== after.type) emit({ subject: 'auth', where, change: 'changed', severity: 'breaking', what: `type ${before.type} → ${after.type}: connections must be made again` });
+    else {
+      const old = before as unknown as Record<string, unknown>;
+      const cur = after as unknown as Record<string, unknown>;
+      for (const key of union(Object.keys(old), Object.keys(cur))) {
+        if (key === 'arguments' || key === 'id' || same(old[key], cur[key])) continue;
+        const wording = key === 'name' || key === 'description';
+        emit({ subject: 'auth', where, change: 'changed', severity: wording ? 'compatible' : 'noted', what: `${key} ${shown(old[key])} → ${shown(cur[key])}` });
+      }
+      compareArguments(where, before.arguments, after.arguments, emit);
+    }
+  }
+
+  for (const id of union(was.actions.keys(), now.actions.keys())) {
+    const before = was.actions.get(id)?.definition;
+    const after = now.actions.get(id)?.definition;
+    const where = `action ${id}`;
+    if (!before) emit({ subject: 'action', where, change: 'added', severity: 'compatible', what: 'added' });
+    else if (!after) emit({ subject: 'action', where, change: 'removed', severity: 'breaking', what: 'removed' });
+    else {
+      const field = (key: 'slug' | 'operation' | 'method' | 'path' | 'response' | 'name' | 'description', severity: DefinitionChange['severity'], why = '') => {
+        if (before[key] !== after[key]) emit({ subject: 'action', where, change: 'changed', severity, what: `${key} ${shown(before[key])} → ${shown(after[key])}${why}` });
+      };
+      field('slug', 'breaking', ': universal paths change');
+      field('operation', 'noted');
+      field('method', 'noted');
+      field('path', 'noted');
+      if (before.response !== after.response) emit({ subject: 'action', where, change: 'changed', severity: 'noted', what: 'response mapping changed: check the data returned' });
+      field('name', 'compatible');
+      field('description', 'compatible');
+      compareArguments(where, before.arguments, after.arguments, emit);
+    }
+  }
+}
+
+function union<T>(a: Iterable<T>, b: Iterable<T>): T[] {
+  return [...new Set([...a, ...b])].sort();
+}

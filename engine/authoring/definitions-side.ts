@@ -1,0 +1,66 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { loadDefinitions } from '../definitions/loader.ts';
+import type { DefinitionProblem } from '../definitions/problems.ts';
+import type { DefinitionsSnapshot } from '../definitions/snapshot.ts';
+
+const run = promisify(execFile);
+
+/** One side of a diff, loaded with the real loader. */
+export type LoadedSide =
+  | { ok: true; label: string; snapshot: DefinitionsSnapshot }
+  | { ok: false; label: string; problems: DefinitionProblem[]; displayFile: (file: string) => string };
+
+/**
+ * Loads `spec`: a folder of definitions, or else a git revision (`main`,
+ * `HEAD~1`, a commit) whose tree is read with `git ls-tree`/`git show` into a
+ * temporary folder: no checkout, no network. `definitionsDir` names the
+ * definitions folder inside the repository (relative to `cwd`).
+ */
+export async function loadSide(spec: string, options: { cwd: string; definitionsDir: string }): Promise<LoadedSide> {
+  const asFolder = path.resolve(options.cwd, spec);
+  if ((await fs.stat(asFolder).catch(() => null))?.isDirectory()) {
+    const result = await loadDefinitions(asFolder);
+    const display = (file: string) => path.relative(options.cwd, path.join(asFolder, file)) || '.';
+    return result.ok ? { ok: true, label: spec, snapshot: result.snapshot } : { ok: false, label: spec, problems: result.problems, displayFile: display };
+  }
+  const extracted = await extractRevision(spec, options);
+  try {
+    const result = await loadDefinitions(extracted.dir);
+    const display = (file: string) => `${spec}:${path.posix.join(extracted.prefix, file)}`;
+    return result.ok ? { ok: true, label: spec, snapshot: result.snapshot } : { ok: false, label: spec, problems: result.problems, displayFile: display };
+  } finally {
+    await fs.rm(extracted.dir, { recursive: true, force: true });
+  }
+}
+
+/** Thrown when `spec` is neither a folder nor a revision of the repository around `cwd`. */
+export class SideNotFound extends Error {}
+
+async function extractRevision(spec: string, options: { cwd: string; definitionsDir: string }): Promise<{ dir: string; prefix: string }> {
+  const git = (...args: string[]) => run('git', args, { cwd: options.cwd, maxBuffer: 64 * 1024 * 1024, encoding: 'utf8' });
+  let commit: string;
+  let top: string;
+  try {
+    top = (await git('rev-parse', '--show-toplevel')).stdout.trim();
+    commit = (await git('rev-parse', '--verify', '--quiet', `${spec}^{commit}`)).stdout.trim();
+  } catch {
+    throw new SideNotFound(`${spec} is neither a folder nor a git revision`);
+  }
+  // Real paths on both ends: git answers with the resolved top level (/tmp may be a link).
+  const here = await fs.realpath(options.cwd);
+  const prefix = path.relative(top, path.resolve(here, options.definitionsDir)).split(path.sep).join('/');
+  const listing = (await git('ls-tree', '-r', '-z', '--name-only', commit, '--', prefix || '.')).stdout.split('\0').filter(Boolean);
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'igw-diff-'));
+  const inside = prefix ? `${prefix}/` : '';
+  for (const file of listing) {
+    if (!file.startsWith(inside) || !/\.ya?ml$/.test(file)) continue;
+    const target = path.join(dir, file.slice(inside.length));
+    await fs.mkdir(path.dirname(target), { recursive: true });
+    await fs.writeFile(target, (await git('show', `${commit}:${file}`)).stdout);
+  }
+  return { dir, prefix };
+}

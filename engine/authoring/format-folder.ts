@@ -1,0 +1,47 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { placeOf } from '../definitions/layout.ts';
+import { readSourceFiles } from '../definitions/source-files.ts';
+import { formatDefinition } from './canonical-yaml.ts';
+
+/** What `npm run fmt` found for one definition file. */
+export type FileFormatStatus =
+  | { file: string; status: 'canonical' }
+  | { file: string; status: 'rewritten' | 'not-canonical'; text: string }
+  | { file: string; status: 'refused'; line: number; column: number; reason: string };
+
+export interface FolderFormatResult {
+  files: FileFormatStatus[];
+  /** A problem with the folder itself (it does not exist). */
+  folderProblem: string | null;
+}
+
+/**
+ * Formats every definition file of a folder (app, api, auth and action files
+ * where the layout puts them). Files the layout does not define, and offline
+ * test cases (`*.test.yaml`), are left alone: `npm run validate` speaks for
+ * the former, and the latter are data, not definitions.
+ * With `write: false` (`--check`) nothing is written.
+ */
+export async function formatFolder(dir: string, options: { write: boolean }): Promise<FolderFormatResult> {
+  const { files, problems } = await readSourceFiles(dir);
+  const missing = problems.find((p) => p.code === 'DEFINITIONS_DIR_MISSING');
+  if (missing) return { files: [], folderProblem: missing.message };
+  const results: FileFormatStatus[] = [];
+  for (const source of files) {
+    const place = placeOf(source.file);
+    if (place.kind === 'unexpected') continue;
+    const outcome = formatDefinition(place.kind, source.text);
+    if (!outcome.ok) {
+      results.push({ file: source.file, status: 'refused', line: outcome.line, column: outcome.column, reason: outcome.reason });
+    } else if (!outcome.changed) {
+      results.push({ file: source.file, status: 'canonical' });
+    } else if (options.write) {
+      await fs.writeFile(path.join(dir, source.file), outcome.text);
+      results.push({ file: source.file, status: 'rewritten', text: outcome.text });
+    } else {
+      results.push({ file: source.file, status: 'not-canonical', text: outcome.text });
+    }
+  }
+  return { files: results, folderProblem: null };
+}

@@ -1,0 +1,217 @@
+import { expect } from 'chai';
+import { parse, stringify } from 'yaml';
+import { diffDefinitions } from '../../engine/authoring/definition-diff.ts';
+import { DefinitionsLoader } from '../../engine/definitions/loader.ts';
+import { formatProblem } from '../../engine/definitions/problems.ts';
+import type { DefinitionsSnapshot } from '../../engine/definitions/snapshot.ts';
+import { readSourceFiles, sourceFile } from '../../engine/definitions/source-files.ts';
+import { VALID } from '../support/definition-fixtures.ts';
+
+/** A definitions folder in memory: path → parsed YAML value, edited as values and loaded by the real loader. */
+type Folder = Map<string, any>;
+
+const V1 = 'acme/versions/1';
+
+async function validFolder(): Promise<Folder> {
+  const { files } = await readSourceFiles(VALID);
+  return new Map(files.map((f) => [f.file, parse(f.text)]));
+}
+
+function load(folder: Folder): DefinitionsSnapshot {
+  const result = new DefinitionsLoader().load([...folder].map(([file, value]) => sourceFile(file, stringify(value))));
+  if (!result.ok) throw new Error(result.problems.map((p) => formatProblem(p)).join('\n'));
+  return result.snapshot;
+}
+
+const argument = (folder: Folder, action: string, key: string) => folder.get(`${V1}/actions/${action}.yaml`).arguments.find((a: { key: string }) => a.key === key);
+
+function copyVersion(folder: Folder, from: string, to: string): void {
+  for (const [file, value] of [...folder]) if (file.startsWith(`acme/versions/${from}/`)) folder.set(file.replace(`/versions/${from}/`, `/versions/${to}/`), structuredClone(value));
+}
+
+interface Case {
+  change: string;
+  /** Edits the base folder before the head is made (optional). */
+  base?: (folder: Folder) => void;
+  head: (folder: Folder) => void;
+  expected: [severity: string, where: string, what: string][];
+}
+
+const CASES: Case[] = [
+  { change: 'an action removed', head: (f) => f.delete(`${V1}/actions/create-contact.yaml`), expected: [['breaking', 'action create-contact', 'removed']] },
+  {
+    change: 'an action added',
+    head: (f) => f.set(`${V1}/actions/count-lists.yaml`, { ...f.get(`${V1}/actions/list-lists.yaml`), id: 'count-lists', slug: 'count-lists' }),
+    expected: [['compatible', 'action count-lists', 'added']],
+  },
+  {
+    change: 'an argument removed',
+    head: (f) => (f.get(`${V1}/actions/create-contact.yaml`).arguments = f.get(`${V1}/actions/create-contact.yaml`).arguments.filter((a: { key: string }) => a.key !== 'birthday')),
+    expected: [['breaking', 'action create-contact, argument birthday', 'removed: callers that send it are refused']],
+  },
+  { change: 'an argument becoming required', head: (f) => (argument(f, 'list-contacts', 'tags').required = true), expected: [['breaking', 'action list-contacts, argument tags', 'now required']] },
+  {
+    change: 'an argument becoming required with a default',
+    head: (f) => Object.assign(argument(f, 'list-contacts', 'tags'), { required: true, default: ['vip'] }),
+    expected: [
+      ['noted', 'action list-contacts, argument tags', 'default (none) → ["vip"]'],
+      ['compatible', 'action list-contacts, argument tags', 'now required (its default fills it)'],
+    ],
+  },
+  {
+    change: 'a new required argument without a default',
+    head: (f) => f.get(`${V1}/actions/create-contact.yaml`).arguments.push({ key: 'owner', dataType: 'String', location: 'Body', required: true }),
+    expected: [['breaking', 'action create-contact, argument owner', 'added, required without a default']],
+  },
+  {
+    change: 'a new optional argument',
+    head: (f) => f.get(`${V1}/actions/create-contact.yaml`).arguments.push({ key: 'owner', dataType: 'String', location: 'Body' }),
+    expected: [['compatible', 'action create-contact, argument owner', 'added']],
+  },
+  {
+    change: 'a dataType change',
+    head: (f) => {
+      Object.assign(argument(f, 'create-contact', 'birthday'), { dataType: 'String' });
+      delete argument(f, 'create-contact', 'birthday').format;
+    },
+    expected: [
+      ['breaking', 'action create-contact, argument birthday', 'dataType Date → String'],
+      ['noted', 'action create-contact, argument birthday', 'format Date → (none)'],
+    ],
+  },
+  { change: 'a location change', head: (f) => (argument(f, 'list-contacts', 'tags').location = 'Body'), expected: [['breaking', 'action list-contacts, argument tags', 'location Query → Body']] },
+  {
+    change: 'an externalKey change',
+    head: (f) => (argument(f, 'list-contacts', 'pageSize').externalKey = 'limit'),
+    expected: [['breaking', 'action list-contacts, argument pageSize', 'externalKey page_size → limit']],
+  },
+  {
+    change: 'a list option removed',
+    head: (f) => f.get(`${V1}/api.yaml`).arguments[0].list.options.pop(),
+    expected: [['breaking', 'api, argument region', 'list option "us" removed']],
+  },
+  {
+    change: 'a list option added',
+    head: (f) => f.get(`${V1}/api.yaml`).arguments[0].list.options.push({ value: 'ap', label: 'Asia Pacific' }),
+    expected: [['compatible', 'api, argument region', 'list option "ap" added']],
+  },
+  {
+    change: 'a multipleValues delimiter change',
+    head: (f) => (argument(f, 'list-contacts', 'tags').multipleValues.delimiter = ';'),
+    expected: [['breaking', 'action list-contacts, argument tags', 'multipleValues.delimiter , → ;']],
+  },
+  {
+    change: 'an argument becoming hidden',
+    head: (f) => Object.assign(argument(f, 'create-contact', 'birthday'), { hidden: true }),
+    expected: [['breaking', 'action create-contact, argument birthday', 'now hidden: callers that send it are refused']],
+  },
+  { change: 'a hidden default change', head: (f) => (argument(f, 'list-contacts', 'pageSize').default = 25), expected: [['noted', 'action list-contacts, argument pageSize', 'hidden default 50 → 25']] },
+  {
+    change: 'a response mapping change',
+    head: (f) => (f.get(`${V1}/actions/list-lists.yaml`).response = '{ "success": true, "data": body.items }'),
+    expected: [['noted', 'action list-lists', 'response mapping changed: check the data returned']],
+  },
+  {
+    change: 'wording only',
+    head: (f) => Object.assign(argument(f, 'create-contact', 'email'), { label: 'Email address', description: 'Where we write.' }),
+    expected: [
+      ['compatible', 'action create-contact, argument email', 'label (none) → Email address'],
+      ['compatible', 'action create-contact, argument email', 'description (none) → Where we write.'],
+    ],
+  },
+  {
+    change: 'an auth removed',
+    base: (f) => {
+      f.set(`${V1}/auths/token.yaml`, { type: 'Bearer', id: 'token', token: '{{token}}', arguments: [{ key: 'token', dataType: 'String', required: true }] });
+      f.get(`${V1}/api.yaml`).auths.push('token');
+    },
+    head: (f) => {
+      f.delete(`${V1}/auths/token.yaml`);
+      f.get(`${V1}/api.yaml`).auths.pop();
+    },
+    expected: [['breaking', 'auth token', 'removed: connections using it stop working']],
+  },
+  {
+    change: 'an auth argument newly required',
+    head: (f) => f.get(`${V1}/auths/api-key.yaml`).arguments.push({ key: 'account', dataType: 'String', required: true }),
+    expected: [['breaking', 'auth api-key, argument account', 'added, required without a default']],
+  },
+  {
+    change: 'a published pointer moving backwards',
+    base: (f) => {
+      copyVersion(f, '1', '2');
+      f.get('acme/app.yaml').published = 2;
+    },
+    head: (f) => (f.get('acme/app.yaml').published = 1),
+    expected: [['breaking', 'app acme', 'published 2 → 1: moves backwards']],
+  },
+  {
+    change: 'a published pointer moving forwards, with the new version',
+    head: (f) => {
+      copyVersion(f, '1', '2');
+      f.get('acme/app.yaml').published = 2;
+    },
+    expected: [
+      ['compatible', 'app acme', 'published 1 → 2'],
+      ['compatible', 'version 2', 'added'],
+    ],
+  },
+  {
+    change: 'a numbered version removed',
+    base: (f) => copyVersion(f, '1', '2'),
+    head: (f) => {
+      for (const file of [...f.keys()]) if (file.startsWith('acme/versions/2/')) f.delete(file);
+    },
+    expected: [['breaking', 'version 2', 'removed']],
+  },
+  { change: 'an app slug change', head: (f) => (f.get('acme/app.yaml').slug = 'acme'), expected: [['breaking', 'app acme', 'slug acme-crm → acme: universal paths change']] },
+  {
+    change: 'pagination removed',
+    head: (f) => delete f.get(`${V1}/api.yaml`).pagination,
+    expected: [['breaking', 'api', 'pagination removed: cursors clients hold are no longer sent']],
+  },
+];
+
+describe('npm run diff: classification', () => {
+  for (const c of CASES) {
+    it(`${c.change}: ${[...new Set(c.expected.map((e) => e[0]))].join(', ')}`, async () => {
+      const base = await validFolder();
+      c.base?.(base);
+      const head: Folder = new Map([...base].map(([file, value]) => [file, structuredClone(value)]));
+      c.head(head);
+      const changes = diffDefinitions(load(base), load(head));
+      expect(changes.map((ch) => [ch.severity, ch.where, ch.what])).to.deep.equal(c.expected);
+    });
+  }
+
+  it('does not count changes to an app with only a draft as released', async () => {
+    const base = await validFolder();
+    copyVersion(base, '1', 'draft');
+    for (const file of [...base.keys()]) if (file.startsWith(`${V1}/`)) base.delete(file);
+    delete base.get('acme/app.yaml').published;
+    const head: Folder = new Map([...base].map(([file, value]) => [file, structuredClone(value)]));
+    head.get('acme/app.yaml').slug = 'acme';
+    const changes = diffDefinitions(load(base), load(head));
+    expect(changes.map((ch) => [ch.released, ch.severity, ch.what])).to.deep.equal([[false, 'breaking', 'slug acme-crm → acme: universal paths change']]);
+  });
+
+  it('finds no change between a folder and itself', async () => {
+    const folder = await validFolder();
+    expect(diffDefinitions(load(folder), load(folder))).to.deep.equal([]);
+  });
+
+  it('marks draft changes as not released, numbered ones and the app itself as released', async () => {
+    const base = await validFolder();
+    copyVersion(base, '1', 'draft');
+    const head: Folder = new Map([...base].map(([file, value]) => [file, structuredClone(value)]));
+    head.delete('acme/versions/draft/actions/create-contact.yaml');
+    head.delete(`${V1}/actions/create-contact.yaml`);
+    head.get('acme/app.yaml').name = 'Acme';
+    const changes = diffDefinitions(load(base), load(head));
+    expect(changes.map((ch) => [ch.version, ch.released, ch.severity, ch.where])).to.deep.equal([
+      [null, true, 'compatible', 'app acme'],
+      ['1', true, 'breaking', 'action create-contact'],
+      ['draft', false, 'breaking', 'action create-contact'],
+    ]);
+  });
+});

@@ -1,0 +1,39 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { expect } from 'chai';
+import { parse, stringify } from 'yaml';
+import { diffDefinitions } from '../../engine/authoring/definition-diff.ts';
+import { diffMarkdown } from '../../engine/authoring/diff-report.ts';
+import { DefinitionsLoader } from '../../engine/definitions/loader.ts';
+import { readSourceFiles, sourceFile } from '../../engine/definitions/source-files.ts';
+import { ROOT } from './run-script.ts';
+
+/** The bundled definitions in memory, loaded after `edit` changes their values. */
+async function bundled(edit: (folder: Map<string, any>) => void = () => {}) {
+  const { files } = await readSourceFiles(path.join(ROOT, 'definitions'));
+  const folder = new Map(files.map((f) => [f.file, parse(f.text)]));
+  edit(folder);
+  const result = new DefinitionsLoader().load([...folder].map(([file, value]) => sourceFile(file, stringify(value))));
+  if (!result.ok) throw new Error(JSON.stringify(result.problems));
+  return result.snapshot;
+}
+
+describe('docs/definitions.md samples', () => {
+  it('shows the Markdown npm run diff prints for the changes it describes', async () => {
+    const guide = await fs.readFile(path.join(ROOT, 'docs/definitions.md'), 'utf8');
+    const section = guide.slice(guide.indexOf('## Reviewing a change: npm run diff'));
+    const sample = /```markdown\n([\s\S]*?)```/.exec(section)![1];
+
+    const head = await bundled((folder) => {
+      const issues = folder.get('github/versions/1/actions/list-issues.yaml');
+      const arg = (key: string) => issues.arguments.find((a: { key: string }) => a.key === key);
+      arg('state').list.options = arg('state').list.options.filter((o: { value: string }) => o.value !== 'all');
+      arg('perPage').default = 50;
+      const since = issues.arguments.indexOf(arg('since'));
+      issues.arguments.splice(since + 1, 0, { key: 'assignee', description: 'Only issues assigned to this login.', dataType: 'String', location: 'Query' });
+      folder.get('github/versions/1/actions/list-labels.yaml').name = 'List repository labels';
+      for (const [file, value] of [...folder]) if (file.startsWith('stripe/versions/1/')) folder.set(file.replace('/versions/1/', '/versions/draft/'), structuredClone(value));
+    });
+    expect(diffMarkdown('main', 'HEAD', diffDefinitions(await bundled(), head))).to.equal(sample);
+  });
+});

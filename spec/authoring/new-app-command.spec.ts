@@ -1,0 +1,98 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { expect } from 'chai';
+import { parse } from 'yaml';
+import { nameFromSlug, scaffoldFiles } from '../../engine/authoring/app-scaffold.ts';
+import { loadDefinitions } from '../../engine/definitions/loader.ts';
+import { copyValid, tempDir } from '../support/definition-fixtures.ts';
+import { ROOT, runScript } from './run-script.ts';
+
+describe('npm run new-app', function () {
+  this.timeout(30_000);
+  let tmp: { dir: string; remove: () => Promise<void> };
+  beforeEach(async () => {
+    tmp = await tempDir('new-app-');
+  });
+  afterEach(() => tmp.remove());
+
+  it('scaffolds an app folder that passes validate and fmt --check as generated', async () => {
+    const run = await runScript('new-app.ts', ['acme-crm', '--name', 'Acme CRM', '--dir', 'definitions'], { cwd: tmp.dir });
+    expect(run.stderr).to.equal('');
+    expect(run.stdout).to.equal(
+      [
+        'Created definitions/acme-crm:',
+        '  definitions/acme-crm/app.yaml',
+        '  definitions/acme-crm/versions/draft/api.yaml',
+        '  definitions/acme-crm/versions/draft/auths/api-key.yaml',
+        '  definitions/acme-crm/versions/draft/actions/list-items.yaml',
+        '  definitions/acme-crm/versions/draft/actions/list-items.test.yaml',
+        '',
+        'Next: point api.yaml, the auth and the action at the provider, write test cases beside each action, then',
+        '  npm run validate -- definitions',
+        '  npm run fmt -- definitions',
+        '  npm run test:definitions -- acme-crm',
+        '',
+      ].join('\n'),
+    );
+    expect(run.code).to.equal(0);
+
+    const validate = await runScript('validate.ts', ['definitions'], { cwd: tmp.dir });
+    expect(validate.stdout).to.match(/^ok: definitions has 1 apps, 1 versions, 1 actions in 4 files/);
+    expect(validate.code).to.equal(0);
+    const fmt = await runScript('fmt.ts', ['--check', 'definitions'], { cwd: tmp.dir });
+    expect(fmt).to.deep.include({ code: 0, stdout: '', stderr: 'ok: 4 files canonical\n' });
+
+    const app = parse(await fs.readFile(path.join(tmp.dir, 'definitions/acme-crm/app.yaml'), 'utf8'));
+    expect(app).to.deep.equal({ id: 'acme-crm', slug: 'acme-crm', name: 'Acme CRM', description: 'What Acme CRM is, for people choosing it.', website: 'https://api.example.com/docs' });
+  });
+
+  it('writes the action\'s offline test cases in the documented format', async () => {
+    await runScript('new-app.ts', ['acme-crm'], { cwd: tmp.dir });
+    const cases = parse(await fs.readFile(path.join(tmp.dir, 'definitions/acme-crm/versions/draft/actions/list-items.test.yaml'), 'utf8'));
+    expect(cases.cases).to.have.length(2);
+    expect(cases.cases[0]).to.deep.equal({
+      name: 'lists the first page',
+      connection: { credentials: { apiKey: 'test-key' } },
+      arguments: { limit: 2 },
+      request: { method: 'GET', url: 'https://api.example.com/items', query: { limit: '2' }, headers: { authorization: 'Bearer test-key' }, body: null },
+      response: { status: 200, headers: { 'content-type': 'application/json' }, body: { items: [{ id: 1, name: 'First' }], next: 'abc' } },
+      expect: { success: true, data: [{ id: 1, name: 'First' }], meta: { cursor: 'abc' } },
+    });
+  });
+
+  it('adds to an existing folder beside its apps, and the whole folder still loads', async () => {
+    const dir = path.join(tmp.dir, 'definitions');
+    await copyValid(dir);
+    const run = await runScript('new-app.ts', ['zendesk', '--dir', dir], { cwd: tmp.dir });
+    expect(run.code).to.equal(0);
+    const loaded = await loadDefinitions(dir);
+    expect(loaded.ok && [...loaded.snapshot.apps.keys()].sort()).to.deep.equal(['acme', 'zendesk']);
+    expect(loaded.ok && loaded.snapshot.apps.get('zendesk')!.name).to.equal('Zendesk');
+  });
+
+  it('puts an editor modeline in each definition file when the app is inside this repository', () => {
+    const files = scaffoldFiles('acme', 'Acme', path.join(ROOT, 'definitions/acme'));
+    expect(files.get('app.yaml')).to.match(/^# yaml-language-server: \$schema=\.\.\/\.\.\/schemas\/app\.schema\.json\n/);
+    expect(files.get('versions/draft/actions/list-items.yaml')).to.match(/^# yaml-language-server: \$schema=\.\.\/\.\.\/\.\.\/\.\.\/\.\.\/schemas\/action\.schema\.json\n/);
+    expect(nameFromSlug('acme-crm')).to.equal('Acme Crm');
+  });
+
+  it('refuses an existing folder, an invalid slug, a taken id and a usage error with exit 2, writing nothing', async () => {
+    const dir = path.join(tmp.dir, 'definitions');
+    await copyValid(dir);
+    const existing = await runScript('new-app.ts', ['acme', '--dir', 'definitions'], { cwd: tmp.dir });
+    expect(existing).to.deep.equal({ code: 2, stdout: '', stderr: 'definitions/acme already exists; choose another slug or remove it first\n' });
+    const invalid = await runScript('new-app.ts', ['Acme_CRM'], { cwd: tmp.dir });
+    expect(invalid).to.deep.equal({
+      code: 2,
+      stdout: '',
+      stderr: '"Acme_CRM" is not a valid app slug: use kebab-case, lowercase letters and digits joined by single hyphens (acme-crm)\n',
+    });
+    const taken = await runScript('new-app.ts', ['acme-crm', '--dir', 'definitions'], { cwd: tmp.dir });
+    expect(taken).to.deep.equal({ code: 2, stdout: '', stderr: 'definitions/acme/app.yaml already uses "acme-crm" as its id or slug\n' });
+    const usage = await runScript('new-app.ts', [], { cwd: tmp.dir });
+    expect(usage.code).to.equal(2);
+    expect(usage.stderr).to.equal('missing the app slug\nusage: npm run new-app -- <slug> [--name "Display Name"] [--dir <definitions folder>]\n');
+    expect((await fs.readdir(dir)).sort()).to.deep.equal(['acme']);
+  });
+});
