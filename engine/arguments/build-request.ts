@@ -24,6 +24,9 @@ export interface BuildRequestInput {
 /** The argument a caller sends to get the next page, when the API paginates with a cursor. */
 export const CURSOR_ARGUMENT = 'cursor';
 
+/** The operations whose results come in pages, and so take the cursor argument. */
+export const PAGED_OPERATIONS: ReadonlySet<string> = new Set(['list', 'search']);
+
 /**
  * Turns a caller's arguments into the outbound request of an action, exactly
  * as the argument definitions say, or throws one VALIDATION_ERROR (400)
@@ -49,7 +52,8 @@ export async function buildOutboundRequest(input: BuildRequestInput, deps: Argum
   else if (input.arguments !== undefined && input.arguments !== null) problems.push(problem('arguments', 'type', `must be an object of argument values by key (got ${shown(input.arguments)})`));
 
   const actionNodes = argumentTree(action.arguments);
-  const takesCursor = api.pagination !== undefined && !actionNodes.some((n) => n.arg.key === CURSOR_ARGUMENT);
+  // Only listings page: a create or a delete that took a cursor would hide a caller's mistake.
+  const takesCursor = api.pagination !== undefined && PAGED_OPERATIONS.has(action.operation) && !actionNodes.some((n) => n.arg.key === CURSOR_ARGUMENT);
   problems.push(...unknownKeys(action, actionNodes, given, takesCursor));
 
   // Host variables: the API's and the auth's arguments, from what the connection stores.

@@ -40,7 +40,7 @@ describe('describe endpoints for workflow builders', () => {
     const published = await call(gw, 'GET', `${APPS}/shop/actions`);
     expect(published.status).to.equal(200);
     expect(published.body.data.map((a: { slug: string }) => a.slug)).to.deep.equal(['create-order', 'list-lists']);
-    expect(published.body.data[0]).to.deep.include({ operation: 'create', method: 'POST', path: '/orders', cursorArgument: 'cursor' });
+    expect(published.body.data[0]).to.deep.include({ operation: 'create', method: 'POST', path: '/orders', cursorArgument: null });
     expect(published.body.meta).to.deep.include({ version: 1 });
 
     const draft = await call(gw, 'GET', `${APPS}/shop/actions?version=draft`);
@@ -62,7 +62,7 @@ describe('describe endpoints for workflow builders', () => {
     const res = await call(gw, 'GET', ORDER);
     expect(res.status).to.equal(200);
     const [action] = res.body.data;
-    expect(action).to.deep.include({ id: 'create-order', name: 'Create an order', description: 'Creates an order for a customer.', cursorArgument: 'cursor' });
+    expect(action).to.deep.include({ id: 'create-order', name: 'Create an order', description: 'Creates an order for a customer.', cursorArgument: null });
     const byKey = Object.fromEntries(action.arguments.map((a: { key: string }) => [a.key, a]));
     expect(Object.keys(byKey)).to.deep.equal(['status', 'currency', 'customer', 'country', 'listId', 'note', 'tags', 'deliverBy', 'source']);
     expect(byKey.status).to.deep.equal({

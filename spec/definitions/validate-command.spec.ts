@@ -24,7 +24,7 @@ describe('npm run validate', function () {
   it('passes on the bundled apps with a one-line summary', async () => {
     const { code, stdout } = await validate(ROOT);
     expect(code).to.equal(0);
-    expect(stdout).to.match(/^ok: definitions has 4 apps, 4 versions, \d+ actions in \d+ files \(hash [0-9a-f]{12}\)\n$/);
+    expect(stdout).to.match(/^ok: definitions has \d+ apps, \d+ versions, \d+ actions in \d+ files \(hash [0-9a-f]{12}\)\n$/);
   });
 
   it('lists every problem as <file>:<line>:<column> <CODE> <message>, relative to the current folder, and exits 1', async () => {

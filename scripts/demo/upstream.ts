@@ -1,0 +1,77 @@
+/**
+ * `npm run demo:upstream`: a small to-do API on 127.0.0.1 (DEMO_PORT, default
+ * 4010) for seeing a real run work offline, behind the bundled `demo-todos`
+ * app. It wants `Authorization: Bearer demo-token`, pages with a cursor, and
+ * answers like a typical third-party API (nested payloads, 404s, 204 deletes).
+ */
+import http from 'node:http';
+
+const port = Number(process.env.DEMO_PORT ?? 4010);
+const TOKEN = 'demo-token';
+const PAGE_SIZE = 3;
+
+interface Todo {
+  id: string;
+  title: string;
+  done: boolean;
+  created_at: string;
+}
+
+const todos = new Map<string, Todo>();
+let nextId = 1;
+for (const title of ['Write the definition', 'Run the action', 'Read the envelope', 'Page with the cursor', 'Delete a to-do']) {
+  const id = `t${nextId++}`;
+  todos.set(id, { id, title, done: false, created_at: new Date(Date.UTC(2026, 0, nextId)).toISOString() });
+}
+
+function send(res: http.ServerResponse, status: number, body?: unknown): void {
+  res.writeHead(status, body === undefined ? {} : { 'content-type': 'application/json' });
+  res.end(body === undefined ? undefined : JSON.stringify(body));
+}
+
+const server = http.createServer((req, res) => {
+  const chunks: Uint8Array[] = [];
+  req.on('data', (chunk: Uint8Array) => chunks.push(chunk));
+  req.on('end', () => {
+    const url = new URL(req.url ?? '/', `http://127.0.0.1:${port}`);
+    console.log(`${req.method} ${url.pathname}${url.search}`);
+    if (req.headers.authorization !== `Bearer ${TOKEN}`) return send(res, 401, { error: { code: 'unauthorized', message: `send Authorization: Bearer ${TOKEN}` } });
+    const match = /^\/v1\/todos(?:\/([^/]+))?$/.exec(url.pathname);
+    if (!match) return send(res, 404, { error: { code: 'not_found', message: 'no such endpoint' } });
+    const id = match[1] ? decodeURIComponent(match[1]) : undefined;
+
+    if (req.method === 'GET' && !id) {
+      const all = [...todos.values()].filter((t) => url.searchParams.get('done') === null || String(t.done) === url.searchParams.get('done'));
+      const start = Number(url.searchParams.get('after') ?? 0);
+      const page = all.slice(start, start + PAGE_SIZE);
+      const more = start + PAGE_SIZE < all.length;
+      return send(res, 200, { result: { todos: page, next_cursor: more ? String(start + PAGE_SIZE) : null } });
+    }
+    if (req.method === 'GET' && id) {
+      const todo = todos.get(id);
+      return todo ? send(res, 200, { todo }) : send(res, 404, { error: { code: 'not_found', message: `no to-do ${id}` } });
+    }
+    if (req.method === 'POST' && !id) {
+      let body: { title?: unknown; done?: unknown };
+      try {
+        body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
+      } catch {
+        return send(res, 400, { error: { code: 'bad_json', message: 'the body is not JSON' } });
+      }
+      if (typeof body.title !== 'string' || body.title === '') return send(res, 422, { error: { code: 'invalid', message: 'title is required' } });
+      const todo: Todo = { id: `t${nextId++}`, title: body.title, done: body.done === true, created_at: new Date().toISOString() };
+      todos.set(todo.id, todo);
+      return send(res, 201, { todo });
+    }
+    if (req.method === 'DELETE' && id) {
+      return todos.delete(id) ? send(res, 204) : send(res, 404, { error: { code: 'not_found', message: `no to-do ${id}` } });
+    }
+    return send(res, 405, { error: { code: 'method_not_allowed', message: `${req.method} is not allowed here` } });
+  });
+});
+
+server.listen(port, '127.0.0.1', () => {
+  console.log(`demo to-do API on http://127.0.0.1:${port}/v1/todos (token: ${TOKEN}); Ctrl-C stops it`);
+});
+process.once('SIGINT', () => server.close(() => process.exit(0)));
+process.once('SIGTERM', () => server.close(() => process.exit(0)));
