@@ -1,5 +1,5 @@
 import Router from '@koa/router';
-import { requireApiKey } from '../auth/require-api-key.ts';
+import { requireApiKeyOrEndUserToken } from '../auth/require-api-key-or-end-user.ts';
 import { validationError } from '../errors/index.ts';
 import type { AppState } from '../server/context.ts';
 import type { Services } from '../services.ts';
@@ -7,26 +7,31 @@ import { startAuthorization } from './authorize.ts';
 import { completeAuthorization, outcomeLocation } from './callback.ts';
 
 /**
- * The OAuth 2.0 connect flow. Your backend asks for an authorization URL
- * (API key), sends the browser there, and the provider sends it back to the
- * callback, which stores the connection and redirects to your return URL
+ * The OAuth 2.0 connect flow. Your backend (API key) or an end user's
+ * embedded session (end-user token) asks for an authorization URL and
+ * sends the browser there; the provider sends it back to the callback, which stores the connection and redirects to your return URL
  * with `connectionId` (or `error` and `error_description`).
  */
 export function connectRoutes(services: Services): Router<AppState> {
   const router = new Router<AppState>();
 
-  router.get('/v2/connect/:appSlug/authorize', requireApiKey(services.store), async (ctx) => {
+  router.get('/v2/connect/:appSlug/authorize', requireApiKeyOrEndUserToken(services), async (ctx) => {
     const query = ctx.query;
     const one = (name: string) => (typeof query[name] === 'string' ? (query[name] as string) : undefined);
     const returnUrl = one('returnUrl');
     if (!returnUrl) throw validationError([{ field: 'returnUrl', rule: 'required', message: 'is required: where the browser goes when the connection is made' }]);
+    // An end user's session connects for that end user only; a backend names the end user, if any.
+    const endUser = ctx.state.endUser;
+    if (endUser && one('endUserId') !== undefined && one('endUserId') !== endUser.endUserId) {
+      throw validationError([{ field: 'endUserId', rule: 'token', message: "must be left out (or be the token's own end user) when calling with an end-user token" }]);
+    }
     ctx.body = {
       success: true,
       data: await startAuthorization(services, {
-        companyId: ctx.state.principal!.companyId,
+        companyId: endUser ? endUser.companyId : ctx.state.principal!.companyId,
         appSlug: ctx.params.appSlug!,
         authId: one('authId'),
-        endUserId: one('endUserId') ?? null,
+        endUserId: endUser ? endUser.endUserId : (one('endUserId') ?? null),
         returnUrl,
         metadata: parseMetadata(one('metadata')),
       }),

@@ -106,6 +106,22 @@ describe('the OAuth 2.0 connect flow (fake provider: undici MockAgent)', () => {
     expect(gw.logs()).not.to.match(/access-abc|refresh-def|client-secret-xyz|code-1/);
   });
 
+  it("starts an authorization from an end user's session (end-user token) for that end user only", async () => {
+    await configure();
+    const token = (await call(gw, 'GET', `/v1/users/${endUserId}/token`)).body.token;
+    const session = { url: gw.url, apiKey: token };
+    const started = await call(session, 'GET', `/v2/connect/oauthy/authorize?returnUrl=${encodeURIComponent(RETURN_URL)}`);
+    expect(started.status).to.equal(200);
+    const state = new URL(started.body.data.authorizationUrl).searchParams.get('state')!;
+    const { verifyState } = await import('../../engine/connect/oauth-state.ts');
+    expect((await verifyState(gw.gateway.services.keyring, state)).endUserId).to.equal(endUserId);
+    const someoneElse = await call(session, 'GET', `/v2/connect/oauthy/authorize?endUserId=eu_other&returnUrl=${encodeURIComponent(RETURN_URL)}`);
+    expect(someoneElse.status).to.equal(400);
+    expect(someoneElse.body.error.message).to.equal("endUserId: must be left out (or be the token's own end user) when calling with an end-user token");
+    const forged = await call({ url: gw.url, apiKey: token.slice(0, -4) + 'AAAA' }, 'GET', `/v2/connect/oauthy/authorize?returnUrl=${encodeURIComponent(RETURN_URL)}`);
+    expect(forged.status).to.equal(401);
+  });
+
   it('refuses a state used twice', async () => {
     await configure();
     const url = await authorize();
