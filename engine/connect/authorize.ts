@@ -72,7 +72,7 @@ export async function startAuthorization(services: Services, request: AuthorizeR
     createdOn: new Date(now),
   });
 
-  const url = new URL(fillTemplate(definition.authorizeUrl, request.metadata, 'metadata'));
+  const url = new URL(fillTemplate(definition.authorizeUrl, request.metadata, `auth ${auth.id} authorizeUrl`));
   const params = url.searchParams;
   for (const [name, value] of Object.entries(definition.authorizeParams ?? {})) params.set(name, String(value));
   params.set('response_type', 'code');

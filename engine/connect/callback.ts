@@ -53,7 +53,7 @@ export async function completeAuthorization(services: Services, query: Record<st
     };
     if (appSecrets.clientSecret) form.client_secret = appSecrets.clientSecret;
     if (codeVerifier) form.code_verifier = codeVerifier;
-    const tokens = await requestTokens(services.http, fillTemplate(definition.tokenUrl, pending.metadata, 'metadata'), form);
+    const tokens = await requestTokens(services.http, fillTemplate(definition.tokenUrl, pending.metadata, `auth ${auth.id} tokenUrl`), form);
     const connection = await storeConnection(services, {
       companyId: state.companyId,
       appId: version.app.id,

@@ -83,7 +83,7 @@ async function requestNewTokens(services: Services, connection: ConnectionRecord
       form.client_id = secrets.clientId ?? '';
       form.client_secret = secrets.clientSecret ?? '';
     }
-    return await requestTokens(services.http, fillTemplate(definition.tokenUrl, connection.metadata, 'metadata'), form, headers);
+    return await requestTokens(services.http, fillTemplate(definition.tokenUrl, connection.metadata, `auth ${auth.id} tokenUrl`), form, headers);
   }
   if (auth.type === 'OAuth2AuthorizationCode') {
     const definition = auth.definition as OAuth2AuthorizationCodeAuth;
@@ -94,7 +94,7 @@ async function requestNewTokens(services: Services, connection: ConnectionRecord
     const form: Record<string, string> = { grant_type: 'refresh_token', refresh_token: secrets.refreshToken };
     if (configuration.clientId) form.client_id = configuration.clientId;
     if (appSecrets.clientSecret) form.client_secret = appSecrets.clientSecret;
-    return await requestTokens(services.http, fillTemplate(definition.refresh?.url ?? definition.tokenUrl, connection.metadata, 'metadata'), form);
+    return await requestTokens(services.http, fillTemplate(definition.refresh?.url ?? definition.tokenUrl, connection.metadata, `auth ${auth.id} refresh url`), form);
   }
   throw GatewayError.of('TOKEN_EXCHANGE_FAILED', `a ${auth.type} auth has no token to renew`);
 }
