@@ -140,4 +140,19 @@ describe('runs that need new credentials: OAuth 2.0 refresh and credential excha
     await call(gw, 'POST', '/v2/universal/apps/partner/actions/whoami/run', { body: { installationId } });
     expect(upstream.calls('POST /exchange')).to.have.length(1);
   });
+
+  it('obtains a client-credentials token on first use, and reuses it until it expires', async () => {
+    upstream.on('POST /machine/token', (req) => {
+      const ok = req.headers.authorization === `Basic ${Buffer.from('m-client:m-secret').toString('base64')}` && new URLSearchParams(req.body).get('grant_type') === 'client_credentials';
+      return ok ? { body: { access_token: 'machine-token', expires_in: 3600 } } : { status: 401, body: { error: 'invalid_client' } };
+    });
+    upstream.on('GET /machine/jobs', (req) => (req.headers.authorization === 'Bearer machine-token' ? { body: { jobs: [{ id: 'j1' }] } } : { status: 401, body: {} }));
+    const connectionId = (await call(gw, 'POST', '/v2/connections', { body: { appSlug: 'machine', credentials: { clientId: 'm-client', clientSecret: 'm-secret' } } })).body.data.id;
+    const runJobs = () => call(gw, 'POST', '/v2/universal/apps/machine/actions/list-jobs/run', { body: { connectionId } });
+    expect((await runJobs()).body).to.deep.include({ success: true, data: [{ id: 'j1' }] });
+    expect((await runJobs()).body.success).to.equal(true);
+    expect(upstream.calls('POST /machine/token')).to.have.length(1);
+    expect(new URLSearchParams(upstream.calls('POST /machine/token')[0]!.body).get('scope')).to.equal('jobs.read');
+    expect((await call(gw, 'GET', `/v2/connections/${connectionId}`)).body.data.tokenExpiresAt).to.be.a('string');
+  });
 });

@@ -201,4 +201,36 @@ describe('POST /v2/universal/apps/{appSlug}/actions/{actionSlug}/run', function 
     expect(mismatch.status).to.equal(400);
     expect(mismatch.body.error).to.deep.equal({ code: 'CONNECTION_APP_MISMATCH', message: `connection ${crm} is to app "crm", not "shop"` });
   });
+
+  it('answers Lookup options by running the lookup action, and checks a run\'s value against them', async () => {
+    upstream.on('GET /api/orders', () => ({ body: { result: { orders: [{ id: 'o1', label: 'First order' }, { id: 'o2', label: 'Second order' }] } } }));
+    const options = await call(gw, 'POST', '/v2/universal/apps/shop/actions/refund-order/arguments/orderId/options', { body: { connectionId } });
+    expect(options.status).to.equal(200);
+    expect(options.body.data).to.deep.equal([
+      { value: 'o1', label: 'First order' },
+      { value: 'o2', label: 'Second order' },
+    ]);
+    upstream.on('POST /api/refunds', (req) => ({ status: 201, body: { refunded: JSON.parse(req.body).order_id } }));
+    const refunded = await run('refund-order', { connectionId, arguments: { orderId: 'o2' } });
+    expect(refunded.body).to.deep.include({ success: true, data: [{ refunded: 'o2' }] });
+    const unknown = await run('refund-order', { connectionId, arguments: { orderId: 'o9' } });
+    expect(unknown.status).to.equal(400);
+    expect(unknown.body.error.code).to.equal('VALIDATION_ERROR');
+    expect(unknown.body.error.details.problems[0].field).to.equal('orderId');
+    expect(upstream.calls('POST /api/refunds')).to.have.length(1);
+  });
+
+  it('answers CREDENTIALS_UNREADABLE naming the connection when no configured key opens its credentials', async () => {
+    const { seal } = await import('../../../engine/credentials/cipher.ts');
+    const { createKeyring } = await import('../../../engine/credentials/keyring.ts');
+    const { randomBytes } = await import('node:crypto');
+    const broken = (await call(gw, 'POST', '/v2/connections', { body: { appSlug: 'shop', credentials: { apiKey: 'k' } } })).body.data.id;
+    const foreignKey = createKeyring([randomBytes(32).toString('base64')]);
+    await gw.gateway.services.store.connections.updateOne({ id: broken }, { $set: { credentials: seal(foreignKey, broken, { arguments: { apiKey: 'k' } }) } });
+    const { status, body } = await run('list-orders', { connectionId: broken });
+    expect(status).to.equal(500);
+    expect(body.error.code).to.equal('CREDENTIALS_UNREADABLE');
+    expect(body.error.message).to.match(new RegExp(`^the stored credentials of ${broken} cannot be decrypted: encrypted with key [0-9a-f]{16}, which is not among the configured ENCRYPTION_KEY values$`));
+    expect(upstream.received).to.have.length(0);
+  });
 });
