@@ -1,20 +1,12 @@
 import { expect } from 'chai';
 import path from 'node:path';
-import { ConfigError, loadConfig } from '../../engine/config/config.ts';
+import { loadConfig } from '../../engine/config/config.ts';
+import { configProblem } from '../helpers/config-problem.ts';
 import { runCommand } from '../helpers/process.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 
 const KEY = Buffer.alloc(32, 7).toString('base64');
 
-function problem(env: Record<string, string>): string {
-  try {
-    loadConfig(env, '/srv/gw');
-  } catch (error) {
-    expect(error).to.be.instanceOf(ConfigError);
-    return (error as Error).message;
-  }
-  throw new Error('expected a ConfigError');
-}
 
 describe('configuration', () => {
   it('has the documented defaults', () => {
@@ -49,7 +41,7 @@ describe('configuration', () => {
   ];
   for (const [name, env, message] of cases) {
     it(`rejects ${name}, naming the variable`, () => {
-      expect(problem(env)).to.match(message);
+      expect(configProblem(env)).to.match(message);
     });
   }
 

@@ -1,15 +1,7 @@
 import { expect } from 'chai';
-import { ConfigError, loadConfig } from '../../engine/config/config.ts';
+import { loadConfig } from '../../engine/config/config.ts';
+import { configProblem } from '../helpers/config-problem.ts';
 
-function problem(env: Record<string, string>): string {
-  try {
-    loadConfig(env, '/srv/gw');
-  } catch (error) {
-    expect(error).to.be.instanceOf(ConfigError);
-    return (error as Error).message;
-  }
-  throw new Error('expected a ConfigError');
-}
 
 describe('configuration: public URLs and end-user tokens', () => {
   it('defaults the URLs to localhost on PORT, the issuer to the base URL and the audience to the embedded /v1', () => {
@@ -50,7 +42,7 @@ describe('configuration: public URLs and end-user tokens', () => {
   ];
   for (const [name, env, message] of cases) {
     it(`rejects ${name}, naming the variable`, () => {
-      expect(problem(env)).to.match(message);
+      expect(configProblem(env)).to.match(message);
     });
   }
 });

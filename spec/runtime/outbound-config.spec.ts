@@ -1,15 +1,7 @@
 import { expect } from 'chai';
-import { ConfigError, loadConfig } from '../../engine/config/config.ts';
+import { loadConfig } from '../../engine/config/config.ts';
+import { configProblem } from '../helpers/config-problem.ts';
 
-function problem(env: Record<string, string>): string {
-  try {
-    loadConfig(env, '/srv/gw');
-  } catch (error) {
-    expect(error).to.be.instanceOf(ConfigError);
-    return (error as Error).message;
-  }
-  throw new Error('expected a ConfigError');
-}
 
 describe('configuration of outbound calls, egress and mappings', () => {
   it('has the documented defaults', () => {
@@ -67,7 +59,7 @@ describe('configuration of outbound calls, egress and mappings', () => {
   ];
   for (const [name, env, message] of cases) {
     it(`rejects ${name}, naming the variable`, () => {
-      expect(problem(env)).to.match(message);
+      expect(configProblem(env)).to.match(message);
     });
   }
 });
