@@ -71,7 +71,8 @@ const server = http.createServer((req, res) => {
 });
 
 server.listen(port, '127.0.0.1', () => {
-  console.log(`demo to-do API on http://127.0.0.1:${port}/v1/todos (token: ${TOKEN}); Ctrl-C stops it`);
+  const { port: actual } = server.address() as import('node:net').AddressInfo;
+  console.log(`demo to-do API on http://127.0.0.1:${actual}/v1/todos (token: ${TOKEN}); Ctrl-C stops it`);
 });
 process.once('SIGINT', () => server.close(() => process.exit(0)));
 process.once('SIGTERM', () => server.close(() => process.exit(0)));
