@@ -209,7 +209,16 @@ class Checker {
         return null;
       }
       raw.responses.forEach((item, index) => {
-        const response = this.response([...path, 'responses', index], item);
+        const where = [...path, 'responses', index];
+        // `{ request, response }`: a call other than the action's own (a token renewal), with its own expected request.
+        if (isPlainObject(item) && 'response' in item) {
+          this.keys(where, item, EXCHANGE_KEYS);
+          const own = item.request === undefined ? undefined : this.request([...where, 'request'], item.request);
+          const response = this.response([...where, 'response'], item.response);
+          if (own === null || !response) return void (ok = false);
+          return void result.push({ label: `responses[${index}]`, request: own, response });
+        }
+        const response = this.response(where, item);
         if (!response) return void (ok = false);
         result.push({ label: index === 0 ? 'request' : `request (attempt ${index + 1})`, request, response });
       });

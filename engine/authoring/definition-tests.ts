@@ -49,6 +49,8 @@ export interface TestRunOptions {
 }
 
 const COMPANY_ID = 'cmp_definition_tests';
+/** The OAuth 2.0 client every app is configured with in a test run (what a token renewal sends). */
+export const TEST_CLIENT = { clientId: 'test-client-id', clientSecret: 'test-client-secret' } as const;
 
 /**
  * `npm run test:definitions`: loads a definitions folder with the gateway's
@@ -167,6 +169,25 @@ class Harness {
     const definitions = new DefinitionsRegistry(dir, logger, { loadDirectory: () => Promise.resolve(loaded) });
     await definitions.reload('definition tests');
     const keyring = createKeyring([randomBytes(32).toString('base64')]);
+    // Every app is configured for the company, so an OAuth 2.0 token renewal can run: it sends these client credentials.
+    const now = new Date();
+    for (const app of loaded.snapshot!.apps.values()) {
+      const id = newId('cfg');
+      await store.appConfigurations.insert({
+        id,
+        companyId: COMPANY_ID,
+        appSlug: app.slug,
+        configKey: `${COMPANY_ID}:${app.slug}`,
+        clientId: TEST_CLIENT.clientId,
+        redirectUri: null,
+        exchangeUrl: null,
+        secrets: seal(keyring, id, { clientSecret: TEST_CLIENT.clientSecret }),
+        hasClientSecret: true,
+        hasExchangeSecret: false,
+        createdOn: now,
+        updatedOn: now,
+      });
+    }
     return new Harness({ config, store, logger, readiness: [], keyring, definitions }, dataDir);
   }
 

@@ -244,4 +244,22 @@ describe('offline test cases: the structural diff', () => {
     ]);
     expect(parsed.cases[0]!.expect).to.deep.equal({ kind: 'error', code: 'X' });
   });
+
+  it('takes { request, response } items in responses as calls with their own expected request', () => {
+    const parsed = parseCaseFile(`cases:
+  - name: renews
+    request: { url: https://api.example.com/items }
+    responses:
+      - { status: 401 }
+      - { request: { url: https://auth.example.com/token }, response: { status: 200, body: { access_token: t } } }
+      - { status: 200 }
+    expect: { success: true }
+`);
+    if (!parsed.ok) throw new Error(JSON.stringify(parsed.problems));
+    expect(parsed.cases[0]!.exchanges.map((e) => [e.label, e.request?.url])).to.deep.equal([
+      ['request', 'https://api.example.com/items'],
+      ['responses[1]', 'https://auth.example.com/token'],
+      ['request (attempt 3)', 'https://api.example.com/items'],
+    ]);
+  });
 });
