@@ -12,6 +12,7 @@ import { versionLabel, versionName } from '../definitions/layout.ts';
 import { GatewayError } from '../errors/index.ts';
 import { newId } from '../ids.ts';
 import { createLogger } from '../log/logger.ts';
+import { createEgressPolicy } from '../runtime/egress/index.ts';
 import { createHttpClient } from '../runtime/http/index.ts';
 import { runAction, type RunOutcome } from '../runtime/run/run-action.ts';
 import type { Services } from '../services.ts';
@@ -207,7 +208,9 @@ class Harness {
     const action = fast.actions.get(actionId)!;
     const connection = await this.connection(fast, auth.id, auth.type, testCase);
     const network = new CaseNetwork(testCase.exchanges);
-    const http = createHttpClient({ dispatcher: network.agent });
+    // Nothing leaves the process, so the egress policy (a deployment's allow-list) is not applied:
+    // a definition on a private address, like a local demo API, is tested like any other.
+    const http = createHttpClient({ dispatcher: network.agent, policy: { ...createEgressPolicy(), checkHost: () => null } });
     let outcome: RunOutcome | { error: unknown };
     try {
       outcome = await runAction({ ...this.services, http }, {

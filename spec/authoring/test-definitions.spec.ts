@@ -188,6 +188,17 @@ describe('npm run test:definitions', function () {
     expect(run.stdout).to.match(/\n1 passed, 1 failed\n$/);
   });
 
+  it('runs a definition on a private address: nothing leaves the process, so the egress policy does not apply', async () => {
+    await scaffold();
+    const api = path.join(tmp.dir, 'definitions/acme-crm/versions/draft/api.yaml');
+    await fs.writeFile(api, (await fs.readFile(api, 'utf8')).replace('https://api.example.com', 'http://127.0.0.1:4010/v1'));
+    const cases = path.join(tmp.dir, CASES);
+    await fs.writeFile(cases, (await fs.readFile(cases, 'utf8')).replaceAll('https://api.example.com/items', 'http://127.0.0.1:4010/v1/items'));
+    const run = await runScript('test-definitions.ts', [], { cwd: tmp.dir });
+    expect(run.stdout).to.match(/\n2 passed, 0 failed\n$/);
+    expect(run.code).to.equal(0);
+  });
+
   it('passes every bundled app\'s cases in process, and every bundled action has cases', async () => {
     const dir = path.join(ROOT, 'definitions');
     const loaded = await loadDefinitions(dir);
