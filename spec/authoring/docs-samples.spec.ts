@@ -6,7 +6,9 @@ import { diffDefinitions } from '../../engine/authoring/definition-diff.ts';
 import { diffMarkdown } from '../../engine/authoring/diff-report.ts';
 import { DefinitionsLoader } from '../../engine/definitions/loader.ts';
 import { readSourceFiles, sourceFile } from '../../engine/definitions/source-files.ts';
-import { ROOT } from './run-script.ts';
+import { createApp } from '../../engine/authoring/create-app.ts';
+import { tempDir } from '../support/definition-fixtures.ts';
+import { ROOT, runScript } from './run-script.ts';
 
 /** The bundled definitions in memory, loaded after `edit` changes their values. */
 async function bundled(edit: (folder: Map<string, any>) => void = () => {}) {
@@ -35,5 +37,38 @@ describe('docs/definitions.md samples', () => {
       for (const [file, value] of [...folder]) if (file.startsWith('stripe/versions/1/')) folder.set(file.replace('/versions/1/', '/versions/draft/'), structuredClone(value));
     });
     expect(diffMarkdown('main', 'HEAD', diffDefinitions(await bundled(), head))).to.equal(sample);
+  });
+});
+
+describe('docs/definitions.md offline tests sample', function () {
+  this.timeout(30_000);
+  it('shows what npm run test:definitions prints for the documented case and a failing one', async () => {
+    const guide = await fs.readFile(path.join(ROOT, 'docs/definitions.md'), 'utf8');
+    const section = guide.slice(guide.indexOf('## Offline tests'), guide.indexOf('## Canonical form'));
+    const cases = /```yaml\n([\s\S]*?)```/.exec(section)![1]!;
+    const output = /```\n(✔[\s\S]*?)```/.exec(section)![1]!;
+    const failing = `  - name: ends on the last page without a cursor
+    connection:
+      credentials: { apiKey: test-key }
+    arguments: { cursor: abc }
+    request:
+      query: { limit: "20", cursor: abc }
+    response:
+      status: 200
+      body: { items: [{ id: 2, name: Second }] }
+    expect:
+      data: [{ id: 2, name: First }]
+      meta: {}
+`;
+    const tmp = await tempDir('docs-offline-');
+    try {
+      expect(await createApp(path.join(tmp.dir, 'definitions'), 'acme-crm')).to.deep.include({ ok: true });
+      await fs.writeFile(path.join(tmp.dir, 'definitions/acme-crm/versions/draft/actions/list-items.test.yaml'), cases + failing);
+      const run = await runScript('test-definitions.ts', [], { cwd: tmp.dir });
+      expect(run.stdout).to.equal(output);
+      expect(run.code).to.equal(1);
+    } finally {
+      await tmp.remove();
+    }
   });
 });

@@ -1,0 +1,288 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig } from '../config/config.ts';
+import type { ConnectionSecrets } from '../connections/connections.ts';
+import { seal } from '../credentials/cipher.ts';
+import { createKeyring } from '../credentials/keyring.ts';
+import { DefinitionsRegistry, formatProblem, type AppEntry, type AppVersion, type DefinitionsSnapshot } from '../definitions/index.ts';
+import { DefinitionsLoader, type LoadResult } from '../definitions/loader.ts';
+import { versionLabel, versionName } from '../definitions/layout.ts';
+import { GatewayError } from '../errors/index.ts';
+import { newId } from '../ids.ts';
+import { createLogger } from '../log/logger.ts';
+import { createEgressPolicy } from '../runtime/egress/index.ts';
+import { createHttpClient } from '../runtime/http/index.ts';
+import { runAction, type RunOutcome } from '../runtime/run/run-action.ts';
+import type { Services } from '../services.ts';
+import { openEmbeddedStore } from '../store/embedded/nedb-store.ts';
+import type { ConnectionRecord, Store } from '../store/index.ts';
+import { parseCaseFile, type DefinitionCase } from './case-file.ts';
+import { CaseNetwork } from './case-network.ts';
+import { described, differences, formatDifference, MISSING, shown, type Difference } from './structural-diff.ts';
+
+/** One action's case file, found beside the action. */
+export interface CaseFile {
+  /** Relative to the definitions folder, forward slashes. */
+  file: string;
+  app: AppEntry;
+  version: AppVersion;
+  actionId: string;
+}
+
+export interface TestRunSummary {
+  passed: number;
+  failed: number;
+  /** 0 all passed, 1 a case failed (or a case file is malformed), 2 usage or load error. */
+  exitCode: 0 | 1 | 2;
+}
+
+export interface TestRunOptions {
+  /** Only this app's cases, by slug or id. */
+  app?: string;
+  /** How file paths are shown (default: relative to the folder). */
+  display?: (file: string) => string;
+  /** Each output line, without its newline. */
+  write: (line: string) => void;
+  /** Usage and load errors (default: `write`). */
+  error?: (line: string) => void;
+}
+
+const COMPANY_ID = 'cmp_definition_tests';
+/** The OAuth 2.0 client every app is configured with in a test run (what a token renewal sends). */
+export const TEST_CLIENT = { clientId: 'test-client-id', clientSecret: 'test-client-secret' } as const;
+
+/**
+ * `npm run test:definitions`: loads a definitions folder with the gateway's
+ * loader, finds `versions/<v>/actions/<action>.test.yaml` files and runs each
+ * case through the engine's runAction (argument building, auth, request
+ * encoding, response parsing and mapping, envelope rules, retries) with the
+ * network replaced by the case's recorded responses. Prints one line per
+ * case, the differences of a failing one by path, and `N passed, M failed`.
+ */
+export async function runDefinitionTests(dir: string, options: TestRunOptions): Promise<TestRunSummary> {
+  const { write } = options;
+  const display = options.display ?? ((file: string) => file);
+  const error = options.error ?? write;
+  const usage = (message: string): TestRunSummary => {
+    error(message);
+    return { passed: 0, failed: 0, exitCode: 2 };
+  };
+
+  const loaded = await new DefinitionsLoader().loadDirectory(dir);
+  if (!loaded.ok) {
+    for (const problem of loaded.problems) error(formatProblem(problem, display));
+    return usage(`${loaded.problems.length} problem${loaded.problems.length === 1 ? '' : 's'} in the definitions: fix them (npm run validate) before running their tests`);
+  }
+  const snapshot = loaded.snapshot;
+  let only: AppEntry | undefined;
+  if (options.app !== undefined) {
+    only = snapshot.appsBySlug.get(options.app) ?? snapshot.apps.get(options.app);
+    if (!only) return usage(`no app with slug or id "${options.app}" (there are: ${[...snapshot.appsBySlug.keys()].sort().join(', ') || 'none'})`);
+  }
+  const files = (await findCaseFiles(dir, snapshot)).filter((f) => !only || f.app === only);
+
+  const harness = await Harness.open(dir, loaded);
+  let passed = 0;
+  let failed = 0;
+  try {
+    for (const found of files) {
+      const title = `${found.app.slug} ${versionLabel(found.version.version)} ${found.actionId}`;
+      const action = found.version.actions.get(found.actionId);
+      if (!action) {
+        failed++;
+        write(`✘ ${title}: ${display(found.file)} tests an action the version does not have (name the file after the action's id)`);
+        continue;
+      }
+      const parsed = parseCaseFile(await fs.readFile(path.join(dir, found.file), 'utf8'));
+      if (!parsed.ok) {
+        failed++;
+        write(`✘ ${title}: ${display(found.file)} is not a valid case file`);
+        for (const problem of parsed.problems) write(`    ${display(found.file)}:${problem.line}:${problem.column} ${problem.message}`);
+        continue;
+      }
+      for (const testCase of parsed.cases) {
+        const diffs = await harness.run(found.version, found.actionId, testCase);
+        if (diffs.length === 0) {
+          passed++;
+          write(`✔ ${title}: ${testCase.name}`);
+        } else {
+          failed++;
+          write(`✘ ${title}: ${testCase.name}`);
+          write(`    at ${display(found.file)}:${testCase.line}`);
+          for (const difference of diffs) write(`    ${formatDifference(difference)}`);
+        }
+      }
+    }
+  } finally {
+    await harness.close();
+  }
+  write(`${passed} passed, ${failed} failed`);
+  return { passed, failed, exitCode: failed ? 1 : 0 };
+}
+
+/** Every `<app>/versions/<v>/actions/<action>.test.yaml` of a loaded folder, in path order. */
+export async function findCaseFiles(dir: string, snapshot: DefinitionsSnapshot): Promise<CaseFile[]> {
+  const found: CaseFile[] = [];
+  const apps = [...snapshot.apps.values()].sort((a, b) => folderOf(a).localeCompare(folderOf(b)));
+  for (const app of apps) {
+    const folder = folderOf(app);
+    const versionFolders = await fs.readdir(path.join(dir, folder, 'versions')).catch(() => [] as string[]);
+    for (const name of versionFolders.sort()) {
+      const versionKey = versionName(name);
+      const version = versionKey === 'draft' ? app.draft : versionKey === null ? undefined : app.versions.get(versionKey);
+      if (!version) continue;
+      const actionsDir = path.join(dir, folder, 'versions', name, 'actions');
+      const entries = await fs.readdir(actionsDir).catch(() => [] as string[]);
+      for (const entry of entries.sort()) {
+        const match = /^(.+)\.test\.ya?ml$/.exec(entry);
+        if (!match || entry.startsWith('.')) continue;
+        found.push({ file: `${folder}/versions/${name}/actions/${entry}`, app, version, actionId: match[1]! });
+      }
+    }
+  }
+  return found;
+}
+
+function folderOf(app: AppEntry): string {
+  return app.at.file.split('/')[0]!;
+}
+
+/** What the runs share: a keyring, an embedded store in a temporary folder, the loaded definitions. */
+class Harness {
+  private constructor(
+    private readonly services: Omit<Services, 'http'>,
+    private readonly dataDir: string,
+  ) {}
+
+  static async open(dir: string, loaded: LoadResult): Promise<Harness> {
+    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'definition-tests-'));
+    const config = loadConfig({ DATA_DIR: dataDir, DEFINITIONS_DIR: dir, LOG_LEVEL: 'silent' });
+    const logger = createLogger('silent');
+    let store: Store;
+    try {
+      store = await openEmbeddedStore(dataDir);
+    } catch (error) {
+      await fs.rm(dataDir, { recursive: true, force: true });
+      throw error;
+    }
+    const definitions = new DefinitionsRegistry(dir, logger, { loadDirectory: () => Promise.resolve(loaded) });
+    await definitions.reload('definition tests');
+    const keyring = createKeyring([randomBytes(32).toString('base64')]);
+    // Every app is configured for the company, so an OAuth 2.0 token renewal can run: it sends these client credentials.
+    const now = new Date();
+    for (const app of loaded.snapshot!.apps.values()) {
+      const id = newId('cfg');
+      await store.appConfigurations.insert({
+        id,
+        companyId: COMPANY_ID,
+        appSlug: app.slug,
+        configKey: `${COMPANY_ID}:${app.slug}`,
+        clientId: TEST_CLIENT.clientId,
+        redirectUri: null,
+        exchangeUrl: null,
+        secrets: seal(keyring, id, { clientSecret: TEST_CLIENT.clientSecret }),
+        hasClientSecret: true,
+        hasExchangeSecret: false,
+        createdOn: now,
+        updatedOn: now,
+      });
+    }
+    return new Harness({ config, store, logger, readiness: [], keyring, definitions }, dataDir);
+  }
+
+  async close(): Promise<void> {
+    await this.services.store.close();
+    await fs.rm(this.dataDir, { recursive: true, force: true });
+  }
+
+  /** Runs one case; the differences from what it expects (none: it passed). */
+  async run(version: AppVersion, actionId: string, testCase: DefinitionCase): Promise<Difference[]> {
+    const auth = testCase.connection.auth !== undefined ? version.auths.get(testCase.connection.auth) : version.api.auths[0];
+    if (!auth) {
+      return [{ path: 'connection.auth', expected: described(`one of ${[...version.auths.keys()].join(', ')}`), actual: testCase.connection.auth ?? MISSING }];
+    }
+    // The policy as written, but without its waits: a case's retries run at once (a Retry-After it records is still honoured).
+    const fast: AppVersion = { ...version, api: { ...version.api, retry: { ...version.api.retry, delayMs: 0 } } };
+    const action = fast.actions.get(actionId)!;
+    const connection = await this.connection(fast, auth.id, auth.type, testCase);
+    const network = new CaseNetwork(testCase.exchanges);
+    // Nothing leaves the process, so the egress policy (a deployment's allow-list) is not applied:
+    // a definition on a private address, like a local demo API, is tested like any other.
+    const http = createHttpClient({ dispatcher: network.agent, policy: { ...createEgressPolicy(), checkHost: () => null } });
+    let outcome: RunOutcome | { error: unknown };
+    try {
+      outcome = await runAction({ ...this.services, http }, {
+        companyId: COMPANY_ID,
+        version: fast,
+        action,
+        connection,
+        installation: null,
+        endUser: null,
+        arguments: testCase.arguments,
+      });
+    } catch (error) {
+      outcome = { error };
+    } finally {
+      await http.close();
+      await network.close();
+    }
+    return [...network.differences, ...compareOutcome(testCase, outcome), ...network.unused()];
+  }
+
+  /** A connection record as a created connection would be: credentials sealed under its id. */
+  private async connection(version: AppVersion, authId: string, authType: string, testCase: DefinitionCase): Promise<ConnectionRecord> {
+    const id = newId('con');
+    const { accessToken, refreshToken, clientId, clientSecret, expiresAt, ...rest } = testCase.connection.credentials as Record<string, string | undefined>;
+    const oauth = authType === 'OAuth2AuthorizationCode' || authType === 'OAuth2ClientCredentials';
+    const secrets: ConnectionSecrets = { arguments: oauth ? rest : testCase.connection.credentials };
+    if (oauth && accessToken !== undefined) secrets.accessToken = String(accessToken);
+    if (oauth && refreshToken !== undefined) secrets.refreshToken = String(refreshToken);
+    if (oauth && clientId !== undefined) secrets.clientId = String(clientId);
+    if (oauth && clientSecret !== undefined) secrets.clientSecret = String(clientSecret);
+    const now = new Date();
+    const record: ConnectionRecord = {
+      id,
+      companyId: COMPANY_ID,
+      appId: version.app.id,
+      appSlug: version.app.slug,
+      authId,
+      authType,
+      endUserId: null,
+      name: null,
+      metadata: testCase.connection.metadata,
+      credentials: seal(this.services.keyring, id, secrets),
+      credentialsVersion: 1,
+      status: 'active',
+      tokenExpiresAt: oauth && expiresAt !== undefined ? new Date(String(expiresAt)) : null,
+      createdOn: now,
+      updatedOn: now,
+    };
+    await this.services.store.connections.insert(record);
+    return record;
+  }
+}
+
+/** What differs between the outcome a case expects and the run's. */
+export function compareOutcome(testCase: DefinitionCase, outcome: RunOutcome | { error: unknown }): Difference[] {
+  const expected = testCase.expect;
+  if ('error' in outcome) {
+    const error = outcome.error;
+    const code = error instanceof GatewayError ? error.code : 'INTERNAL_ERROR';
+    const message = error instanceof Error ? error.message : String(error);
+    if (expected.kind === 'envelope') return [{ path: 'expect', expected: described('an envelope'), actual: described(`error ${code}: ${message}`) }];
+    const result = differences('expect.error.code', expected.code, code);
+    if (expected.message !== undefined) result.push(...differences('expect.error.message', expected.message, message));
+    return result;
+  }
+  const { envelope } = outcome;
+  if (expected.kind === 'error') {
+    return [{ path: 'expect.error', expected: described(`error ${expected.code}`), actual: described(`an envelope ${shown({ success: envelope.success, data: envelope.data })}`) }];
+  }
+  const result: Difference[] = [];
+  if (expected.success !== undefined) result.push(...differences('expect.success', expected.success, envelope.success));
+  if (expected.data !== undefined) result.push(...differences('expect.data', expected.data, envelope.data));
+  if (expected.meta !== undefined) result.push(...differences('expect.meta', expected.meta, envelope.meta, 'subset'));
+  return result;
+}
