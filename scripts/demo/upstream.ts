@@ -24,6 +24,27 @@ for (const title of ['Write the definition', 'Run the action', 'Read the envelop
   todos.set(id, { id, title, done: false, created_at: new Date(Date.UTC(2026, 0, nextId)).toISOString() });
 }
 
+/**
+ * `title_contains`: like many search APIs, `*` is a wildcard and a backslash
+ * makes the next character literal, which is why the demo app's definition
+ * escapes both in what the user types.
+ */
+function titleMatcher(pattern: string | null): (title: string) => boolean {
+  if (pattern === null || pattern === '') return () => true;
+  let source = '';
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]!;
+    if (c === '\\' && i + 1 < pattern.length) source += escapeRegExp(pattern[++i]!);
+    else source += c === '*' ? '.*' : escapeRegExp(c);
+  }
+  const regex = new RegExp(source, 'i');
+  return (title) => regex.test(title);
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
 function send(res: http.ServerResponse, status: number, body?: unknown): void {
   res.writeHead(status, body === undefined ? {} : { 'content-type': 'application/json' });
   res.end(body === undefined ? undefined : JSON.stringify(body));
@@ -41,7 +62,8 @@ const server = http.createServer((req, res) => {
     const id = match[1] ? decodeURIComponent(match[1]) : undefined;
 
     if (req.method === 'GET' && !id) {
-      const all = [...todos.values()].filter((t) => url.searchParams.get('done') === null || String(t.done) === url.searchParams.get('done'));
+      const titled = titleMatcher(url.searchParams.get('title_contains'));
+      const all = [...todos.values()].filter((t) => (url.searchParams.get('done') === null || String(t.done) === url.searchParams.get('done')) && titled(t.title));
       const start = Number(url.searchParams.get('after') ?? 0);
       const page = all.slice(start, start + PAGE_SIZE);
       const more = start + PAGE_SIZE < all.length;

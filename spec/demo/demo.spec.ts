@@ -60,6 +60,16 @@ describe('the offline demo (npm run demo:upstream + definitions/demo-todos)', fu
     expect(gone.body.success).to.equal(false);
   });
 
+  it('matches a title literally: the * the user types is escaped, not a wildcard', async () => {
+    await run('create-todo', { title: 'Rate 5* hotels' });
+    const literal = await run('list-todos', { titleContains: ' 5* ' });
+    expect(literal.body.meta.action.query).to.deep.equal({ title_contains: '5\\*' });
+    expect(literal.body.data.map((t: { title: string }) => t.title)).to.deep.equal(['Rate 5* hotels']);
+    const plain = await run('list-todos', { titleContains: 'the' });
+    // t2 ("Run the action") was deleted by the test before.
+    expect(plain.body.data.map((t: { title: string }) => t.title)).to.deep.equal(['Write the definition', 'Read the envelope', 'Page with the cursor']);
+  });
+
   it('refuses the wrong token the app way: success false, the app status in meta.response', async () => {
     const wrong = (await call(gw, 'POST', '/v2/connections', { body: { appSlug: 'demo-todos', credentials: { token: 'nope' } } })).body.data.id;
     const { status, body } = await call(gw, 'POST', '/v2/universal/apps/demo-todos/actions/list-todos/run', { body: { connectionId: wrong } });
