@@ -42,7 +42,7 @@ const settings = {
   durationSeconds: setting('duration', 'BENCH_DURATION', 5, 1),
   apps: setting('apps', 'BENCH_APPS', 1000, 100),
   actions: setting('actions', 'BENCH_ACTIONS', 30, 30),
-  reloads: setting('reloads', 'BENCH_RELOADS', 5, 2),
+  reloads: setting('reloads', 'BENCH_RELOADS', 3, 2),
   mappingMs: setting('mapping-ms', 'BENCH_MAPPING_MS', 400, 50),
   debounceMs: flags.get('debounce') ?? process.env.BENCH_DEBOUNCE_MS,
 };
@@ -158,7 +158,16 @@ async function scaleBenchmark(): Promise<ScaleResult & { generateMs: number }> {
 
 function machine() {
   const cpus = os.cpus();
-  return { nproc: os.availableParallelism(), cpu: cpus[0]?.model ?? 'unknown', memoryGb: round(os.totalmem() / 2 ** 30, 1), node: process.version, platform: `${os.type()} ${os.release()}`, date: new Date().toISOString() };
+  return {
+    nproc: os.availableParallelism(),
+    cpu: cpus[0]?.model ?? 'unknown',
+    memoryGb: round(os.totalmem() / 2 ** 30, 1),
+    node: process.version,
+    platform: `${os.type()} ${os.release()}`,
+    date: new Date().toISOString(),
+    // Other work on the machine skews every figure: the 1-minute load average when the run started and ended.
+    loadAverage: os.loadavg().map((l) => round(l, 2)),
+  };
 }
 
 const status = (ok: boolean) => (ok ? 'met' : 'MISSED');
@@ -257,6 +266,8 @@ async function main(): Promise<void> {
     log('== targets (figures, not a test: the run never fails on speed)');
     log(table(['target', 'goal', 'result', ''], targets.map((t) => [t.target, t.goal, t.result, t.status])));
   }
+  (results.machine as { loadAverageAtEnd?: number[] }).loadAverageAtEnd = os.loadavg().map((l) => round(l, 2));
+  log(`\nload average at start ${(results.machine as { loadAverage: number[] }).loadAverage.join(' ')}, at end ${os.loadavg().map((l) => round(l, 2)).join(' ')} (on ${os.availableParallelism()} CPUs)`);
   await fs.writeFile(out, `${JSON.stringify(results, null, 2)}\n`);
   log(`\nwrote ${path.relative(process.cwd(), out) || out}`);
 }

@@ -8,8 +8,8 @@
  * Env: BENCH_MAPPING_MS (time spent per action and N, default 400).
  */
 import path from 'node:path';
-import { loadDefinitions } from '../../engine/definitions/loader.ts';
-import { evaluateGuarded } from '../../engine/mapping/index.ts';
+import { DefinitionsLoader } from '../../engine/definitions/loader.ts';
+import { DEFAULT_MAPPING_LIMITS, evaluateGuarded } from '../../engine/mapping/index.ts';
 import { runChildMain } from './child-main.ts';
 import { round } from './stats.ts';
 
@@ -78,7 +78,8 @@ async function timeIt(f: () => Promise<unknown>): Promise<number> {
 
 async function main(): Promise<MappingCost[]> {
   const dir = path.resolve(process.env.BENCH_MAPPING_DEFINITIONS ?? 'definitions');
-  const loaded = await loadDefinitions(dir);
+  // Generous time limit: on a busy machine a 1,000-record evaluation must not be cut off by the 500 ms default.
+  const loaded = await new DefinitionsLoader({ ...DEFAULT_MAPPING_LIMITS, timeoutMs: 60_000 }).loadDirectory(dir);
   if (!loaded.ok) throw new Error(`the bundled definitions do not load: ${loaded.problems.length} problems`);
   const results: MappingCost[] = [];
   for (const app of loaded.snapshot.apps.values()) {
