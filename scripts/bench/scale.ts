@@ -92,10 +92,10 @@ async function main() {
     reloadCalledAt = 0;
     const written = performance.now();
     await editOne();
-    const deadline = written + 10_000;
+    const deadline = written + 120_000;
     while (registry.current().hash === before && performance.now() < deadline) await sleep(1);
     const served = performance.now();
-    if (registry.current().hash === before) throw new Error('the watcher did not reload within 10 s');
+    if (registry.current().hash === before) throw new Error('the watcher did not reload within 120 s');
     watched.push({ totalMs: served - written, detectAndDebounceMs: reloadCalledAt - written, rebuildMs: served - reloadCalledAt });
   }
   await stopWatching();
