@@ -28,6 +28,7 @@ export interface ReadBody {
  */
 export async function readBody(body: Readable, contentEncoding: string | undefined, maxBytes: number, host: string): Promise<ReadBody> {
   const decoders = decodersFor(contentEncoding, host);
+  if (decoders.length === 0) return await readPlain(body, maxBytes, host);
   let wireBytes = 0;
   let decodedBytes = 0;
   const chunks: Uint8Array[] = [];
@@ -57,6 +58,25 @@ export async function readBody(body: Readable, contentEncoding: string | undefin
     throw error;
   }
   return { bytes: Buffer.concat(chunks, decodedBytes), wireBytes };
+}
+
+/**
+ * A body without content-coding, read straight from the stream: no pipeline,
+ * no Transform and Writable per response. (A pipeline aborts an
+ * AbortController when it finishes, and the DOMException that makes has its
+ * stack trace built, source-mapped under tsx: ~285 µs per 10-record
+ * response, against ~18 µs read here.) Too many bytes destroy the stream as before.
+ */
+async function readPlain(body: Readable, maxBytes: number, host: string): Promise<ReadBody> {
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  // Leaving the loop by a throw destroys the body stream, which closes the connection.
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    bytes += chunk.length;
+    if (bytes > maxBytes) throw tooLargeError(host, maxBytes);
+    chunks.push(chunk);
+  }
+  return { bytes: Buffer.concat(chunks, bytes), wireBytes: bytes };
 }
 
 function decodersFor(contentEncoding: string | undefined, host: string): Transform[] {

@@ -52,7 +52,12 @@ export async function runAction(services: Services, run: RunRequest): Promise<Ru
   if (!auth) {
     throw GatewayError.of('CONFLICT', `connection ${connection.id} uses auth "${connection.authId}", which ${version.app.slug} version ${version.version} does not have`);
   }
-  const secretsOf = (record: ConnectionRecord) => open<ConnectionSecrets>(services.keyring, record.id, record.credentials);
+  // Decrypted once per connection record (a renewal brings a new record): a run needs the secrets three times or more.
+  let opened: { record: ConnectionRecord; secrets: ConnectionSecrets } | null = null;
+  const secretsOf = (record: ConnectionRecord) => {
+    if (opened?.record !== record) opened = { record, secrets: open<ConnectionSecrets>(services.keyring, record.id, record.credentials) };
+    return opened.secrets;
+  };
   const built = await buildOutboundRequest(
     {
       action,

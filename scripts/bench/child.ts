@@ -1,0 +1,78 @@
+/**
+ * Child processes of the benchmark: each target runs in its own process so it
+ * never shares an event loop with the load generator or another target.
+ *
+ * A child announces itself with one IPC message `{ type: 'ready', ... }`, and
+ * stops on `{ type: 'stop' }` or when the parent goes away.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
+
+export interface Child<T> {
+  process: ChildProcess;
+  info: T;
+  stop(): Promise<void>;
+}
+
+/** Forks `scripts/bench/<file>` under tsx and waits for its ready message (or its failure). */
+export async function startChild<T>(file: string, options: { env?: Record<string, string>; execArgv?: string[]; args?: string[]; timeoutMs?: number } = {}): Promise<Child<T>> {
+  const child = fork(path.join(BENCH_DIR, file), options.args ?? [], {
+    execArgv: ['--import', 'tsx', ...(options.execArgv ?? [])],
+    env: { ...process.env, ...options.env },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const info = await new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${file} did not start within ${options.timeoutMs ?? 120_000} ms`)), options.timeoutMs ?? 120_000);
+    child.on('message', (message: { type?: string }) => {
+      if (message?.type === 'ready') {
+        clearTimeout(timer);
+        resolve(message as T);
+      }
+    });
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`${file} exited before it was ready (code ${code}, signal ${signal})`));
+    });
+  });
+  return {
+    process: child,
+    info,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+        child.once('exit', () => {
+          clearTimeout(timer);
+          resolve();
+        });
+        child.send({ type: 'stop' });
+      }),
+  };
+}
+
+/** The child's side: report ready, and run `stop` then exit when asked (or when the parent is gone). */
+export function serveAsChild(info: Record<string, unknown>, stop: () => Promise<void>): void {
+  let stopping = false;
+  const end = () => {
+    if (stopping) return;
+    stopping = true;
+    void stop()
+      .catch((error: unknown) => process.stderr.write(`stop failed: ${String(error)}\n`))
+      .finally(() => process.exit(0));
+  };
+  process.on('message', (message: { type?: string }) => {
+    if (message?.type === 'stop') end();
+  });
+  process.on('disconnect', end);
+  process.send!({ type: 'ready', ...info });
+}
+
+/** A one-shot child: runs, sends its result as `{ type: 'ready', result }`, and exits. */
+export async function runChild<R>(file: string, options: { env?: Record<string, string>; execArgv?: string[]; args?: string[]; timeoutMs?: number } = {}): Promise<R> {
+  const child = await startChild<{ result: R }>(file, options);
+  await child.stop();
+  return child.info.result;
+}

@@ -1,0 +1,317 @@
+/**
+ * `npm run bench`: the gateway's cost side by side with a direct call and a
+ * bare proxy, the mapping cost alone, and definition loading at scale. One
+ * process tree, one run; it reports figures and never fails on speed (it
+ * exits non-zero only when something does not work: a target answering
+ * wrong, a generated tree that does not load).
+ *
+ *   npm run bench                       # full run (a few minutes on 2 cores)
+ *   npm run bench -- --quick            # smoke run: short loads, 100 x 30 tree
+ *   npm run bench -- --only=load,mapping,scale
+ *   npm run bench -- --duration=5 --warmup=2 --connections=10 --latency-duration=3
+ *   npm run bench -- --apps=1000 --actions=30 --reloads=5 --debounce=150
+ *   npm run bench -- --cpu-prof=gateway    # or proxy, scale: profiles into .tmp/profiles
+ *   npm run bench -- --out=bench-results.json
+ *
+ * Every flag has an env twin: BENCH_DURATION, BENCH_WARMUP, BENCH_CONNECTIONS, BENCH_LATENCY_DURATION,
+ * BENCH_APPS, BENCH_ACTIONS, BENCH_RELOADS, BENCH_DEBOUNCE_MS, BENCH_MAPPING_MS, BENCH_OUT.
+ */
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { runChild, startChild, type Child } from './child.ts';
+import { measure, type LoadFigures, type LoadTarget } from './load.ts';
+import type { MappingCost } from './mapping-cost.ts';
+import { RECORD_COUNTS } from './records.ts';
+import type { ScaleResult } from './scale.ts';
+import { generateTree } from './scale-tree.ts';
+import { round, table } from './stats.ts';
+
+const flags = new Map(
+  process.argv.slice(2).map((arg) => {
+    const [name, value] = arg.replace(/^--/, '').split('=');
+    return [name!, value ?? 'true'] as const;
+  }),
+);
+const quick = flags.has('quick');
+const setting = (flag: string, env: string, full: number, smoke: number) => Number(flags.get(flag) ?? process.env[env] ?? (quick ? smoke : full));
+const settings = {
+  quick,
+  connections: setting('connections', 'BENCH_CONNECTIONS', 10, 10),
+  warmupSeconds: setting('warmup', 'BENCH_WARMUP', 2, 0.5),
+  durationSeconds: setting('duration', 'BENCH_DURATION', 5, 1),
+  /** The latency pass: one connection, so p50 is the time of one request and not a queue's. */
+  latencyDurationSeconds: setting('latency-duration', 'BENCH_LATENCY_DURATION', 3, 1),
+  apps: setting('apps', 'BENCH_APPS', 1000, 100),
+  actions: setting('actions', 'BENCH_ACTIONS', 30, 30),
+  reloads: setting('reloads', 'BENCH_RELOADS', 3, 2),
+  mappingMs: setting('mapping-ms', 'BENCH_MAPPING_MS', 400, 50),
+  debounceMs: flags.get('debounce') ?? process.env.BENCH_DEBOUNCE_MS,
+};
+const only = new Set((flags.get('only') ?? 'load,mapping,scale').split(','));
+const profile = flags.get('cpu-prof');
+const out = path.resolve(flags.get('out') ?? process.env.BENCH_OUT ?? 'bench-results.json');
+const profileDir = path.resolve('.tmp/profiles');
+const profiled = (name: string) => (profile === name ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []);
+
+const log = (line: string) => process.stdout.write(`${line}\n`);
+
+interface LoadRow {
+  records: number;
+  direct: LoadFigures;
+  proxy: LoadFigures;
+  gateway: LoadFigures;
+  gatewayVsDirect: number;
+  gatewayVsProxy: number;
+  /** At the load's connections: includes queueing behind the other connections' requests. */
+  addedP50OverProxyMs: number;
+  /** One connection: the latency of one request with nothing queued. */
+  unloaded: { direct: LoadFigures; proxy: LoadFigures; gateway: LoadFigures; addedP50OverProxyMs: number };
+}
+
+/** One request to each target, checking it answers 200 with N records, before any load. */
+async function check(target: LoadTarget, records: number, count: (body: any) => number): Promise<void> {
+  const response = await fetch(target.url, { method: target.method, headers: target.headers ?? {}, ...(target.body ? { body: target.body } : {}) });
+  const text = await response.text();
+  let got = -1;
+  try {
+    got = count(JSON.parse(text));
+  } catch {
+    /* reported below */
+  }
+  if (response.status !== 200 || got !== records) throw new Error(`${target.name} with ${records} records answered ${response.status}: ${text.slice(0, 300)}`);
+}
+
+async function loadBenchmark(): Promise<LoadRow[]> {
+  const children: Child<any>[] = [];
+  try {
+    const upstream = await startChild<{ url: string; sizes: Record<string, number> }>('upstream.ts');
+    children.push(upstream);
+    const env = { BENCH_UPSTREAM_URL: upstream.info.url };
+    const proxy = await startChild<{ url: string }>('proxy.ts', { env, execArgv: profiled('proxy') });
+    children.push(proxy);
+    const gateway = await startChild<{ url: string; path: string; headers: Record<string, string>; connectionId: string }>('gateway.ts', { env, execArgv: profiled('gateway') });
+    children.push(gateway);
+    log(`upstream ${upstream.info.url} (bodies: ${Object.entries(upstream.info.sizes).map(([n, b]) => `${n} records ${b} B`).join(', ')}), proxy ${proxy.info.url}, gateway ${gateway.info.url}`);
+
+    const targets = (records: number) => ({
+      direct: { name: 'direct', url: `${upstream.info.url}/api/records?limit=${records}&view=full`, method: 'GET' } as LoadTarget,
+      proxy: { name: 'proxy', url: `${proxy.info.url}/records?limit=${records}&view=full`, method: 'GET' } as LoadTarget,
+      gateway: {
+        name: 'gateway',
+        url: `${gateway.info.url}${gateway.info.path}`,
+        method: 'POST',
+        headers: gateway.info.headers,
+        body: JSON.stringify({ connectionId: gateway.info.connectionId, arguments: { limit: records } }),
+      } as LoadTarget,
+    });
+    for (const records of RECORD_COUNTS) {
+      const t = targets(records);
+      await check(t.direct, records, (b) => b.data.records.length);
+      await check(t.proxy, records, (b) => b.data.records.length);
+      await check(t.gateway, records, (b) => (b.success === true ? b.data.length : -1));
+    }
+
+    const rows: LoadRow[] = [];
+    for (const records of RECORD_COUNTS) {
+      const t = targets(records);
+      const figures: Record<string, LoadFigures> = {};
+      for (const name of ['direct', 'proxy', 'gateway'] as const) {
+        figures[name] = await measure(t[name], settings);
+        const f = figures[name]!;
+        log(`  ${String(records).padStart(3)} records  ${name.padEnd(7)}  ${String(f.requestsPerSecond).padStart(6)} req/s  p50 ${f.p50Ms} ms  p99 ${f.p99Ms} ms${f.non2xx || f.errors || f.timeouts ? `  (non-2xx ${f.non2xx}, errors ${f.errors}, timeouts ${f.timeouts})` : ''}`);
+      }
+      const { direct, proxy: bare, gateway: gw } = figures as Record<'direct' | 'proxy' | 'gateway', LoadFigures>;
+      const unloaded: Record<string, LoadFigures> = {};
+      for (const name of ['direct', 'proxy', 'gateway'] as const) {
+        unloaded[name] = await measure(t[name], { connections: 1, warmupSeconds: Math.min(1, settings.warmupSeconds), durationSeconds: settings.latencyDurationSeconds });
+        const f = unloaded[name]!;
+        log(`  ${String(records).padStart(3)} records  ${name.padEnd(7)}  1 connection: p50 ${f.p50Ms} ms  p99 ${f.p99Ms} ms  (${f.requestsPerSecond} req/s)`);
+      }
+      rows.push({
+        records,
+        direct,
+        proxy: bare,
+        gateway: gw,
+        gatewayVsDirect: round(gw.requestsPerSecond / direct.requestsPerSecond, 3),
+        gatewayVsProxy: round(gw.requestsPerSecond / bare.requestsPerSecond, 3),
+        addedP50OverProxyMs: round(gw.p50Ms - bare.p50Ms, 3),
+        unloaded: {
+          direct: unloaded.direct!,
+          proxy: unloaded.proxy!,
+          gateway: unloaded.gateway!,
+          addedP50OverProxyMs: round(unloaded.gateway!.p50Ms - unloaded.proxy!.p50Ms, 3),
+        },
+      });
+    }
+    return rows;
+  } finally {
+    for (const child of children.reverse()) await child.stop();
+  }
+}
+
+async function scaleBenchmark(): Promise<ScaleResult & { generateMs: number }> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'igw-bench-scale-'));
+  try {
+    const started = performance.now();
+    const files = await generateTree(dir, settings.apps, settings.actions);
+    const generateMs = round(performance.now() - started, 0);
+    log(`generated ${settings.apps} apps x ${settings.actions} actions (${files} files) in ${generateMs} ms`);
+    const result = await runChild<ScaleResult>('scale.ts', {
+      env: {
+        BENCH_SCALE_DIR: dir,
+        BENCH_SCALE_APPS: String(settings.apps),
+        BENCH_RELOADS: String(settings.reloads),
+        ...(settings.debounceMs ? { BENCH_DEBOUNCE_MS: settings.debounceMs } : {}),
+      },
+      execArgv: profiled('scale'),
+      timeoutMs: 600_000,
+    });
+    return { ...result, generateMs };
+  } finally {
+    await fs.rm(dir, { recursive: true, force: true });
+  }
+}
+
+function machine() {
+  const cpus = os.cpus();
+  return {
+    nproc: os.availableParallelism(),
+    cpu: cpus[0]?.model ?? 'unknown',
+    memoryGb: round(os.totalmem() / 2 ** 30, 1),
+    node: process.version,
+    platform: `${os.type()} ${os.release()}`,
+    date: new Date().toISOString(),
+    // Other work on the machine skews every figure: the 1-minute load average when the run started and ended.
+    loadAverage: os.loadavg().map((l) => round(l, 2)),
+  };
+}
+
+const status = (ok: boolean) => (ok ? 'met' : 'MISSED');
+
+async function main(): Promise<void> {
+  const results: Record<string, unknown> = { machine: machine(), settings };
+  log(`bench: ${JSON.stringify(results.machine)}`);
+  log(`settings: ${JSON.stringify(settings)}\n`);
+
+  const failures: string[] = [];
+  /** A part that fails is reported and the others still run; the run then exits 1. */
+  const part = async (name: string, run: () => Promise<void>) => {
+    if (!only.has(name)) return;
+    try {
+      await run();
+    } catch (error) {
+      failures.push(`${name}: ${(error as Error).message}`);
+      log(`${name} FAILED: ${(error as Error).stack ?? String(error)}\n`);
+    }
+  };
+
+  let load: LoadRow[] | undefined;
+  await part('load', async () => {
+    log('== load (autocannon; each target in its own process)');
+    load = await loadBenchmark();
+    results.load = load;
+    log('');
+    log(
+      table(
+        ['records', 'direct req/s', 'proxy req/s', 'gateway req/s', 'gw/direct', 'gw/proxy', 'direct p50', 'proxy p50', 'gw p50', 'direct p99', 'proxy p99', 'gw p99', 'gw-proxy p50'],
+        load.map((r) => [
+          r.records,
+          r.direct.requestsPerSecond,
+          r.proxy.requestsPerSecond,
+          r.gateway.requestsPerSecond,
+          `${round(r.gatewayVsDirect * 100, 1)}%`,
+          `${round(r.gatewayVsProxy * 100, 1)}%`,
+          r.direct.p50Ms,
+          r.proxy.p50Ms,
+          r.gateway.p50Ms,
+          r.direct.p99Ms,
+          r.proxy.p99Ms,
+          r.gateway.p99Ms,
+          r.addedP50OverProxyMs,
+        ]),
+      ),
+    );
+    log(`(latencies in ms, at ${settings.connections} connections)\n`);
+    log(
+      table(
+        ['records', 'direct p50', 'proxy p50', 'gw p50', 'direct p99', 'proxy p99', 'gw p99', 'gw-proxy p50'],
+        load.map((r) => [r.records, r.unloaded.direct.p50Ms, r.unloaded.proxy.p50Ms, r.unloaded.gateway.p50Ms, r.unloaded.direct.p99Ms, r.unloaded.proxy.p99Ms, r.unloaded.gateway.p99Ms, r.unloaded.addedP50OverProxyMs]),
+      ),
+    );
+    log('(latencies in ms, 1 connection: nothing queued)\n');
+  });
+
+  let mapping: MappingCost[] | undefined;
+  await part('mapping', async () => {
+    log('== mapping cost (evaluateGuarded on synthetic provider bodies)');
+    mapping = await runChild<MappingCost[]>('mapping-cost.ts', { env: { BENCH_MAPPING_MS: String(settings.mappingMs) }, timeoutMs: 600_000 });
+    results.mapping = mapping;
+    const at = (m: MappingCost, n: number) => m.sizes.find((s) => s.records === n)!;
+    log(
+      table(
+        ['action', 'µs @1', 'µs @10', 'µs @100', 'µs/rec @10', 'µs/rec @100', 'µs/rec @1000', 'marginal µs/rec'],
+        mapping.map((m) => [m.action, at(m, 1).usPerCall, at(m, 10).usPerCall, at(m, 100).usPerCall, at(m, 10).usPerRecord, at(m, 100).usPerRecord, at(m, 1000).usPerRecord, m.marginalUsPerRecord]),
+      ),
+    );
+    log('');
+  });
+
+  let scale: (ScaleResult & { generateMs: number }) | undefined;
+  await part('scale', async () => {
+    log('== definition scale');
+    scale = await scaleBenchmark();
+    results.scale = scale;
+    log(
+      table(
+        ['figure', 'value'],
+        [
+          ['apps x actions (files)', `${scale.apps} x ${settings.actions} = ${scale.actions} actions (${scale.files} files)`],
+          ['cold: read files', `${scale.cold.readMs} ms`],
+          ['cold: validate + compile + check + build', `${scale.cold.validateCompileBuildMs} ms`],
+          ['cold: total', `${scale.cold.totalMs} ms`],
+          ['RSS before / after load', `${scale.memory.rssBeforeMb} / ${scale.memory.rssAfterLoadMb} MB`],
+          ['peak RSS (load / whole child)', `${scale.memory.peakRssAfterLoadMb} / ${scale.memory.peakRssMb} MB`],
+          ['reload, nothing changed (cache warm)', `${scale.reload.unchangedMs} ms`],
+          ['reload after a one-file change, registry.reload() direct', `${scale.reload.directOneFileMs} ms`],
+          ['watcher ready', `${scale.reload.watcherReadyMs} ms`],
+          ['one-file change to new snapshot serving (watcher)', `${scale.reload.watchedTotalMs} ms`],
+          [`  detection + debounce (${scale.reload.debounceMs} ms)`, `${scale.reload.watchedDetectAndDebounceMs} ms`],
+          ['  rebuild', `${scale.reload.watchedRebuildMs} ms`],
+        ],
+      ),
+    );
+    log('');
+  });
+
+  const targets: { target: string; goal: string; result: string; status: string }[] = [];
+  const ten = load?.find((r) => r.records === 10);
+  if (ten) {
+    targets.push({ target: 'gateway req/s vs bare proxy, 10 records', goal: '>= 70%', result: `${round(ten.gatewayVsProxy * 100, 1)}%`, status: status(ten.gatewayVsProxy >= 0.7) });
+    targets.push({ target: 'p50 added over bare proxy, 10 records, 1 connection', goal: '<= 1 ms', result: `${ten.unloaded.addedP50OverProxyMs} ms`, status: status(ten.unloaded.addedP50OverProxyMs <= 1) });
+    targets.push({ target: `p50 added over bare proxy, 10 records, ${settings.connections} connections`, goal: '<= 1 ms', result: `${ten.addedP50OverProxyMs} ms`, status: status(ten.addedP50OverProxyMs <= 1) });
+  }
+  if (scale) {
+    const full = scale.actions >= 30_000;
+    const note = full ? '' : ` (only ${scale.actions} actions)`;
+    targets.push({ target: `${scale.actions} actions loaded cold`, goal: '<= 5 s', result: `${round(scale.cold.totalMs / 1000, 2)} s${note}`, status: status(scale.cold.totalMs <= 5000) });
+    targets.push({ target: 'peak RSS loading them', goal: '<= 300 MB', result: `${scale.memory.peakRssAfterLoadMb} MB${note}`, status: status(scale.memory.peakRssAfterLoadMb <= 300) });
+    targets.push({ target: 'one-file change to new snapshot (watcher)', goal: '<= 100 ms', result: `${scale.reload.watchedTotalMs} ms`, status: status(scale.reload.watchedTotalMs <= 100) });
+  }
+  results.targets = targets;
+  if (targets.length) {
+    log('== targets (figures, not a test: the run never fails on speed)');
+    log(table(['target', 'goal', 'result', ''], targets.map((t) => [t.target, t.goal, t.result, t.status])));
+  }
+  (results.machine as { loadAverageAtEnd?: number[] }).loadAverageAtEnd = os.loadavg().map((l) => round(l, 2));
+  log(`\nload average at start ${(results.machine as { loadAverage: number[] }).loadAverage.join(' ')}, at end ${os.loadavg().map((l) => round(l, 2)).join(' ')} (on ${os.availableParallelism()} CPUs)`);
+  results.failures = failures;
+  await fs.writeFile(out, `${JSON.stringify(results, null, 2)}\n`);
+  log(`\nwrote ${path.relative(process.cwd(), out) || out}`);
+  if (failures.length) {
+    log(`\n${failures.length} part(s) failed:\n${failures.join('\n')}`);
+    process.exitCode = 1;
+  }
+}
+
+await main();

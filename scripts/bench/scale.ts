@@ -1,0 +1,125 @@
+/**
+ * Definition scale (its own process, so its RSS is the loader's alone): a
+ * generated tree (BENCH_SCALE_DIR, written by the orchestrator) is
+ *
+ * 1. read and loaded cold with DefinitionsLoader: validate, compile, check,
+ *    build the snapshot; time and peak RSS;
+ * 2. reloaded by the real DefinitionsRegistry after a one-file change,
+ *    called directly (the rebuild alone);
+ * 3. reloaded through the real watcher (watchDefinitions): one file
+ *    written, registry.current().hash polled until it changes; the time is
+ *    split into chokidar's detection + the debounce (until reload() is
+ *    called) and the rebuild (until the new snapshot serves).
+ *
+ * Env: BENCH_SCALE_DIR, BENCH_SCALE_APPS, BENCH_SCALE_ACTIONS (to name the
+ * file it edits), BENCH_RELOADS (edits per kind, default 5),
+ * BENCH_DEBOUNCE_MS (the watcher's debounce; default the gateway's).
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { DefinitionsLoader } from '../../engine/definitions/loader.ts';
+import { DefinitionsRegistry } from '../../engine/definitions/registry.ts';
+import { readSourceFiles } from '../../engine/definitions/source-files.ts';
+import { RELOAD_DEBOUNCE_MS, watchDefinitions } from '../../engine/definitions/watch.ts';
+import { createLogger } from '../../engine/log/logger.ts';
+import { runChildMain } from './child-main.ts';
+import { actionFile, appName } from './scale-tree.ts';
+import { median, round } from './stats.ts';
+
+const mb = (bytes: number) => round(bytes / 1024 / 1024, 1);
+const peakRss = () => process.resourceUsage().maxRSS * 1024;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function main() {
+  const dir = process.env.BENCH_SCALE_DIR;
+  if (!dir) throw new Error('BENCH_SCALE_DIR is not set');
+  const apps = Number(process.env.BENCH_SCALE_APPS ?? 1000);
+  const reloads = Number(process.env.BENCH_RELOADS ?? 5);
+  const debounceMs = Number(process.env.BENCH_DEBOUNCE_MS ?? RELOAD_DEBOUNCE_MS);
+  const logger = createLogger('silent');
+  const rssBefore = process.memoryUsage().rss;
+
+  // 1. Cold.
+  let started = performance.now();
+  const { files, problems } = await readSourceFiles(dir);
+  const readMs = performance.now() - started;
+  const loader = new DefinitionsLoader();
+  started = performance.now();
+  const cold = loader.load(files, problems);
+  const loadMs = performance.now() - started;
+  if (!cold.ok) throw new Error(`the generated tree does not load: ${cold.problems.slice(0, 5).map((p) => `${p.file}:${p.line} ${p.code} ${p.message}`).join('; ')}`);
+  let actionCount = 0;
+  for (const app of cold.snapshot.apps.values()) for (const v of app.versions.values()) actionCount += v.actions.size;
+  const rssAfterLoad = process.memoryUsage().rss;
+  const peakAfterLoad = peakRss();
+  const heapAfterLoad = process.memoryUsage().heapUsed;
+
+  // 2. The registry with that loader (its cache warm, as in a running gateway); a load with nothing changed, then one-file changes.
+  const registry = new DefinitionsRegistry(dir, logger, loader);
+  started = performance.now();
+  await registry.reload('start');
+  const unchangedMs = performance.now() - started;
+  const app = appName(Math.ceil(apps / 2));
+  let edit = 0;
+  const editOne = async () => {
+    const [file, text] = actionFile(app, 2, ++edit);
+    await fs.writeFile(path.join(dir, file), text);
+  };
+  const direct: number[] = [];
+  for (let i = 0; i < reloads; i++) {
+    await editOne();
+    const before = registry.current().hash;
+    started = performance.now();
+    const result = await registry.reload('bench edit');
+    direct.push(performance.now() - started);
+    if (!result.ok || registry.current().hash === before) throw new Error('a direct reload did not serve the edit');
+  }
+
+  // 3. Through the watcher.
+  started = performance.now();
+  const stopWatching = await watchDefinitions(registry, logger, debounceMs);
+  const watcherReadyMs = performance.now() - started;
+  let reloadCalledAt = 0;
+  const reload = registry.reload.bind(registry);
+  registry.reload = (reason: string) => {
+    reloadCalledAt = performance.now();
+    return reload(reason);
+  };
+  const watched: { totalMs: number; detectAndDebounceMs: number; rebuildMs: number }[] = [];
+  for (let i = 0; i < reloads; i++) {
+    await sleep(300);
+    const before = registry.current().hash;
+    reloadCalledAt = 0;
+    const written = performance.now();
+    await editOne();
+    const deadline = written + 120_000;
+    while (registry.current().hash === before && performance.now() < deadline) await sleep(1);
+    const served = performance.now();
+    if (registry.current().hash === before) throw new Error('the watcher did not reload within 120 s');
+    watched.push({ totalMs: served - written, detectAndDebounceMs: reloadCalledAt - written, rebuildMs: served - reloadCalledAt });
+  }
+  await stopWatching();
+
+  return {
+    files: files.length,
+    apps: cold.snapshot.apps.size,
+    actions: actionCount,
+    cold: { readMs: round(readMs, 0), validateCompileBuildMs: round(loadMs, 0), totalMs: round(readMs + loadMs, 0) },
+    memory: { rssBeforeMb: mb(rssBefore), rssAfterLoadMb: mb(rssAfterLoad), peakRssAfterLoadMb: mb(peakAfterLoad), heapUsedAfterLoadMb: mb(heapAfterLoad), peakRssMb: mb(peakRss()) },
+    reload: {
+      unchangedMs: round(unchangedMs, 0),
+      directOneFileMs: round(median(direct), 1),
+      directOneFileAllMs: direct.map((ms) => round(ms, 1)),
+      watcherReadyMs: round(watcherReadyMs, 0),
+      debounceMs,
+      watchedTotalMs: round(median(watched.map((w) => w.totalMs)), 1),
+      watchedDetectAndDebounceMs: round(median(watched.map((w) => w.detectAndDebounceMs)), 1),
+      watchedDetectMs: round(median(watched.map((w) => w.detectAndDebounceMs)) - debounceMs, 1),
+      watchedRebuildMs: round(median(watched.map((w) => w.rebuildMs)), 1),
+      watched: watched.map((w) => ({ totalMs: round(w.totalMs, 1), detectAndDebounceMs: round(w.detectAndDebounceMs, 1), rebuildMs: round(w.rebuildMs, 1) })),
+    },
+  };
+}
+
+export type ScaleResult = Awaited<ReturnType<typeof main>>;
+runChildMain(main);
