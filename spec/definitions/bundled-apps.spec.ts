@@ -82,10 +82,10 @@ describe('bundled apps (definitions/)', () => {
     expect(result.meta).to.deep.equal({ cursor: 'cus_2', authenticated: true });
   });
 
-  it('Stripe: the search mapper wraps the (already escaped) name in the query language', async () => {
+  it("Stripe: the search mapper escapes the name's quotes and backslashes, then wraps it in the query language", async () => {
     const name = action('stripe', 'search-customers').arguments.find((a) => a.key === 'name')!;
-    expect(name.escape).to.deep.equal({ characters: "'", prefix: '\\' });
-    expect(await name.mapper!.expression.evaluate({ value: "O\\'Brien", arguments: {} })).to.equal("name~'O\\'Brien'");
+    expect(name.escape).to.equal(undefined);
+    expect(await name.mapper!.expression.evaluate({ value: "O'Brien \\ co", arguments: {} })).to.equal("name~'O\\'Brien \\\\ co'");
   });
 
   it('HubSpot: properties nested in each result are lifted into the row; the cursor is paging.next.after', async () => {
