@@ -19,6 +19,12 @@ export function errorEnvelope(logger: Logger): Middleware<AppState> {
         if (ctx.status === 501) throw GatewayError.of('METHOD_NOT_ALLOWED', `${ctx.method} is not supported`);
       }
     } catch (thrown) {
+      // The caller hung up (a run stops on that): nobody is left to answer, and nothing failed.
+      if (ctx.res.destroyed || ctx.socket.destroyed) {
+        logger.info({ reqId: ctx.state.requestId }, 'the caller went away before the answer');
+        ctx.status = 499;
+        return;
+      }
       const error = toGatewayError(thrown, ctx.method, ctx.path);
       if (error.status >= 500) {
         logger.error({ reqId: ctx.state.requestId, err: thrown }, 'request failed');

@@ -233,4 +233,22 @@ describe('POST /v2/universal/apps/{appSlug}/actions/{actionSlug}/run', function 
     expect(body.error.message).to.match(new RegExp(`^the stored credentials of ${broken} cannot be decrypted: encrypted with key [0-9a-f]{16}, which is not among the configured ENCRYPTION_KEY values$`));
     expect(upstream.received).to.have.length(0);
   });
+
+  it('stops a run whose caller hangs up, and logs it as the caller leaving, not as a failure', async () => {
+    upstream.on('GET /api/slow', () => ({ delayMs: 400, body: [] }));
+    const controller = new AbortController();
+    const pending = fetch(`${gw.url}/v2/universal/apps/shop/actions/slow/run`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${gw.apiKey}`, 'Content-Type': 'application/json', 'X-Request-Id': 'hang-up-1' },
+      body: JSON.stringify({ connectionId }),
+      signal: controller.signal,
+    }).catch(() => 'aborted');
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    controller.abort();
+    expect(await pending).to.equal('aborted');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const lines = gw.logs().split('\n').filter(Boolean).map((l) => JSON.parse(l)).filter((l) => l.reqId === 'hang-up-1');
+    expect(lines.map((l) => l.msg)).to.include('the caller went away before the answer');
+    expect(lines.some((l) => l.level >= 50)).to.equal(false);
+  });
 });
