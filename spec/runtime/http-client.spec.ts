@@ -351,6 +351,36 @@ describe('outbound HTTP client', () => {
       agent.assertNoPendingInterceptors();
     });
 
+    it('writes nested form values with brackets: objects by member, arrays by index', async () => {
+      let sent = '';
+      agent
+        .get('https://api.example.test')
+        .intercept({
+          path: '/v1/customers',
+          method: 'POST',
+          body: (body: string) => {
+            sent = body;
+            return true;
+          },
+        })
+        .reply(200, {}, { headers: { 'content-type': 'application/json' } });
+      await createHttpClient({ dispatcher: agent }).send({
+        method: 'POST',
+        url: 'https://api.example.test/v1/customers',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: { email: 'a@b.test', address: { line1: '1 Main St', country: 'US' }, types: ['card', 'link'], items: [{ price: 'p1', quantity: 2 }], gone: null },
+      });
+      expect(decodeURIComponent(sent).split('&')).to.deep.equal([
+        'email=a@b.test',
+        'address[line1]=1+Main+St',
+        'address[country]=US',
+        'types[0]=card',
+        'types[1]=link',
+        'items[0][price]=p1',
+        'items[0][quantity]=2',
+      ]);
+    });
+
     it('still refuses IP-literal destinations before dispatching', async () => {
       const c = createHttpClient({ dispatcher: agent });
       try {

@@ -27,14 +27,27 @@ export function encodeBody(body: JsonValue | undefined, headers: Record<string, 
   }
   if (/^application\/x-www-form-urlencoded\b/i.test(type) && body !== null && typeof body === 'object' && !Array.isArray(body)) {
     const form = new URLSearchParams();
-    for (const [key, value] of Object.entries(body)) {
-      if (value === null || value === undefined) continue;
-      for (const item of Array.isArray(value) ? value : [value]) form.append(key, typeof item === 'object' ? JSON.stringify(item) : String(item));
-    }
+    for (const [key, value] of Object.entries(body)) appendFormField(form, key, value);
     return form.toString();
   }
   if (typeof body === 'string' && !isJsonType(type)) return body;
   return JSON.stringify(body);
+}
+
+/**
+ * Nested values in a form the way Rails, PHP and Stripe read them:
+ * `address[line1]=…` for an object member, `items[0]=…` for an array item
+ * (`items[0][price]=…` for an object in an array). null and undefined are left out.
+ */
+function appendFormField(form: URLSearchParams, key: string, value: JsonValue | undefined): void {
+  if (value === null || value === undefined) return;
+  if (Array.isArray(value)) {
+    value.forEach((item, i) => appendFormField(form, `${key}[${i}]`, item));
+  } else if (typeof value === 'object') {
+    for (const [member, item] of Object.entries(value)) appendFormField(form, `${key}[${member}]`, item);
+  } else {
+    form.append(key, String(value));
+  }
 }
 
 /** application/json, text/json and any +json type (application/problem+json, application/vnd.api+json, ...). */
