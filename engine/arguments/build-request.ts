@@ -43,7 +43,7 @@ export async function buildOutboundRequest(input: BuildRequestInput, deps: Argum
   const lookups = new Map<LookupList, Promise<ListOption[]>>();
   const lookup = (list: LookupList) => {
     let options = lookups.get(list);
-    if (!options) lookups.set(list, (options = deps.lookupOptions(list)));
+    if (!options) lookups.set(list, (options = deps.lookupOptions(list, given)));
     return options;
   };
 

@@ -69,7 +69,7 @@ export type MapperEvaluator = (expression: CompiledExpression, input: MapperInpu
  * The options a Lookup list offers right now (by running its lookup action).
  * A rejection is not the caller's fault, so it is passed on as it is.
  */
-export type LookupOptions = (list: LookupList) => Promise<ListOption[]>;
+export type LookupOptions = (list: LookupList, given: Readonly<Record<string, unknown>>) => Promise<ListOption[]>;
 
 export interface ArgumentDependencies {
   evaluateMapper: MapperEvaluator;

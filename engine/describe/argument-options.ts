@@ -33,8 +33,18 @@ export async function argumentOptions(request: OptionsRequest): Promise<{ argume
   if (!request.runAction) {
     throw GatewayError.of('LOOKUP_UNAVAILABLE', `argument "${key}" looks up its options by running action ${list.action}, and running actions is not available in this gateway yet`);
   }
-  const options = await runLookup(list, request.runAction, { companyId: request.companyId, connectionId, version: request.version });
+  const options = await runLookup(list, request.runAction, { companyId: request.companyId, connectionId, version: request.version }, givenArguments(request.body));
   return { argument, options };
+}
+
+/** `arguments` the builder has filled in so far, which a Lookup action with the same keys receives (an owner and repo, say). */
+function givenArguments(body: unknown): Record<string, unknown> {
+  const value = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>).arguments : undefined;
+  if (value === undefined) return {};
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw validationError([{ field: 'arguments', rule: 'type', message: 'must be an object of the argument values filled in so far' }]);
+  }
+  return value as Record<string, unknown>;
 }
 
 /** A Lookup runs with the caller's connection, so it needs { "connectionId": "..." }. */

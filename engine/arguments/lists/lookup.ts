@@ -33,10 +33,15 @@ export type RunAction = (run: LookupRun) => Promise<ActionResult>;
  * the engine, each row mapped with valueKey and labelKey. Only the first page
  * is used. A failed run is LOOKUP_FAILED (502): the app, not the caller, failed.
  */
-export async function runLookup(list: LookupList, run: RunAction, context: Omit<LookupRun, 'action' | 'arguments'>): Promise<ListOption[]> {
+export async function runLookup(
+  list: LookupList,
+  run: RunAction,
+  context: Omit<LookupRun, 'action' | 'arguments'>,
+  given: Readonly<Record<string, unknown>> = {},
+): Promise<ListOption[]> {
   const action = context.version.actions.get(list.action);
   if (!action) throw GatewayError.of('ACTION_NOT_FOUND', `${describeVersion(context.version)} has no lookup action "${list.action}"`);
-  const result = await run({ ...context, action, arguments: { ...list.actionArguments } });
+  const result = await run({ ...context, action, arguments: lookupArguments(action, list, given) });
   if (!result.success) {
     throw GatewayError.of('LOOKUP_FAILED', `lookup action ${action.id} did not succeed, so its options are unknown`, { meta: result.meta });
   }
@@ -45,5 +50,19 @@ export async function runLookup(list: LookupList, run: RunAction, context: Omit<
 
 /** The `lookupOptions` dependency of buildOutboundRequest for one run: lookups run with the same connection. */
 export function lookupOptionsVia(run: RunAction, context: Omit<LookupRun, 'action' | 'arguments'>): LookupOptions {
-  return (list) => runLookup(list, run, context);
+  return (list, given) => runLookup(list, run, context, given);
+}
+
+/**
+ * What the lookup action runs with: the values the caller gave for the
+ * lookup action's own (visible, top-level) arguments of the same key (the
+ * owner and repo a label list needs, say), then the list's actionArguments,
+ * which win.
+ */
+export function lookupArguments(action: ActionEntry, list: LookupList, given: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const inherited: Record<string, unknown> = {};
+  for (const arg of action.arguments) {
+    if (!arg.parent && !arg.hidden && Object.hasOwn(given, arg.key) && given[arg.key] !== undefined) inherited[arg.key] = given[arg.key];
+  }
+  return { ...inherited, ...list.actionArguments };
 }
