@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import { GatewayError } from '../errors/index.ts';
-import type { AppState } from '../server/context.ts';
+import type { AppContext, AppState } from '../server/context.ts';
 import type { Store } from '../store/index.ts';
 import { findActiveApiKey } from './api-keys.ts';
 import { bearerToken } from './bearer.ts';
@@ -10,10 +10,16 @@ export const API_KEY_REJECTED = 'a valid API key is required: send Authorization
 
 export function requireApiKey(store: Store): Middleware<AppState> {
   return async (ctx, next) => {
-    const token = bearerToken(ctx);
-    const record = token === null ? null : await findActiveApiKey(store, token);
-    if (!record) throw GatewayError.of('UNAUTHORIZED', API_KEY_REJECTED);
-    ctx.state.principal = { kind: 'apiKey', companyId: record.companyId, userId: record.userId, apiKeyId: record.id };
+    if (!(await admitApiKey(store, ctx))) throw GatewayError.of('UNAUTHORIZED', API_KEY_REJECTED);
     await next();
   };
+}
+
+/** Sets `principal` when the request's bearer token is an active API key; false otherwise. */
+export async function admitApiKey(store: Store, ctx: AppContext): Promise<boolean> {
+  const token = bearerToken(ctx);
+  const record = token === null ? null : await findActiveApiKey(store, token);
+  if (!record) return false;
+  ctx.state.principal = { kind: 'apiKey', companyId: record.companyId, userId: record.userId, apiKeyId: record.id };
+  return true;
 }

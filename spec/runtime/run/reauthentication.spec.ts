@@ -155,4 +155,30 @@ describe('runs that need new credentials: OAuth 2.0 refresh and credential excha
     expect(new URLSearchParams(upstream.calls('POST /machine/token')[0]!.body).get('scope')).to.equal('jobs.read');
     expect((await call(gw, 'GET', `/v2/connections/${connectionId}`)).body.data.tokenExpiresAt).to.be.a('string');
   });
+
+  it('explains a credential exchange that cannot happen: no shared secret (409), the customer endpoint failing (502)', async () => {
+    const endUserId = (await call(gw, 'POST', '/v1/users', { body: { externalId: 'partner-user-2', metadata: { tenant: 't-1' } } })).body.data.userId;
+    const { store } = gw.gateway.services;
+    const companyId = (await store.companies.find({}))[0]!.id;
+    await store.appConfigurations.deleteOne({ configKey: `${companyId}:partner` });
+    const connectionId = (await call(gw, 'POST', '/v2/connections', { body: { appSlug: 'partner' } })).body.data.id;
+    const installationId = (await call(gw, 'POST', '/v2/installations', { body: { endUserId, apps: [{ appSlug: 'partner', connectionId }] } })).body.data.id;
+    const runIt = () => call(gw, 'POST', '/v2/universal/apps/partner/actions/whoami/run', { body: { installationId } });
+
+    await call(gw, 'PUT', '/v2/apps/partner/configuration', { body: { clientId: 'unused' } });
+    const unconfigured = await runIt();
+    expect(unconfigured.status).to.equal(409);
+    expect(unconfigured.body.error).to.deep.equal({ code: 'APP_NOT_CONFIGURED', message: 'app "partner" has no exchangeSecret for your company: PUT /v2/apps/partner/configuration' });
+
+    await call(gw, 'PUT', '/v2/apps/partner/configuration', { body: { exchangeSecret: 'exchange-shared-secret-456' } });
+    upstream.on('POST /exchange', () => ({ status: 500, body: { error: 'down' } }));
+    const failing = await runIt();
+    expect(failing.status).to.equal(502);
+    expect(failing.body.error.code).to.equal('CREDENTIAL_EXCHANGE_FAILED');
+    expect(failing.body.error.message).to.match(/^the credential exchange at 127\.0\.0\.1:\d+ answered HTTP 500$/);
+    upstream.on('POST /exchange', () => ({ body: { nothing: true } }));
+    const tokenless = await runIt();
+    expect(tokenless.body.error.message).to.match(/answered no accessToken$/);
+    expect(upstream.calls('GET /partner/me')).to.have.length(0);
+  });
 });
