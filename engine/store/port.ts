@@ -41,6 +41,14 @@ export interface Collection<T extends { id: string }> {
   deleteOne(filter: Filter): Promise<boolean>;
   /** Deletes every record matching; answers how many. */
   deleteMany(filter: Filter): Promise<number>;
+  /**
+   * How many writes this process has made to the collection, counted once
+   * each write has been applied. Only an adapter whose process is the
+   * collection's sole writer has it (the embedded store, behind its DATA_DIR
+   * lock), so a cache over the collection can tell it is stale; undefined
+   * where another process may write (MongoDB), and nothing may be cached.
+   */
+  readonly writeCount?: number;
 }
 
 export interface Store {

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { sendAdminCommand } from '../../engine/admin/admin-socket.ts';
 import { runAdminCommand } from '../../engine/admin/commands.ts';
 import { API_KEY_REJECTED } from '../../engine/auth/require-api-key.ts';
 import { call, startTestGateway, TEST_API_KEY, type TestGateway } from '../helpers/gateway.ts';
@@ -43,6 +44,17 @@ describe('API key authentication', () => {
     const { key, apiKeyId } = JSON.parse(created.output);
     expect((await call({ url: gw.url, apiKey: key }, 'GET', '/v1/users')).status).to.equal(200);
     expect((await runAdminCommand(gw.gateway.services, ['keys:revoke', apiKeyId])).exitCode).to.equal(0);
+    const { status, body } = await call({ url: gw.url, apiKey: key }, 'GET', '/v1/users');
+    expect(status).to.equal(401);
+    expect(body.error).to.deep.equal({ code: 'UNAUTHORIZED', message: API_KEY_REJECTED });
+  });
+
+  it('refuses a key revoked over the admin socket on the very next request, though it was just admitted', async () => {
+    const [company] = await gw.gateway.services.store.companies.find({});
+    const created = await sendAdminCommand(gw.dataDir, ['keys:create', '--company', company!.id, '--email', 'owner@example.com', '--json']);
+    const { key, apiKeyId } = JSON.parse(created.output);
+    for (let i = 0; i < 2; i++) expect((await call({ url: gw.url, apiKey: key }, 'GET', '/v1/users')).status).to.equal(200);
+    expect((await sendAdminCommand(gw.dataDir, ['keys:revoke', apiKeyId])).exitCode).to.equal(0);
     const { status, body } = await call({ url: gw.url, apiKey: key }, 'GET', '/v1/users');
     expect(status).to.equal(401);
     expect(body.error).to.deep.equal({ code: 'UNAUTHORIZED', message: API_KEY_REJECTED });

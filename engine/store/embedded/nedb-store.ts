@@ -56,6 +56,8 @@ const Datastore = NedbModule as unknown as typeof NedbModule.default;
 
 class NedbCollection<T extends { id: string }> implements Collection<T> {
   private readonly db: Datastore;
+  /** See Collection.writeCount: this process holds the DATA_DIR lock, so every write passes here. */
+  writeCount = 0;
 
   constructor(private readonly name: string, private readonly filename: string) {
     this.db = new Datastore({ filename, modes: { fileMode: 0o600, dirMode: 0o700 } });
@@ -81,6 +83,8 @@ class NedbCollection<T extends { id: string }> implements Collection<T> {
       await this.db.insertAsync({ ...record, _id: record.id });
     } catch (error) {
       throw this.translate(error);
+    } finally {
+      this.writeCount++;
     }
     await this.flush();
     return record;
@@ -110,19 +114,21 @@ class NedbCollection<T extends { id: string }> implements Collection<T> {
       ({ numAffected } = await this.db.updateAsync(filter, update as Record<string, unknown>, { multi: false }));
     } catch (error) {
       throw this.translate(error);
+    } finally {
+      this.writeCount++;
     }
     if (numAffected > 0) await this.flush();
     return numAffected > 0;
   }
 
   async deleteOne(filter: Filter): Promise<boolean> {
-    const removed = await this.db.removeAsync(filter, { multi: false });
+    const removed = await this.db.removeAsync(filter, { multi: false }).finally(() => this.writeCount++);
     if (removed > 0) await this.flush();
     return removed > 0;
   }
 
   async deleteMany(filter: Filter): Promise<number> {
-    const removed = await this.db.removeAsync(filter, { multi: true });
+    const removed = await this.db.removeAsync(filter, { multi: true }).finally(() => this.writeCount++);
     if (removed > 0) await this.flush();
     return removed;
   }

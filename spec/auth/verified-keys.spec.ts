@@ -1,0 +1,119 @@
+import { expect } from 'chai';
+import { hashApiKey, issueApiKey } from '../../engine/auth/api-keys.ts';
+import { VerifiedKeys } from '../../engine/auth/verified-keys.ts';
+import { openEmbeddedStore } from '../../engine/store/embedded/nedb-store.ts';
+import type { ApiKeyRecord, Collection, Filter, Store } from '../../engine/store/index.ts';
+import { tempDir } from '../helpers/temp-dir.ts';
+
+/** The store's keys collection, counting the queries that reach it; `shared` hides writeCount, as MongoDB's adapter has none. */
+function counted(keys: Collection<ApiKeyRecord>, options: { shared?: boolean; duringQuery?: () => Promise<void> } = {}) {
+  const queries: Filter[] = [];
+  const wrapper = Object.create(keys) as Collection<ApiKeyRecord> & { writeCount?: number };
+  Object.defineProperty(wrapper, 'writeCount', { get: () => (options.shared ? undefined : keys.writeCount) });
+  wrapper.findOne = async (filter: Filter) => {
+    queries.push(filter);
+    const found = await keys.findOne(filter);
+    await options.duringQuery?.();
+    return found;
+  };
+  return { keys: wrapper, queries };
+}
+
+describe('the verified API key cache', () => {
+  let store: Store;
+  let cleanup: () => Promise<void>;
+  const owner = { companyId: 'cmp_a', userId: 'usr_a' };
+  beforeEach(async () => {
+    const temp = await tempDir();
+    cleanup = temp.cleanup;
+    store = await openEmbeddedStore(temp.dir);
+  });
+  afterEach(async () => {
+    await store.close();
+    await cleanup();
+  });
+
+  it('answers a key found once without asking the store again', async () => {
+    const { key, record } = await issueApiKey(store, owner, 'ci');
+    const { keys, queries } = counted(store.apiKeys);
+    const cache = new VerifiedKeys();
+    expect((await cache.find(keys, hashApiKey(key)))?.id).to.equal(record.id);
+    expect((await cache.find(keys, hashApiKey(key)))?.id).to.equal(record.id);
+    expect(queries).to.have.length(1);
+  });
+
+  it('refuses a key on the first lookup after it was revoked', async () => {
+    const { key, record } = await issueApiKey(store, owner, 'ci');
+    const { keys } = counted(store.apiKeys);
+    const cache = new VerifiedKeys();
+    expect(await cache.find(keys, hashApiKey(key))).not.to.equal(null);
+    expect(await store.apiKeys.updateOne({ id: record.id, revokedOn: null }, { $set: { revokedOn: new Date() } })).to.equal(true);
+    expect(await cache.find(keys, hashApiKey(key))).to.equal(null);
+  });
+
+  it('refuses a key whose record was deleted', async () => {
+    const { key, record } = await issueApiKey(store, owner, 'ci');
+    const cache = new VerifiedKeys();
+    expect(await cache.find(store.apiKeys, hashApiKey(key))).not.to.equal(null);
+    expect(await store.apiKeys.deleteOne({ id: record.id })).to.equal(true);
+    expect(await cache.find(store.apiKeys, hashApiKey(key))).to.equal(null);
+  });
+
+  it('does not keep an answer a revocation overtook while the query ran', async () => {
+    const { key, record } = await issueApiKey(store, owner, 'ci');
+    const cache = new VerifiedKeys();
+    let overtaken: Promise<ApiKeyRecord | null> | null = null;
+    const { keys } = counted(store.apiKeys, {
+      duringQuery: async () => {
+        if (overtaken) return;
+        // The first query saw the key active; before its answer comes back, the key is revoked and another lookup runs.
+        await store.apiKeys.updateOne({ id: record.id }, { $set: { revokedOn: new Date() } });
+        overtaken = cache.find(keys, hashApiKey(key));
+      },
+    });
+    expect(await cache.find(keys, hashApiKey(key))).not.to.equal(null);
+    expect(await overtaken).to.equal(null);
+    expect(await cache.find(keys, hashApiKey(key))).to.equal(null);
+  });
+
+  it('asks the store every time for unknown keys', async () => {
+    const { keys, queries } = counted(store.apiKeys);
+    const cache = new VerifiedKeys();
+    expect(await cache.find(keys, hashApiKey('igw_unknown'))).to.equal(null);
+    expect(await cache.find(keys, hashApiKey('igw_unknown'))).to.equal(null);
+    expect(queries).to.have.length(2);
+  });
+
+  it('caches nothing for a store other processes may write (no writeCount)', async () => {
+    const { key } = await issueApiKey(store, owner, 'ci');
+    const { keys, queries } = counted(store.apiKeys, { shared: true });
+    const cache = new VerifiedKeys();
+    await cache.find(keys, hashApiKey(key));
+    await cache.find(keys, hashApiKey(key));
+    expect(queries).to.have.length(2);
+  });
+
+  it('keeps at most its limit of keys, making room by the oldest', async () => {
+    const issued = [await issueApiKey(store, owner, 'a'), await issueApiKey(store, owner, 'b'), await issueApiKey(store, owner, 'c')];
+    const { keys, queries } = counted(store.apiKeys);
+    const cache = new VerifiedKeys(2);
+    for (const { key } of issued) await cache.find(keys, hashApiKey(key));
+    expect(queries).to.have.length(3);
+    await cache.find(keys, hashApiKey(issued[2]!.key));
+    await cache.find(keys, hashApiKey(issued[1]!.key));
+    expect(queries).to.have.length(3);
+    await cache.find(keys, hashApiKey(issued[0]!.key));
+    expect(queries).to.have.length(4);
+  });
+
+  it('counts every kind of write to an embedded collection, failed ones included', async () => {
+    const { record } = await issueApiKey(store, owner, 'ci');
+    expect(store.apiKeys.writeCount).to.equal(1);
+    await store.apiKeys.updateOne({ id: record.id }, { $set: { name: 'renamed' } });
+    await store.apiKeys.updateOne({ id: 'key_none' }, { $set: { name: 'x' } });
+    await store.apiKeys.deleteMany({ id: 'key_none' });
+    await store.apiKeys.insert(record).catch(() => undefined);
+    await store.apiKeys.deleteOne({ id: record.id });
+    expect(store.apiKeys.writeCount).to.equal(6);
+  });
+});
