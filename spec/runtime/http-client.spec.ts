@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { getEventListeners } from 'node:events';
 import net from 'node:net';
 import zlib from 'node:zlib';
 import { MockAgent } from 'undici';
@@ -6,6 +7,7 @@ import type { GatewayError } from '../../engine/errors/index.ts';
 import { parseEgressAllow } from '../../engine/runtime/egress/allow-list.ts';
 import { createEgressPolicy } from '../../engine/runtime/egress/policy.ts';
 import { loadConfig } from '../../engine/config/config.ts';
+import { CallStop } from '../../engine/runtime/http/call-stop.ts';
 import { createHttpClient, type HttpClient, type HttpClientOptions } from '../../engine/runtime/http/client.ts';
 import { createConfiguredHttpClient } from '../../engine/runtime/http/from-config.ts';
 import { OutboundError } from '../../engine/runtime/http/outbound-error.ts';
@@ -322,6 +324,35 @@ describe('outbound HTTP client', () => {
       const error = await pending.catch((e: unknown) => e);
       expect(error).not.to.be.instanceOf(OutboundError);
       expect((error as Error).message).to.equal('client went away');
+    });
+
+    it('takes a CallStop as the caller signal: an abort mid-call, or before it, passes on as it is', async () => {
+      let received = 0;
+      const upstream = await server(() => {
+        received++;
+      }); // never answers
+      const stop = new CallStop();
+      const pending = client().send({ method: 'GET', url: upstream.url, signal: stop });
+      setTimeout(() => stop.abort(new Error('client went away')), 50);
+      const error = await pending.catch((e: unknown) => e);
+      expect(error).not.to.be.instanceOf(OutboundError);
+      expect((error as Error).message).to.equal('client went away');
+      expect(stop.listenerCount('abort')).to.equal(0);
+      expect(received).to.equal(1);
+
+      const early = await client().send({ method: 'GET', url: upstream.url, signal: stop }).catch((e: unknown) => e);
+      expect((early as Error).message).to.equal('client went away');
+      expect(received).to.equal(1);
+    });
+
+    it('stops listening to the caller signal once a call is answered', async () => {
+      const upstream = await server((_req, res) => res.end('ok'));
+      const stop = new CallStop();
+      const controller = new AbortController();
+      expect((await client().send({ method: 'GET', url: upstream.url, signal: stop })).status).to.equal(200);
+      expect((await client().send({ method: 'GET', url: upstream.url, signal: controller.signal })).status).to.equal(200);
+      expect(stop.listenerCount('abort')).to.equal(0);
+      expect(getEventListeners(controller.signal, 'abort')).to.have.length(0);
     });
   });
 

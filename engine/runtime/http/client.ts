@@ -5,6 +5,7 @@ import { validationError, type FieldProblem } from '../../errors/index.ts';
 import { EgressDeniedError } from '../egress/egress-denied.ts';
 import { createEgressPolicy, type EgressPolicy } from '../egress/policy.ts';
 import { createOutboundAgent } from './agent.ts';
+import { CallStop, onAbort } from './call-stop.ts';
 import { classifyError } from './classify-error.ts';
 import { encodeBody, normalizeHeaders, withQuery } from './encode.ts';
 import { OutboundError } from './outbound-error.ts';
@@ -56,25 +57,24 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
     headers['accept-encoding'] ??= 'gzip, deflate, br';
     const body = encodeBody(outbound.body, headers);
     const hop: Hop = { method: outbound.method.toUpperCase(), url: withQuery(absoluteUrl(outbound.url), outbound.query), headers, body };
-    const abort = new AbortController();
+    const stop = new CallStop();
     const deadline = { expired: false };
     const timer = setTimeout(() => {
       deadline.expired = true;
-      abort.abort(new Error('total timeout'));
+      stop.abort(new Error('total timeout'));
     }, settings.totalTimeoutMs);
-    const callerAbort = () => abort.abort(outbound.signal?.reason);
-    outbound.signal?.addEventListener('abort', callerAbort, { once: true });
-    if (outbound.signal?.aborted) callerAbort();
-    const signal = abort.signal;
+    const caller = outbound.signal;
+    const stopListening = caller ? onAbort(caller, () => stop.abort(caller.reason)) : null;
+    if (caller?.aborted) stop.abort(caller.reason);
     try {
-      return await sendHops(outbound, hop, signal, deadline, started);
+      return await sendHops(outbound, hop, stop, deadline, started);
     } finally {
       clearTimeout(timer);
-      outbound.signal?.removeEventListener('abort', callerAbort);
+      stopListening?.();
     }
   }
 
-  async function sendHops(outbound: OutboundRequest, first: Hop, signal: AbortSignal, deadline: { expired: boolean }, started: number): Promise<OutboundResponse> {
+  async function sendHops(outbound: OutboundRequest, first: Hop, signal: CallStop, deadline: { expired: boolean }, started: number): Promise<OutboundResponse> {
     let hop = first;
 
     for (let redirects = 0; ; redirects++) {

@@ -8,3 +8,5 @@ export { DEFAULT_OUTBOUND_SETTINGS } from './settings.ts';
 export type { OutboundSettings } from './settings.ts';
 export type { JsonValue, OutboundRequest, OutboundResponse } from './types.ts';
 export type { QueryValue } from './encode.ts';
+export { CallStop, onAbort } from './call-stop.ts';
+export type { Abortable } from './call-stop.ts';

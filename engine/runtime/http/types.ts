@@ -1,3 +1,4 @@
+import type { Abortable } from './call-stop.ts';
 import type { QueryValue } from './encode.ts';
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
@@ -18,7 +19,7 @@ export interface OutboundRequest {
    */
   credentialHeaders?: string[];
   /** Aborts the call (the client went away); reported as an AbortError, not an OutboundError. */
-  signal?: AbortSignal;
+  signal?: Abortable;
 }
 
 export interface OutboundResponse {

@@ -1,4 +1,5 @@
 import type { ApiEntry } from '../../definitions/index.ts';
+import { onAbort, type Abortable } from '../http/index.ts';
 
 /**
  * How long to wait before retry number `retry` (1-based) of a rate-limited
@@ -20,13 +21,18 @@ export function parseRetryAfter(value: string | undefined, now = Date.now()): nu
   return Number.isNaN(at) ? null : Math.max(0, at - now);
 }
 
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+export function sleep(ms: number, signal?: Abortable): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    }, { once: true });
+    const stopListening = signal
+      ? onAbort(signal, () => {
+          clearTimeout(timer);
+          reject(signal.reason);
+        })
+      : null;
+    const timer = setTimeout(() => {
+      stopListening?.();
+      resolve();
+    }, ms);
   });
 }

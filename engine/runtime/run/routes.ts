@@ -10,6 +10,7 @@ import { requireBody } from '../../server/require-body.ts';
 import type { Services } from '../../services.ts';
 import { requireEndUserToken } from '../../tokens/require-end-user-token.ts';
 import { compileValidator } from '../../validation/ajv.ts';
+import { CallStop } from '../http/index.ts';
 import { runAction, type RunOutcome } from './run-action.ts';
 import { selectConnection, throughInstallation } from './select-connection.ts';
 
@@ -68,10 +69,10 @@ function answer(ctx: AppContext, outcome: RunOutcome): void {
 }
 
 /** A caller who hangs up stops the run: no retry waits or app calls for nobody. */
-function abortOnClose(ctx: AppContext): AbortSignal {
-  const controller = new AbortController();
+function abortOnClose(ctx: AppContext): CallStop {
+  const stop = new CallStop();
   ctx.res.once('close', () => {
-    if (!ctx.res.writableEnded) controller.abort(new Error('the caller went away'));
+    if (!ctx.res.writableEnded) stop.abort(new Error('the caller went away'));
   });
-  return controller.signal;
+  return stop;
 }

@@ -7,6 +7,7 @@ import { evaluateGuarded } from '../../mapping/index.ts';
 import type { Services } from '../../services.ts';
 import type { ConnectionRecord, EndUserRecord, InstallationRecord } from '../../store/index.ts';
 import { applyAuth } from '../auth/apply-auth.ts';
+import type { Abortable } from '../http/index.ts';
 import { exchangeCredentials, forgetExchangedToken } from '../auth/credential-exchange.ts';
 import { renewToken, tokenExpired } from '../auth/token-renewal.ts';
 import { enforceEnvelope, type ActionMeta, type Envelope } from './envelope.ts';
@@ -23,7 +24,7 @@ export interface RunRequest {
   arguments: unknown;
   /** Lookups run actions too; this stops a lookup whose lookup has a lookup. */
   depth?: number;
-  signal?: AbortSignal;
+  signal?: Abortable;
 }
 
 /** The envelope, and the HTTP status the run endpoints answer it with. */
