@@ -6,14 +6,16 @@ import type { JsonValue } from './types.ts';
  * JSON, decoded text otherwise (the charset parameter honoured, UTF-8 by
  * default), null when empty. Declared JSON that does not parse is not an
  * error here: the text is returned with `invalidJson: true`, and the mapping
- * (or the engine) decides what that means.
+ * (or the engine) decides what that means. Parsed JSON comes with the text it
+ * was parsed from (`jsonText`), so the envelope can carry the body as the app
+ * wrote it instead of serialising the parsed value again.
  */
-export function parseBody(bytes: Buffer, contentType: string | undefined): { body: JsonValue | string | null; invalidJson?: true } {
+export function parseBody(bytes: Buffer, contentType: string | undefined): { body: JsonValue | string | null; invalidJson?: true; jsonText?: string } {
   if (bytes.length === 0) return { body: null };
   const text = decode(bytes, contentType);
   if (!isJsonType(contentType)) return { body: text };
   try {
-    return { body: JSON.parse(text) as JsonValue };
+    return { body: JSON.parse(text) as JsonValue, jsonText: text };
   } catch {
     return { body: text, invalidJson: true };
   }

@@ -33,6 +33,8 @@ export interface OutboundResponse {
    */
   body: JsonValue | string | null;
   invalidJson?: true;
+  /** The decoded text `body` was parsed from, when it was parsed as JSON. */
+  jsonText?: string;
   /** The decoded body bytes (what `body` was made from), and their count. */
   rawBody: Buffer;
   rawBytes: number;

@@ -3,6 +3,7 @@ import type { ActionEntry } from '../../definitions/index.ts';
 import { evaluateGuarded, MappingError } from '../../mapping/index.ts';
 import type { OutboundResponse } from '../http/index.ts';
 import type { ActionMeta, Proposal } from './envelope.ts';
+import { withJsonText } from './envelope-json.ts';
 
 /**
  * The input every response mapping sees (documented in docs/definitions.md):
@@ -33,6 +34,7 @@ export async function mapResponse(action: ActionEntry, input: MappingInput): Pro
   }
 }
 
+/** The response as a mapping and the envelope's `meta.response` see it; the JSON text a parsed body came from goes with it (see envelopeJson). */
 export function responseFacts(response: OutboundResponse): { status: number; headers: Record<string, string>; body: unknown } {
-  return { status: response.status, headers: response.headers, body: response.body };
+  return withJsonText({ status: response.status, headers: response.headers, body: response.body }, response.jsonText);
 }

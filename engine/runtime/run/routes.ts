@@ -11,6 +11,7 @@ import type { Services } from '../../services.ts';
 import { requireEndUserToken } from '../../tokens/require-end-user-token.ts';
 import { compileValidator } from '../../validation/ajv.ts';
 import { CallStop } from '../http/index.ts';
+import { envelopeJson } from './envelope-json.ts';
 import { runAction, type RunOutcome } from './run-action.ts';
 import { selectConnection, throughInstallation } from './select-connection.ts';
 
@@ -63,9 +64,11 @@ export function runRoutes(services: Services): Router<AppState> {
   return router;
 }
 
+/** The envelope, serialised here (as Koa would, but splicing the app's raw JSON into meta.response). */
 function answer(ctx: AppContext, outcome: RunOutcome): void {
   ctx.status = outcome.status;
-  ctx.body = outcome.envelope;
+  ctx.type = 'json';
+  ctx.body = envelopeJson(outcome.envelope);
 }
 
 /** A caller who hangs up stops the run: no retry waits or app calls for nobody. */

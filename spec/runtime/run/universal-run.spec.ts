@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import path from 'node:path';
+import { SPLICE_FROM_CHARS } from '../../../engine/runtime/run/envelope-json.ts';
 import { call, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 import { ROOT } from '../../helpers/process.ts';
 import { otherTenant } from '../../helpers/tenants.ts';
@@ -52,6 +53,30 @@ describe('POST /v2/universal/apps/{appSlug}/actions/{actionSlug}/run', function 
     expect(sent!.query.get('status')).to.equal('open');
     expect(JSON.stringify(body)).not.to.include(API_KEY);
     expect(gw.logs()).not.to.include(API_KEY);
+  });
+
+  it("answers JSON: meta.response.body is the app's JSON text as it came, the rest as JSON.stringify writes it", async () => {
+    const send = async () => {
+      const response = await fetch(`${gw.url}/v2/universal/apps/shop/actions/get-order/run`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${gw.apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ connectionId, arguments: { orderId: 'o1' } }),
+      });
+      expect(response.headers.get('content-type')).to.equal('application/json; charset=utf-8');
+      return await response.text();
+    };
+    upstream.on('GET /api/orders/o1', () => ({ body: { id: 'o1', total: 5 } }));
+    const compact = await send();
+    expect(compact).to.equal(JSON.stringify(JSON.parse(compact)));
+    expect(JSON.parse(compact).meta.response.body).to.deep.equal({ id: 'o1', total: 5 });
+
+    const text = `{ "id": "o1",\n  "total": 12345678901234567890, "note": "${'x'.repeat(SPLICE_FROM_CHARS)}" }`;
+    upstream.on('GET /api/orders/o1', () => ({ body: text }));
+    const spliced = await send();
+    const envelope = JSON.parse(spliced);
+    expect(envelope.data).to.deep.equal([{ id: 'o1', total: 12345678901234567890, note: 'x'.repeat(SPLICE_FROM_CHARS) }]);
+    expect(spliced).to.include('"total": 12345678901234567890,');
+    expect(spliced).to.equal(JSON.stringify({ ...envelope, meta: { ...envelope.meta, response: { ...envelope.meta.response, body: '__BODY__' } } }).replace('"__BODY__"', text));
   });
 
   it('wraps an object in an array', async () => {
