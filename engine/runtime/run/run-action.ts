@@ -1,6 +1,7 @@
 import { buildOutboundRequest, lookupOptionsVia, type BuiltRequest, type LookupRun } from '../../arguments/index.ts';
 import type { ConnectionSecrets } from '../../connections/connections.ts';
 import { open } from '../../credentials/cipher.ts';
+import { openRemembered } from '../../credentials/opened-secrets.ts';
 import type { ActionEntry, AppVersion, AuthEntry, CompiledExpression } from '../../definitions/index.ts';
 import { GatewayError } from '../../errors/index.ts';
 import { evaluateGuarded } from '../../mapping/index.ts';
@@ -53,12 +54,8 @@ export async function runAction(services: Services, run: RunRequest): Promise<Ru
   if (!auth) {
     throw GatewayError.of('CONFLICT', `connection ${connection.id} uses auth "${connection.authId}", which ${version.app.slug} version ${version.version} does not have`);
   }
-  // Decrypted once per connection record (a renewal brings a new record): a run needs the secrets three times or more.
-  let opened: { record: ConnectionRecord; secrets: ConnectionSecrets } | null = null;
-  const secretsOf = (record: ConnectionRecord) => {
-    if (opened?.record !== record) opened = { record, secrets: open<ConnectionSecrets>(services.keyring, record.id, record.credentials) };
-    return opened.secrets;
-  };
+  // Decrypted once per sealed credentials (a renewal seals anew), and remembered across runs: a run needs them three times or more.
+  const secretsOf = (record: ConnectionRecord) => openRemembered<ConnectionSecrets>(services.keyring, record.id, record.credentials);
   const built = await buildOutboundRequest(
     {
       action,
@@ -131,7 +128,7 @@ async function accessToken(
   services: Services,
   auth: AuthEntry,
   connection: ConnectionRecord,
-  secrets: ConnectionSecrets,
+  secrets: Readonly<ConnectionSecrets>,
   exchange: { installationId: string | null; endUserId: string | null; variables: Record<string, string> },
 ): Promise<string | undefined> {
   switch (auth.type) {
