@@ -226,6 +226,20 @@ describe('EGRESS_ALLOW parsing', () => {
     expect(() => policy.checkAddress('example.com', '93.184.216.34')).not.to.throw();
   });
 
+  it('answers the same for a host asked about again and again, past the hosts it remembers', () => {
+    const policy = createEgressPolicy(parseEgressAllow('10.20.0.0/16'));
+    for (let round = 0; round < 2; round++) {
+      for (let i = 0; i < 1_100; i++) expect(policy.checkHost(`10.20.${i >> 8}.${i & 255}`)).to.equal(null);
+      expect(policy.checkHost('api.example.com')).to.equal(null);
+      const first = policy.checkHost('10.21.0.1');
+      const again = policy.checkHost('10.21.0.1');
+      expect(first).to.be.instanceOf(EgressDeniedError);
+      expect(again).to.be.instanceOf(EgressDeniedError);
+      expect(again).not.to.equal(first);
+      expect(policy.checkHost('169.254.169.254')!.message).to.include('cloud metadata');
+    }
+  });
+
   for (const bad of ['10.0.0.0/33', 'not a host', '300.1.1.1/8', '*.']) {
     it(`rejects "${bad}", naming the entry`, () => {
       expect(() => parseEgressAllow(bad)).to.throw(`entry "${bad}"`);

@@ -38,6 +38,9 @@ export interface EgressPolicyOptions {
   resolve?: LookupFunction;
 }
 
+/** How many admitted hosts a policy remembers before it starts over. */
+const ADMITTED_HOSTS_LIMIT = 1_000;
+
 export function createEgressPolicy(allow: EgressAllowList = EMPTY_ALLOW_LIST, options: EgressPolicyOptions = {}): EgressPolicy {
   const resolve: LookupFunction = options.resolve ?? (dns.lookup as unknown as LookupFunction);
 
@@ -58,7 +61,18 @@ export function createEgressPolicy(allow: EgressAllowList = EMPTY_ALLOW_LIST, op
     if (error) throw error;
   };
 
-  const checkHost = (host: string) => (isIpLiteral(host) ? refusal(bareAddress(host), bareAddress(host)) : null);
+  // Hosts already admitted: the verdict depends on nothing but the host and this policy's fixed allow-list, and
+  // parsing and classifying an IP literal on every call cost ~10 µs. Bounded; refusals are always worked out anew.
+  const admittedHosts = new Set<string>();
+  const checkHost = (host: string) => {
+    if (admittedHosts.has(host)) return null;
+    const denied = isIpLiteral(host) ? refusal(bareAddress(host), bareAddress(host)) : null;
+    if (!denied) {
+      if (admittedHosts.size >= ADMITTED_HOSTS_LIMIT) admittedHosts.clear();
+      admittedHosts.add(host);
+    }
+    return denied;
+  };
 
   const lookup: LookupFunction = (hostname, lookupOptions, callback) => {
     const opts = typeof lookupOptions === 'number' ? { family: lookupOptions } : { ...lookupOptions };
