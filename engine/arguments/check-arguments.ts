@@ -47,7 +47,8 @@ async function checkNode(node: ArgumentNode, raw: unknown, field: string, ctx: C
   }
   let fromDefault = false;
   if (missing(value) && arg.default !== undefined) {
-    value = structuredClone(arg.default);
+    // A copy, so nothing downstream can change the definition's default; a string or number is immutable as it is.
+    value = arg.default !== null && typeof arg.default === 'object' ? structuredClone(arg.default) : arg.default;
     fromDefault = true;
   }
   // An empty path segment would address another resource, so a Param is never blank.
