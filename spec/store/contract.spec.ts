@@ -92,6 +92,21 @@ for (const adapter of adapters) {
       expect(await store.endUsers.count({ companyId: 'cmp_a' })).to.equal(4);
     });
 
+    it('answers a lookup by id together with other fields exactly as the filter says, for every operation', async () => {
+      for (let i = 0; i < 50; i++) await store.endUsers.insert(endUser(`eu_${i}`, { companyId: i % 2 ? 'cmp_a' : 'cmp_b' }));
+      expect((await store.endUsers.findOne({ id: 'eu_7', companyId: 'cmp_a' }))?.id).to.equal('eu_7');
+      expect(await store.endUsers.findOne({ id: 'eu_7', companyId: 'cmp_b' })).to.equal(null);
+      expect(await store.endUsers.findOne({ id: 'eu_none', companyId: 'cmp_a' })).to.equal(null);
+      expect((await store.endUsers.find({ id: 'eu_8', companyId: 'cmp_b' })).map((e) => e.id)).to.deep.equal(['eu_8']);
+      expect(await store.endUsers.count({ id: 'eu_8', companyId: 'cmp_a' })).to.equal(0);
+      expect(await store.endUsers.updateOne({ id: 'eu_9', companyId: 'cmp_b' }, { $set: { name: 'x' } })).to.equal(false);
+      expect(await store.endUsers.updateOne({ id: 'eu_9', companyId: 'cmp_a' }, { $set: { name: 'x' } })).to.equal(true);
+      expect(await store.endUsers.deleteOne({ id: 'eu_9', companyId: 'cmp_b' })).to.equal(false);
+      expect(await store.endUsers.deleteMany({ id: 'eu_11', companyId: 'cmp_a' })).to.equal(1);
+      expect(await store.endUsers.count({ companyId: 'cmp_a' })).to.equal(24);
+      expect((await store.endUsers.findOne({ id: 'eu_9' }))?.name).to.equal('x');
+    });
+
     it('sorts, skips and limits', async () => {
       for (const [id, name] of [['eu_1', 'c'], ['eu_2', 'a'], ['eu_3', 'b'], ['eu_4', 'a']] as const) {
         await store.endUsers.insert(endUser(id, { name }));

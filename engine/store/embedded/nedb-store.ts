@@ -91,12 +91,12 @@ class NedbCollection<T extends { id: string }> implements Collection<T> {
   }
 
   async findOne(filter: Filter): Promise<T | null> {
-    const found = await this.db.findOneAsync(filter);
+    const found = await this.db.findOneAsync(byPrimaryKey(filter));
     return found ? strip<T>(found) : null;
   }
 
   async find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
-    let cursor = this.db.findAsync(filter);
+    let cursor = this.db.findAsync(byPrimaryKey(filter));
     if (options.sort) cursor = cursor.sort(options.sort);
     if (options.skip) cursor = cursor.skip(options.skip);
     if (options.limit !== undefined) cursor = cursor.limit(options.limit);
@@ -105,13 +105,13 @@ class NedbCollection<T extends { id: string }> implements Collection<T> {
   }
 
   async count(filter: Filter): Promise<number> {
-    return await this.db.countAsync(filter);
+    return await this.db.countAsync(byPrimaryKey(filter));
   }
 
   async updateOne(filter: Filter, update: Update<T>): Promise<boolean> {
     let numAffected: number;
     try {
-      ({ numAffected } = await this.db.updateAsync(filter, update as Record<string, unknown>, { multi: false }));
+      ({ numAffected } = await this.db.updateAsync(byPrimaryKey(filter), update as Record<string, unknown>, { multi: false }));
     } catch (error) {
       throw this.translate(error);
     } finally {
@@ -122,13 +122,13 @@ class NedbCollection<T extends { id: string }> implements Collection<T> {
   }
 
   async deleteOne(filter: Filter): Promise<boolean> {
-    const removed = await this.db.removeAsync(filter, { multi: false }).finally(() => this.writeCount++);
+    const removed = await this.db.removeAsync(byPrimaryKey(filter), { multi: false }).finally(() => this.writeCount++);
     if (removed > 0) await this.flush();
     return removed > 0;
   }
 
   async deleteMany(filter: Filter): Promise<number> {
-    const removed = await this.db.removeAsync(filter, { multi: true }).finally(() => this.writeCount++);
+    const removed = await this.db.removeAsync(byPrimaryKey(filter), { multi: true }).finally(() => this.writeCount++);
     if (removed > 0) await this.flush();
     return removed;
   }
@@ -150,6 +150,17 @@ class NedbCollection<T extends { id: string }> implements Collection<T> {
     }
     return error;
   }
+}
+
+/**
+ * A filter on `id` also names `_id` (every record is stored with `_id` = `id`),
+ * last: NeDB narrows a query by the last of its fields that has an index, and
+ * only `_id` is unique. Without it, { id, companyId } went through the
+ * companyId index and matched every record of the company, one by one
+ * (2.3 ms per lookup with 10,000 connections in a company).
+ */
+function byPrimaryKey(filter: Filter): Filter {
+  return typeof filter.id === 'string' ? { ...filter, _id: filter.id } : filter;
 }
 
 function strip<T>(doc: Record<string, unknown>): T {
