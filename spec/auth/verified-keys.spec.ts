@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { createHash } from 'node:crypto';
 import { hashApiKey, issueApiKey } from '../../engine/auth/api-keys.ts';
 import { VerifiedKeys } from '../../engine/auth/verified-keys.ts';
 import { openEmbeddedStore } from '../../engine/store/embedded/nedb-store.ts';
@@ -104,6 +105,11 @@ describe('the verified API key cache', () => {
     expect(queries).to.have.length(3);
     await cache.find(keys, hashApiKey(issued[0]!.key));
     expect(queries).to.have.length(4);
+  });
+
+  it('hashes keys as they are stored: the hex SHA-256 of their UTF-8 bytes', () => {
+    expect(hashApiKey('abc')).to.equal('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+    expect(hashApiKey('igw_é')).to.equal(createHash('sha256').update(Buffer.from('igw_é', 'utf8')).digest('hex'));
   });
 
   it('counts every kind of write to an embedded collection, failed ones included', async () => {
