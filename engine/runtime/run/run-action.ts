@@ -87,7 +87,7 @@ export async function runAction(services: Services, run: RunRequest): Promise<Ru
       ...(run.signal ? { signal: run.signal } : {}),
     });
     const facts = { status: response.status, response: responseFacts(response), action: actionMeta, retries, deletedId: deletedId(action, built) };
-    const mapped = await mapResponse(action, { ...responseFacts(response), action: actionMeta, arguments: built.arguments });
+    const mapped = await mapResponse(action, { ...facts.response, action: actionMeta, arguments: built.arguments });
     if (!mapped.ok) {
       const envelope = enforceEnvelope({ success: false }, facts);
       envelope.meta.error = { code: mapped.error.code, message: mapped.error.message };
