@@ -2,7 +2,7 @@ import { hash, randomBytes } from 'node:crypto';
 import { CHOSEN_API_KEY } from '../config/config.ts';
 import { newId } from '../ids.ts';
 import type { ApiKeyRecord, Collection, Store } from '../store/index.ts';
-import { VerifiedKeys } from './verified-keys.ts';
+import { RecentRecords } from '../store/recent-records.ts';
 
 /** Generated keys look like `igw_` + 43 base64url characters (32 random bytes). */
 export const API_KEY_PREFIX = 'igw_';
@@ -42,13 +42,14 @@ export async function issueApiKey(
   return { key, record };
 }
 
-/** One cache per keys collection, so stores opened side by side (tests) never share entries. */
-const verified = new WeakMap<Collection<ApiKeyRecord>, VerifiedKeys>();
+/** Active keys recently found, by hash; one cache per keys collection, so stores opened side by side (tests) never share entries. */
+const verified = new WeakMap<Collection<ApiKeyRecord>, RecentRecords<ApiKeyRecord>>();
 
 /** The active key with this value, or null: unknown, revoked and malformed look the same. */
 export async function findActiveApiKey(store: Store, key: string): Promise<ApiKeyRecord | null> {
   if (!isWellFormedApiKey(key)) return null;
   let cache = verified.get(store.apiKeys);
-  if (!cache) verified.set(store.apiKeys, (cache = new VerifiedKeys()));
-  return await cache.find(store.apiKeys, hashApiKey(key));
+  if (!cache) verified.set(store.apiKeys, (cache = new RecentRecords()));
+  const hash = hashApiKey(key);
+  return await cache.find(store.apiKeys, hash, () => store.apiKeys.findOne({ hash, revokedOn: null }));
 }

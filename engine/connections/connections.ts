@@ -3,7 +3,8 @@ import type { AppVersion, AuthEntry } from '../definitions/index.ts';
 import { GatewayError, validationError, type FieldProblem } from '../errors/index.ts';
 import { newId } from '../ids.ts';
 import type { Services } from '../services.ts';
-import type { ConnectionRecord } from '../store/index.ts';
+import type { Collection, ConnectionRecord } from '../store/index.ts';
+import { RecentRecords } from '../store/recent-records.ts';
 import { checkValues, type ExtraField } from './check-values.ts';
 import type { CreateConnectionBody } from './schemas.ts';
 
@@ -122,9 +123,15 @@ export async function storeConnection(
   return await services.store.connections.insert(record);
 }
 
-/** A connection of this company, or 404: another company's connection is as unknown as a missing one. */
+/** Connections recently found (every run looks one up); one cache per collection. */
+const recent = new WeakMap<Collection<ConnectionRecord>, RecentRecords<ConnectionRecord>>();
+
+/** A connection of this company, or 404: another company's connection is as unknown as a missing one. The record is frozen. */
 export async function findConnection(services: Services, companyId: string, id: string): Promise<ConnectionRecord> {
-  const record = await services.store.connections.findOne({ id, companyId });
+  const { connections } = services.store;
+  let cache = recent.get(connections);
+  if (!cache) recent.set(connections, (cache = new RecentRecords()));
+  const record = await cache.find(connections, `${companyId}/${id}`, () => connections.findOne({ id, companyId }));
   if (!record) throw GatewayError.of('NOT_FOUND', `connection ${id} does not exist`);
   return record;
 }

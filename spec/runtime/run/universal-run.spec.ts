@@ -79,6 +79,19 @@ describe('POST /v2/universal/apps/{appSlug}/actions/{actionSlug}/run', function 
     expect(spliced).to.equal(JSON.stringify({ ...envelope, meta: { ...envelope.meta, response: { ...envelope.meta.response, body: '__BODY__' } } }).replace('"__BODY__"', text));
   });
 
+  it("never serves a connection it has just run to another company, nor after it was deleted", async () => {
+    upstream.on('GET /api/orders', () => ({ body: { result: { orders: [], next: null } } }));
+    const id = (await call(gw, 'POST', '/v2/connections', { body: { appSlug: 'shop', credentials: { apiKey: API_KEY } } })).body.data.id;
+    for (let i = 0; i < 2; i++) expect((await run('list-orders', { connectionId: id })).status).to.equal(200);
+    const other = await otherTenant(gw.gateway.services.store, 'Cache Co');
+    const theirs = await call({ url: gw.url, apiKey: other.apiKey }, 'POST', '/v2/universal/apps/shop/actions/list-orders/run', { body: { connectionId: id } });
+    expect(theirs.status).to.equal(404);
+    expect((await call(gw, 'DELETE', `/v2/connections/${id}`)).status).to.equal(200);
+    const gone = await run('list-orders', { connectionId: id });
+    expect(gone.status).to.equal(404);
+    expect(gone.body.error).to.deep.equal({ code: 'NOT_FOUND', message: `connection ${id} does not exist` });
+  });
+
   it('wraps an object in an array', async () => {
     upstream.on('GET /api/orders/o%201', () => ({ body: { id: 'o 1', total: 5 } }));
     const { body } = await run('get-order', { connectionId, arguments: { orderId: 'o 1' } });

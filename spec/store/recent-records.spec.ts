@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
 import { hashApiKey, issueApiKey } from '../../engine/auth/api-keys.ts';
-import { VerifiedKeys } from '../../engine/auth/verified-keys.ts';
+import { RecentRecords } from '../../engine/store/recent-records.ts';
 import { openEmbeddedStore } from '../../engine/store/embedded/nedb-store.ts';
 import type { ApiKeyRecord, Collection, Filter, Store } from '../../engine/store/index.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
@@ -20,7 +20,10 @@ function counted(keys: Collection<ApiKeyRecord>, options: { shared?: boolean; du
   return { keys: wrapper, queries };
 }
 
-describe('the verified API key cache', () => {
+/** The lookup an API key check makes, through the cache. */
+const lookup = (cache: RecentRecords<ApiKeyRecord>, keys: Collection<ApiKeyRecord>, hash: string) => cache.find(keys, hash, () => keys.findOne({ hash, revokedOn: null }));
+
+describe('recent records (the API key and connection caches)', () => {
   let store: Store;
   let cleanup: () => Promise<void>;
   const owner = { companyId: 'cmp_a', userId: 'usr_a' };
@@ -37,73 +40,84 @@ describe('the verified API key cache', () => {
   it('answers a key found once without asking the store again', async () => {
     const { key, record } = await issueApiKey(store, owner, 'ci');
     const { keys, queries } = counted(store.apiKeys);
-    const cache = new VerifiedKeys();
-    expect((await cache.find(keys, hashApiKey(key)))?.id).to.equal(record.id);
-    expect((await cache.find(keys, hashApiKey(key)))?.id).to.equal(record.id);
+    const cache = new RecentRecords<ApiKeyRecord>();
+    expect((await lookup(cache, keys, hashApiKey(key)))?.id).to.equal(record.id);
+    expect((await lookup(cache, keys, hashApiKey(key)))?.id).to.equal(record.id);
     expect(queries).to.have.length(1);
   });
 
   it('refuses a key on the first lookup after it was revoked', async () => {
     const { key, record } = await issueApiKey(store, owner, 'ci');
     const { keys } = counted(store.apiKeys);
-    const cache = new VerifiedKeys();
-    expect(await cache.find(keys, hashApiKey(key))).not.to.equal(null);
+    const cache = new RecentRecords<ApiKeyRecord>();
+    expect(await lookup(cache, keys, hashApiKey(key))).not.to.equal(null);
     expect(await store.apiKeys.updateOne({ id: record.id, revokedOn: null }, { $set: { revokedOn: new Date() } })).to.equal(true);
-    expect(await cache.find(keys, hashApiKey(key))).to.equal(null);
+    expect(await lookup(cache, keys, hashApiKey(key))).to.equal(null);
   });
 
   it('refuses a key whose record was deleted', async () => {
     const { key, record } = await issueApiKey(store, owner, 'ci');
-    const cache = new VerifiedKeys();
-    expect(await cache.find(store.apiKeys, hashApiKey(key))).not.to.equal(null);
+    const cache = new RecentRecords<ApiKeyRecord>();
+    expect(await lookup(cache, store.apiKeys, hashApiKey(key))).not.to.equal(null);
     expect(await store.apiKeys.deleteOne({ id: record.id })).to.equal(true);
-    expect(await cache.find(store.apiKeys, hashApiKey(key))).to.equal(null);
+    expect(await lookup(cache, store.apiKeys, hashApiKey(key))).to.equal(null);
   });
 
   it('does not keep an answer a revocation overtook while the query ran', async () => {
     const { key, record } = await issueApiKey(store, owner, 'ci');
-    const cache = new VerifiedKeys();
+    const cache = new RecentRecords<ApiKeyRecord>();
     let overtaken: Promise<ApiKeyRecord | null> | null = null;
     const { keys } = counted(store.apiKeys, {
       duringQuery: async () => {
         if (overtaken) return;
         // The first query saw the key active; before its answer comes back, the key is revoked and another lookup runs.
         await store.apiKeys.updateOne({ id: record.id }, { $set: { revokedOn: new Date() } });
-        overtaken = cache.find(keys, hashApiKey(key));
+        overtaken = lookup(cache, keys, hashApiKey(key));
       },
     });
-    expect(await cache.find(keys, hashApiKey(key))).not.to.equal(null);
+    expect(await lookup(cache, keys, hashApiKey(key))).not.to.equal(null);
     expect(await overtaken).to.equal(null);
-    expect(await cache.find(keys, hashApiKey(key))).to.equal(null);
+    expect(await lookup(cache, keys, hashApiKey(key))).to.equal(null);
+  });
+
+  it('hands out frozen records, so no caller can change what the next lookup gets', async () => {
+    const { key } = await issueApiKey(store, owner, 'ci');
+    const cache = new RecentRecords<ApiKeyRecord>();
+    await lookup(cache, store.apiKeys, hashApiKey(key));
+    const record = await lookup(cache, store.apiKeys, hashApiKey(key));
+    expect(Object.isFrozen(record)).to.equal(true);
+    expect(() => {
+      (record as { companyId: string }).companyId = 'cmp_other';
+    }).to.throw(TypeError);
   });
 
   it('asks the store every time for unknown keys', async () => {
     const { keys, queries } = counted(store.apiKeys);
-    const cache = new VerifiedKeys();
-    expect(await cache.find(keys, hashApiKey('igw_unknown'))).to.equal(null);
-    expect(await cache.find(keys, hashApiKey('igw_unknown'))).to.equal(null);
+    const cache = new RecentRecords<ApiKeyRecord>();
+    expect(await lookup(cache, keys, hashApiKey('igw_unknown'))).to.equal(null);
+    expect(await lookup(cache, keys, hashApiKey('igw_unknown'))).to.equal(null);
     expect(queries).to.have.length(2);
   });
 
   it('caches nothing for a store other processes may write (no writeCount)', async () => {
     const { key } = await issueApiKey(store, owner, 'ci');
     const { keys, queries } = counted(store.apiKeys, { shared: true });
-    const cache = new VerifiedKeys();
-    await cache.find(keys, hashApiKey(key));
-    await cache.find(keys, hashApiKey(key));
+    const cache = new RecentRecords<ApiKeyRecord>();
+    await lookup(cache, keys, hashApiKey(key));
+    await lookup(cache, keys, hashApiKey(key));
     expect(queries).to.have.length(2);
   });
 
   it('keeps at most its limit of keys, making room by the oldest', async () => {
     const issued = [await issueApiKey(store, owner, 'a'), await issueApiKey(store, owner, 'b'), await issueApiKey(store, owner, 'c')];
     const { keys, queries } = counted(store.apiKeys);
-    const cache = new VerifiedKeys(2);
-    for (const { key } of issued) await cache.find(keys, hashApiKey(key));
+    const cache = new RecentRecords<ApiKeyRecord>(2);
+    for (const { key } of issued) await lookup(cache, keys, hashApiKey(key));
     expect(queries).to.have.length(3);
-    await cache.find(keys, hashApiKey(issued[2]!.key));
-    await cache.find(keys, hashApiKey(issued[1]!.key));
+    await lookup(cache, keys, hashApiKey(issued[2]!.key));
+    await lookup(cache, keys, hashApiKey(issued[1]!.key));
     expect(queries).to.have.length(3);
-    await cache.find(keys, hashApiKey(issued[0]!.key));
+    await lookup(cache, keys, hashApiKey(issued[0]!.key));
     expect(queries).to.have.length(4);
   });
 
