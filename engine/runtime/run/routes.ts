@@ -64,10 +64,14 @@ export function runRoutes(services: Services): Router<AppState> {
   return router;
 }
 
-/** The envelope, serialised here (as Koa would, but splicing the app's raw JSON into meta.response). */
+/**
+ * The envelope, serialised here (as Koa would, but splicing the app's raw
+ * JSON into meta.response), with the Content-Type Koa gives JSON written out:
+ * `ctx.type = 'json'` looks the type up again on every response.
+ */
 function answer(ctx: AppContext, outcome: RunOutcome): void {
   ctx.status = outcome.status;
-  ctx.type = 'json';
+  ctx.set('Content-Type', 'application/json; charset=utf-8');
   ctx.body = envelopeJson(outcome.envelope);
 }
 
