@@ -36,11 +36,9 @@ export async function readSourceFiles(dir: string): Promise<ReadOutcome> {
   }
   const entries = await fs.readdir(dir, { recursive: true, withFileTypes: true });
   const names = entries
-    .filter((e) => (e.isFile() || e.isSymbolicLink()) && YAML_FILE.test(e.name))
+    .filter((e) => e.isFile() || e.isSymbolicLink())
     .map((e) => path.relative(dir, path.join((e as { parentPath?: string }).parentPath ?? e.path, e.name)).split(path.sep).join('/'))
-    .filter((file) => !file.split('/').some((part) => part.startsWith('.')))
-    // An action's offline test cases sit beside it but are not definitions.
-    .filter((file) => !isActionTestFile(file))
+    .filter(isDefinitionPath)
     .sort();
   const files: SourceFile[] = [];
   const problems: DefinitionProblem[] = [];
@@ -63,6 +61,16 @@ export async function readSourceFiles(dir: string): Promise<ReadOutcome> {
   await Promise.all(Array.from({ length: Math.min(READ_CONCURRENCY, names.length) }, reader));
   files.sort((a, b) => (a.file < b.file ? -1 : 1));
   return { files, problems };
+}
+
+/** Whether a file at this relative path (forward slashes) is one readSourceFiles reads. */
+export function isDefinitionPath(file: string): boolean {
+  return (
+    YAML_FILE.test(file) &&
+    !file.split('/').some((part) => part.startsWith('.')) &&
+    // An action's offline test cases sit beside it but are not definitions.
+    !isActionTestFile(file)
+  );
 }
 
 export function sourceFile(file: string, text: string): SourceFile {
