@@ -2,43 +2,38 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { isDefinitionPath, sourceFile, type SourceFile } from './source-files.ts';
 
+/** What a set of changed paths holds now, by file (relative, forward slashes): its content, or null when it is gone. */
+export type FileChanges = Map<string, SourceFile | null>;
+
 /**
- * The folder's files after changes to `changed` only (paths as a watcher
- * reports them: absolute, or relative to the working directory like `dir`),
- * starting from the previous read's sorted list. Each changed path is looked
- * at as readSourceFiles would: read when a full listing would hold it, dropped
- * when it is gone or would not be listed (a directory, a file under a
- * symlinked folder, a hidden or test file). Every other file is taken from
- * `previous` without touching the disk.
+ * Reads the `changed` paths (as a watcher reports them: absolute, or
+ * relative to the working directory like `dir`) as readSourceFiles would see
+ * them: a file a full listing would hold is read; one that is gone or would
+ * not be listed (a directory, a file under a symlinked folder) is null;
+ * paths readSourceFiles never reads (hidden, test cases, not YAML) are left
+ * out. `read` counts the files read.
  *
  * Null when only a full read can be sure: a path outside the folder, or an
  * error other than "not there" (a full read reports it as FILE_UNREADABLE).
  */
-export async function rereadChanged(dir: string, previous: readonly SourceFile[], changed: Iterable<string>): Promise<{ files: SourceFile[]; read: number } | null> {
-  const files = [...previous];
+export async function rereadChanged(dir: string, changed: Iterable<string>): Promise<{ changes: FileChanges; read: number } | null> {
+  const changes: FileChanges = new Map();
   let read = 0;
   for (const changedPath of new Set(changed)) {
     const relative = path.relative(dir, changedPath);
     if (relative === '' || relative === '..' || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative)) return null;
     const file = relative.split(path.sep).join('/');
-    let text: string | null = null;
-    if (isDefinitionPath(file)) {
-      try {
-        text = await readIfListed(dir, file);
-      } catch {
-        return null;
-      }
-      if (text !== null) read++;
+    if (!isDefinitionPath(file)) continue;
+    let text: string | null;
+    try {
+      text = await readIfListed(dir, file);
+    } catch {
+      return null;
     }
-    const at = indexOf(files, file);
-    const present = at < files.length && files[at]!.file === file;
-    if (text === null) {
-      if (present) files.splice(at, 1);
-    } else {
-      files.splice(at, present ? 1 : 0, sourceFile(file, text));
-    }
+    if (text !== null) read++;
+    changes.set(file, text === null ? null : sourceFile(file, text));
   }
-  return { files, read };
+  return { changes, read };
 }
 
 /**
@@ -62,16 +57,4 @@ async function readIfListed(dir: string, file: string): Promise<string | null> {
 function notThere(error: NodeJS.ErrnoException): null {
   if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return null;
   throw error;
-}
-
-/** Where `file` is or would go in a list sorted by path (the order readSourceFiles gives). */
-function indexOf(files: readonly SourceFile[], file: string): number {
-  let low = 0;
-  let high = files.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (files[middle]!.file < file) low = middle + 1;
-    else high = middle;
-  }
-  return low;
 }

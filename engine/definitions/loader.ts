@@ -1,10 +1,10 @@
 import { DEFAULT_MAPPING_LIMITS, type MappingLimits } from '../mapping/index.ts';
-import { AppFolders } from './app-folders.ts';
 import { rereadChanged } from './changed-files.ts';
-import { analyseFile, type FileAnalysis } from './file-analysis.ts';
+import { analyseFile } from './file-analysis.ts';
+import { LoadedTree, type TreeState } from './loaded-tree.ts';
 import { sortProblems, type DefinitionProblem } from './problems.ts';
 import type { DefinitionsSnapshot } from './snapshot.ts';
-import { contentHash, readSourceFiles, type SourceFile } from './source-files.ts';
+import { readSourceFiles, type SourceFile } from './source-files.ts';
 
 export type LoadResult =
   | { ok: true; snapshot: DefinitionsSnapshot; hash: string; problems: []; stats: LoadStats }
@@ -31,18 +31,17 @@ export interface LoadStats {
  *   read files -> parse YAML (positions kept) -> validate against the schema
  *   -> compile JSONata            (per file, cached by content hash)
  *   -> group by app and version -> semantic checks -> build the snapshot
- *                                  (per app folder, see app-folders.ts)
+ *                                  (per app folder, see loaded-tree.ts)
  *
  * Every problem of every stage is collected; a snapshot is built only when
- * there are none. One loader keeps its cache across loads, so a one-file
- * change re-parses and re-compiles that file only, and re-checks and
- * rebuilds that file's app only.
+ * there are none. One loader keeps what it learned across loads, so a
+ * one-file change re-parses and re-compiles that file only, and re-checks
+ * and rebuilds that file's app only.
  */
 export class DefinitionsLoader {
-  private cache = new Map<string, FileAnalysis>();
-  private readonly folders = new AppFolders();
-  /** The files the last loadDirectory read, when it read them all without a problem: the base of an incremental read. */
-  private lastRead: { dir: string; files: SourceFile[] } | null = null;
+  private readonly tree = new LoadedTree((source) => analyseFile(source, this.limits));
+  /** The folder the tree holds all of, as last read without a problem: what an incremental load builds on. */
+  private readFrom: string | null = null;
 
   /** `limits`: the guardrails every compiled expression of these definitions evaluates under. */
   constructor(private readonly limits: MappingLimits = DEFAULT_MAPPING_LIMITS) {}
@@ -51,38 +50,38 @@ export class DefinitionsLoader {
    * Loads a folder from disk. With `changed` (the paths a watcher saw added,
    * changed or deleted since the last load of this folder), only those are
    * read again; without it, or when that cannot be trusted (no earlier full
-   * read, or see rereadChanged), every file is.
+   * read of this folder, or see rereadChanged), every file is.
    */
   async loadDirectory(dir: string, changed?: readonly string[]): Promise<LoadResult> {
-    const base = changed && this.lastRead?.dir === dir ? this.lastRead.files : null;
-    // Until this read finishes, no later load may build on the earlier one.
-    this.lastRead = null;
-    const reread = base ? await rereadChanged(dir, base, changed!) : null;
-    const { files, problems } = reread ? { files: reread.files, problems: [] } : await readSourceFiles(dir);
-    this.lastRead = problems.length ? null : { dir, files };
-    return this.load(files, problems, { incremental: reread !== null, read: reread ? reread.read : files.length });
+    const incremental = changed !== undefined && this.readFrom === dir;
+    // Until this load has read what it needs, no later load may build on the earlier one.
+    this.readFrom = null;
+    const reread = incremental ? await rereadChanged(dir, changed) : null;
+    if (reread) {
+      const state = this.tree.applyChanges(reread.changes);
+      this.readFrom = dir;
+      return result(state, [], { incremental: true, read: reread.read });
+    }
+    const { files, problems } = await readSourceFiles(dir);
+    const state = this.tree.replaceAll(files);
+    this.readFrom = problems.length ? null : dir;
+    return result(state, problems, { incremental: false, read: files.length });
   }
 
   /** Loads files already in memory (tests, tools); `readProblems` are problems of reading them. */
-  load(files: SourceFile[], readProblems: DefinitionProblem[] = [], reading = { incremental: false, read: 0 }): LoadResult {
-    const hash = contentHash(files);
-    const next = new Map<string, FileAnalysis>();
-    let reused = 0;
-    for (const source of files) {
-      const cached = this.cache.get(source.file);
-      if (cached && cached.source.hash === source.hash) reused++;
-      next.set(source.file, cached && cached.source.hash === source.hash ? cached : analyseFile(source, this.limits));
-    }
-    // Only what the folder holds now stays cached: deleted files are forgotten.
-    this.cache = next;
-    const analyses = [...next.values()];
-    const apps = this.folders.update(analyses);
-    const stats = { files: files.length, ...reading, analysed: files.length - reused, reused, appsChecked: apps.checked };
-
-    const problems = [...readProblems, ...analyses.flatMap((a) => a.problems), ...apps.problems];
-    if (problems.length) return { ok: false, snapshot: null, hash, problems: sortProblems(problems), stats };
-    return { ok: true, snapshot: apps.snapshot(hash, files.length), hash, problems: [], stats };
+  load(files: SourceFile[], readProblems: DefinitionProblem[] = []): LoadResult {
+    this.readFrom = null;
+    const sorted = [...files].sort((a, b) => (a.file < b.file ? -1 : 1));
+    return result(this.tree.replaceAll(sorted), readProblems, { incremental: false, read: 0 });
   }
+}
+
+function result(state: TreeState, readProblems: DefinitionProblem[], reading: { incremental: boolean; read: number }): LoadResult {
+  const { hash, files, analysed, reused, appsChecked } = state;
+  const stats = { files, ...reading, analysed, reused, appsChecked };
+  const problems = [...readProblems, ...state.problems];
+  if (problems.length) return { ok: false, snapshot: null, hash, problems: sortProblems(problems), stats };
+  return { ok: true, snapshot: state.snapshot(), hash, problems: [], stats };
 }
 
 /** One-off load without a cache kept around: `npm run validate`, tests. */

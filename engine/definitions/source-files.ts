@@ -77,9 +77,18 @@ export function sourceFile(file: string, text: string): SourceFile {
   return { file, text, hash: createHash('sha256').update(text).digest('hex') };
 }
 
-/** One hash for a whole folder: changes when any file is added, removed, renamed or edited. */
-export function contentHash(files: SourceFile[]): string {
+/**
+ * One hash for a whole folder: changes when any file is added, removed,
+ * renamed or edited. It hashes every file's contentHashLine in path order;
+ * `lines` may hold one line per file, or the lines of consecutive files
+ * joined (loaded-tree.ts keeps one string per app folder).
+ */
+export function contentHash(lines: Iterable<string>): string {
   const hash = createHash('sha256');
-  for (const f of files) hash.update(`${f.file}\0${f.hash}\n`);
+  for (const line of lines) hash.update(line);
   return hash.digest('hex');
+}
+
+export function contentHashLine(file: SourceFile): string {
+  return `${file.file}\0${file.hash}\n`;
 }

@@ -115,6 +115,26 @@ describe('incremental reloads (only the changed paths read again)', () => {
     expect((await reloadAndCompare(['beta/app.yaml'])).ok).to.equal(true);
   });
 
+  it('orders apps as a full load does, and reports a stray file until it goes', async () => {
+    // "acme-x/..." sorts before "acme/...": the new app comes first.
+    await fs.cp(at('acme'), at('acme-x'), { recursive: true });
+    await write('acme-x/app.yaml', 'id: acme-x\nslug: acme-x\nname: Acme X\npublished: 1\n');
+    const files = (await fs.readdir(at('acme-x'), { recursive: true, withFileTypes: true })).filter((e) => e.isFile()).map((e) => path.relative(tmp.dir, path.join(e.parentPath, e.name)));
+    const added = await reloadAndCompare(files);
+    expect([...added.snapshot!.apps.keys()]).to.deep.equal(['acme-x', 'acme']);
+
+    await write('stray.yaml', 'id: stray\n');
+    await write('acme/notes.yaml', 'id: notes\n');
+    const stray = await reloadAndCompare(['stray.yaml', 'acme/notes.yaml']);
+    expect(stray.problems.map((p) => [p.file, p.code])).to.deep.equal([
+      ['acme/notes.yaml', 'FILE_UNEXPECTED'],
+      ['stray.yaml', 'FILE_UNEXPECTED'],
+    ]);
+    await fs.rm(at('stray.yaml'));
+    await fs.rm(at('acme/notes.yaml'));
+    expect((await reloadAndCompare(['stray.yaml', 'acme/notes.yaml'])).ok).to.equal(true);
+  });
+
   it('reads nothing for paths a full load would not read: other files, hidden ones, action tests, folders', async () => {
     const before = await reloadAndCompare([]);
     await write('README.md', '# notes\n');
