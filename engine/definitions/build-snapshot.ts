@@ -17,7 +17,7 @@ import {
  * Stage 5: the runtime objects, built only from a tree without problems
  * (every file valid, every reference resolving). Everything is frozen.
  * An app's entry depends on its own folder only, so a reload reuses the
- * entries of the apps whose files did not change (see app-folders.ts).
+ * entries of the apps whose files did not change (see loaded-tree.ts).
  */
 export function snapshotOf(apps: AppEntry[], hash: string, fileCount: number, loadedAt = new Date()): DefinitionsSnapshot {
   const byId = new Map<string, AppEntry>();
