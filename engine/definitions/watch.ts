@@ -57,8 +57,11 @@ export async function watchDefinitions(registry: DefinitionsRegistry, logger: Lo
   /** The files changed in this window; null once something happened that only a full reload is sure about. */
   let changed: Set<string> | null = new Set();
   const statChecks = new Map<string, NodeJS.Timeout>();
+  let closed = false;
 
   const changedSince = (event: string, file: string, reason: string) => {
+    // A stat check that was under way when watching stopped.
+    if (closed) return;
     if (changed && FILE_EVENTS.has(event)) changed.add(file);
     else changed = null;
     if (timer) clearTimeout(timer);
@@ -100,6 +103,7 @@ export async function watchDefinitions(registry: DefinitionsRegistry, logger: Lo
     });
   });
   return async () => {
+    closed = true;
     if (timer) clearTimeout(timer);
     for (const check of statChecks.values()) clearTimeout(check);
     await watcher.close();
