@@ -83,8 +83,9 @@ export class LoadedTree {
         this.entries.set(name, before);
         continue;
       }
-      appsChecked++;
-      this.entries.set(name, topEntry(list));
+      const entry = topEntry(list);
+      if (entry.app) appsChecked++;
+      this.entries.set(name, entry);
     }
     this.order = [...byEntry.keys()];
     return this.state(files.length - reused, reused, appsChecked);
@@ -123,8 +124,9 @@ export class LoadedTree {
         this.entries.delete(name);
         continue;
       }
-      appsChecked++;
-      this.entries.set(name, topEntry(list));
+      const entry = topEntry(list);
+      if (entry.app) appsChecked++;
+      this.entries.set(name, entry);
     }
     if (reorder) {
       const first = (name: string) => this.entries.get(name)!.analyses[0]!.source.file;

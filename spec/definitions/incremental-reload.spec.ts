@@ -135,13 +135,21 @@ describe('incremental reloads (only the changed paths read again)', () => {
     expect((await reloadAndCompare(['stray.yaml', 'acme/notes.yaml'])).ok).to.equal(true);
   });
 
-  it('reads nothing for paths a full load would not read: other files, hidden ones, action tests, folders', async () => {
+  it('reads nothing for paths a full load would not read: other files, hidden ones, action tests, folders, under a symlinked folder', async () => {
     const before = await reloadAndCompare([]);
     await write('README.md', '# notes\n');
     await write('.drafts/x/app.yaml', 'id: x\n');
     await write('acme/versions/1/actions/list-lists.test.yaml', 'cases: []\n');
     await fs.mkdir(at('acme/versions/1/actions/folder.yaml'));
-    const after = await reloadAndCompare(['README.md', '.drafts/x/app.yaml', 'acme/versions/1/actions/list-lists.test.yaml', 'acme/versions/1/actions/folder.yaml']);
+    // A full listing does not descend into a symlinked folder.
+    await fs.symlink(at('acme/versions/1'), at('acme/versions/2'));
+    const after = await reloadAndCompare([
+      'README.md',
+      '.drafts/x/app.yaml',
+      'acme/versions/1/actions/list-lists.test.yaml',
+      'acme/versions/1/actions/folder.yaml',
+      'acme/versions/2/api.yaml',
+    ]);
     expect(after.stats).to.include({ read: 0, appsChecked: 0 });
     expect(after.hash).to.equal(before.hash);
   });
