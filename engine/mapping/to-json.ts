@@ -12,8 +12,8 @@ export function toJson(value: unknown, maxSequence = Infinity): JsonValue | unde
   if (Array.isArray(value)) {
     if (value.length > maxSequence) throw { code: 'D2015', value: maxSequence };
     const items: JsonValue[] = [];
-    for (const item of value) {
-      const json = toJson(item, maxSequence);
+    for (let i = 0; i < value.length; i++) {
+      const json = toJson(value[i], maxSequence);
       if (json !== undefined) items.push(json);
     }
     return items;
@@ -21,9 +21,10 @@ export function toJson(value: unknown, maxSequence = Infinity): JsonValue | unde
   if (typeof value === 'object') {
     if ('_jsonata_lambda' in value || '_jsonata_function' in value) return undefined;
     const result: { [key: string]: JsonValue } = {};
-    for (const [key, member] of Object.entries(value)) {
-      const json = toJson(member, maxSequence);
-      if (json !== undefined) result[key] = json;
+    const keys = Object.keys(value);
+    for (let i = 0; i < keys.length; i++) {
+      const json = toJson((value as Record<string, unknown>)[keys[i]!], maxSequence);
+      if (json !== undefined) result[keys[i]!] = json;
     }
     return result;
   }

@@ -74,10 +74,12 @@ function compileNode(node: AstNode, depth: number, maxDepth: number): Evaluator 
   const core = compileCore(node, child);
   const predicates = (node.predicate ?? []).map((p) => compileFilter(p, child));
   const keepArray = node.keepArray === true;
+  // A literal cannot yield a sequence nor run long: nothing to wrap.
+  if (isLiteral(node)) return core;
   return (input, run) => {
     if (++run.steps % SLICE_CHECK_EVERY === 0 && performance.now() > run.deadline) bail();
     let result = core(input, run);
-    for (const predicate of predicates) result = predicate(result, run);
+    for (let i = 0; i < predicates.length; i++) result = predicates[i]!(result, run);
     // evaluate(): a sequence ends as nothing, its only item, or itself
     if (isSequence(result)) {
       if (keepArray) result.keepSingleton = true;
@@ -86,6 +88,11 @@ function compileNode(node: AstNode, depth: number, maxDepth: number): Evaluator 
     }
     return result;
   };
+}
+
+/** A string, number, true, false or null without predicate or `[]`. */
+function isLiteral(node: AstNode): boolean {
+  return (node.type === 'string' || node.type === 'number' || node.type === 'value') && node.predicate === undefined && node.keepArray !== true;
 }
 
 type Filter = (input: unknown, run: Run) => unknown;
@@ -144,10 +151,12 @@ function compilePath(node: AstNode, child: (n: AstNode) => Evaluator): Evaluator
   const absolute = node.steps![0]!.type === 'variable';
   const keepSingletonArray = node.keepSingletonArray === true;
   return (input, run) => {
-    let inputSequence: unknown[] = Array.isArray(input) && !absolute ? input : createSequence(input);
+    let inputSequence: unknown[] | undefined = Array.isArray(input) && !absolute ? input : undefined;
     let resultSequence: unknown;
     for (const step of steps) {
-      resultSequence = step.whole ? step.evaluate(inputSequence, run) : evaluateStep(step.evaluate, step.stages, inputSequence, step.last, run);
+      if (step.whole) resultSequence = step.evaluate(inputSequence ?? createSequence(input), run);
+      else if (inputSequence === undefined) resultSequence = evaluateStepOnOne(step.evaluate, step.stages, input, step.last, run);
+      else resultSequence = evaluateStep(step.evaluate, step.stages, inputSequence, step.last, run);
       if (resultSequence === undefined || (resultSequence as unknown[]).length === 0) break;
       if (!Array.isArray(resultSequence)) bail(); // a constructed first step that is not an array: beyond the subset
       inputSequence = resultSequence;
@@ -163,6 +172,7 @@ function compilePath(node: AstNode, child: (n: AstNode) => Evaluator): Evaluator
 }
 
 function evaluateStep(evaluate: Evaluator, stages: Filter[], input: unknown[], last: boolean, run: Run): unknown {
+  if (input.length === 1) return evaluateStepOnOne(evaluate, stages, input[0], last, run);
   const result = createSequence();
   for (const item of input) {
     let value = evaluate(item, run);
@@ -175,6 +185,18 @@ function evaluateStep(evaluate: Evaluator, stages: Filter[], input: unknown[], l
     if (!Array.isArray(value) || (value as Partial<Sequence>).cons) pushItem(flattened, value, run);
     else for (const item of value) pushItem(flattened, item, run);
   }
+  return flattened;
+}
+
+/** evaluateStep over a sequence of one item, without the intermediate sequence. */
+function evaluateStepOnOne(evaluate: Evaluator, stages: Filter[], item: unknown, last: boolean, run: Run): unknown[] {
+  let value = evaluate(item, run);
+  for (let i = 0; i < stages.length; i++) value = stages[i]!(value, run);
+  if (value === undefined) return createSequence();
+  if (last && Array.isArray(value) && !isSequence(value)) return value;
+  if (!Array.isArray(value) || (value as Partial<Sequence>).cons) return createSequence(value);
+  const flattened = createSequence();
+  for (let i = 0; i < value.length; i++) pushItem(flattened, value[i], run);
   return flattened;
 }
 
@@ -281,11 +303,25 @@ function compileArray(node: AstNode, child: (n: AstNode) => Evaluator): Evaluato
 /**
  * evaluateGroupExpression for an object constructor: the input's items are
  * grouped by each pair's key, and each value is evaluated on its group (the
- * item itself when the input is one value).
+ * item itself when the input is one value). jsonata builds the groups and
+ * the result with Object.create(null); plain objects (which V8 keeps out of
+ * dictionary mode) are the same but for a `__proto__` key, which bails.
  */
 function compileObject(node: AstNode, child: (n: AstNode) => Evaluator): Evaluator {
   const pairs = (node.lhs as [AstNode, AstNode][]).map(([key, value]) => ({ key: child(key), value: child(value) }));
+  // The usual constructor: distinct literal keys, on one item (each key is its own group of that item).
+  const literalKeys = (node.lhs as [AstNode, AstNode][]).map(([key]) => (isLiteral(key) && typeof key.value === 'string' ? key.value : undefined));
+  const simple = literalKeys.every((key) => key !== undefined && !['_jsonata_lambda', '_jsonata_function', '__proto__'].includes(key)) && new Set(literalKeys).size === literalKeys.length;
+  const simpleObject = (item: unknown, run: Run) => {
+    const result: Record<string, unknown> = {};
+    for (let i = 0; i < pairs.length; i++) {
+      const member = pairs[i]!.value(item, run);
+      if (member !== undefined) result[literalKeys[i]!] = member;
+    }
+    return result;
+  };
   return (value, run) => {
+    if (simple && !Array.isArray(value)) return simpleObject(value, run);
     let input: unknown[];
     if (!Array.isArray(value)) input = createSequence(value);
     else if (value.length === 0) {
@@ -294,22 +330,21 @@ function compileObject(node: AstNode, child: (n: AstNode) => Evaluator): Evaluat
       input = value;
     } else input = value;
     if (input.length === 0) input.push(undefined);
-    const groups = Object.create(null) as Record<string, { data: unknown; index: number }>;
+    const groups = new Map<string, { data: unknown; index: number }>();
     for (const item of input) {
       for (let index = 0; index < pairs.length; index++) {
         const key = pairs[index]!.key(item, run);
         if (key === undefined) continue;
         if (typeof key !== 'string') bail(); // T1003
-        if (key === '_jsonata_lambda' || key === '_jsonata_function') bail(); // D1013
-        const group = groups[key];
-        if (group === undefined) groups[key] = { data: item, index };
+        if (key === '_jsonata_lambda' || key === '_jsonata_function' || key === '__proto__') bail(); // D1013, or a key a plain object cannot hold
+        const group = groups.get(key);
+        if (group === undefined) groups.set(key, { data: item, index });
         else if (group.index !== index) bail(); // D1009
         else group.data = append(group.data, item, run);
       }
     }
-    const result = Object.create(null) as Record<string, unknown>;
-    for (const key of Object.keys(groups)) {
-      const group = groups[key]!;
+    const result: Record<string, unknown> = {};
+    for (const [key, group] of groups) {
       const member = pairs[group.index]!.value(group.data, run);
       if (member !== undefined) result[key] = member;
     }

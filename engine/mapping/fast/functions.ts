@@ -46,10 +46,16 @@ function trim(value: string): string {
   return result;
 }
 
+/** fn.merge, into a plain object (jsonata's is Object.create(null): the same but for a `__proto__` key, which bails). */
 function merge(objects: object[] | undefined): unknown {
   if (objects === undefined) return undefined;
-  const result = Object.create(null) as Record<string, unknown>;
-  for (const object of objects) for (const key of Object.keys(object)) result[key] = (object as Record<string, unknown>)[key];
+  const result: Record<string, unknown> = {};
+  for (const object of objects) {
+    for (const key of Object.keys(object)) {
+      if (key === '__proto__') bail();
+      result[key] = (object as Record<string, unknown>)[key];
+    }
+  }
   return result;
 }
 
