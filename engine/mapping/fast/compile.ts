@@ -53,7 +53,11 @@ const FIELDS: Record<string, Set<string>> = {
   function: new Set([...COMMON, 'procedure', 'arguments', 'stages']),
 };
 
-/** jsonata's own functions and the variables it binds ($now, $millis): a reference to one that is not a call of a built-in here is beyond the subset. */
+/**
+ * The names jsonata binds itself: its functions, $now and $millis. A
+ * variable of one of these names is a function unless the caller binds it,
+ * and a function value is beyond the subset.
+ */
 const JSONATA_FUNCTIONS = new Set(
   'sum count max min average string substring substringBefore substringAfter lowercase uppercase length trim pad match contains replace split join formatNumber formatBase formatInteger parseInteger number floor ceil round abs sqrt power random boolean not map zip filter single reduce sift keys lookup append exists spread merge reverse each error assert type sort shuffle distinct base64encode base64decode encodeUrlComponent encodeUrl decodeUrlComponent decodeUrl eval toMillis fromMillis clone now millis'.split(' '),
 );
@@ -67,7 +71,7 @@ export function compileAst(ast: AstNode, maxDepth: number): Evaluator {
 
 function compileNode(node: AstNode, depth: number, maxDepth: number): Evaluator {
   if (depth >= maxDepth) throw new NotInSubset('nested too deep');
-  const fields = FIELDS[node.type];
+  const fields = Object.hasOwn(FIELDS, node.type) ? FIELDS[node.type] : undefined;
   if (!fields) throw new NotInSubset(`node type ${node.type}`);
   for (const [key, value] of Object.entries(node)) if (value !== undefined && !fields.has(key)) throw new NotInSubset(`${node.type} with ${key}`);
   const child = (n: AstNode) => compileNode(n, depth + 1, maxDepth);
