@@ -1,8 +1,6 @@
 import type { Argument } from './generated/definition-types.ts';
 import type { AppFiles, VersionFiles } from './definition-tree.ts';
 import { expressionKey, type FileAnalysis } from './file-analysis.ts';
-import type { DefinitionPath } from './parsed-file.ts';
-import type { SourceLocation } from './problems.ts';
 import {
   DEFAULT_RETRY,
   DEFAULT_TIMEOUT_MS,
@@ -41,17 +39,14 @@ function buildApp(files: AppFiles): AppEntry {
     if (version.name === 'draft') draft = built;
     else versions.set(version.name, built);
   }
-  return frozenWithPlace(
-    {
-      ...summary,
-      definition: deepFreeze(definition),
-      published: definition.published,
-      versions: new Map([...versions].sort(([a], [b]) => a - b)),
-      draft,
-    },
-    file,
-    [],
-  );
+  return Object.freeze({
+    ...summary,
+    definition: deepFreeze(definition),
+    published: definition.published,
+    versions: new Map([...versions].sort(([a], [b]) => a - b)),
+    draft,
+    file: file.source.file,
+  });
 }
 
 function buildVersion(app: AppVersion['app'], files: VersionFiles): AppVersion {
@@ -69,76 +64,59 @@ function buildVersion(app: AppVersion['app'], files: VersionFiles): AppVersion {
 
 function buildApi(file: FileAnalysis<'api'>, auths: Map<string, AuthEntry>): ApiEntry {
   const definition = deepFreeze(file.definition!);
-  return frozenWithPlace(
-    {
-      definition,
-      baseUrl: definition.baseUrl,
-      headers: Object.freeze(Object.fromEntries(Object.entries(definition.headers ?? {}).map(([k, v]) => [k, v!]))),
-      bodyEncoding: definition.bodyEncoding ?? 'Json',
-      arguments: buildArguments(file, definition.arguments),
-      auths: Object.freeze(definition.auths.map((id) => auths.get(id)!)),
-      timeoutMs: definition.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-      retry: Object.freeze({ ...DEFAULT_RETRY, ...definition.retry }),
-      pagination: definition.pagination,
-    },
-    file,
-    [],
-  );
+  return Object.freeze({
+    definition,
+    baseUrl: definition.baseUrl,
+    headers: Object.freeze(Object.fromEntries(Object.entries(definition.headers ?? {}).map(([k, v]) => [k, v!]))),
+    bodyEncoding: definition.bodyEncoding ?? 'Json',
+    arguments: buildArguments(file, definition.arguments),
+    auths: Object.freeze(definition.auths.map((id) => auths.get(id)!)),
+    timeoutMs: definition.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    retry: Object.freeze({ ...DEFAULT_RETRY, ...definition.retry }),
+    pagination: definition.pagination,
+    file: file.source.file,
+  });
 }
 
 function buildAuth(file: FileAnalysis<'auth'>): AuthEntry {
   const definition = deepFreeze(file.definition!);
-  return frozenWithPlace(
-    {
-      id: definition.id,
-      type: definition.type,
-      definition,
-      arguments: buildArguments(file, definition.arguments),
-      exchangeResponse: file.expressions.get('response'),
-    },
-    file,
-    [],
-  );
+  return Object.freeze({
+    id: definition.id,
+    type: definition.type,
+    definition,
+    arguments: buildArguments(file, definition.arguments),
+    exchangeResponse: file.expressions.get('response'),
+    file: file.source.file,
+  });
 }
 
 function buildAction(file: FileAnalysis<'action'>): ActionEntry {
   const definition = deepFreeze(file.definition!);
-  return frozenWithPlace(
-    {
-      id: definition.id,
-      slug: definition.slug,
-      name: definition.name,
-      description: definition.description,
-      operation: definition.operation,
-      method: definition.method,
-      path: definition.path,
-      arguments: buildArguments(file, definition.arguments),
-      response: file.expressions.get('response'),
-      definition,
-    },
-    file,
-    [],
-  );
+  return Object.freeze({
+    id: definition.id,
+    slug: definition.slug,
+    name: definition.name,
+    description: definition.description,
+    operation: definition.operation,
+    method: definition.method,
+    path: definition.path,
+    arguments: buildArguments(file, definition.arguments),
+    response: file.expressions.get('response'),
+    definition,
+    file: file.source.file,
+  });
 }
 
 function buildArguments(file: FileAnalysis, args: readonly Argument[] | undefined): readonly ArgumentEntry[] {
   return Object.freeze(
     (args ?? []).map((arg, i) => {
       const { mapper: _source, ...rest } = arg;
-      return frozenWithPlace({ ...rest, mapper: file.expressions.get(expressionKey(['arguments', i, 'mapper'])) }, file, ['arguments', i]);
+      return Object.freeze({
+        ...rest,
+        mapper: file.expressions.get(expressionKey(['arguments', i, 'mapper'])),
+      });
     }),
   );
-}
-
-/**
- * `entry` with an `at` (where it is written), frozen. The position is found
- * on first read: it needs the file's positioned YAML tree, which only files
- * that an error or a tool points into ever build.
- */
-function frozenWithPlace<T extends object>(entry: T, file: FileAnalysis, path: DefinitionPath): T & { readonly at: SourceLocation } {
-  let at: SourceLocation | undefined;
-  Object.defineProperty(entry, 'at', { enumerable: true, get: () => (at ??= file.parsed!.locate(path)) });
-  return Object.freeze(entry) as T & { readonly at: SourceLocation };
 }
 
 function deepFreeze<T>(value: T): T {

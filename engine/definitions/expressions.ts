@@ -33,7 +33,7 @@ export function compileExpression(
   limits: MappingLimits = DEFAULT_MAPPING_LIMITS,
 ): { compiled: CompiledExpression | null; problem: DefinitionProblem | null } {
   const error = syntaxErrorOf(source, limits);
-  if (!error) return { compiled: lazilyCompiled(source, limits, () => startOf(parsed, path)), problem: null };
+  if (!error) return { compiled: new LazyExpression(source, limits, parsed, path), problem: null };
   const scalar = parsed.scalarAt(path);
   const offset = Math.min(Math.max(0, (error.position ?? 1) - 1), Math.max(0, source.length - 1));
   const location = scalar ? parsed.position(sourceOffsetOf(parsed.source.text, scalar, offset)) : parsed.locate(path);
@@ -77,18 +77,28 @@ function startOf(parsed: ParsedFile, path: DefinitionPath): SourceLocation {
 /**
  * A CompiledExpression whose jsonata expression is made on first use and then
  * kept, and whose position in the file is found the first time an error
- * names it (finding it needs the file's positioned YAML tree).
+ * names it (finding it needs the file's positioned YAML tree). A class, so
+ * its getters live once on the prototype: tens of thousands of them are
+ * loaded and few ever run.
  */
-function lazilyCompiled(source: string, limits: MappingLimits, where: () => SourceLocation): CompiledExpression {
-  let expression: jsonata.Expression | undefined;
-  let at: SourceLocation | undefined;
-  return Object.freeze({
-    source,
-    get at() {
-      return (at ??= where());
-    },
-    get expression() {
-      return (expression ??= guardedJsonata(source, limits));
-    },
-  });
+class LazyExpression implements CompiledExpression {
+  #expression: jsonata.Expression | undefined;
+  #at: SourceLocation | undefined;
+
+  constructor(
+    readonly source: string,
+    private readonly limits: MappingLimits,
+    private readonly parsed: ParsedFile,
+    private readonly path: DefinitionPath,
+  ) {
+    Object.freeze(this);
+  }
+
+  get at(): SourceLocation {
+    return (this.#at ??= startOf(this.parsed, this.path));
+  }
+
+  get expression(): jsonata.Expression {
+    return (this.#expression ??= guardedJsonata(this.source, this.limits));
+  }
 }
