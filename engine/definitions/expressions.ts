@@ -22,23 +22,35 @@ interface JsonataError {
 }
 
 /**
- * Compiles the string at `path`. A syntax error is located at the offending
- * character in the file, wherever the YAML string is written (block, quoted
- * or plain). jsonata reports the position just after the offending token.
+ * Checks that the string at `path` compiles; null when it does. A syntax
+ * error is located at the offending character in the file, wherever the YAML
+ * string is written (block, quoted or plain). jsonata reports the position
+ * just after the offending token.
  */
+export function expressionProblem(parsed: ParsedFile, path: DefinitionPath, source: string, limits: MappingLimits = DEFAULT_MAPPING_LIMITS): DefinitionProblem | null {
+  const error = syntaxErrorOf(source, limits);
+  if (!error) return null;
+  const scalar = parsed.scalarAt(path);
+  const offset = Math.min(Math.max(0, (error.position ?? 1) - 1), Math.max(0, source.length - 1));
+  const location = scalar ? parsed.position(sourceOffsetOf(parsed.source.text, scalar, offset)) : parsed.locate(path);
+  const code = error.code ? ` (${error.code})` : '';
+  return problemAt(location, 'JSONATA_SYNTAX', `JSONata: ${error.message ?? 'does not parse'}${code}`);
+}
+
+/** The CompiledExpression of a string expressionProblem found no problem with. */
+export function checkedExpression(parsed: ParsedFile, path: DefinitionPath, source: string, limits: MappingLimits = DEFAULT_MAPPING_LIMITS): CompiledExpression {
+  return new LazyExpression(source, limits, parsed, path);
+}
+
+/** Both at once: the compiled expression, or the problem that keeps it from compiling. */
 export function compileExpression(
   parsed: ParsedFile,
   path: DefinitionPath,
   source: string,
   limits: MappingLimits = DEFAULT_MAPPING_LIMITS,
 ): { compiled: CompiledExpression | null; problem: DefinitionProblem | null } {
-  const error = syntaxErrorOf(source, limits);
-  if (!error) return { compiled: new LazyExpression(source, limits, parsed, path), problem: null };
-  const scalar = parsed.scalarAt(path);
-  const offset = Math.min(Math.max(0, (error.position ?? 1) - 1), Math.max(0, source.length - 1));
-  const location = scalar ? parsed.position(sourceOffsetOf(parsed.source.text, scalar, offset)) : parsed.locate(path);
-  const code = error.code ? ` (${error.code})` : '';
-  return { compiled: null, problem: problemAt(location, 'JSONATA_SYNTAX', `JSONata: ${error.message ?? 'does not parse'}${code}`) };
+  const problem = expressionProblem(parsed, path, source, limits);
+  return problem ? { compiled: null, problem } : { compiled: checkedExpression(parsed, path, source, limits), problem: null };
 }
 
 /**

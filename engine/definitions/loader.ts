@@ -5,6 +5,7 @@ import { groupByApp } from './definition-tree.ts';
 import { analyseFile, type FileAnalysis } from './file-analysis.ts';
 import { sortProblems, type DefinitionProblem } from './problems.ts';
 import type { DefinitionsSnapshot } from './snapshot.ts';
+import { analyseFiles } from './parallel-analysis.ts';
 import { contentHash, readSourceFiles, type SourceFile } from './source-files.ts';
 
 export type LoadResult =
@@ -35,21 +36,26 @@ export class DefinitionsLoader {
   /** `limits`: the guardrails every compiled expression of these definitions evaluates under. */
   constructor(private readonly limits: MappingLimits = DEFAULT_MAPPING_LIMITS) {}
 
-  /** Loads a folder from disk. */
+  /** Loads a folder from disk; the files new to the cache are analysed on every core when they are many. */
   async loadDirectory(dir: string): Promise<LoadResult> {
     const { files, problems } = await readSourceFiles(dir);
-    return this.load(files, problems);
+    const fresh = files.filter((source) => this.cache.get(source.file)?.source.hash !== source.hash);
+    const { analyses } = await analyseFiles(fresh, this.limits);
+    return this.load(files, problems, new Map(analyses.map((analysis) => [analysis.source, analysis])));
   }
 
-  /** Loads files already in memory (tests, tools); `readProblems` are problems of reading them. */
-  load(files: SourceFile[], readProblems: DefinitionProblem[] = []): LoadResult {
+  /**
+   * Loads files already in memory (tests, tools); `readProblems` are problems
+   * of reading them, `analysed` analyses already made of some of them.
+   */
+  load(files: SourceFile[], readProblems: DefinitionProblem[] = [], analysed: ReadonlyMap<SourceFile, FileAnalysis> = new Map()): LoadResult {
     const hash = contentHash(files);
     const next = new Map<string, FileAnalysis>();
     let reused = 0;
     for (const source of files) {
       const cached = this.cache.get(source.file);
       if (cached && cached.source.hash === source.hash) reused++;
-      next.set(source.file, cached && cached.source.hash === source.hash ? cached : analyseFile(source, this.limits));
+      next.set(source.file, cached && cached.source.hash === source.hash ? cached : (analysed.get(source) ?? analyseFile(source, this.limits)));
     }
     // Only what the folder holds now stays cached: deleted files are forgotten.
     this.cache = next;
