@@ -16,19 +16,20 @@ import {
 /**
  * Stage 5: the runtime objects, built only from a tree without problems
  * (every file valid, every reference resolving). Everything is frozen.
+ * An app's entry depends on its own folder only, so a reload reuses the
+ * entries of the apps whose files did not change (see loaded-tree.ts).
  */
-export function buildSnapshot(apps: AppFiles[], hash: string, fileCount: number, loadedAt = new Date()): DefinitionsSnapshot {
+export function snapshotOf(apps: AppEntry[], hash: string, fileCount: number, loadedAt = new Date()): DefinitionsSnapshot {
   const byId = new Map<string, AppEntry>();
   const bySlug = new Map<string, AppEntry>();
-  for (const files of apps) {
-    const app = buildApp(files);
+  for (const app of apps) {
     byId.set(app.id, app);
     bySlug.set(app.slug, app);
   }
   return Object.freeze({ hash, loadedAt, fileCount, apps: byId, appsBySlug: bySlug });
 }
 
-function buildApp(files: AppFiles): AppEntry {
+export function buildApp(files: AppFiles): AppEntry {
   const file = files.app!;
   const definition = file.definition!;
   const summary = Object.freeze({ id: definition.id, slug: definition.slug, name: definition.name });

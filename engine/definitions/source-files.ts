@@ -42,11 +42,9 @@ export async function readSourceFiles(dir: string): Promise<ReadOutcome> {
   }
   const entries = await fs.promises.readdir(dir, { recursive: true, withFileTypes: true });
   const names = entries
-    .filter((e) => (e.isFile() || e.isSymbolicLink()) && YAML_FILE.test(e.name))
+    .filter((e) => e.isFile() || e.isSymbolicLink())
     .map((e) => path.relative(dir, path.join((e as { parentPath?: string }).parentPath ?? e.path, e.name)).split(path.sep).join('/'))
-    .filter((file) => !file.split('/').some((part) => part.startsWith('.')))
-    // An action's offline test cases sit beside it but are not definitions.
-    .filter((file) => !isActionTestFile(file))
+    .filter(isDefinitionPath)
     .sort();
   const files: SourceFile[] = [];
   const problems: DefinitionProblem[] = [];
@@ -67,13 +65,32 @@ export async function readSourceFiles(dir: string): Promise<ReadOutcome> {
   return { files, problems };
 }
 
+/** Whether a file at this relative path (forward slashes) is one readSourceFiles reads. */
+export function isDefinitionPath(file: string): boolean {
+  return (
+    YAML_FILE.test(file) &&
+    !file.split('/').some((part) => part.startsWith('.')) &&
+    // An action's offline test cases sit beside it but are not definitions.
+    !isActionTestFile(file)
+  );
+}
+
 export function sourceFile(file: string, text: string): SourceFile {
   return { file, text, hash: createHash('sha256').update(text).digest('hex') };
 }
 
-/** One hash for a whole folder: changes when any file is added, removed, renamed or edited. */
-export function contentHash(files: SourceFile[]): string {
+/**
+ * One hash for a whole folder: changes when any file is added, removed,
+ * renamed or edited. It hashes every file's contentHashLine in path order;
+ * `lines` may hold one line per file, or the lines of consecutive files
+ * joined (loaded-tree.ts keeps one string per app folder).
+ */
+export function contentHash(lines: Iterable<string>): string {
   const hash = createHash('sha256');
-  for (const f of files) hash.update(`${f.file}\0${f.hash}\n`);
+  for (const line of lines) hash.update(line);
   return hash.digest('hex');
+}
+
+export function contentHashLine(file: SourceFile): string {
+  return `${file.file}\0${file.hash}\n`;
 }
