@@ -46,7 +46,7 @@ export function buildApp(files: AppFiles): AppEntry {
     published: definition.published,
     versions: new Map([...versions].sort(([a], [b]) => a - b)),
     draft,
-    at: file.parsed!.locate([]),
+    file: file.source.file,
   });
 }
 
@@ -75,7 +75,7 @@ function buildApi(file: FileAnalysis<'api'>, auths: Map<string, AuthEntry>): Api
     timeoutMs: definition.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     retry: Object.freeze({ ...DEFAULT_RETRY, ...definition.retry }),
     pagination: definition.pagination,
-    at: file.parsed!.locate([]),
+    file: file.source.file,
   });
 }
 
@@ -87,7 +87,7 @@ function buildAuth(file: FileAnalysis<'auth'>): AuthEntry {
     definition,
     arguments: buildArguments(file, definition.arguments),
     exchangeResponse: file.expressions.get('response'),
-    at: file.parsed!.locate([]),
+    file: file.source.file,
   });
 }
 
@@ -104,7 +104,7 @@ function buildAction(file: FileAnalysis<'action'>): ActionEntry {
     arguments: buildArguments(file, definition.arguments),
     response: file.expressions.get('response'),
     definition,
-    at: file.parsed!.locate([]),
+    file: file.source.file,
   });
 }
 
@@ -115,7 +115,6 @@ function buildArguments(file: FileAnalysis, args: readonly Argument[] | undefine
       return Object.freeze({
         ...rest,
         mapper: file.expressions.get(expressionKey(['arguments', i, 'mapper'])),
-        at: file.parsed!.locate(['arguments', i]),
       });
     }),
   );

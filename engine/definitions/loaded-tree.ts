@@ -135,6 +135,11 @@ export class LoadedTree {
     return this.state(analysed, this.analyses.size - analysed, appsChecked);
   }
 
+  /** Whether the tree holds an analysis of this very file (same path, same content). */
+  knows(source: SourceFile): boolean {
+    return this.analyses.get(source.file)?.source.hash === source.hash;
+  }
+
   private analysisOf(source: SourceFile): FileAnalysis {
     const cached = this.analyses.get(source.file);
     return cached && cached.source.hash === source.hash ? cached : this.analyse(source);

@@ -1,9 +1,10 @@
 import { DEFAULT_MAPPING_LIMITS, type MappingLimits } from '../mapping/index.ts';
 import { rereadChanged } from './changed-files.ts';
-import { analyseFile } from './file-analysis.ts';
+import { analyseFile, type FileAnalysis } from './file-analysis.ts';
 import { LoadedTree, type TreeState } from './loaded-tree.ts';
 import { sortProblems, type DefinitionProblem } from './problems.ts';
 import type { DefinitionsSnapshot } from './snapshot.ts';
+import { analyseFiles } from './parallel-analysis.ts';
 import { readSourceFiles, type SourceFile } from './source-files.ts';
 
 export type LoadResult =
@@ -39,7 +40,9 @@ export interface LoadStats {
  * and rebuilds that file's app only.
  */
 export class DefinitionsLoader {
-  private readonly tree = new LoadedTree((source) => analyseFile(source, this.limits));
+  private readonly tree = new LoadedTree((source) => this.ahead.get(source) ?? analyseFile(source, this.limits));
+  /** Analyses made ahead of a full load, in parallel-analysis.ts. */
+  private ahead = new Map<SourceFile, FileAnalysis>();
   /** The folder the tree holds all of, as last read without a problem: what an incremental load builds on. */
   private readFrom: string | null = null;
 
@@ -63,7 +66,11 @@ export class DefinitionsLoader {
       return result(state, [], { incremental: true, read: reread.read });
     }
     const { files, problems } = await readSourceFiles(dir);
+    // The files new to the tree are analysed ahead, on every core when they are many (a cold start).
+    const fresh = files.filter((source) => !this.tree.knows(source));
+    this.ahead = new Map((await analyseFiles(fresh, this.limits)).analyses.map((analysis) => [analysis.source, analysis]));
     const state = this.tree.replaceAll(files);
+    this.ahead = new Map();
     this.readFrom = problems.length ? null : dir;
     return result(state, problems, { incremental: false, read: files.length });
   }

@@ -40,20 +40,21 @@ async function main() {
   const logger = createLogger('silent');
   const rssBefore = process.memoryUsage().rss;
 
-  // 1. Cold.
-  let started = performance.now();
-  const { files, problems } = await readSourceFiles(dir);
-  const readMs = performance.now() - started;
+  // 1. Cold: DefinitionsLoader.loadDirectory, as the gateway starts (reading, then analysing in parallel when the tree is large).
   const loader = new DefinitionsLoader();
-  started = performance.now();
-  const cold = loader.load(files, problems);
-  const loadMs = performance.now() - started;
+  let started = performance.now();
+  const cold = await loader.loadDirectory(dir);
+  const totalMs = performance.now() - started;
   if (!cold.ok) throw new Error(`the generated tree does not load: ${cold.problems.slice(0, 5).map((p) => `${p.file}:${p.line} ${p.code} ${p.message}`).join('; ')}`);
   let actionCount = 0;
   for (const app of cold.snapshot.apps.values()) for (const v of app.versions.values()) actionCount += v.actions.size;
   const rssAfterLoad = process.memoryUsage().rss;
   const peakAfterLoad = peakRss();
   const heapAfterLoad = process.memoryUsage().heapUsed;
+  // The reading stage alone, measured again after the load (the page cache is as warm for both).
+  started = performance.now();
+  const { files } = await readSourceFiles(dir);
+  const readMs = performance.now() - started;
 
   // 2. The registry with that loader (its cache warm, as in a running gateway); a load with nothing changed, then one-file changes.
   const registry = new DefinitionsRegistry(dir, logger, loader);
@@ -114,7 +115,7 @@ async function main() {
     files: files.length,
     apps: cold.snapshot.apps.size,
     actions: actionCount,
-    cold: { readMs: round(readMs, 0), validateCompileBuildMs: round(loadMs, 0), totalMs: round(readMs + loadMs, 0) },
+    cold: { readMs: round(readMs, 0), validateCompileBuildMs: round(totalMs - readMs, 0), totalMs: round(totalMs, 0) },
     memory: { rssBeforeMb: mb(rssBefore), rssAfterLoadMb: mb(rssAfterLoad), peakRssAfterLoadMb: mb(peakAfterLoad), heapUsedAfterLoadMb: mb(heapAfterLoad), peakRssMb: mb(peakRss()) },
     reload: {
       unchangedMs: round(unchangedMs, 0),
