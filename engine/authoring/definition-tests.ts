@@ -146,7 +146,7 @@ export async function findCaseFiles(dir: string, snapshot: DefinitionsSnapshot):
 }
 
 function folderOf(app: AppEntry): string {
-  return app.at.file.split('/')[0]!;
+  return app.file.split('/')[0]!;
 }
 
 /** What the runs share: a keyring, an embedded store in a temporary folder, the loaded definitions. */

@@ -16,19 +16,20 @@ import {
 /**
  * Stage 5: the runtime objects, built only from a tree without problems
  * (every file valid, every reference resolving). Everything is frozen.
+ * An app's entry depends on its own folder only, so a reload reuses the
+ * entries of the apps whose files did not change (see loaded-tree.ts).
  */
-export function buildSnapshot(apps: AppFiles[], hash: string, fileCount: number, loadedAt = new Date()): DefinitionsSnapshot {
+export function snapshotOf(apps: AppEntry[], hash: string, fileCount: number, loadedAt = new Date()): DefinitionsSnapshot {
   const byId = new Map<string, AppEntry>();
   const bySlug = new Map<string, AppEntry>();
-  for (const files of apps) {
-    const app = buildApp(files);
+  for (const app of apps) {
     byId.set(app.id, app);
     bySlug.set(app.slug, app);
   }
   return Object.freeze({ hash, loadedAt, fileCount, apps: byId, appsBySlug: bySlug });
 }
 
-function buildApp(files: AppFiles): AppEntry {
+export function buildApp(files: AppFiles): AppEntry {
   const file = files.app!;
   const definition = file.definition!;
   const summary = Object.freeze({ id: definition.id, slug: definition.slug, name: definition.name });
@@ -45,7 +46,7 @@ function buildApp(files: AppFiles): AppEntry {
     published: definition.published,
     versions: new Map([...versions].sort(([a], [b]) => a - b)),
     draft,
-    at: file.parsed!.locate([]),
+    file: file.source.file,
   });
 }
 
@@ -74,7 +75,7 @@ function buildApi(file: FileAnalysis<'api'>, auths: Map<string, AuthEntry>): Api
     timeoutMs: definition.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     retry: Object.freeze({ ...DEFAULT_RETRY, ...definition.retry }),
     pagination: definition.pagination,
-    at: file.parsed!.locate([]),
+    file: file.source.file,
   });
 }
 
@@ -86,7 +87,7 @@ function buildAuth(file: FileAnalysis<'auth'>): AuthEntry {
     definition,
     arguments: buildArguments(file, definition.arguments),
     exchangeResponse: file.expressions.get('response'),
-    at: file.parsed!.locate([]),
+    file: file.source.file,
   });
 }
 
@@ -103,7 +104,7 @@ function buildAction(file: FileAnalysis<'action'>): ActionEntry {
     arguments: buildArguments(file, definition.arguments),
     response: file.expressions.get('response'),
     definition,
-    at: file.parsed!.locate([]),
+    file: file.source.file,
   });
 }
 
@@ -114,7 +115,6 @@ function buildArguments(file: FileAnalysis, args: readonly Argument[] | undefine
       return Object.freeze({
         ...rest,
         mapper: file.expressions.get(expressionKey(['arguments', i, 'mapper'])),
-        at: file.parsed!.locate(['arguments', i]),
       });
     }),
   );

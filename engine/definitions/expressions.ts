@@ -5,8 +5,9 @@ import { problemAt, type DefinitionProblem, type SourceLocation } from './proble
 import { sourceOffsetOf } from './scalar-offsets.ts';
 
 /**
- * A JSONata expression of a definition, compiled once when the snapshot is
- * built. `at` is where its text starts, for errors raised when it runs.
+ * A JSONata expression of a definition, checked when the definitions load
+ * and compiled on its first run. `at` is where its text starts, for errors
+ * raised when it runs.
  */
 export interface CompiledExpression {
   readonly source: string;
@@ -21,42 +22,95 @@ interface JsonataError {
 }
 
 /**
- * Compiles the string at `path`. A syntax error is located at the offending
- * character in the file, wherever the YAML string is written (block, quoted
- * or plain). jsonata reports the position just after the offending token.
+ * Checks that the string at `path` compiles; null when it does. A syntax
+ * error is located at the offending character in the file, wherever the YAML
+ * string is written (block, quoted or plain). jsonata reports the position
+ * just after the offending token.
  */
+export function expressionProblem(parsed: ParsedFile, path: DefinitionPath, source: string, limits: MappingLimits = DEFAULT_MAPPING_LIMITS): DefinitionProblem | null {
+  const error = syntaxErrorOf(source, limits);
+  if (!error) return null;
+  const scalar = parsed.scalarAt(path);
+  const offset = Math.min(Math.max(0, (error.position ?? 1) - 1), Math.max(0, source.length - 1));
+  const location = scalar ? parsed.position(sourceOffsetOf(parsed.source.text, scalar, offset)) : parsed.locate(path);
+  const code = error.code ? ` (${error.code})` : '';
+  return problemAt(location, 'JSONATA_SYNTAX', `JSONata: ${error.message ?? 'does not parse'}${code}`);
+}
+
+/** The CompiledExpression of a string expressionProblem found no problem with. */
+export function checkedExpression(parsed: ParsedFile, path: DefinitionPath, source: string, limits: MappingLimits = DEFAULT_MAPPING_LIMITS): CompiledExpression {
+  return new LazyExpression(source, limits, parsed, path);
+}
+
+/** Both at once: the compiled expression, or the problem that keeps it from compiling. */
 export function compileExpression(
   parsed: ParsedFile,
   path: DefinitionPath,
   source: string,
   limits: MappingLimits = DEFAULT_MAPPING_LIMITS,
 ): { compiled: CompiledExpression | null; problem: DefinitionProblem | null } {
-  const scalar = parsed.scalarAt(path);
-  const at = parsed.locate(path);
-  try {
-    const start = scalar && (scalar.type === 'BLOCK_LITERAL' || scalar.type === 'BLOCK_FOLDED') ? sourceOffsetOf(parsed.source.text, scalar, 0) : null;
-    // Compiled here so a syntax error is a load problem, then dropped: a compiled jsonata
-    // expression holds about 14 KB, and most of a large catalogue's expressions never run
-    // (1,000 apps x 30 actions kept 840 MB of them). The first evaluation compiles it again, once.
-    guardedJsonata(source, limits);
-    return { compiled: lazilyCompiled(source, limits, start === null ? at : parsed.position(start)), problem: null };
-  } catch (thrown) {
-    const error = thrown as JsonataError;
-    const offset = Math.min(Math.max(0, (error.position ?? 1) - 1), Math.max(0, source.length - 1));
-    const location = scalar ? parsed.position(sourceOffsetOf(parsed.source.text, scalar, offset)) : at;
-    const code = error.code ? ` (${error.code})` : '';
-    return { compiled: null, problem: problemAt(location, 'JSONATA_SYNTAX', `JSONata: ${error.message ?? String(thrown)}${code}`) };
-  }
+  const problem = expressionProblem(parsed, path, source, limits);
+  return problem ? { compiled: null, problem } : { compiled: checkedExpression(parsed, path, source, limits), problem: null };
 }
 
-/** A CompiledExpression whose jsonata expression is made on first use and then kept. */
-function lazilyCompiled(source: string, limits: MappingLimits, at: SourceLocation): CompiledExpression {
-  let expression: jsonata.Expression | undefined;
-  return Object.freeze({
-    source,
-    at,
-    get expression() {
-      return (expression ??= guardedJsonata(source, limits));
-    },
-  });
+/**
+ * Whether `source` parses, remembered by its text: a catalogue repeats the
+ * same small expressions (`$lowercase(value)`) across thousands of actions,
+ * and a jsonata compile costs 50 to 200 µs. The expression is compiled here
+ * so a syntax error is a load problem, then dropped: a compiled expression
+ * holds about 14 KB, and most of a large catalogue's never run (1,000 apps x
+ * 30 actions kept 840 MB of them). Its first evaluation compiles it again.
+ */
+function syntaxErrorOf(source: string, limits: MappingLimits): JsonataError | null {
+  const known = checked.get(source);
+  if (known !== undefined) return known;
+  let error: JsonataError | null = null;
+  try {
+    guardedJsonata(source, limits);
+  } catch (thrown) {
+    error = typeof thrown === 'object' && thrown !== null ? (thrown as JsonataError) : { message: String(thrown) };
+  }
+  // Bounded: a long-running gateway reloading edited definitions must not keep every text it ever saw.
+  if (checked.size >= CHECKED_MAX) checked.clear();
+  checked.set(source, error);
+  return error;
+}
+
+const checked = new Map<string, JsonataError | null>();
+const CHECKED_MAX = 100_000;
+
+/** Where the expression's text starts in the file: its first character for a block scalar, else the value. */
+function startOf(parsed: ParsedFile, path: DefinitionPath): SourceLocation {
+  const scalar = parsed.scalarAt(path);
+  if (scalar && (scalar.type === 'BLOCK_LITERAL' || scalar.type === 'BLOCK_FOLDED')) return parsed.position(sourceOffsetOf(parsed.source.text, scalar, 0));
+  return parsed.locate(path);
+}
+
+/**
+ * A CompiledExpression whose jsonata expression is made on first use and then
+ * kept, and whose position in the file is found the first time an error
+ * names it (finding it needs the file's positioned YAML tree). A class, so
+ * its getters live once on the prototype: tens of thousands of them are
+ * loaded and few ever run.
+ */
+class LazyExpression implements CompiledExpression {
+  #expression: jsonata.Expression | undefined;
+  #at: SourceLocation | undefined;
+
+  constructor(
+    readonly source: string,
+    private readonly limits: MappingLimits,
+    private readonly parsed: ParsedFile,
+    private readonly path: DefinitionPath,
+  ) {
+    Object.freeze(this);
+  }
+
+  get at(): SourceLocation {
+    return (this.#at ??= startOf(this.parsed, this.path));
+  }
+
+  get expression(): jsonata.Expression {
+    return (this.#expression ??= guardedJsonata(this.source, this.limits));
+  }
 }

@@ -1,8 +1,8 @@
 import { DEFAULT_MAPPING_LIMITS, type MappingLimits } from '../mapping/index.ts';
 import type { ActionDefinition, ApiDefinition, AppDefinition, AuthDefinition } from './generated/definition-types.ts';
-import { compileExpression, type CompiledExpression } from './expressions.ts';
+import { checkedExpression, expressionProblem, type CompiledExpression } from './expressions.ts';
 import { placeOf, type FilePlace } from './layout.ts';
-import { parseDefinitionFile, type DefinitionPath, type ParsedFile } from './parsed-file.ts';
+import { parseDefinitionFile, ParsedFile, type DefinitionPath } from './parsed-file.ts';
 import { problemAt, type DefinitionProblem } from './problems.ts';
 import { validateAgainstSchema } from './schema-validation.ts';
 import { YAML_FILE, type SourceFile } from './source-files.ts';
@@ -36,10 +36,30 @@ export function expressionKey(path: DefinitionPath): string {
   return path.join('.');
 }
 
+/**
+ * What analysing one file finds, as plain data: it can cross a worker
+ * thread's boundary (parallel-analysis.ts) and becomes a FileAnalysis again
+ * with `fromSummary`.
+ */
+export interface FileSummary {
+  /** False when the YAML does not parse (then `value` is null). */
+  parsed: boolean;
+  value: unknown;
+  valid: boolean;
+  names: { id?: string; slug?: string };
+  /** The expressions that compile, by path; those that do not are problems. */
+  expressions: [DefinitionPath, string][];
+  problems: DefinitionProblem[];
+}
+
 /** Stages 2, 3 and the compile stage for one file: parse, validate, compile. */
 export function analyseFile(source: SourceFile, limits: MappingLimits = DEFAULT_MAPPING_LIMITS): FileAnalysis {
+  return fromSummary(source, summariseFile(source, limits), limits);
+}
+
+export function summariseFile(source: SourceFile, limits: MappingLimits = DEFAULT_MAPPING_LIMITS): FileSummary {
   const place = placeOf(source.file);
-  const base = { source, place, parsed: null, definition: null, names: {}, expressions: new Map() };
+  const base = { parsed: false, value: null, valid: false, names: {}, expressions: [] };
   if (place.kind === 'unexpected') {
     return { ...base, problems: [problemAt({ file: source.file, line: 1, column: 1 }, place.code, place.reason)] };
   }
@@ -51,15 +71,24 @@ export function analyseFile(source: SourceFile, limits: MappingLimits = DEFAULT_
   const names = { ...fallback, ...looseNames(parsed.value) };
   const schemaProblems = validateAgainstSchema(place.kind, parsed);
   // Expressions are compiled even in a file the schema rejects: the author gets every problem of the file at once.
-  const expressions = new Map<string, CompiledExpression>();
+  const expressions: [DefinitionPath, string][] = [];
   const compileProblems: DefinitionProblem[] = [];
   for (const [path, text] of expressionsOf(parsed.value)) {
-    const { compiled, problem } = compileExpression(parsed, path, text, limits);
-    if (compiled) expressions.set(expressionKey(path), compiled);
+    const problem = expressionProblem(parsed, path, text, limits);
     if (problem) compileProblems.push(problem);
+    else expressions.push([path, text]);
   }
-  const definition = schemaProblems.length ? null : (parsed.value as DefinitionOfKind[typeof place.kind]);
-  return { source, place, parsed, definition, names, expressions, problems: [...schemaProblems, ...compileProblems] };
+  return { parsed: true, value: parsed.value, valid: !schemaProblems.length, names, expressions, problems: [...schemaProblems, ...compileProblems] };
+}
+
+/** The FileAnalysis a summary stands for; positions are found again from the text when something asks for one. */
+export function fromSummary(source: SourceFile, summary: FileSummary, limits: MappingLimits = DEFAULT_MAPPING_LIMITS): FileAnalysis {
+  const place = placeOf(source.file);
+  const parsed = summary.parsed ? new ParsedFile(source, summary.value) : null;
+  const expressions = new Map<string, CompiledExpression>();
+  if (parsed) for (const [path, text] of summary.expressions) expressions.set(expressionKey(path), checkedExpression(parsed, path, text, limits));
+  const definition = parsed && summary.valid ? (summary.value as DefinitionOfKind[keyof DefinitionOfKind]) : null;
+  return { source, place, parsed, definition, names: summary.names, expressions, problems: summary.problems };
 }
 
 /** Every JSONata string of a definition, with its path: argument mappers, response mappings, exchange mappings. */

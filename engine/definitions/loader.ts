@@ -1,21 +1,29 @@
 import { DEFAULT_MAPPING_LIMITS, type MappingLimits } from '../mapping/index.ts';
-import { buildSnapshot } from './build-snapshot.ts';
-import { checkDefinitions } from './checks/index.ts';
-import { groupByApp } from './definition-tree.ts';
+import { rereadChanged } from './changed-files.ts';
 import { analyseFile, type FileAnalysis } from './file-analysis.ts';
+import { LoadedTree, type TreeState } from './loaded-tree.ts';
 import { sortProblems, type DefinitionProblem } from './problems.ts';
 import type { DefinitionsSnapshot } from './snapshot.ts';
-import { contentHash, readSourceFiles, type SourceFile } from './source-files.ts';
+import { analyseFiles } from './parallel-analysis.ts';
+import { readSourceFiles, type SourceFile } from './source-files.ts';
 
 export type LoadResult =
   | { ok: true; snapshot: DefinitionsSnapshot; hash: string; problems: []; stats: LoadStats }
   | { ok: false; snapshot: null; hash: string; problems: DefinitionProblem[]; stats: LoadStats };
 
-/** How much work a load did: `analysed` files were parsed and compiled, `reused` came from the cache. */
+/**
+ * How much work a load did: `read` files were read from disk (only the
+ * changed ones when `incremental`), `analysed` files were parsed and
+ * compiled, `reused` came from the cache, and `appsChecked` app folders were
+ * regrouped and re-checked.
+ */
 export interface LoadStats {
   files: number;
+  incremental: boolean;
+  read: number;
   analysed: number;
   reused: number;
+  appsChecked: number;
 }
 
 /**
@@ -24,43 +32,63 @@ export interface LoadStats {
  *   read files -> parse YAML (positions kept) -> validate against the schema
  *   -> compile JSONata            (per file, cached by content hash)
  *   -> group by app and version -> semantic checks -> build the snapshot
+ *                                  (per app folder, see loaded-tree.ts)
  *
  * Every problem of every stage is collected; a snapshot is built only when
- * there are none. One loader keeps its cache across loads, so a one-file
- * change re-parses and re-compiles that file only.
+ * there are none. One loader keeps what it learned across loads, so a
+ * one-file change re-parses and re-compiles that file only, and re-checks
+ * and rebuilds that file's app only.
  */
 export class DefinitionsLoader {
-  private cache = new Map<string, FileAnalysis>();
+  private readonly tree = new LoadedTree((source) => this.ahead.get(source) ?? analyseFile(source, this.limits));
+  /** Analyses made ahead of a full load, in parallel-analysis.ts. */
+  private ahead = new Map<SourceFile, FileAnalysis>();
+  /** The folder the tree holds all of, as last read without a problem: what an incremental load builds on. */
+  private readFrom: string | null = null;
 
   /** `limits`: the guardrails every compiled expression of these definitions evaluates under. */
   constructor(private readonly limits: MappingLimits = DEFAULT_MAPPING_LIMITS) {}
 
-  /** Loads a folder from disk. */
-  async loadDirectory(dir: string): Promise<LoadResult> {
+  /**
+   * Loads a folder from disk. With `changed` (the paths a watcher saw added,
+   * changed or deleted since the last load of this folder), only those are
+   * read again; without it, or when that cannot be trusted (no earlier full
+   * read of this folder, or see rereadChanged), every file is.
+   */
+  async loadDirectory(dir: string, changed?: readonly string[]): Promise<LoadResult> {
+    const incremental = changed !== undefined && this.readFrom === dir;
+    // Until this load has read what it needs, no later load may build on the earlier one.
+    this.readFrom = null;
+    const reread = incremental ? await rereadChanged(dir, changed) : null;
+    if (reread) {
+      const state = this.tree.applyChanges(reread.changes);
+      this.readFrom = dir;
+      return result(state, [], { incremental: true, read: reread.read });
+    }
     const { files, problems } = await readSourceFiles(dir);
-    return this.load(files, problems);
+    // The files new to the tree are analysed ahead, on every core when they are many (a cold start).
+    const fresh = files.filter((source) => !this.tree.knows(source));
+    this.ahead = new Map((await analyseFiles(fresh, this.limits)).analyses.map((analysis) => [analysis.source, analysis]));
+    const state = this.tree.replaceAll(files);
+    this.ahead = new Map();
+    this.readFrom = problems.length ? null : dir;
+    return result(state, problems, { incremental: false, read: files.length });
   }
 
   /** Loads files already in memory (tests, tools); `readProblems` are problems of reading them. */
   load(files: SourceFile[], readProblems: DefinitionProblem[] = []): LoadResult {
-    const hash = contentHash(files);
-    const next = new Map<string, FileAnalysis>();
-    let reused = 0;
-    for (const source of files) {
-      const cached = this.cache.get(source.file);
-      if (cached && cached.source.hash === source.hash) reused++;
-      next.set(source.file, cached && cached.source.hash === source.hash ? cached : analyseFile(source, this.limits));
-    }
-    // Only what the folder holds now stays cached: deleted files are forgotten.
-    this.cache = next;
-    const analyses = [...next.values()];
-    const stats = { files: files.length, analysed: files.length - reused, reused };
-
-    const { apps, problems: layoutProblems } = groupByApp(analyses);
-    const problems = [...readProblems, ...analyses.flatMap((a) => a.problems), ...layoutProblems, ...checkDefinitions(apps)];
-    if (problems.length) return { ok: false, snapshot: null, hash, problems: sortProblems(problems), stats };
-    return { ok: true, snapshot: buildSnapshot(apps, hash, files.length), hash, problems: [], stats };
+    this.readFrom = null;
+    const sorted = [...files].sort((a, b) => (a.file < b.file ? -1 : 1));
+    return result(this.tree.replaceAll(sorted), readProblems, { incremental: false, read: 0 });
   }
+}
+
+function result(state: TreeState, readProblems: DefinitionProblem[], reading: { incremental: boolean; read: number }): LoadResult {
+  const { hash, files, analysed, reused, appsChecked } = state;
+  const stats = { files, ...reading, analysed, reused, appsChecked };
+  const problems = [...readProblems, ...state.problems];
+  if (problems.length) return { ok: false, snapshot: null, hash, problems: sortProblems(problems), stats };
+  return { ok: true, snapshot: state.snapshot(), hash, problems: [], stats };
 }
 
 /** One-off load without a cache kept around: `npm run validate`, tests. */

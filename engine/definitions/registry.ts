@@ -18,6 +18,12 @@ export interface DefinitionsStatus {
   lastAttempt: { at: string; reason: string; ok: boolean; hash: string } | null;
 }
 
+/** A load not started yet, with the paths it is to read again (null: every file). */
+interface QueuedLoad {
+  run: Promise<LoadResult>;
+  changed: Set<string> | null;
+}
+
 /**
  * The live definitions of a running gateway. A request calls `current()` once
  * and uses that object to the end; `reload()` builds the next snapshot away
@@ -32,7 +38,8 @@ export class DefinitionsRegistry {
   private live: DefinitionsSnapshot | null = null;
   private errors: DefinitionProblem[] = [];
   private lastAttempt: DefinitionsStatus['lastAttempt'] = null;
-  private queued: Promise<LoadResult> | null = null;
+  /** The load waiting for the running one. */
+  private queued: QueuedLoad | null = null;
   private tail: Promise<unknown> = Promise.resolve();
 
   constructor(
@@ -48,17 +55,28 @@ export class DefinitionsRegistry {
   }
 
   /**
-   * Loads the folder again. Loads never overlap: a reload asked for while one
-   * runs is queued, and further asks join that queued one (a burst of saves
-   * is one extra load, not many).
+   * Loads the folder again: only the `changed` paths (what the watcher saw
+   * added, changed or deleted) when given, else every file. Loads never
+   * overlap: a reload asked for while one runs is queued, and further asks
+   * join that queued one (a burst of saves is one extra load, not many); the
+   * queued load reads the changed paths of every ask it joined, or every
+   * file if any ask did not say what changed.
    */
-  reload(reason: string): Promise<LoadResult> {
-    if (this.queued) return this.queued;
+  reload(reason: string, changed?: readonly string[]): Promise<LoadResult> {
+    if (this.queued) {
+      const queued = this.queued;
+      if (queued.changed && changed) for (const file of changed) queued.changed.add(file);
+      else queued.changed = null;
+      return queued.run;
+    }
+    // Asks that join it change `queued.changed` until it starts.
+    let queued: QueuedLoad;
     const run = this.tail.then(() => {
       this.queued = null;
-      return this.loadOnce(reason);
+      return this.loadOnce(reason, queued.changed);
     });
-    this.queued = run;
+    queued = { run, changed: changed ? new Set(changed) : null };
+    this.queued = queued;
     this.tail = run.catch(() => undefined);
     return run;
   }
@@ -85,9 +103,9 @@ export class DefinitionsRegistry {
     return { name: 'definitions', check: async () => (this.live ? null : this.notReadyReason()) };
   }
 
-  private async loadOnce(reason: string): Promise<LoadResult> {
+  private async loadOnce(reason: string, changed: ReadonlySet<string> | null): Promise<LoadResult> {
     const started = Date.now();
-    const result = await this.loader.loadDirectory(this.dir);
+    const result = await this.loader.loadDirectory(this.dir, changed ? [...changed] : undefined);
     this.lastAttempt = { at: new Date().toISOString(), reason, ok: result.ok, hash: result.hash };
     const ms = Date.now() - started;
     if (result.ok) {

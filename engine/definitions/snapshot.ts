@@ -8,7 +8,6 @@ import type {
 } from './generated/definition-types.ts';
 import type { CompiledExpression } from './expressions.ts';
 import type { VersionName } from './layout.ts';
-import type { SourceLocation } from './problems.ts';
 
 /**
  * The loaded definitions as the request path sees them: immutable, fully
@@ -36,7 +35,8 @@ export interface AppEntry {
   readonly published: number | undefined;
   readonly versions: ReadonlyMap<number, AppVersion>;
   readonly draft: AppVersion | undefined;
-  readonly at: SourceLocation;
+  /** Its app.yaml, relative to the definitions folder. */
+  readonly file: string;
 }
 
 /** One version of an app: what a run resolves to before it picks an action. */
@@ -50,10 +50,9 @@ export interface AppVersion {
   readonly actionsBySlug: ReadonlyMap<string, ActionEntry>;
 }
 
-/** An argument as written, with its mapper compiled and its place in the file. */
+/** An argument as written, with its mapper compiled. */
 export interface ArgumentEntry extends Readonly<Omit<Argument, 'mapper'>> {
   readonly mapper: CompiledExpression | undefined;
-  readonly at: SourceLocation;
 }
 
 export interface ApiEntry {
@@ -67,7 +66,8 @@ export interface ApiEntry {
   readonly timeoutMs: number;
   readonly retry: Readonly<Required<NonNullable<ApiDefinition['retry']>>>;
   readonly pagination: Readonly<CursorPagination> | undefined;
-  readonly at: SourceLocation;
+  /** Its api.yaml, relative to the definitions folder. */
+  readonly file: string;
 }
 
 export interface AuthEntry {
@@ -78,7 +78,8 @@ export interface AuthEntry {
   readonly arguments: readonly ArgumentEntry[];
   /** CredentialExchange only: the compiled mapping of the exchange response. */
   readonly exchangeResponse: CompiledExpression | undefined;
-  readonly at: SourceLocation;
+  /** Its file, relative to the definitions folder. */
+  readonly file: string;
 }
 
 export interface ActionEntry {
@@ -94,7 +95,8 @@ export interface ActionEntry {
   /** The compiled response mapping; undefined means a 2xx body is the data as is. */
   readonly response: CompiledExpression | undefined;
   readonly definition: Readonly<ActionDefinition>;
-  readonly at: SourceLocation;
+  /** Its file, relative to the definitions folder. */
+  readonly file: string;
 }
 
 /** The retry policy a version gets for what its api.yaml leaves out (the schema's documented defaults). */

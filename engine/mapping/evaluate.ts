@@ -1,8 +1,12 @@
 import type { JsonValue } from '../runtime/http/types.ts';
 import type { MappingLimits } from './limits.ts';
 import { limitsOf, startOfToken, type GuardedExpression } from './compile.ts';
+import { evaluateFast, fastPathOf, FELL_BACK } from './fast/index.ts';
 import { GUARD_BINDING, newGuardState, type GuardState } from './guard.ts';
 import { locate, MappingError, type MappingFailure } from './mapping-error.ts';
+import { toJson } from './to-json.ts';
+
+export { toJson } from './to-json.ts';
 
 /**
  * Evaluates a compiled expression against `input`, with `bindings` as
@@ -15,10 +19,19 @@ import { locate, MappingError, type MappingFailure } from './mapping-error.ts';
  * The expression must have been made by compileExpression or guardedJsonata:
  * one compiled without guardrails is refused (a programming error, thrown
  * as a plain Error), so the guardrails cannot be forgotten.
+ *
+ * An expression in the common subset of JSONata is evaluated synchronously
+ * first (fast/index.ts); jsonata evaluates the rest, and whatever the fast
+ * path hands back.
  */
 export async function evaluateGuarded(compiled: GuardedExpression, input: unknown, bindings: Record<string, unknown> = {}): Promise<JsonValue | undefined> {
   const limits = limitsOf(compiled.expression);
   if (!limits) throw new Error(`the expression of ${compiled.at.file}:${compiled.at.line} was compiled without guardrails; compile it with guardedJsonata()`);
+  const fast = fastPathOf(compiled.expression);
+  if (fast) {
+    const result = evaluateFast(fast, input, bindings);
+    if (result !== FELL_BACK) return result;
+  }
   const state = newGuardState();
   try {
     const result: unknown = await compiled.expression.evaluate(input, { ...bindings, [GUARD_BINDING]: state });
@@ -26,36 +39,6 @@ export async function evaluateGuarded(compiled: GuardedExpression, input: unknow
   } catch (error) {
     throw mappingError(error, compiled, limits, state);
   }
-}
-
-/**
- * Plain JSON from what jsonata returns: no sequence flags, no functions, no
- * undefined members. An array longer than `maxSequence` anywhere in it is
- * refused like a sequence jsonata built too long (D2015).
- */
-export function toJson(value: unknown, maxSequence = Infinity): JsonValue | undefined {
-  if (value === undefined || typeof value === 'function') return undefined;
-  if (value === null || typeof value === 'string' || typeof value === 'boolean') return value;
-  if (typeof value === 'number') return Number.isFinite(value) ? value : null;
-  if (Array.isArray(value)) {
-    if (value.length > maxSequence) throw { code: 'D2015', value: maxSequence };
-    const items: JsonValue[] = [];
-    for (const item of value) {
-      const json = toJson(item, maxSequence);
-      if (json !== undefined) items.push(json);
-    }
-    return items;
-  }
-  if (typeof value === 'object') {
-    if ('_jsonata_lambda' in value || '_jsonata_function' in value) return undefined;
-    const result: { [key: string]: JsonValue } = {};
-    for (const [key, member] of Object.entries(value)) {
-      const json = toJson(member, maxSequence);
-      if (json !== undefined) result[key] = json;
-    }
-    return result;
-  }
-  return undefined;
 }
 
 interface JsonataFailure {

@@ -22,7 +22,7 @@ import type jsonata from 'jsonata';
  * evaluations.
  */
 export const GUARD_BINDING = 'gateway guard';
-const SLICE_MS = 10;
+export const SLICE_MS = 10;
 
 export interface GuardState {
   steps: number;

@@ -207,7 +207,7 @@ describe('npm run test:definitions', function () {
     for (const app of loaded.snapshot.apps.values()) {
       for (const version of [...app.versions.values(), ...(app.draft ? [app.draft] : [])]) {
         for (const action of version.actions.values()) {
-          const file = path.join(dir, app.at.file.split('/')[0]!, 'versions', String(version.version), 'actions', `${action.id}.test.yaml`);
+          const file = path.join(dir, app.file.split('/')[0]!, 'versions', String(version.version), 'actions', `${action.id}.test.yaml`);
           const text = await fs.readFile(file, 'utf8').catch(() => null);
           const cases = text === null ? [] : ((parse(text) as { cases?: unknown[] }).cases ?? []);
           if (cases.length === 0) missing.push(`${app.slug} ${version.version} ${action.id}`);

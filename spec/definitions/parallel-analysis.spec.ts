@@ -1,0 +1,48 @@
+import { expect } from 'chai';
+import { DEFAULT_MAPPING_LIMITS } from '../../engine/mapping/index.ts';
+import { analyseFile } from '../../engine/definitions/file-analysis.ts';
+import { analyseFiles, PARALLEL_MIN_FILES } from '../../engine/definitions/parallel-analysis.ts';
+import { sourceFile } from '../../engine/definitions/source-files.ts';
+import { appFiles } from '../../scripts/bench/scale-tree.ts';
+
+/** What a loader keeps of an analysis, as plain data (positions included, found from the text). */
+function observable(analysis: ReturnType<typeof analyseFile>) {
+  return {
+    file: analysis.source.file,
+    place: analysis.place,
+    definition: analysis.definition,
+    names: analysis.names,
+    problems: analysis.problems,
+    expressions: [...analysis.expressions].map(([key, e]) => [key, e.source, e.at]),
+  };
+}
+
+describe('analysing a large tree on several threads', () => {
+  it('finds in worker threads exactly what one thread finds, problems and positions included', async function () {
+    this.timeout(180_000);
+    const files = [];
+    for (let app = 1; files.length < PARALLEL_MIN_FILES + 100; app++) for (const [file, text] of appFiles(app, 30)) files.push(sourceFile(file, text));
+    // A few broken files among them: a schema problem, a JSONata syntax error, broken YAML, a misplaced file.
+    files[40] = sourceFile(files[40]!.file, files[40]!.text.replace('method: GET', 'method: FETCH'));
+    const mapped = files.findIndex((f, i) => i > 41 && f.text.includes('$lowercase(value)'));
+    files[mapped] = sourceFile(files[mapped]!.file, files[mapped]!.text.replace('$lowercase(value)', '$lowercase(value'));
+    files[1500] = sourceFile(files[1500]!.file, files[1500]!.text.replace('arguments:', 'arguments: [\n'));
+    files.push(sourceFile('stray.yaml', 'id: x\n'));
+
+    const { analyses: parallel, workersDone } = await analyseFiles(files, DEFAULT_MAPPING_LIMITS, 1);
+    expect(workersDone).to.equal(1);
+    const single = files.map((file) => analyseFile(file));
+    expect(parallel.map(observable)).to.deep.equal(single.map(observable));
+    const codes = parallel.flatMap((a) => a.problems.map((p) => `${p.file}:${p.line} ${p.code}`));
+    expect(codes).to.have.length.greaterThanOrEqual(4);
+    expect(codes.some((c) => c.includes('JSONATA_SYNTAX'))).to.equal(true);
+    expect(codes.some((c) => c.includes('YAML_SYNTAX'))).to.equal(true);
+  });
+
+  it('analyses a small tree on this thread alone', async () => {
+    const files = appFiles(1, 3).map(([file, text]) => sourceFile(file, text));
+    const { analyses, workersDone } = await analyseFiles(files, DEFAULT_MAPPING_LIMITS, 4);
+    expect(workersDone).to.equal(0);
+    expect(analyses.map(observable)).to.deep.equal(files.map((file) => observable(analyseFile(file))));
+  });
+});

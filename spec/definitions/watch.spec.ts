@@ -1,0 +1,88 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { expect } from 'chai';
+import { DefinitionsLoader } from '../../engine/definitions/loader.ts';
+import { DefinitionsRegistry } from '../../engine/definitions/registry.ts';
+import { watchDefinitions } from '../../engine/definitions/watch.ts';
+import { createLogger } from '../../engine/log/logger.ts';
+import { copyValid, tempDir } from '../support/definition-fixtures.ts';
+
+/** Generous: a reload takes milliseconds, but CI machines stall. Polling ends as soon as the condition holds. */
+const WITHIN_MS = 15_000;
+
+interface Loaded {
+  msg: string;
+  reason: string;
+  hash: string;
+  incremental: boolean;
+  read: number;
+}
+
+async function eventually(holds: () => Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + WITHIN_MS;
+  while (!(await holds())) {
+    if (Date.now() > deadline) throw new Error(`not within ${WITHIN_MS} ms: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe('the definitions watcher', function () {
+  this.timeout(WITHIN_MS * 3);
+  let tmp: Awaited<ReturnType<typeof tempDir>>;
+  let registry: DefinitionsRegistry;
+  let stop: () => Promise<void>;
+  let loaded: Loaded[];
+  const at = (file: string) => path.join(tmp.dir, file);
+  /** True once the live snapshot is what a fresh full load of the folder gives. */
+  const servesTheFolder = async () => registry.current().hash === (await new DefinitionsLoader().loadDirectory(tmp.dir)).hash;
+
+  beforeEach(async () => {
+    tmp = await tempDir('defs-watch-');
+    await copyValid(tmp.dir);
+    loaded = [];
+    const stream = new Writable({
+      write(chunk, _encoding, done) {
+        const line = JSON.parse(String(chunk));
+        if (line.msg === 'definitions loaded') loaded.push(line);
+        done();
+      },
+    });
+    registry = new DefinitionsRegistry(tmp.dir, createLogger('info', stream));
+    await registry.reload('start');
+    stop = await watchDefinitions(registry, createLogger('silent'));
+  });
+  afterEach(async () => {
+    await stop();
+    await tmp.remove();
+  });
+
+  it('reloads only the files a save changed', async () => {
+    const before = registry.current().hash;
+    const file = at('acme/versions/1/actions/list-lists.yaml');
+    await fs.writeFile(file, (await fs.readFile(file, 'utf8')).replace('name: List lists', 'name: All lists'));
+    await eventually(async () => registry.current().hash !== before && (await servesTheFolder()), 'the edit serves');
+    expect(loaded.at(-1)).to.include({ reason: 'change acme/versions/1/actions/list-lists.yaml', incremental: true, read: 1 });
+  });
+
+  it('reloads everything after a folder appears', async () => {
+    const before = registry.current().hash;
+    await fs.cp(at('acme'), at('beta'), { recursive: true });
+    await fs.writeFile(at('beta/app.yaml'), 'id: beta\nslug: beta\nname: Beta\npublished: 1\n');
+    await eventually(async () => registry.current().apps.has('beta') && (await servesTheFolder()), 'the new app serves');
+    expect(registry.current().hash).to.not.equal(before);
+    // The folder event makes a full reload; on a busy machine the files written after it may arrive in a later window of their own.
+    expect(loaded.some((l) => l.reason !== 'start' && l.incremental === false)).to.equal(true);
+  });
+
+  it('serves the last write of a file written twice in quick succession', async () => {
+    const file = at('acme/versions/1/actions/list-lists.yaml');
+    const text = await fs.readFile(file, 'utf8');
+    await fs.writeFile(file, text.replace('name: List lists', 'name: First'));
+    // After the debounce has read the first write, but within chokidar's window that drops a second change event.
+    await new Promise((resolve) => setTimeout(resolve, 35));
+    await fs.writeFile(file, text.replace('name: List lists', 'name: The second and last write'));
+    await eventually(async () => registry.current().apps.get('acme')!.versions.get(1)!.actions.get('list-lists')!.name === 'The second and last write', 'the last write serves');
+    expect(await servesTheFolder()).to.equal(true);
+  });
+});

@@ -1,0 +1,38 @@
+import { expect } from 'chai';
+import { guardedJsonata } from '../../engine/mapping/compile.ts';
+import { evaluateFast, fastPathOf, FELL_BACK } from '../../engine/mapping/fast/index.ts';
+import { DEFAULT_MAPPING_LIMITS, type MappingLimits } from '../../engine/mapping/limits.ts';
+import { toJson } from '../../engine/mapping/to-json.ts';
+
+/** The reference evaluation must not be cut short by a busy machine: jsonata gets a generous timeout. */
+const UNHURRIED: MappingLimits = { ...DEFAULT_MAPPING_LIMITS, timeoutMs: 60_000 };
+
+export type Outcome = { ok: true; value: unknown } | { ok: false; code: string | undefined };
+
+/** What jsonata alone makes of the expression (as evaluateGuarded did before the fast path): plain JSON, or the error's code. */
+export async function jsonataOutcome(source: string, input: unknown, bindings: Record<string, unknown> = {}, limits: MappingLimits = UNHURRIED): Promise<Outcome> {
+  try {
+    return { ok: true, value: toJson(await guardedJsonata(source, limits).evaluate(input, bindings), limits.maxSequence) };
+  } catch (error) {
+    return { ok: false, code: (error as { code?: string }).code };
+  }
+}
+
+/**
+ * Evaluates `source` with the fast path and with jsonata, and fails unless
+ * they agree: whenever the fast path answers, jsonata answers the same
+ * (deep-equal, and the same JSON text, so the same key order). Returns
+ * whether the fast path answered (false: outside the subset, or it fell back).
+ */
+export async function expectAgreement(source: string, input: unknown, bindings: Record<string, unknown> = {}, limits: MappingLimits = UNHURRIED): Promise<boolean> {
+  const fast = fastPathOf(guardedJsonata(source, limits));
+  const quick = fast ? evaluateFast(fast, structuredClone(input), bindings) : FELL_BACK;
+  if (quick === FELL_BACK) return false;
+  const slow = await jsonataOutcome(source, structuredClone(input), bindings, limits);
+  const what = `${source}\non ${JSON.stringify(input)}`;
+  expect(slow, `jsonata fails where the fast path answers ${JSON.stringify(quick)}: ${what}`).to.include({ ok: true });
+  const value = (slow as { value: unknown }).value;
+  expect(quick, what).to.deep.equal(value);
+  expect(JSON.stringify(quick), what).to.equal(JSON.stringify(value));
+  return true;
+}
