@@ -42,7 +42,7 @@ export async function startGateway(config: Config, logger: Logger, overrides: Ga
   await ensureSigningKey(store, keyring);
   // Definitions that fail to load do not stop the start: the gateway serves not-ready (503 on /ready and on runs)
   // and logs the located problems, and the fix is taken by hot reload without a restart.
-  const definitions = new DefinitionsRegistry(config.definitionsDir, logger, new DefinitionsLoader(config.mapping));
+  const definitions = new DefinitionsRegistry(config.definitionsDir, logger, new DefinitionsLoader(config.mapping, config.definitionsLoadThreads));
   // Watching first: a change made while the first load runs is seen and reloaded after it. The other way
   // round, a change between the load's read and the watcher's ready would be missed until that file changed again.
   const stopWatching = await watchDefinitions(definitions, logger);

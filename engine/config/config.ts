@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 import { DEFAULT_MAPPING_LIMITS, type MappingLimits } from '../mapping/limits.ts';
 import { parseEgressAllow, type EgressAllowList } from '../runtime/egress/allow-list.ts';
@@ -27,6 +28,8 @@ export interface Config {
   egressAllow: EgressAllowList;
   /** Guardrails of every JSONata mapping evaluation (MAPPING_*). */
   mapping: MappingLimits;
+  /** DEFINITIONS_LOAD_THREADS: threads a large full load of definitions analyses files on, the loading thread included. */
+  definitionsLoadThreads: number;
   /** Where clients reach the gateway (no trailing slash): the OpenAPI `servers` entry and the default token issuer. */
   publicBaseUrl: string;
   /** The embedded host serving the same /v1 paths (no trailing slash); the second OpenAPI `servers` entry. */
@@ -97,6 +100,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       maxDepth: integer(env, 'MAPPING_MAX_DEPTH', DEFAULT_MAPPING_LIMITS.maxDepth, 10, 100_000),
       maxSequence: integer(env, 'MAPPING_MAX_SEQUENCE', DEFAULT_MAPPING_LIMITS.maxSequence, 1, 10_000_000),
     },
+    definitionsLoadThreads: integer(env, 'DEFINITIONS_LOAD_THREADS', os.availableParallelism(), 1, 64),
     publicBaseUrl,
     embeddedBaseUrl,
     endUserTokens: {

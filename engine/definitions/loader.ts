@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { DEFAULT_MAPPING_LIMITS, type MappingLimits } from '../mapping/index.ts';
 import { rereadChanged } from './changed-files.ts';
 import { analyseFile, type FileAnalysis } from './file-analysis.ts';
@@ -46,8 +47,15 @@ export class DefinitionsLoader {
   /** The folder the tree holds all of, as last read without a problem: what an incremental load builds on. */
   private readFrom: string | null = null;
 
-  /** `limits`: the guardrails every compiled expression of these definitions evaluates under. */
-  constructor(private readonly limits: MappingLimits = DEFAULT_MAPPING_LIMITS) {}
+  /**
+   * `limits`: the guardrails every compiled expression of these definitions
+   * evaluates under; `threads`: how many threads a large full load analyses
+   * files on, this one included (1: this thread alone, no worker).
+   */
+  constructor(
+    private readonly limits: MappingLimits = DEFAULT_MAPPING_LIMITS,
+    private readonly threads = os.availableParallelism(),
+  ) {}
 
   /**
    * Loads a folder from disk. With `changed` (the paths a watcher saw added,
@@ -68,7 +76,7 @@ export class DefinitionsLoader {
     const { files, problems } = await readSourceFiles(dir);
     // The files new to the tree are analysed ahead, on every core when they are many (a cold start).
     const fresh = files.filter((source) => !this.tree.knows(source));
-    this.ahead = new Map((await analyseFiles(fresh, this.limits)).analyses.map((analysis) => [analysis.source, analysis]));
+    this.ahead = new Map((await analyseFiles(fresh, this.limits, this.threads - 1)).analyses.map((analysis) => [analysis.source, analysis]));
     const state = this.tree.replaceAll(files);
     this.ahead = new Map();
     this.readFrom = problems.length ? null : dir;
