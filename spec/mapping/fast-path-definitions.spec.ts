@@ -90,11 +90,11 @@ function bodyFor(source: string): fc.Arbitrary<unknown> {
   })).value;
 }
 
-/** The expressions outside the subset: a regular expression ($match, $replace) or a function definition. */
-const OUTSIDE = [/\$match\(/, /\$replace\(/, /function\(/];
+/** The expressions outside the subset: a regular expression outside $match ($replace) or a function definition. */
+const OUTSIDE = [/\$replace\(/, /function\(/];
 
 describe('the fast path on the repository expressions', () => {
-  it('finds every expression in the subset but those with a regular expression or a function definition', () => {
+  it('finds every expression in the subset but those with $replace or a function definition', () => {
     expect(responses.size).to.be.greaterThan(20);
     for (const source of [...responses, ...mappers]) {
       const outside = OUTSIDE.some((pattern) => pattern.test(source));

@@ -111,7 +111,8 @@ describe('the fast path of JSONata mappings', () => {
       expect(fastPathOf(compiled.expression)).to.equal(null);
       expect(await evaluateGuarded(compiled, INPUT)).to.deep.equal(['a!', 'b!', 'c!']);
       expect(fastPathOf(guardedJsonata('body.items{ id: score }')), 'grouping').to.equal(null);
-      expect(fastPathOf(guardedJsonata('$match(body.name, /x/)')), 'a regular expression').to.equal(null);
+      expect(fastPathOf(guardedJsonata('$replace(body.name, /x/, "y")')), 'a regular expression outside $match').to.equal(null);
+      expect(fastPathOf(guardedJsonata('$match(body.name, body.pattern)')), '$match without a regular expression literal').to.equal(null);
     });
 
     it('a type error, which surfaces as jsonata reports it, with its position', async () => {

@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { BUILT_INS, callBuiltIn } from './functions.ts';
+import { match, regexOf } from './match.ts';
 import { BINARY_OPERATORS } from './operators.ts';
 import { append, bail, createSequence, isArrayOfNumbers, isNumeric, isSequence, lookup, pushItem, toBoolean, type Run, type Sequence } from './values.ts';
 
@@ -360,6 +361,7 @@ function compileFunction(node: AstNode, child: (n: AstNode) => Evaluator): Evalu
   const procedure = node.procedure!;
   if (procedure.type !== 'variable' || Object.keys(procedure).some((key) => !['type', 'value', 'position'].includes(key))) throw new NotInSubset('a call of an expression');
   const name = procedure.value as string;
+  if (name === 'match') return compileMatch(node, child);
   const builtIn = BUILT_INS.get(name);
   if (!builtIn) throw new NotInSubset(`function $${name}`);
   const args = node.arguments!.map(child);
@@ -367,5 +369,28 @@ function compileFunction(node: AstNode, child: (n: AstNode) => Evaluator): Evalu
     if (Object.prototype.hasOwnProperty.call(run.bindings, name)) bail(); // the caller's binding shadows the built-in
     const values = args.map((arg) => arg(input, run));
     return callBuiltIn(builtIn, values, input);
+  };
+}
+
+/**
+ * `$match(str, /regex/)` and `$match(str, /regex/, limit)`: the second
+ * argument must be a regular expression literal (a regex node, the only one
+ * the subset takes); `str` and `limit` are checked as jsonata's signature
+ * does (T0410 is a bail).
+ */
+function compileMatch(node: AstNode, child: (n: AstNode) => Evaluator): Evaluator {
+  const [str, regex, limit, ...rest] = node.arguments!;
+  const literal = regex?.type === 'regex' && Object.keys(regex).every((key) => ['type', 'value', 'position'].includes(key));
+  const re = literal ? regexOf(regex.value) : undefined;
+  if (!str || !re || rest.length > 0) throw new NotInSubset('$match without a regular expression literal');
+  const string = child(str);
+  const max = limit === undefined ? undefined : child(limit);
+  return (input, run) => {
+    if (Object.prototype.hasOwnProperty.call(run.bindings, 'match')) bail(); // the caller's binding shadows the built-in
+    const value = string(input, run);
+    const count = max?.(input, run);
+    if (value !== undefined && typeof value !== 'string') bail();
+    if (count !== undefined && typeof count !== 'number') bail();
+    return match(value, re, count, run);
   };
 }
