@@ -1,3 +1,4 @@
+import { deepFreeze } from '../deep-freeze.ts';
 import { open, type SealedSecret } from './cipher.ts';
 import type { Keyring } from './keyring.ts';
 
@@ -37,12 +38,4 @@ export function openRemembered<T>(keyring: Keyring, recordId: string, sealed: Se
 
 function sameSealed(a: SealedSecret, b: SealedSecret): boolean {
   return a.v === b.v && a.kid === b.kid && a.iv === b.iv && a.tag === b.tag && a.data === b.data;
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const member of Object.values(value)) deepFreeze(member);
-  }
-  return value;
 }

@@ -1,3 +1,4 @@
+import { deepFreeze } from '../deep-freeze.ts';
 import type { Argument } from './generated/definition-types.ts';
 import type { AppFiles, VersionFiles } from './definition-tree.ts';
 import { expressionKey, type FileAnalysis } from './file-analysis.ts';
@@ -118,12 +119,4 @@ function buildArguments(file: FileAnalysis, args: readonly Argument[] | undefine
       });
     }),
   );
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
-  }
-  return value;
 }

@@ -42,17 +42,6 @@ export function checkedExpression(parsed: ParsedFile, path: DefinitionPath, sour
   return new LazyExpression(source, limits, parsed, path);
 }
 
-/** Both at once: the compiled expression, or the problem that keeps it from compiling. */
-export function compileExpression(
-  parsed: ParsedFile,
-  path: DefinitionPath,
-  source: string,
-  limits: MappingLimits = DEFAULT_MAPPING_LIMITS,
-): { compiled: CompiledExpression | null; problem: DefinitionProblem | null } {
-  const problem = expressionProblem(parsed, path, source, limits);
-  return problem ? { compiled: null, problem } : { compiled: checkedExpression(parsed, path, source, limits), problem: null };
-}
-
 /**
  * Whether `source` parses, remembered by its text: a catalogue repeats the
  * same small expressions (`$lowercase(value)`) across thousands of actions,

@@ -1,3 +1,5 @@
+import { deepFreeze } from '../deep-freeze.ts';
+
 /** Enough for every key or connection a deployment's callers use at once; the oldest entry makes room. */
 export const RECENT_RECORDS_LIMIT = 1_000;
 
@@ -37,12 +39,4 @@ export class RecentRecords<T extends object> {
     if (this.entries.size >= this.limit) this.entries.delete(this.entries.keys().next().value!);
     this.entries.set(key, deepFreeze(record));
   }
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const member of Object.values(value)) deepFreeze(member);
-  }
-  return value;
 }

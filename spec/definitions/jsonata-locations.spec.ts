@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { compileExpression } from '../../engine/definitions/expressions.ts';
+import { checkedExpression, expressionProblem } from '../../engine/definitions/expressions.ts';
 import { parseDefinitionFile } from '../../engine/definitions/parsed-file.ts';
 import { sourceFile } from '../../engine/definitions/source-files.ts';
 
@@ -26,7 +26,7 @@ describe('JSONata syntax errors are located inside the YAML string', () => {
       expect(parsed, 'the YAML itself parses').to.not.equal(null);
       const path = text.startsWith('arguments') ? ['arguments', 0, 'mapper'] : ['response'];
       const source = parsed!.scalarAt(path)!.value as string;
-      const { problem } = compileExpression(parsed!, path, source);
+      const problem = expressionProblem(parsed!, path, source);
       expect(problem?.code).to.equal('JSONATA_SYNTAX');
       const line = text.split('\n')[problem!.line - 1]!;
       expect(line[problem!.column - 1], `${problem!.line}:${problem!.column} in ${JSON.stringify(line)}`).to.equal(offending);
@@ -35,13 +35,14 @@ describe('JSONata syntax errors are located inside the YAML string', () => {
 
   it('names the JSONata error code and message', () => {
     const parsed = parseDefinitionFile(sourceFile('x.yaml', 'response: $sum(body.items\n')).parsed!;
-    const { problem } = compileExpression(parsed, ['response'], '$sum(body.items');
+    const problem = expressionProblem(parsed, ['response'], '$sum(body.items');
     expect(problem!.message).to.equal('JSONata: Expected ")" before end of expression (S0203)');
   });
 
   it('locates a compiled expression at the first character of its text, for errors at run time', () => {
     const parsed = parseDefinitionFile(sourceFile('x.yaml', 'id: a\nresponse: |\n  body.items\n')).parsed!;
-    const { compiled } = compileExpression(parsed, ['response'], 'body.items\n');
-    expect(compiled!.at).to.deep.equal({ file: 'x.yaml', line: 3, column: 3 });
+    expect(expressionProblem(parsed, ['response'], 'body.items\n')).to.equal(null);
+    const compiled = checkedExpression(parsed, ['response'], 'body.items\n');
+    expect(compiled.at).to.deep.equal({ file: 'x.yaml', line: 3, column: 3 });
   });
 });
