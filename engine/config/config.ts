@@ -28,7 +28,7 @@ export interface Config {
   egressAllow: EgressAllowList;
   /** Guardrails of every JSONata mapping evaluation (MAPPING_*). */
   mapping: MappingLimits;
-  /** DEFINITIONS_LOAD_THREADS: threads a large full load of definitions analyses files on, the loading thread included. */
+  /** DEFINITIONS_LOAD_THREADS: threads a large full load of definitions analyses files on (1: the loading thread alone; more: worker threads). */
   definitionsLoadThreads: number;
   /** Where clients reach the gateway (no trailing slash): the OpenAPI `servers` entry and the default token issuer. */
   publicBaseUrl: string;

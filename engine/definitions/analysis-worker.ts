@@ -1,11 +1,13 @@
 /**
- * A worker thread of parallel-analysis.ts: summarises the files it is given
- * (parse, validate, check expressions) and posts the summaries back.
+ * A worker thread of parallel-analysis.ts: summarises each batch of files it
+ * is sent (parse, validate, check expressions) and posts the summaries back.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { MappingLimits } from '../mapping/index.ts';
 import { summariseFile } from './file-analysis.ts';
 import type { SourceFile } from './source-files.ts';
 
-const { sources, limits } = workerData as { sources: SourceFile[]; limits: MappingLimits };
-parentPort!.postMessage(sources.map((source) => summariseFile(source, limits)));
+const { limits } = workerData as { limits: MappingLimits };
+parentPort!.on('message', (sources: SourceFile[]) => {
+  parentPort!.postMessage(sources.map((source) => summariseFile(source, limits)));
+});

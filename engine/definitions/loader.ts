@@ -50,7 +50,8 @@ export class DefinitionsLoader {
   /**
    * `limits`: the guardrails every compiled expression of these definitions
    * evaluates under; `threads`: how many threads a large full load analyses
-   * files on, this one included (1: this thread alone, no worker).
+   * files on (1: this thread alone; 2 or more: that many worker threads,
+   * this one gathering their results, see parallel-analysis.ts).
    */
   constructor(
     private readonly limits: MappingLimits = DEFAULT_MAPPING_LIMITS,
@@ -76,7 +77,7 @@ export class DefinitionsLoader {
     const { files, problems } = await readSourceFiles(dir);
     // The files new to the tree are analysed ahead, on every core when they are many (a cold start).
     const fresh = files.filter((source) => !this.tree.knows(source));
-    this.ahead = new Map((await analyseFiles(fresh, this.limits, this.threads - 1)).analyses.map((analysis) => [analysis.source, analysis]));
+    this.ahead = new Map((await analyseFiles(fresh, this.limits, this.threads > 1 ? this.threads : 0)).analyses.map((analysis) => [analysis.source, analysis]));
     const state = this.tree.replaceAll(files);
     this.ahead = new Map();
     this.readFrom = problems.length ? null : dir;

@@ -1,4 +1,3 @@
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
@@ -12,36 +11,51 @@ import type { SourceFile } from './source-files.ts';
  */
 export const PARALLEL_MIN_FILES = 2_000;
 
+/** Files handed to a worker at a time: what its heap holds, besides its modules. */
+export const BATCH_FILES = 250;
+
 /**
- * Analyses many files at once on every core: the files are dealt out to
- * `availableParallelism() - 1` worker threads and to this thread, which
- * takes its share while the workers run. Parsing YAML and compiling JSONata
- * are CPU work; a 33,000-file catalogue took ~2x longer on one core of two.
+ * A worker's heap, in MB. V8 grows a heap lazily, to several times what it
+ * keeps: unbounded, each worker of a 33,000-file load grew to 160-250 MB
+ * while holding ~30 MB. Bounded, it collects sooner (the young generation
+ * most of all: the parsers' garbage dies young). A batch that needs more
+ * (a huge file) stops the worker, and the batch is analysed on this thread.
+ */
+export const WORKER_HEAP_MB = { oldGeneration: 96, youngGeneration: 8 };
+
+/**
+ * Analyses many files on `workers` worker threads. This thread only deals
+ * out batches and gathers the summaries: analysing here too would grow this
+ * thread's heap, which holds the whole loaded tree, with the parsers'
+ * garbage (a 33,000-file load peaked ~150 MB higher that way, and ran slower,
+ * its collections marking the tree again and again). Workers take a batch
+ * at a time, so a fast one takes more, and none holds more than a batch.
  *
- * `workersDone`: how many workers delivered. Falls back to this thread alone for few files, on one core, or when a
- * worker cannot start or fails (a worker running TypeScript needs the
- * process's own loader, `--import tsx`, which it inherits).
+ * `workersDone`: how many workers delivered every batch they took. Few files
+ * or no workers: this thread alone. A worker that cannot start or fails
+ * (a worker running TypeScript needs the process's own loader, see
+ * WORKER_SCRIPT) leaves its batch to the others, or to this thread.
  */
 export async function analyseFiles(
   sources: SourceFile[],
   limits: MappingLimits,
-  workers = os.availableParallelism() - 1,
+  workers: number,
+  heapMb = WORKER_HEAP_MB,
 ): Promise<{ analyses: FileAnalysis[]; workersDone: number }> {
   if (sources.length < PARALLEL_MIN_FILES || workers < 1) {
     return { analyses: sources.map((source) => fromSummary(source, summariseFile(source, limits), limits)), workersDone: 0 };
   }
-  const shares = Array.from({ length: workers + 1 }, (_, share) => sources.filter((_, i) => i % (workers + 1) === share));
-  const [own, ...theirs] = shares as [SourceFile[], ...SourceFile[][]];
-  // Each worker thread starts as it is made, so they run while this thread does its own share.
-  const pending = theirs.map((share) => inWorker(share, limits));
-  const summaries = new Map<SourceFile, FileSummary>();
-  own.forEach((source) => summaries.set(source, summariseFile(source, limits)));
-  const results = await Promise.all(pending);
-  theirs.forEach((share, w) => {
-    const result = results[w];
-    share.forEach((source, i) => summaries.set(source, result ? result[i]! : summariseFile(source, limits)));
-  });
-  return { analyses: sources.map((source) => fromSummary(source, summaries.get(source)!, limits)), workersDone: results.filter(Boolean).length };
+  const summaries: FileSummary[] = new Array(sources.length);
+  const batches: number[] = [];
+  for (let start = 0; start < sources.length; start += BATCH_FILES) batches.push(start);
+  const done = await Promise.all(Array.from({ length: workers }, () => runWorker(sources, batches, summaries, limits, heapMb)));
+  // Batches left by failed workers (or all, when none could start).
+  for (const start of batches) summariseBatch(sources, start, summaries, limits);
+  return { analyses: sources.map((source, i) => fromSummary(source, summaries[i]!, limits)), workersDone: done.filter(Boolean).length };
+}
+
+function summariseBatch(sources: SourceFile[], start: number, into: FileSummary[], limits: MappingLimits): void {
+  for (let i = start; i < Math.min(start + BATCH_FILES, sources.length); i++) into[i] = summariseFile(sources[i]!, limits);
 }
 
 /**
@@ -54,17 +68,44 @@ const WORKER_SCRIPT = WORKER_MODULE.endsWith('.ts')
   ? `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(WORKER_MODULE)}); });`
   : `import(${JSON.stringify(WORKER_MODULE)});`;
 
-/** One worker's summaries of `sources`, or null when the worker failed (the caller analyses them itself). */
-function inWorker(sources: SourceFile[], limits: MappingLimits): Promise<FileSummary[] | null> {
+/**
+ * One worker taking batches (start offsets) from the shared queue until it is
+ * empty. Resolves true when the worker summarised every batch it took; false
+ * when it could not start or failed, its unfinished batch put back in the queue.
+ */
+function runWorker(sources: SourceFile[], queue: number[], into: FileSummary[], limits: MappingLimits, heapMb: typeof WORKER_HEAP_MB): Promise<boolean> {
   return new Promise((resolve) => {
     let worker: Worker;
     try {
-      worker = new Worker(WORKER_SCRIPT, { eval: true, workerData: { sources, limits } });
+      worker = new Worker(WORKER_SCRIPT, {
+        eval: true,
+        workerData: { limits },
+        resourceLimits: { maxOldGenerationSizeMb: heapMb.oldGeneration, maxYoungGenerationSizeMb: heapMb.youngGeneration },
+      });
     } catch {
-      return resolve(null);
+      return resolve(false);
     }
-    worker.once('message', (summaries: FileSummary[]) => resolve(summaries));
-    worker.once('error', () => resolve(null));
-    worker.once('exit', () => resolve(null));
+    let current: number | undefined;
+    let settled = false;
+    const settle = (ok: boolean) => {
+      if (settled) return;
+      settled = true;
+      if (!ok && current !== undefined) queue.push(current);
+      current = undefined;
+      void worker.terminate();
+      resolve(ok);
+    };
+    const next = () => {
+      current = queue.shift();
+      if (current === undefined) return settle(true);
+      worker.postMessage(sources.slice(current, current + BATCH_FILES));
+    };
+    worker.on('message', (summaries: FileSummary[]) => {
+      summaries.forEach((summary, i) => (into[current! + i] = summary));
+      next();
+    });
+    next();
+    worker.once('error', () => settle(false));
+    worker.once('exit', () => settle(false));
   });
 }

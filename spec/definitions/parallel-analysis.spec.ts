@@ -17,26 +17,39 @@ function observable(analysis: ReturnType<typeof analyseFile>) {
   };
 }
 
+/** PARALLEL_MIN_FILES and more generated files, a few of them broken: a schema problem, a JSONata syntax error, broken YAML, a misplaced file. */
+function largeTree() {
+  const files = [];
+  for (let app = 1; files.length < PARALLEL_MIN_FILES + 100; app++) for (const [file, text] of appFiles(app, 30)) files.push(sourceFile(file, text));
+  files[40] = sourceFile(files[40]!.file, files[40]!.text.replace('method: GET', 'method: FETCH'));
+  const mapped = files.findIndex((f, i) => i > 41 && f.text.includes('$lowercase(value)'));
+  files[mapped] = sourceFile(files[mapped]!.file, files[mapped]!.text.replace('$lowercase(value)', '$lowercase(value'));
+  files[1500] = sourceFile(files[1500]!.file, files[1500]!.text.replace('arguments:', 'arguments: [\n'));
+  files.push(sourceFile('stray.yaml', 'id: x\n'));
+  return files;
+}
+
 describe('analysing a large tree on several threads', () => {
   it('finds in worker threads exactly what one thread finds, problems and positions included', async function () {
     this.timeout(180_000);
-    const files = [];
-    for (let app = 1; files.length < PARALLEL_MIN_FILES + 100; app++) for (const [file, text] of appFiles(app, 30)) files.push(sourceFile(file, text));
-    // A few broken files among them: a schema problem, a JSONata syntax error, broken YAML, a misplaced file.
-    files[40] = sourceFile(files[40]!.file, files[40]!.text.replace('method: GET', 'method: FETCH'));
-    const mapped = files.findIndex((f, i) => i > 41 && f.text.includes('$lowercase(value)'));
-    files[mapped] = sourceFile(files[mapped]!.file, files[mapped]!.text.replace('$lowercase(value)', '$lowercase(value'));
-    files[1500] = sourceFile(files[1500]!.file, files[1500]!.text.replace('arguments:', 'arguments: [\n'));
-    files.push(sourceFile('stray.yaml', 'id: x\n'));
-
-    const { analyses: parallel, workersDone } = await analyseFiles(files, DEFAULT_MAPPING_LIMITS, 1);
-    expect(workersDone).to.equal(1);
+    const files = largeTree();
+    // Two workers taking batches from one queue: every file lands at its own index whichever worker took it.
+    const { analyses: parallel, workersDone } = await analyseFiles(files, DEFAULT_MAPPING_LIMITS, 2);
+    expect(workersDone).to.equal(2);
     const single = files.map((file) => analyseFile(file));
     expect(parallel.map(observable)).to.deep.equal(single.map(observable));
     const codes = parallel.flatMap((a) => a.problems.map((p) => `${p.file}:${p.line} ${p.code}`));
     expect(codes).to.have.length.greaterThanOrEqual(4);
     expect(codes.some((c) => c.includes('JSONATA_SYNTAX'))).to.equal(true);
     expect(codes.some((c) => c.includes('YAML_SYNTAX'))).to.equal(true);
+  });
+
+  it('analyses on this thread the batches of a worker that fails (here: out of memory as it starts), and finds the same', async function () {
+    this.timeout(180_000);
+    const files = largeTree();
+    const { analyses, workersDone } = await analyseFiles(files, DEFAULT_MAPPING_LIMITS, 1, { oldGeneration: 1, youngGeneration: 1 });
+    expect(workersDone).to.equal(0);
+    expect(analyses.map(observable)).to.deep.equal(files.map((file) => observable(analyseFile(file))));
   });
 
   it('analyses a small tree on this thread alone', async () => {
