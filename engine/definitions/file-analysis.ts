@@ -5,6 +5,7 @@ import { placeOf, type FilePlace } from './layout.ts';
 import { parseDefinitionFile, ParsedFile, type DefinitionPath } from './parsed-file.ts';
 import { problemAt, type DefinitionProblem } from './problems.ts';
 import { validateAgainstSchema } from './schema-validation.ts';
+import { shareStrings } from './shared-strings.ts';
 import { YAML_FILE, type SourceFile } from './source-files.ts';
 
 export interface DefinitionOfKind {
@@ -81,10 +82,14 @@ export function summariseFile(source: SourceFile, limits: MappingLimits = DEFAUL
   return { parsed: true, value: parsed.value, valid: !schemaProblems.length, names, expressions, problems: [...schemaProblems, ...compileProblems] };
 }
 
-/** The FileAnalysis a summary stands for; positions are found again from the text when something asks for one. */
+/**
+ * The FileAnalysis a summary stands for, on the thread that keeps it (its
+ * short strings shared with the thread's other definitions); positions are
+ * found again from the text when something asks for one.
+ */
 export function fromSummary(source: SourceFile, summary: FileSummary, limits: MappingLimits = DEFAULT_MAPPING_LIMITS): FileAnalysis {
   const place = placeOf(source.file);
-  const parsed = summary.parsed ? new ParsedFile(source, summary.value) : null;
+  const parsed = summary.parsed ? new ParsedFile(source, shareStrings(summary.value)) : null;
   const expressions = new Map<string, CompiledExpression>();
   if (parsed) for (const [path, text] of summary.expressions) expressions.set(expressionKey(path), checkedExpression(parsed, path, text, limits));
   const definition = parsed && summary.valid ? (summary.value as DefinitionOfKind[keyof DefinitionOfKind]) : null;

@@ -25,7 +25,7 @@ export const WORKER_HEAP_MB = { oldGeneration: 96, youngGeneration: 8 };
 
 /**
  * Analyses many files on `workers` worker threads. This thread only deals
- * out batches and gathers the summaries: analysing here too would grow this
+ * out batches and makes the summaries into analyses as they arrive: analysing here too would grow this
  * thread's heap, which holds the whole loaded tree, with the parsers'
  * garbage (a 33,000-file load peaked ~150 MB higher that way, and ran slower,
  * its collections marking the tree again and again). Workers take a batch
@@ -45,17 +45,15 @@ export async function analyseFiles(
   if (sources.length < PARALLEL_MIN_FILES || workers < 1) {
     return { analyses: sources.map((source) => fromSummary(source, summariseFile(source, limits), limits)), workersDone: 0 };
   }
-  const summaries: FileSummary[] = new Array(sources.length);
+  const analyses: FileAnalysis[] = new Array(sources.length);
   const batches: number[] = [];
   for (let start = 0; start < sources.length; start += BATCH_FILES) batches.push(start);
-  const done = await Promise.all(Array.from({ length: workers }, () => runWorker(sources, batches, summaries, limits, heapMb)));
+  const done = await Promise.all(Array.from({ length: workers }, () => runWorker(sources, batches, analyses, limits, heapMb)));
   // Batches left by failed workers (or all, when none could start).
-  for (const start of batches) summariseBatch(sources, start, summaries, limits);
-  return { analyses: sources.map((source, i) => fromSummary(source, summaries[i]!, limits)), workersDone: done.filter(Boolean).length };
-}
-
-function summariseBatch(sources: SourceFile[], start: number, into: FileSummary[], limits: MappingLimits): void {
-  for (let i = start; i < Math.min(start + BATCH_FILES, sources.length); i++) into[i] = summariseFile(sources[i]!, limits);
+  for (const start of batches) {
+    for (let i = start; i < Math.min(start + BATCH_FILES, sources.length); i++) analyses[i] = fromSummary(sources[i]!, summariseFile(sources[i]!, limits), limits);
+  }
+  return { analyses, workersDone: done.filter(Boolean).length };
 }
 
 /**
@@ -73,7 +71,7 @@ const WORKER_SCRIPT = WORKER_MODULE.endsWith('.ts')
  * empty. Resolves true when the worker summarised every batch it took; false
  * when it could not start or failed, its unfinished batch put back in the queue.
  */
-function runWorker(sources: SourceFile[], queue: number[], into: FileSummary[], limits: MappingLimits, heapMb: typeof WORKER_HEAP_MB): Promise<boolean> {
+function runWorker(sources: SourceFile[], queue: number[], into: FileAnalysis[], limits: MappingLimits, heapMb: typeof WORKER_HEAP_MB): Promise<boolean> {
   return new Promise((resolve) => {
     let worker: Worker;
     try {
@@ -101,8 +99,10 @@ function runWorker(sources: SourceFile[], queue: number[], into: FileSummary[], 
       worker.postMessage(sources.slice(current, current + BATCH_FILES));
     };
     worker.on('message', (summaries: FileSummary[]) => {
-      summaries.forEach((summary, i) => (into[current! + i] = summary));
+      const start = current!;
       next();
+      // Made into analyses as they arrive, while the workers go on: this thread is otherwise idle.
+      summaries.forEach((summary, i) => (into[start + i] = fromSummary(sources[start + i]!, summary, limits)));
     });
     next();
     worker.once('error', () => settle(false));
