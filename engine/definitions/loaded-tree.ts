@@ -135,6 +135,11 @@ export class LoadedTree {
     return this.state(analysed, this.analyses.size - analysed, appsChecked);
   }
 
+  /** How many files the tree holds an analysis of (0 before the first load). */
+  get size(): number {
+    return this.analyses.size;
+  }
+
   /** Whether the tree holds an analysis of this very file (same path, same content). */
   knows(source: SourceFile): boolean {
     return this.analyses.get(source.file)?.source.hash === source.hash;

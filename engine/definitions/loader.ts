@@ -5,7 +5,7 @@ import { analyseFile, type FileAnalysis } from './file-analysis.ts';
 import { LoadedTree, type TreeState } from './loaded-tree.ts';
 import { sortProblems, type DefinitionProblem } from './problems.ts';
 import type { DefinitionsSnapshot } from './snapshot.ts';
-import { analyseFiles } from './parallel-analysis.ts';
+import { AnalysisPool, analyseFiles, PARALLEL_MIN_FILES } from './parallel-analysis.ts';
 import { readSourceFiles, type SourceFile } from './source-files.ts';
 
 export type LoadResult =
@@ -74,10 +74,21 @@ export class DefinitionsLoader {
       this.readFrom = dir;
       return result(state, [], { incremental: true, read: reread.read });
     }
-    const { files, problems } = await readSourceFiles(dir);
-    // The files new to the tree are analysed ahead, on every core when they are many (a cold start).
-    const fresh = files.filter((source) => !this.tree.knows(source));
-    this.ahead = new Map((await analyseFiles(fresh, this.limits, this.threads > 1 ? this.threads : 0)).analyses.map((analysis) => [analysis.source, analysis]));
+    // A cold start of a large tree: the workers load their modules while the files are read.
+    let pool: AnalysisPool | null = null;
+    const workers = this.threads > 1 ? this.threads : 0;
+    const { files, problems } = await readSourceFiles(dir, (count) => {
+      if (this.tree.size === 0 && count >= PARALLEL_MIN_FILES && workers) pool = new AnalysisPool(workers, this.limits);
+    });
+    try {
+      // The files new to the tree are analysed ahead, on every core when they are many (a cold start).
+      const fresh = files.filter((source) => !this.tree.knows(source));
+      const started = pool as AnalysisPool | null;
+      const { analyses } = started && fresh.length >= PARALLEL_MIN_FILES ? await started.analyse(fresh) : await analyseFiles(fresh, this.limits, workers);
+      this.ahead = new Map(analyses.map((analysis) => [analysis.source, analysis]));
+    } finally {
+      (pool as AnalysisPool | null)?.close();
+    }
     const state = this.tree.replaceAll(files);
     this.ahead = new Map();
     this.readFrom = problems.length ? null : dir;

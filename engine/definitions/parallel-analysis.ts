@@ -42,18 +42,52 @@ export async function analyseFiles(
   workers: number,
   heapMb = WORKER_HEAP_MB,
 ): Promise<{ analyses: FileAnalysis[]; workersDone: number }> {
-  if (sources.length < PARALLEL_MIN_FILES || workers < 1) {
-    return { analyses: sources.map((source) => fromSummary(source, summariseFile(source, limits), limits)), workersDone: 0 };
+  if (sources.length < PARALLEL_MIN_FILES || workers < 1) return { analyses: analyseHere(sources, limits), workersDone: 0 };
+  const pool = new AnalysisPool(workers, limits, heapMb);
+  try {
+    return await pool.analyse(sources);
+  } finally {
+    pool.close();
   }
-  const analyses: FileAnalysis[] = new Array(sources.length);
-  const batches: number[] = [];
-  for (let start = 0; start < sources.length; start += BATCH_FILES) batches.push(start);
-  const done = await Promise.all(Array.from({ length: workers }, () => runWorker(sources, batches, analyses, limits, heapMb)));
-  // Batches left by failed workers (or all, when none could start).
-  for (const start of batches) {
-    for (let i = start; i < Math.min(start + BATCH_FILES, sources.length); i++) analyses[i] = fromSummary(sources[i]!, summariseFile(sources[i]!, limits), limits);
+}
+
+function analyseHere(sources: SourceFile[], limits: MappingLimits): FileAnalysis[] {
+  return sources.map((source) => fromSummary(source, summariseFile(source, limits), limits));
+}
+
+/**
+ * Worker threads started ahead of the files they will analyse: a worker
+ * takes ~0.5 s to load its modules, which a cold start spends reading the
+ * files instead of waiting (loader.ts starts the pool as soon as it has
+ * listed the files). Analyses once, then is closed.
+ */
+export class AnalysisPool {
+  private readonly workers: (StartedWorker | null)[];
+
+  constructor(
+    count: number,
+    private readonly limits: MappingLimits,
+    heapMb = WORKER_HEAP_MB,
+  ) {
+    this.workers = Array.from({ length: count }, () => startWorker(limits, heapMb));
   }
-  return { analyses, workersDone: done.filter(Boolean).length };
+
+  async analyse(sources: SourceFile[]): Promise<{ analyses: FileAnalysis[]; workersDone: number }> {
+    const analyses: FileAnalysis[] = new Array(sources.length);
+    const batches: number[] = [];
+    for (let start = 0; start < sources.length; start += BATCH_FILES) batches.push(start);
+    const done = await Promise.all(this.workers.map((started) => (started ? runBatches(started, sources, batches, analyses, this.limits) : false)));
+    // Batches left by failed workers (or all, when none could start).
+    for (const start of batches) {
+      const end = Math.min(start + BATCH_FILES, sources.length);
+      analyseHere(sources.slice(start, end), this.limits).forEach((analysis, i) => (analyses[start + i] = analysis));
+    }
+    return { analyses, workersDone: done.filter(Boolean).length };
+  }
+
+  close(): void {
+    for (const started of this.workers) void started?.worker.terminate();
+  }
 }
 
 /**
@@ -66,23 +100,35 @@ const WORKER_SCRIPT = WORKER_MODULE.endsWith('.ts')
   ? `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(WORKER_MODULE)}); });`
   : `import(${JSON.stringify(WORKER_MODULE)});`;
 
+/** A worker and whether it has stopped: one that fails while the files are still being read has stopped before it is given work. */
+interface StartedWorker {
+  worker: Worker;
+  exited: boolean;
+}
+
+function startWorker(limits: MappingLimits, heapMb: typeof WORKER_HEAP_MB): StartedWorker | null {
+  try {
+    const worker = new Worker(WORKER_SCRIPT, {
+      eval: true,
+      workerData: { limits },
+      resourceLimits: { maxOldGenerationSizeMb: heapMb.oldGeneration, maxYoungGenerationSizeMb: heapMb.youngGeneration },
+    });
+    const started = { worker, exited: false };
+    worker.on('error', () => undefined);
+    worker.once('exit', () => (started.exited = true));
+    return started;
+  } catch {
+    return null;
+  }
+}
+
 /**
  * One worker taking batches (start offsets) from the shared queue until it is
  * empty. Resolves true when the worker summarised every batch it took; false
- * when it could not start or failed, its unfinished batch put back in the queue.
+ * when it failed (before or while it worked), its unfinished batch put back in the queue.
  */
-function runWorker(sources: SourceFile[], queue: number[], into: FileAnalysis[], limits: MappingLimits, heapMb: typeof WORKER_HEAP_MB): Promise<boolean> {
+function runBatches({ worker, exited }: StartedWorker, sources: SourceFile[], queue: number[], into: FileAnalysis[], limits: MappingLimits): Promise<boolean> {
   return new Promise((resolve) => {
-    let worker: Worker;
-    try {
-      worker = new Worker(WORKER_SCRIPT, {
-        eval: true,
-        workerData: { limits },
-        resourceLimits: { maxOldGenerationSizeMb: heapMb.oldGeneration, maxYoungGenerationSizeMb: heapMb.youngGeneration },
-      });
-    } catch {
-      return resolve(false);
-    }
     let current: number | undefined;
     let settled = false;
     const settle = (ok: boolean) => {
@@ -90,7 +136,7 @@ function runWorker(sources: SourceFile[], queue: number[], into: FileAnalysis[],
       settled = true;
       if (!ok && current !== undefined) queue.push(current);
       current = undefined;
-      void worker.terminate();
+      worker.removeAllListeners('message');
       resolve(ok);
     };
     const next = () => {
@@ -104,8 +150,9 @@ function runWorker(sources: SourceFile[], queue: number[], into: FileAnalysis[],
       // Made into analyses as they arrive, while the workers go on: this thread is otherwise idle.
       summaries.forEach((summary, i) => (into[start + i] = fromSummary(sources[start + i]!, summary, limits)));
     });
-    next();
+    if (exited) return settle(false);
     worker.once('error', () => settle(false));
     worker.once('exit', () => settle(false));
+    next();
   });
 }

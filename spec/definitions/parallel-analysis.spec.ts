@@ -1,9 +1,13 @@
 import { expect } from 'chai';
 import { DEFAULT_MAPPING_LIMITS } from '../../engine/mapping/index.ts';
 import { analyseFile } from '../../engine/definitions/file-analysis.ts';
-import { analyseFiles, PARALLEL_MIN_FILES } from '../../engine/definitions/parallel-analysis.ts';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { DefinitionsLoader } from '../../engine/definitions/loader.ts';
+import { AnalysisPool, analyseFiles, PARALLEL_MIN_FILES } from '../../engine/definitions/parallel-analysis.ts';
+import { tempDir } from '../helpers/temp-dir.ts';
 import { sourceFile } from '../../engine/definitions/source-files.ts';
-import { appFiles } from '../../scripts/bench/scale-tree.ts';
+import { appFiles, generateTree } from '../../scripts/bench/scale-tree.ts';
 
 /** What a loader keeps of an analysis, as plain data (positions included, found from the text). */
 function observable(analysis: ReturnType<typeof analyseFile>) {
@@ -57,5 +61,38 @@ describe('analysing a large tree on several threads', () => {
     const { analyses, workersDone } = await analyseFiles(files, DEFAULT_MAPPING_LIMITS, 4);
     expect(workersDone).to.equal(0);
     expect(analyses.map(observable)).to.deep.equal(files.map((file) => observable(analyseFile(file))));
+  });
+
+  it('gives a pool whose worker failed while the files were being read no work, and analyses its share here', async function () {
+    this.timeout(180_000);
+    const files = largeTree();
+    const pool = new AnalysisPool(1, DEFAULT_MAPPING_LIMITS, { oldGeneration: 1, youngGeneration: 1 });
+    // Time for the worker to fail as it starts, as it would while a large tree is read.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    try {
+      const { analyses, workersDone } = await pool.analyse(files);
+      expect(workersDone).to.equal(0);
+      expect(analyses.map(observable)).to.deep.equal(files.map((file) => observable(analyseFile(file))));
+    } finally {
+      pool.close();
+    }
+  });
+
+  it('loads a large folder cold on worker threads (started while the files are read) as on one thread: same hash, same problems', async function () {
+    this.timeout(180_000);
+    const { dir, cleanup } = await tempDir('igw-parallel-load-');
+    try {
+      await generateTree(dir, Math.ceil(PARALLEL_MIN_FILES / 33) + 2, 30);
+      const broken = path.join(dir, 'app-0002/versions/1/actions/list-things-2.yaml');
+      await fs.writeFile(broken, (await fs.readFile(broken, 'utf8')).replace('method: GET', 'method: FETCH'));
+      const threaded = await new DefinitionsLoader(DEFAULT_MAPPING_LIMITS, 2).loadDirectory(dir);
+      const single = await new DefinitionsLoader(DEFAULT_MAPPING_LIMITS, 1).loadDirectory(dir);
+      expect(threaded.stats.files).to.be.greaterThanOrEqual(PARALLEL_MIN_FILES);
+      expect(threaded.hash).to.equal(single.hash);
+      expect(threaded.problems).to.deep.equal(single.problems);
+      expect(threaded.problems.map((p) => `${p.file} ${p.code}`)).to.deep.equal(['app-0002/versions/1/actions/list-things-2.yaml SCHEMA_ENUM']);
+    } finally {
+      await cleanup();
+    }
   });
 });
