@@ -87,7 +87,8 @@ export class DefinitionsLoader {
       const { analyses } = started && fresh.length >= PARALLEL_MIN_FILES ? await started.analyse(fresh) : await analyseFiles(fresh, this.limits, workers);
       this.ahead = new Map(analyses.map((analysis) => [analysis.source, analysis]));
     } finally {
-      (pool as AnalysisPool | null)?.close();
+      // Before the tree is built: the workers' heaps are let go first.
+      await (pool as AnalysisPool | null)?.close();
     }
     const state = this.tree.replaceAll(files);
     this.ahead = new Map();

@@ -47,7 +47,7 @@ export async function analyseFiles(
   try {
     return await pool.analyse(sources);
   } finally {
-    pool.close();
+    await pool.close();
   }
 }
 
@@ -85,8 +85,9 @@ export class AnalysisPool {
     return { analyses, workersDone: done.filter(Boolean).length };
   }
 
-  close(): void {
-    for (const started of this.workers) void started?.worker.terminate();
+  /** Stops the workers, and resolves once their threads (and heaps) are gone. */
+  async close(): Promise<void> {
+    await Promise.all(this.workers.map((started) => started?.worker.terminate()));
   }
 }
 

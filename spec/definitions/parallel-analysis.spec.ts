@@ -74,7 +74,7 @@ describe('analysing a large tree on several threads', () => {
       expect(workersDone).to.equal(0);
       expect(analyses.map(observable)).to.deep.equal(files.map((file) => observable(analyseFile(file))));
     } finally {
-      pool.close();
+      await pool.close();
     }
   });
 
