@@ -3,9 +3,8 @@
  * (parse, validate, check expressions) and posts the summaries back.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import type { MappingLimits } from '../mapping/index.ts';
 import { summariseFile } from './file-analysis.ts';
 import type { SourceFile } from './source-files.ts';
 
-const { sources, limits } = workerData as { sources: SourceFile[]; limits: MappingLimits };
-parentPort!.postMessage(sources.map((source) => summariseFile(source, limits)));
+const { sources } = workerData as { sources: SourceFile[] };
+parentPort!.postMessage(sources.map((source) => summariseFile(source)));

@@ -28,18 +28,18 @@ export async function analyseFiles(
   workers = os.availableParallelism() - 1,
 ): Promise<{ analyses: FileAnalysis[]; workersDone: number }> {
   if (sources.length < PARALLEL_MIN_FILES || workers < 1) {
-    return { analyses: sources.map((source) => fromSummary(source, summariseFile(source, limits), limits)), workersDone: 0 };
+    return { analyses: sources.map((source) => fromSummary(source, summariseFile(source), limits)), workersDone: 0 };
   }
   const shares = Array.from({ length: workers + 1 }, (_, share) => sources.filter((_, i) => i % (workers + 1) === share));
   const [own, ...theirs] = shares as [SourceFile[], ...SourceFile[][]];
   // Each worker thread starts as it is made, so they run while this thread does its own share.
-  const pending = theirs.map((share) => inWorker(share, limits));
+  const pending = theirs.map((share) => inWorker(share));
   const summaries = new Map<SourceFile, FileSummary>();
-  own.forEach((source) => summaries.set(source, summariseFile(source, limits)));
+  own.forEach((source) => summaries.set(source, summariseFile(source)));
   const results = await Promise.all(pending);
   theirs.forEach((share, w) => {
     const result = results[w];
-    share.forEach((source, i) => summaries.set(source, result ? result[i]! : summariseFile(source, limits)));
+    share.forEach((source, i) => summaries.set(source, result ? result[i]! : summariseFile(source)));
   });
   return { analyses: sources.map((source) => fromSummary(source, summaries.get(source)!, limits)), workersDone: results.filter(Boolean).length };
 }
@@ -55,11 +55,11 @@ const WORKER_SCRIPT = WORKER_MODULE.endsWith('.ts')
   : `import(${JSON.stringify(WORKER_MODULE)});`;
 
 /** One worker's summaries of `sources`, or null when the worker failed (the caller analyses them itself). */
-function inWorker(sources: SourceFile[], limits: MappingLimits): Promise<FileSummary[] | null> {
+function inWorker(sources: SourceFile[]): Promise<FileSummary[] | null> {
   return new Promise((resolve) => {
     let worker: Worker;
     try {
-      worker = new Worker(WORKER_SCRIPT, { eval: true, workerData: { sources, limits } });
+      worker = new Worker(WORKER_SCRIPT, { eval: true, workerData: { sources } });
     } catch {
       return resolve(null);
     }
