@@ -1,5 +1,6 @@
 import type jsonata from 'jsonata';
 import { DEFAULT_MAPPING_LIMITS, guardedJsonata, type MappingLimits } from '../mapping/index.ts';
+import { jsonataSyntaxError, type JsonataSyntaxError } from './jsonata-syntax/index.ts';
 import type { DefinitionPath, ParsedFile } from './parsed-file.ts';
 import { problemAt, type DefinitionProblem, type SourceLocation } from './problems.ts';
 import { sourceOffsetOf } from './scalar-offsets.ts';
@@ -15,20 +16,14 @@ export interface CompiledExpression {
   readonly at: SourceLocation;
 }
 
-interface JsonataError {
-  code?: string;
-  position?: number;
-  message?: string;
-}
-
 /**
  * Checks that the string at `path` compiles; null when it does. A syntax
  * error is located at the offending character in the file, wherever the YAML
  * string is written (block, quoted or plain). jsonata reports the position
  * just after the offending token.
  */
-export function expressionProblem(parsed: ParsedFile, path: DefinitionPath, source: string, limits: MappingLimits = DEFAULT_MAPPING_LIMITS): DefinitionProblem | null {
-  const error = syntaxErrorOf(source, limits);
+export function expressionProblem(parsed: ParsedFile, path: DefinitionPath, source: string): DefinitionProblem | null {
+  const error = syntaxErrorOf(source);
   if (!error) return null;
   const scalar = parsed.scalarAt(path);
   const offset = Math.min(Math.max(0, (error.position ?? 1) - 1), Math.max(0, source.length - 1));
@@ -44,28 +39,25 @@ export function checkedExpression(parsed: ParsedFile, path: DefinitionPath, sour
 
 /**
  * Whether `source` parses, remembered by its text: a catalogue repeats the
- * same small expressions (`$lowercase(value)`) across thousands of actions,
- * and a jsonata compile costs 50 to 200 µs. The expression is compiled here
- * so a syntax error is a load problem, then dropped: a compiled expression
- * holds about 14 KB, and most of a large catalogue's never run (1,000 apps x
- * 30 actions kept 840 MB of them). Its first evaluation compiles it again.
+ * same small expressions (`$lowercase(value)`) across thousands of actions.
+ * Only parsed here, so a syntax error is a load problem: a compiled
+ * expression holds about 14 KB, and most of a large catalogue's never run
+ * (1,000 apps x 30 actions kept 840 MB of them); its first evaluation
+ * compiles it with jsonata. The parse is jsonata's own parser copied with
+ * its symbol table built once (jsonata-syntax/): jsonata() builds it on every
+ * call, 50 to 200 µs an expression, 5 to 10x the parse itself.
  */
-function syntaxErrorOf(source: string, limits: MappingLimits): JsonataError | null {
+function syntaxErrorOf(source: string): JsonataSyntaxError | null {
   const known = checked.get(source);
   if (known !== undefined) return known;
-  let error: JsonataError | null = null;
-  try {
-    guardedJsonata(source, limits);
-  } catch (thrown) {
-    error = typeof thrown === 'object' && thrown !== null ? (thrown as JsonataError) : { message: String(thrown) };
-  }
+  const error = jsonataSyntaxError(source);
   // Bounded: a long-running gateway reloading edited definitions must not keep every text it ever saw.
   if (checked.size >= CHECKED_MAX) checked.clear();
   checked.set(source, error);
   return error;
 }
 
-const checked = new Map<string, JsonataError | null>();
+const checked = new Map<string, JsonataSyntaxError | null>();
 const CHECKED_MAX = 100_000;
 
 /** Where the expression's text starts in the file: its first character for a block scalar, else the value. */

@@ -55,10 +55,10 @@ export interface FileSummary {
 
 /** Stages 2, 3 and the compile stage for one file: parse, validate, compile. */
 export function analyseFile(source: SourceFile, limits: MappingLimits = DEFAULT_MAPPING_LIMITS): FileAnalysis {
-  return fromSummary(source, summariseFile(source, limits), limits);
+  return fromSummary(source, summariseFile(source), limits);
 }
 
-export function summariseFile(source: SourceFile, limits: MappingLimits = DEFAULT_MAPPING_LIMITS): FileSummary {
+export function summariseFile(source: SourceFile): FileSummary {
   const place = placeOf(source.file);
   const base = { parsed: false, value: null, valid: false, names: {}, expressions: [] };
   if (place.kind === 'unexpected') {
@@ -75,7 +75,7 @@ export function summariseFile(source: SourceFile, limits: MappingLimits = DEFAUL
   const expressions: [DefinitionPath, string][] = [];
   const compileProblems: DefinitionProblem[] = [];
   for (const [path, text] of expressionsOf(parsed.value)) {
-    const problem = expressionProblem(parsed, path, text, limits);
+    const problem = expressionProblem(parsed, path, text);
     if (problem) compileProblems.push(problem);
     else expressions.push([path, text]);
   }
@@ -97,7 +97,7 @@ export function fromSummary(source: SourceFile, summary: FileSummary, limits: Ma
 }
 
 /** Every JSONata string of a definition, with its path: argument mappers, response mappings, exchange mappings. */
-function expressionsOf(value: unknown): [DefinitionPath, string][] {
+export function expressionsOf(value: unknown): [DefinitionPath, string][] {
   const found: [DefinitionPath, string][] = [];
   const record = (value ?? {}) as { arguments?: unknown; response?: unknown };
   if (Array.isArray(record.arguments)) {

@@ -52,7 +52,7 @@ export async function analyseFiles(
 }
 
 function analyseHere(sources: SourceFile[], limits: MappingLimits): FileAnalysis[] {
-  return sources.map((source) => fromSummary(source, summariseFile(source, limits), limits));
+  return sources.map((source) => fromSummary(source, summariseFile(source), limits));
 }
 
 /**
@@ -69,7 +69,7 @@ export class AnalysisPool {
     private readonly limits: MappingLimits,
     heapMb = WORKER_HEAP_MB,
   ) {
-    this.workers = Array.from({ length: count }, () => startWorker(limits, heapMb));
+    this.workers = Array.from({ length: count }, () => startWorker(heapMb));
   }
 
   async analyse(sources: SourceFile[]): Promise<{ analyses: FileAnalysis[]; workersDone: number }> {
@@ -107,11 +107,10 @@ interface StartedWorker {
   exited: boolean;
 }
 
-function startWorker(limits: MappingLimits, heapMb: typeof WORKER_HEAP_MB): StartedWorker | null {
+function startWorker(heapMb: typeof WORKER_HEAP_MB): StartedWorker | null {
   try {
     const worker = new Worker(WORKER_SCRIPT, {
       eval: true,
-      workerData: { limits },
       resourceLimits: { maxOldGenerationSizeMb: heapMb.oldGeneration, maxYoungGenerationSizeMb: heapMb.youngGeneration },
     });
     const started = { worker, exited: false };

@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { expect } from 'chai';
 import fc from 'fast-check';
+import { CORE_SCHEMA, load } from 'js-yaml';
 import { parseDocument, stringify } from 'yaml';
 import { fastValue, parseDefinitionFile } from '../../engine/definitions/parsed-file.ts';
 import { sourceFile } from '../../engine/definitions/source-files.ts';
@@ -41,7 +42,7 @@ describe('the YAML fast path (js-yaml for files it accepts, yaml for the rest)',
   });
 
   it('resolves plain scalars by the YAML 1.2 core schema, as yaml does', () => {
-    const scalars = ['0b101', '1_000', '0o17', '0x1F', '+12', '-.5', '.5', '1.', '1e3', '1E+3', '.inf', '-.Inf', '.NaN', '~', 'Null', 'yes', 'On', 'TRUE', 'True', 'false', '2020-01-01', '012', '+0o7', '1:20', '12345678901234567890', '0.', '-0', '1e', '0x', '.e1', "'it''s'", '"\\u00e9\\x41\\t"', '"a\\\n  b"', '!!str 12', '!!int "7"', '!!float 1', '!!null ""', '!!bool true'];
+    const scalars = ['0b101', '-0b1', '+0x1F', '-0o7', '+.5', '-.5e3', '[-0]', '1_000', '0o17', '0x1F', '+12', '-.5', '.5', '1.', '1e3', '1E+3', '.inf', '-.Inf', '.NaN', '~', 'Null', 'yes', 'On', 'TRUE', 'True', 'false', '2020-01-01', '012', '+0o7', '1:20', '12345678901234567890', '0.', '-0', '1e', '0x', '.e1', "'it''s'", '"\\u00e9\\x41\\t"', '"a\\\n  b"', '!!str 12', '!!int "7"', '!!float 1', '!!null ""', '!!bool true'];
     for (const scalar of scalars) expectSameMeaning(`a: ${scalar}\n`);
   });
 
@@ -49,10 +50,28 @@ describe('the YAML fast path (js-yaml for files it accepts, yaml for the rest)',
     for (const text of ['%YAML 1.1\n---\na: yes\n', 'a: &x [1]\nb: *x\n', '? [a, b]\n: c\n', 'a: !foo x\n', '', '# only a comment\n', '...\n']) {
       expect(fastValue(text).ok, JSON.stringify(text)).to.equal(false);
     }
+    // What js-yaml 4 reads and yaml refuses or reads otherwise: a comment with no space before it, a blank
+    // more-indented first line of a block scalar, content after `---`, collections as keys, `-0`.
+    for (const text of ["a: ''#'\n", 'a: "a"#b\n', 'a: [1]#x\n', 'a: {b: 1}#x\n', 'a: >-\n   \n  #\n', 'a: |\n   \n  #\n', '---a: 1\n', '--- a: 1\n', '----: 1\n', '{}: 1\n', '[a]: 1\n', 'a: {[x]: 1}\n', 'a: [[x]: 1]\n', 'a: {[x], y}\n', 'a: {y, {x: 1}}\n', 'a: -0\n', 'a: *x\n']) {
+      expect(fastValue(text).ok, JSON.stringify(text)).to.equal(false);
+    }
     // ...and the loader still reads them as yaml does.
     expect(parseDefinitionFile(sourceFile('x.yaml', '%YAML 1.1\n---\na: yes\n')).parsed!.value).to.deep.equal({ a: true });
     expect(parseDefinitionFile(sourceFile('x.yaml', 'a: &x [1]\nb: *x\n')).parsed!.value).to.deep.equal({ a: [1], b: [1] });
     expect(parseDefinitionFile(sourceFile('x.yaml', '')).parsed!.value).to.equal(null);
+  });
+
+  it('never lets js-yaml expand an alias: every file with an anchor goes to yaml (its alias-expansion limit applies)', () => {
+    const token = fc.constantFrom('a', 'b', ': ', '- ', '&a ', '&a', '*a', '[', ']', '{', '}', ',', ' ', '\n', '\n  ', '\t', '!', '?', '? ', '|', '"', "'", '#', '1', '-');
+    fc.assert(
+      fc.property(fc.array(token, { maxLength: 24 }).map((tokens) => tokens.join('')), (text) => {
+        if (!fastValue(text).ok) return;
+        const anchors: number[] = [];
+        load(text, { schema: CORE_SCHEMA, listener: (_event, state) => void anchors.push(Object.keys((state as unknown as { anchorMap: object }).anchorMap).length) });
+        expect(Math.max(0, ...anchors), text).to.equal(0);
+      }),
+      { numRuns: 5000 },
+    );
   });
 
   it('agrees with yaml on generated documents in every style yaml writes', () => {
