@@ -1,5 +1,5 @@
-import os from 'node:os';
 import path from 'node:path';
+import { defaultLoadThreads } from '../definitions/load-threads.ts';
 import { DEFAULT_MAPPING_LIMITS, type MappingLimits } from '../mapping/limits.ts';
 import { parseEgressAllow, type EgressAllowList } from '../runtime/egress/allow-list.ts';
 import { DEFAULT_OUTBOUND_SETTINGS, type OutboundSettings } from '../runtime/http/settings.ts';
@@ -100,7 +100,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       maxDepth: integer(env, 'MAPPING_MAX_DEPTH', DEFAULT_MAPPING_LIMITS.maxDepth, 10, 100_000),
       maxSequence: integer(env, 'MAPPING_MAX_SEQUENCE', DEFAULT_MAPPING_LIMITS.maxSequence, 1, 10_000_000),
     },
-    definitionsLoadThreads: integer(env, 'DEFINITIONS_LOAD_THREADS', os.availableParallelism(), 1, 64),
+    definitionsLoadThreads: integer(env, 'DEFINITIONS_LOAD_THREADS', defaultLoadThreads(), 1, 64),
     publicBaseUrl,
     embeddedBaseUrl,
     endUserTokens: {

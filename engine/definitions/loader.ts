@@ -1,10 +1,10 @@
-import os from 'node:os';
 import { DEFAULT_MAPPING_LIMITS, type MappingLimits } from '../mapping/index.ts';
 import { rereadChanged } from './changed-files.ts';
 import { analyseFile, type FileAnalysis } from './file-analysis.ts';
 import { LoadedTree, type TreeState } from './loaded-tree.ts';
 import { sortProblems, type DefinitionProblem } from './problems.ts';
 import type { DefinitionsSnapshot } from './snapshot.ts';
+import { defaultLoadThreads } from './load-threads.ts';
 import { AnalysisPool, analyseFiles, PARALLEL_MIN_FILES } from './parallel-analysis.ts';
 import { readSourceFiles, type SourceFile } from './source-files.ts';
 
@@ -55,7 +55,7 @@ export class DefinitionsLoader {
    */
   constructor(
     private readonly limits: MappingLimits = DEFAULT_MAPPING_LIMITS,
-    private readonly threads = os.availableParallelism(),
+    private readonly threads = defaultLoadThreads(),
   ) {}
 
   /**

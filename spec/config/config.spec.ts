@@ -16,7 +16,7 @@ describe('configuration', () => {
     expect(config.dataDir).to.equal(path.resolve('/srv/gw/data'));
     expect(config.definitionsDir).to.equal(path.resolve('/srv/gw/definitions'));
     expect(config.encryptionKeys).to.equal(undefined);
-    expect(config.definitionsLoadThreads).to.equal(os.availableParallelism());
+    expect(config.definitionsLoadThreads).to.equal(Math.max(1, os.availableParallelism() - 1));
   });
 
   it('reads every variable', () => {
