@@ -16,6 +16,7 @@
  * Every flag has an env twin: BENCH_DURATION, BENCH_WARMUP, BENCH_CONNECTIONS, BENCH_LATENCY_DURATION,
  * BENCH_APPS, BENCH_ACTIONS, BENCH_RELOADS, BENCH_DEBOUNCE_MS, BENCH_MAPPING_MS, BENCH_OUT.
  */
+import { readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -48,7 +49,9 @@ const settings = {
   mappingMs: setting('mapping-ms', 'BENCH_MAPPING_MS', 400, 50),
   debounceMs: flags.get('debounce') ?? process.env.BENCH_DEBOUNCE_MS,
 };
-const only = new Set((flags.get('only') ?? 'load,mapping,scale').split(','));
+const only = new Set((flags.get('only') ?? 'load,budget,mapping,scale').split(','));
+/** The budget part: µs of work added to each of the bare proxy's requests. */
+const BURNS_US = [0, 50, 100, 200, 400];
 const profile = flags.get('cpu-prof');
 const out = path.resolve(flags.get('out') ?? process.env.BENCH_OUT ?? 'bench-results.json');
 const profileDir = path.resolve('.tmp/profiles');
@@ -65,6 +68,8 @@ interface LoadRow {
   gatewayVsProxy: number;
   /** At the load's connections: includes queueing behind the other connections' requests. */
   addedP50OverProxyMs: number;
+  /** CPU (user + system) the target's process used per 2xx response in the measured run, warm-up excluded. */
+  cpuUsPerRequest: { direct: number; proxy: number; gateway: number };
   /** One connection: the latency of one request with nothing queued. */
   unloaded: { direct: LoadFigures; proxy: LoadFigures; gateway: LoadFigures; addedP50OverProxyMs: number };
 }
@@ -116,8 +121,13 @@ async function loadBenchmark(): Promise<LoadRow[]> {
     for (const records of RECORD_COUNTS) {
       const t = targets(records);
       const figures: Record<string, LoadFigures> = {};
+      const cpu: Record<string, number> = {};
+      const pids = { direct: upstream.process.pid!, proxy: proxy.process.pid!, gateway: gateway.process.pid! };
       for (const name of ['direct', 'proxy', 'gateway'] as const) {
-        figures[name] = await measure(t[name], settings);
+        await warmUp(t[name]);
+        const before = cpuMicros(pids[name]);
+        figures[name] = await measure(t[name], { ...settings, warmupSeconds: 0 });
+        cpu[name] = round((cpuMicros(pids[name]) - before) / Math.max(1, figures[name]!.requests), 0);
         const f = figures[name]!;
         log(`  ${String(records).padStart(3)} records  ${name.padEnd(7)}  ${String(f.requestsPerSecond).padStart(6)} req/s  p50 ${f.p50Ms} ms  p99 ${f.p99Ms} ms${f.non2xx || f.errors || f.timeouts ? `  (non-2xx ${f.non2xx}, errors ${f.errors}, timeouts ${f.timeouts})` : ''}`);
       }
@@ -136,6 +146,7 @@ async function loadBenchmark(): Promise<LoadRow[]> {
         gatewayVsDirect: round(gw.requestsPerSecond / direct.requestsPerSecond, 3),
         gatewayVsProxy: round(gw.requestsPerSecond / bare.requestsPerSecond, 3),
         addedP50OverProxyMs: round(gw.p50Ms - bare.p50Ms, 3),
+        cpuUsPerRequest: { direct: cpu.direct!, proxy: cpu.proxy!, gateway: cpu.gateway! },
         unloaded: {
           direct: unloaded.direct!,
           proxy: unloaded.proxy!,
@@ -147,6 +158,55 @@ async function loadBenchmark(): Promise<LoadRow[]> {
     return rows;
   } finally {
     for (const child of children.reverse()) await child.stop();
+  }
+}
+
+/**
+ * What the 70% target allows: the bare proxy at 10 records with a fixed
+ * amount of CPU work added to each request (a busy loop), against itself
+ * with none. On a machine where the load generator, the upstream and the
+ * target share the CPUs, a slower target also pays more per request for the
+ * same socket work (its peers sleep, and each write wakes one), so req/s
+ * falls faster than the work alone would make it.
+ */
+async function budgetBenchmark(): Promise<{ burnUs: number; requestsPerSecond: number; cpuUsPerRequest: number; share: number }[]> {
+  const upstream = await startChild<{ url: string }>('upstream.ts');
+  try {
+    const rows: { burnUs: number; requestsPerSecond: number; cpuUsPerRequest: number; share: number }[] = [];
+    for (const burnUs of BURNS_US) {
+      const proxy = await startChild<{ url: string }>('proxy.ts', { env: { BENCH_UPSTREAM_URL: upstream.info.url, BENCH_PROXY_BURN_US: String(burnUs) } });
+      try {
+        const target: LoadTarget = { name: `proxy+${burnUs}µs`, url: `${proxy.info.url}/records?limit=10&view=full`, method: 'GET' };
+        await check(target, 10, (b) => b.data.records.length);
+        await warmUp(target);
+        const before = cpuMicros(proxy.process.pid!);
+        const figures = await measure(target, { ...settings, warmupSeconds: 0 });
+        const cpuUsPerRequest = round((cpuMicros(proxy.process.pid!) - before) / Math.max(1, figures.requests), 0);
+        const share = rows.length ? round(figures.requestsPerSecond / rows[0]!.requestsPerSecond, 3) : 1;
+        rows.push({ burnUs, requestsPerSecond: figures.requestsPerSecond, cpuUsPerRequest, share });
+        log(`  proxy + ${String(burnUs).padStart(3)} µs of work per request  ${String(figures.requestsPerSecond).padStart(6)} req/s  ${round(share * 100, 1)}% of the bare proxy`);
+      } finally {
+        await proxy.stop();
+      }
+    }
+    return rows;
+  } finally {
+    await upstream.stop();
+  }
+}
+
+/** The warm-up run alone, its figures dropped: so the CPU read around the measured run is that run's only. */
+async function warmUp(target: LoadTarget): Promise<void> {
+  if (settings.warmupSeconds > 0) await measure(target, { ...settings, durationSeconds: settings.warmupSeconds, warmupSeconds: 0 });
+}
+
+/** User + system CPU a process has used, in µs (Linux /proc; NaN where there is none). */
+function cpuMicros(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / 100;
+  } catch {
+    return Number.NaN;
   }
 }
 
@@ -214,7 +274,7 @@ async function main(): Promise<void> {
     log('');
     log(
       table(
-        ['records', 'direct req/s', 'proxy req/s', 'gateway req/s', 'gw/direct', 'gw/proxy', 'direct p50', 'proxy p50', 'gw p50', 'direct p99', 'proxy p99', 'gw p99', 'gw-proxy p50'],
+        ['records', 'direct req/s', 'proxy req/s', 'gateway req/s', 'gw/direct', 'gw/proxy', 'direct p50', 'proxy p50', 'gw p50', 'direct p99', 'proxy p99', 'gw p99', 'gw-proxy p50', 'proxy CPU µs/req', 'gw CPU µs/req'],
         load.map((r) => [
           r.records,
           r.direct.requestsPerSecond,
@@ -229,6 +289,8 @@ async function main(): Promise<void> {
           r.proxy.p99Ms,
           r.gateway.p99Ms,
           r.addedP50OverProxyMs,
+          r.cpuUsPerRequest.proxy,
+          r.cpuUsPerRequest.gateway,
         ]),
       ),
     );
@@ -240,6 +302,15 @@ async function main(): Promise<void> {
       ),
     );
     log('(latencies in ms, 1 connection: nothing queued)\n');
+  });
+
+  await part('budget', async () => {
+    log('== budget: the bare proxy with work added to each request (10 records)');
+    const budget = await budgetBenchmark();
+    results.budget = budget;
+    log('');
+    log(table(['work added per request', 'req/s', 'CPU µs per request', 'share of the bare proxy'], budget.map((b) => [`${b.burnUs} µs`, b.requestsPerSecond, b.cpuUsPerRequest, `${round(b.share * 100, 1)}%`])));
+    log('(the 70% target allows the gateway about as much work per request as the row that keeps 70%)\n');
   });
 
   let mapping: MappingCost[] | undefined;

@@ -14,6 +14,12 @@ import { serveAsChild } from './child.ts';
 const upstream = process.env.BENCH_UPSTREAM_URL;
 if (!upstream) throw new Error('BENCH_UPSTREAM_URL is not set');
 const dispatcher = new Agent({ connections: 64 });
+/**
+ * BENCH_PROXY_BURN_US: CPU spent (busy) on each request before forwarding it,
+ * 0 by default. The budget part of the benchmark uses it to show what a
+ * given amount of work per request costs in req/s on this machine.
+ */
+const burnMs = Number(process.env.BENCH_PROXY_BURN_US ?? 0) / 1000;
 
 const app = new Koa();
 app.use(async (ctx) => {
@@ -21,6 +27,7 @@ app.use(async (ctx) => {
     ctx.status = 404;
     return;
   }
+  if (burnMs > 0) for (const end = performance.now() + burnMs; performance.now() < end; );
   const response = await request(`${upstream}/api/records${ctx.search}`, { dispatcher, method: 'GET', headers: { accept: 'application/json' } });
   ctx.status = response.statusCode;
   ctx.type = 'application/json';
