@@ -130,7 +130,7 @@ export function parseDefinitionFile(source: SourceFile): { parsed: ParsedFile | 
 
 /** js-yaml's reading of a file, or not ok when it refuses it (then `yaml` decides). */
 export function fastValue(text: string): { ok: true; value: unknown } | { ok: false } {
-  if (YAML_DECIDES.some((pattern) => pattern.test(text))) return { ok: false };
+  if (YAML_DECIDES.some(([pattern, needs]) => (!needs || needs.some((part) => text.includes(part))) && pattern.test(text))) return { ok: false };
   try {
     // js-yaml 4's CORE_SCHEMA has no merge type (`<<` is a plain key, as in `yaml`); an alias with no anchor
     // throws ("unidentified alias"), and every anchor is sent to `yaml` by YAML_DECIDES, so no alias is expanded here.
@@ -157,25 +157,30 @@ export function fastValue(text: string): { ok: true; value: unknown } | { ok: fa
  * its line. The patterns look for where such a token
  * may start, so they also match some JSONata (`x ? y : z` on a line of its
  * own), which only sends that file the slower way.
+ *
+ * Each pattern comes with strings one of which a text must contain for it
+ * to match (null: none worth testing). `includes` scans for them far faster
+ * than the pattern scans lines, so a file that has none skips the pattern:
+ * 17 patterns cost ~17 µs on a generated 800-byte file, a third of parsing it.
  */
-const YAML_DECIDES = [
-  /^%/m,
-  /(?:^|[\s:,[{-])!(?!=)/m,
-  /(?:^[\t -]*|[{[,]\s*)\?(?:\s|$)/m,
-  /(?:^[\t -]*|[{[,?]\s*)(?:~|null|Null|NULL)?[\t ]*:(?:[\s,\]}]|$)/m,
-  /[{,][\t ]*(?:~|null|Null|NULL)[\t ]*[,}]/,
-  /(?:^|[\s:,[{-])&[^\s=]/m,
-  /(?:^|[\s:,[{-])[|>](?:[0-9]|[+-]?[0-9]|\+)/m,
-  /^[ -]*\t/m,
-  /^[\t ]+---(?:\s|$)/m,
-  /^[\t ]*\.\.\.(?:\s|$)/m,
-  /["'\]},]#/,
-  /(?:^|[\s:,[{])(?:[-+]?0b|[-+]0[ox]|[-+]\.[0-9]|-0(?:[\s,\]}]|$))/m,
-  /(?:^|[\s:,[{-])[|>][+-]?[\t ]*(?:#.*)?\n[\t ]*\n/m,
-  /^---(?!(?:[\t ]+#.*)?[\t ]*$)/m,
-  /[\]}][\t ]*:/,
-  /(?:^[\t ]*|[:-][\t ]+|[[{,][\t ]*)\{\s*[[{]/m,
-  /,\s*[[{]/,
+export const YAML_DECIDES: readonly (readonly [RegExp, readonly string[] | null])[] = [
+  [/^%/m, ['%']],
+  [/(?:^|[\s:,[{-])!(?!=)/m, ['!']],
+  [/(?:^[\t -]*|[{[,]\s*)\?(?:\s|$)/m, ['?']],
+  [/(?:^[\t -]*|[{[,?]\s*)(?:~|null|Null|NULL)?[\t ]*:(?:[\s,\]}]|$)/m, null],
+  [/[{,][\t ]*(?:~|null|Null|NULL)[\t ]*[,}]/, ['~', 'null', 'Null', 'NULL']],
+  [/(?:^|[\s:,[{-])&[^\s=]/m, ['&']],
+  [/(?:^|[\s:,[{-])[|>](?:[0-9]|[+-]?[0-9]|\+)/m, ['|', '>']],
+  [/^[ -]*\t/m, ['\t']],
+  [/^[\t ]+---(?:\s|$)/m, ['---']],
+  [/^[\t ]*\.\.\.(?:\s|$)/m, ['...']],
+  [/["'\]},]#/, ['#']],
+  [/(?:^|[\s:,[{])(?:[-+]?0b|[-+]0[ox]|[-+]\.[0-9]|-0(?:[\s,\]}]|$))/m, ['0b', '0o', '0x', '-.', '+.', '-0']],
+  [/(?:^|[\s:,[{-])[|>][+-]?[\t ]*(?:#.*)?\n[\t ]*\n/m, ['|', '>']],
+  [/^---(?!(?:[\t ]+#.*)?[\t ]*$)/m, ['---']],
+  [/[\]}][\t ]*:/, [']', '}']],
+  [/(?:^[\t ]*|[:-][\t ]+|[[{,][\t ]*)\{\s*[[{]/m, ['{']],
+  [/,\s*[[{]/, ['[', '{']],
 ];
 
 function firstLine(message: string): string {

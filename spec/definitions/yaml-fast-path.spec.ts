@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import { CORE_SCHEMA, load } from 'js-yaml';
 import { parseDocument, stringify } from 'yaml';
-import { fastValue, parseDefinitionFile } from '../../engine/definitions/parsed-file.ts';
+import { fastValue, parseDefinitionFile, YAML_DECIDES } from '../../engine/definitions/parsed-file.ts';
 import { sourceFile } from '../../engine/definitions/source-files.ts';
 
 /** What the loader read before the fast path, and reads still for whatever js-yaml refuses. */
@@ -103,5 +103,17 @@ describe('the YAML fast path (js-yaml for files it accepts, yaml for the rest)',
   it('agrees with yaml on documents stitched from YAML tokens (what a typo or a stray character makes)', () => {
     const token = fc.constantFrom('a', 'b', ':', ': ', '- ', '-', '?', '? ', '!', '!!str ', '!x ', '&a ', '*a', '|', '|-', '>', '>+', '|2', '"', "'", '#', ' #', '[', ']', '{', '}', ',', ' ', '  ', '\n', '\n  ', '\n    ', '\t', '1', '0x1', '.5', 'null', '~', 'true', '%', '---', '...', '\\', 'é', '@', '`', '=', '!=', '<<', 'e3', '+', '.inf');
     fc.assert(fc.property(fc.array(token, { maxLength: 24 }).map((tokens) => tokens.join('')), expectSameMeaning), { numRuns: 5000 });
+  });
+
+  it('tests a guard only when the text holds one of the strings the guard cannot match without', () => {
+    const token = fc.constantFrom('a', ':', ': ', '- ', '-', '?', '? ', '!', '&a', '|', '|2', '|+', '>', '"', "'", '#', '[', ']', '{', '}', ',', ' ', '\n', '\n  ', '\t', '0', '0b1', '0x1', '0o7', '-0', '-.5', '+.5', '.', 'null', 'Null', 'NULL', '~', '%', '---', '...');
+    fc.assert(
+      fc.property(fc.array(token, { maxLength: 20 }).map((tokens) => tokens.join('')), (text) => {
+        for (const [pattern, needs] of YAML_DECIDES) {
+          if (needs && pattern.test(text)) expect(needs.some((part) => text.includes(part)), `${pattern} matched ${JSON.stringify(text)} without any of ${needs.join(' ')}`).to.equal(true);
+        }
+      }),
+      { numRuns: 20_000 },
+    );
   });
 });
