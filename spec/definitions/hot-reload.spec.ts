@@ -89,15 +89,15 @@ describe('hot reload through the running gateway', function () {
     await fs.writeFile(path.join(defs.dir, 'beta/app.yaml'), 'id: beta\nslug: beta\nname: Beta\npublished: 1\n');
     await edit(listLists, 'name: List lists', 'name: List mailing lists');
 
+    const edited = () => resolveAction(resolveAppVersion(gw.gateway.services.definitions.current(), { id: 'acme' }, 'published'), { id: 'list-lists' }).name;
+    // The new app and the edit may be read by different reloads (the edit written after one read the folder): wait for both.
     const after = await eventually(
       () => gw.get('/v2/definitions/status'),
-      (a) => a.body.data.appCount === 2 && a.body.data.hash !== before.body.data.hash && a.body.data.lastAttempt?.hash === a.body.data.hash,
-      'status shows the second app',
+      (a) => a.body.data.appCount === 2 && a.body.data.hash !== before.body.data.hash && a.body.data.lastAttempt?.hash === a.body.data.hash && edited() === 'List mailing lists',
+      'status shows the second app and the edit serves',
     );
     expect(after.body.data.apps.map((a: { id: string }) => a.id)).to.deep.equal(['acme', 'beta']);
-    const snapshot = gw.gateway.services.definitions.current();
-    const action = resolveAction(resolveAppVersion(snapshot, { id: 'acme' }, 'published'), { id: 'list-lists' });
-    expect(action.name).to.equal('List mailing lists');
+    expect(edited()).to.equal('List mailing lists');
   });
 
   it('rejects an invalid change: the last good snapshot keeps serving and status shows the located errors', async () => {
