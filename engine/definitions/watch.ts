@@ -1,111 +1,153 @@
-import type { EventEmitter } from 'node:events';
 import fs from 'node:fs/promises';
-import type { Stats } from 'node:fs';
 import path from 'node:path';
-import { watch } from 'chokidar';
+import parcel from '@parcel/watcher';
 import type { Logger } from '../log/logger.ts';
 import type { DefinitionsRegistry } from './registry.ts';
+import { isDefinitionPath } from './source-files.ts';
 
 /**
  * Events within this window become one reload (an editor writes a file in
  * several steps; a checkout writes many). Short is safe because a reload
  * that reads a half-written file only fails: the registry keeps the last good
- * snapshot serving, and the write that completes the file is seen and
- * reloaded too: as its own chokidar event, or (when chokidar swallowed that
- * event, see CHOKIDAR_CHANGE_THROTTLE_MS) by the stat check after it. Loads
- * never overlap; changes during one are read by the next.
+ * snapshot serving, and the write that completes the file is reported and
+ * reloaded too. Loads never overlap; changes during one are read by the next.
  *
- * chokidar 5 as configured here adds no wait of its own to an add or change:
- * awaitWriteFinish is off (on, it would hold each event until the file size
- * has been still for 2 s). `atomic` is on, as by default without polling: a
- * deleted file is reported 100 ms late, in case an editor's save puts it
- * back (then it is one change), so a deletion serves ~100 ms later than an
+ * @parcel/watcher batches events itself: the first one after 500 ms of quiet
+ * is delivered at once (a one-file save is seen in a few ms), later ones
+ * once 50 ms pass without another (at least every 500 ms in a steady
+ * stream). It delays a second write of a file that way but does not drop it:
+ * a file written twice 5-20 ms apart 650 times, and 25-60 ms apart 400 times
+ * (89 of them served the first write in between), always served the last
+ * write in the end. So no stat check after each event is needed (chokidar,
+ * used before, dropped a change within 50 ms of the last one). A file
+ * deleted and written again within a batch is one update, so an editor's
+ * save by rename is one change, and a deletion is reported as fast as an
  * edit.
  */
 export const RELOAD_DEBOUNCE_MS = 25;
 
 /**
- * chokidar reports a path's 'change' at most once per 50 ms and drops (not
- * delays) the changes inside that window, and drops raw events of a path
- * within 5 ms of one it handles. A write landing in those windows after our
- * reload read the file would never be read. So this long after each event of
- * a file, its size and mtime are compared with what that event saw; a
- * difference is handled as one more change.
+ * Hidden files and folders (.git, editor swap files): any path part starting
+ * with '.'. Matched against the path relative to the watched folder, so
+ * hidden folders are not crawled nor watched.
  */
-const CHOKIDAR_CHANGE_THROTTLE_MS = 50;
-const STAT_CHECK_AFTER_MS = CHOKIDAR_CHANGE_THROTTLE_MS + 10;
+const HIDDEN = ['**/.*', '**/.*/**'];
 
-/** Events after which the changed file paths say everything that changed. */
-const FILE_EVENTS = new Set(['add', 'change', 'unlink']);
+/**
+ * A folder's mtime comes from the kernel's coarse clock, which lags the real
+ * one by up to a tick (1-10 ms): "changed since t" looks from this much
+ * before t.
+ */
+const CLOCK_TICK_MS = 20;
+
+const VERBS = { create: 'add', update: 'change', delete: 'delete' } as const;
 
 /**
  * Watches the registry's folder and reloads after changes settle: only the
  * files added, changed or deleted when that is all that happened, everything
- * after a folder was added or removed (a folder renamed, a tree copied in) or
- * the watcher failed. Resolves once the watcher is ready (so no change after
- * it is missed); the returned function stops watching.
+ * after a folder was added, removed or renamed, or the watcher failed.
+ * Resolves once the watcher is watching (so no change after it is missed);
+ * the returned function stops watching.
+ *
+ * @parcel/watcher (inotify on each folder) reports `create`, `update` and
+ * `delete` of a path without saying whether it is a file or a folder. A path
+ * created or updated is looked at (lstat): a folder, or a path gone again by
+ * then, is a folder event unless its name is a definition file's. A deleted
+ * path is a file when its name is a definition file's (isDefinitionPath),
+ * else it may have been a folder (deleting a README or a test case also
+ * reloads everything: rare, and only slower).
+ *
+ * On a folder created (or moved in), parcel watches that folder but not
+ * folders made inside it before its watch was set (mkdir -p, a copied tree),
+ * and never reports them or what is written in them. So before the full
+ * reload it starts watching again (a new crawl of the tree); a folder that
+ * changed while that ran may hold such a folder again, and counts as one
+ * more folder event.
  */
 export async function watchDefinitions(registry: DefinitionsRegistry, logger: Logger, debounceMs = RELOAD_DEBOUNCE_MS): Promise<() => Promise<void>> {
-  const root = registry.dir;
-  const watcher = watch(root, {
-    ignoreInitial: true,
-    ignored: (file: string) => path.relative(root, file).split(path.sep).some((part) => part.startsWith('.')),
-  });
-  // chokidar types its events with a generic EventEmitter that @types/node 20.9 does not have yet.
-  const events = watcher as unknown as EventEmitter;
+  const root = path.resolve(registry.dir);
   let timer: NodeJS.Timeout | null = null;
   /** The files changed in this window; null once something happened that only a full reload is sure about. */
   let changed: Set<string> | null = new Set();
-  const statChecks = new Map<string, NodeJS.Timeout>();
+  /** A folder appeared in this window: watch the tree anew before the reload. */
+  let rewatch = false;
+  let subscription: parcel.AsyncSubscription | null = null;
+  /** The latest restart of watching; the next one and stop wait for it. */
+  let restarting: Promise<void> = Promise.resolve();
   let closed = false;
 
-  const changedSince = (event: string, file: string, reason: string) => {
-    // A stat check that was under way when watching stopped.
+  const changedSince = (file: string | null, reason: string, newFolder = false) => {
+    // A classification that was under way when watching stopped.
     if (closed) return;
-    if (changed && FILE_EVENTS.has(event)) changed.add(file);
+    if (changed && file) changed.add(file);
     else changed = null;
+    if (newFolder) rewatch = true;
     if (timer) clearTimeout(timer);
     timer = setTimeout(() => {
       timer = null;
       const paths = changed;
       changed = new Set();
-      void registry.reload(reason, paths ? [...paths] : undefined);
+      if (rewatch) {
+        rewatch = false;
+        restarting = restarting.then(() => watchAgain(reason));
+      }
+      // After any restart of watching: the full reload it comes with reads what was written meanwhile.
+      void restarting.then(() => {
+        if (!closed) void registry.reload(reason, paths ? [...paths] : undefined);
+      });
     }, debounceMs);
   };
-  const checkLater = (file: string, seen: Stats) => {
-    clearTimeout(statChecks.get(file));
-    const check = async () => {
-      statChecks.delete(file);
-      const now = await fs.stat(file).catch(() => null);
-      // Gone: chokidar reports the unlink itself.
-      if (now && (now.size !== seen.size || now.mtimeMs !== seen.mtimeMs)) changedSince('change', file, `change ${path.relative(root, file)} (seen by stat)`);
-    };
-    statChecks.set(file, setTimeout(() => void check(), STAT_CHECK_AFTER_MS));
+
+  const onEvent = async (event: parcel.Event) => {
+    const file = event.path;
+    const relative = path.relative(root, file);
+    const definition = isDefinitionPath(relative.split(path.sep).join('/'));
+    const stat = event.type === 'delete' ? null : await fs.lstat(file).catch(() => null);
+    const folder = stat ? stat.isDirectory() : !definition;
+    logger.debug({ event: event.type, file, folder }, 'definitions changed');
+    changedSince(folder ? null : file, `${VERBS[event.type]} ${folder ? 'folder ' : ''}${relative}`, folder && event.type === 'create');
+  };
+  const onEvents = (error: Error | null, events: parcel.Event[]) => {
+    if (error) {
+      logger.warn({ err: error }, 'watching definitions failed; SIGHUP still reloads');
+      // Events may have been lost: the next reload reads everything.
+      changedSince(null, 'watcher error');
+      return;
+    }
+    for (const event of events) void onEvent(event);
+  };
+  /** Watching starts; a watcher that fails (no inotify watches left, say) must not stop the gateway from starting. */
+  const watch = () =>
+    parcel.subscribe(root, onEvents, { ignore: HIDDEN }).catch((error: unknown) => {
+      logger.warn({ err: error }, 'watching definitions failed; SIGHUP still reloads');
+      return null;
+    });
+  const watchAgain = async (reason: string) => {
+    if (closed) return;
+    const since = Date.now() - CLOCK_TICK_MS;
+    // parcel keeps one folder tree per watched folder while it is subscribed: only a new subscription crawls again.
+    await subscription?.unsubscribe().catch((error: unknown) => logger.warn({ err: error }, 'unwatching definitions failed'));
+    subscription = closed ? null : await watch();
+    if (subscription && (await foldersChangedSince(root, since))) changedSince(null, `${reason} (changed while watching restarted)`, true);
   };
 
-  events.on('all', (event: string, file: string, stats?: Stats) => {
-    logger.debug({ event, file }, 'definitions changed');
-    changedSince(event, file, `${event} ${path.relative(root, file)}`);
-    if ((event === 'add' || event === 'change') && stats) checkLater(file, stats);
-  });
-  // A watcher that fails (no inotify watches left, say) must not stop the gateway from starting.
-  let ready = false;
-  await new Promise<void>((resolve) => {
-    events.once('ready', () => {
-      ready = true;
-      resolve();
-    });
-    events.on('error', (error: unknown) => {
-      logger.warn({ err: error }, 'watching definitions failed; SIGHUP still reloads');
-      // Events may have been lost: once watching, the next reload reads everything.
-      if (ready) changedSince('error', root, 'watcher error');
-      resolve();
-    });
-  });
+  subscription = await watch();
   return async () => {
     closed = true;
     if (timer) clearTimeout(timer);
-    for (const check of statChecks.values()) clearTimeout(check);
-    await watcher.close();
+    await restarting;
+    await subscription?.unsubscribe();
   };
+}
+
+/** Whether `folder` or one under it (hidden ones aside) had an entry added, removed or renamed at or after `since`. */
+async function foldersChangedSince(folder: string, since: number): Promise<boolean> {
+  const stat = await fs.lstat(folder).catch(() => null);
+  if (!stat?.isDirectory()) return false;
+  if (stat.mtimeMs >= since) return true;
+  const entries = await fs.readdir(folder, { withFileTypes: true }).catch(() => []);
+  for (const entry of entries) {
+    if (entry.isDirectory() && !entry.name.startsWith('.') && (await foldersChangedSince(path.join(folder, entry.name), since))) return true;
+  }
+  return false;
 }

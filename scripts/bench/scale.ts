@@ -9,7 +9,7 @@
  *    watcher gives it (incremental), and without it (full, as on SIGHUP);
  * 3. reloaded through the real watcher (watchDefinitions): one file
  *    written, registry.current().hash polled until it changes; the time is
- *    split into chokidar's detection + the debounce (until reload() is
+ *    split into the watcher's detection + the debounce (until reload() is
  *    called) and the rebuild (until the new snapshot serves).
  *
  * Env: BENCH_SCALE_DIR, BENCH_SCALE_APPS, BENCH_SCALE_ACTIONS (to name the

@@ -1,3 +1,4 @@
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { Writable } from 'node:stream';
@@ -75,11 +76,55 @@ describe('the definitions watcher', function () {
     expect(loaded.some((l) => l.reason !== 'start' && l.incremental === false)).to.equal(true);
   });
 
+  it('reloads everything after a folder is removed: its app is gone', async () => {
+    await fs.cp(at('acme'), at('beta'), { recursive: true });
+    await fs.writeFile(at('beta/app.yaml'), 'id: beta\nslug: beta\nname: Beta\npublished: 1\n');
+    await eventually(async () => registry.current().apps.has('beta') && (await servesTheFolder()), 'the new app serves');
+    const before = loaded.length;
+    await fs.rm(at('beta'), { recursive: true });
+    await eventually(async () => !registry.current().apps.has('beta') && (await servesTheFolder()), 'the app is gone');
+    expect(loaded.slice(before).some((l) => l.incremental === false)).to.equal(true);
+  });
+
+  it('sees edits in folders made all at once inside a new folder', async () => {
+    // As `mkdir -p` and a checkout do, without a turn of the event loop: the folders below the new one are made before the watcher hears of it.
+    mkdirSync(at('beta/versions/1/actions'), { recursive: true });
+    mkdirSync(at('beta/versions/1/auths'));
+    for (const file of ['versions/1/api.yaml', 'versions/1/actions/list-lists.yaml', 'versions/1/auths/api-key.yaml']) copyFileSync(at(`acme/${file}`), at(`beta/${file}`));
+    writeFileSync(at('beta/app.yaml'), 'id: beta\nslug: beta\nname: Beta\npublished: 1\n');
+    await eventually(async () => registry.current().apps.has('beta') && (await servesTheFolder()), 'the new app serves');
+    const file = at('beta/versions/1/actions/list-lists.yaml');
+    await fs.writeFile(file, (await fs.readFile(file, 'utf8')).replace('name: List lists', 'name: Beta lists'));
+    await eventually(async () => registry.current().apps.get('beta')!.versions.get(1)!.actions.get('list-lists')!.name === 'Beta lists', 'the edit serves');
+    expect(await servesTheFolder()).to.equal(true);
+  });
+
+  it('sees edits in a folder after it was renamed', async () => {
+    await fs.rename(at('acme'), at('renamed'));
+    await eventually(async () => registry.current().apps.has('acme') && (await servesTheFolder()) && loaded.at(-1)!.incremental === false, 'the rename serves');
+    const file = at('renamed/versions/1/actions/list-lists.yaml');
+    await fs.writeFile(file, (await fs.readFile(file, 'utf8')).replace('name: List lists', 'name: Renamed lists'));
+    await eventually(async () => registry.current().apps.get('acme')!.versions.get(1)!.actions.get('list-lists')!.name === 'Renamed lists', 'the edit serves');
+    expect(await servesTheFolder()).to.equal(true);
+  });
+
+  it('ignores hidden files and folders', async () => {
+    await fs.mkdir(at('.git/refs'), { recursive: true });
+    await fs.writeFile(at('.git/refs/main.yaml'), 'not: a definition\n');
+    await fs.writeFile(at('acme/versions/1/actions/.list-lists.yaml.swp'), 'swap');
+    const before = loaded.length;
+    const file = at('acme/versions/1/actions/list-lists.yaml');
+    await fs.writeFile(file, (await fs.readFile(file, 'utf8')).replace('name: List lists', 'name: All lists'));
+    await eventually(async () => (await servesTheFolder()) && registry.current().apps.get('acme')!.versions.get(1)!.actions.get('list-lists')!.name === 'All lists', 'the edit serves');
+    // Had a hidden path been seen, a reload would name it, or read every file for the new folder.
+    for (const l of loaded.slice(before)) expect(l).to.include({ reason: 'change acme/versions/1/actions/list-lists.yaml', incremental: true, read: 1 });
+  });
+
   it('serves the last write of a file written twice in quick succession', async () => {
     const file = at('acme/versions/1/actions/list-lists.yaml');
     const text = await fs.readFile(file, 'utf8');
     await fs.writeFile(file, text.replace('name: List lists', 'name: First'));
-    // After the debounce has read the first write, but within chokidar's window that drops a second change event.
+    // After the debounce has read the first write, while the watcher holds the second one back to batch it.
     await new Promise((resolve) => setTimeout(resolve, 35));
     await fs.writeFile(file, text.replace('name: List lists', 'name: The second and last write'));
     await eventually(async () => registry.current().apps.get('acme')!.versions.get(1)!.actions.get('list-lists')!.name === 'The second and last write', 'the last write serves');
