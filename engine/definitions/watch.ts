@@ -42,6 +42,9 @@ const CLOCK_TICK_MS = 20;
 
 const VERBS = { create: 'add', update: 'change', delete: 'delete' } as const;
 
+/** How many non-definition files (temporary files of saves) the watcher remembers, to know their deletion is a file's. */
+const SEEN_FILES_MAX = 10_000;
+
 /**
  * Watches the registry's folder and reloads after changes settle: only the
  * files added, changed or deleted when that is all that happened, everything
@@ -51,10 +54,13 @@ const VERBS = { create: 'add', update: 'change', delete: 'delete' } as const;
  *
  * @parcel/watcher (inotify on each folder) reports `create`, `update` and
  * `delete` of a path without saying whether it is a file or a folder. A path
- * created or updated is looked at (lstat): a folder, or a path gone again by
- * then, is a folder event unless its name is a definition file's. A deleted
- * path is a file when its name is a definition file's (isDefinitionPath),
- * else it may have been a folder (deleting a README or a test case also
+ * created or updated is looked at (lstat): a folder is a folder event; a
+ * path gone again by then left nothing behind and counts as a file (the
+ * temporary file of a save by rename: `sed -i` names it sedXXXXXX; taken for
+ * a folder, each such save re-read and re-watched the whole tree). A deleted
+ * path is a file when its name is a definition file's (isDefinitionPath) or
+ * the watcher saw it created or changed as a file (that temporary file
+ * renamed away), else it may have been a folder (deleting a README or a test case also
  * reloads everything: rare, and only slower).
  *
  * On a folder created (or moved in), parcel watches that folder but not
@@ -98,15 +104,31 @@ export async function watchDefinitions(registry: DefinitionsRegistry, logger: Lo
     }, debounceMs);
   };
 
+  /** Paths seen created or changed as files whose names are not a definition file's: their deletion is a file's too. */
+  let seenFiles = new Set<string>();
   const onEvent = async (event: parcel.Event) => {
     const file = event.path;
     const relative = path.relative(root, file);
     const definition = isDefinitionPath(relative.split(path.sep).join('/'));
-    const stat = event.type === 'delete' ? null : await fs.lstat(file).catch(() => null);
-    const folder = stat ? stat.isDirectory() : !definition;
+    let folder: boolean;
+    if (event.type === 'delete') {
+      folder = !definition && !seenFiles.delete(file);
+    } else {
+      // Gone again by the time it is looked at, a path created or changed left nothing behind (a temporary file
+      // renamed over a definition, as `sed -i` and some editors save, shows up as the definition's own event).
+      const stat = await fs.lstat(file).catch(() => null);
+      folder = stat?.isDirectory() ?? false;
+      if (!folder && !definition) {
+        // Bounded: a long-running gateway must not keep every temporary name it ever saw.
+        if (seenFiles.size >= SEEN_FILES_MAX) seenFiles = new Set();
+        seenFiles.add(file);
+      }
+    }
     logger.debug({ event: event.type, file, folder }, 'definitions changed');
     changedSince(folder ? null : file, `${VERBS[event.type]} ${folder ? 'folder ' : ''}${relative}`, folder && event.type === 'create');
   };
+  /** Events are looked at one after another, in the order reported: a temporary file's creation before its deletion. */
+  let handling: Promise<void> = Promise.resolve();
   const onEvents = (error: Error | null, events: parcel.Event[]) => {
     if (error) {
       logger.warn({ err: error }, 'watching definitions failed; SIGHUP still reloads');
@@ -114,7 +136,9 @@ export async function watchDefinitions(registry: DefinitionsRegistry, logger: Lo
       changedSince(null, 'watcher error');
       return;
     }
-    for (const event of events) void onEvent(event);
+    handling = handling.then(async () => {
+      for (const event of events) await onEvent(event);
+    });
   };
   /** Watching starts; a watcher that fails (no inotify watches left, say) must not stop the gateway from starting. */
   const watch = () =>

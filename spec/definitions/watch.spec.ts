@@ -120,6 +120,17 @@ describe('the definitions watcher', function () {
     for (const l of loaded.slice(before)) expect(l).to.include({ reason: 'change acme/versions/1/actions/list-lists.yaml', incremental: true, read: 1 });
   });
 
+  it('reloads only the saved file when a save writes a temporary file and renames it over the definition (sed -i)', async () => {
+    const before = loaded.length;
+    const file = at('acme/versions/1/actions/list-lists.yaml');
+    const temporary = at('acme/versions/1/actions/sedAb12Cd');
+    await fs.writeFile(temporary, (await fs.readFile(file, 'utf8')).replace('name: List lists', 'name: Saved by rename'));
+    await fs.rename(temporary, file);
+    await eventually(async () => registry.current().apps.get('acme')!.versions.get(1)!.actions.get('list-lists')!.name === 'Saved by rename' && (await servesTheFolder()), 'the save serves');
+    // The temporary file, gone when it is looked at, is no folder: no reload reads every file.
+    for (const l of loaded.slice(before)) expect(l.incremental, l.reason).to.equal(true);
+  });
+
   it('serves the last write of a file written twice in quick succession', async () => {
     const file = at('acme/versions/1/actions/list-lists.yaml');
     const text = await fs.readFile(file, 'utf8');
