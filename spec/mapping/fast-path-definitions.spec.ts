@@ -7,7 +7,7 @@ import YAML from 'yaml';
 import { guardedJsonata } from '../../engine/mapping/compile.ts';
 import { fastPathOf } from '../../engine/mapping/fast/index.ts';
 import { RESPONSE_MAPPING } from '../../scripts/bench/bench-app.ts';
-import { expectAgreement } from '../support/fast-path-agreement.ts';
+import { expectAgreement, parses } from '../support/fast-path-agreement.ts';
 
 /**
  * Differential test of the fast path on every expression the repository
@@ -32,15 +32,6 @@ const documents = files.map((file) => {
     return { file, doc: undefined };
   }
 });
-
-const parses = (source: string) => {
-  try {
-    jsonata(source);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 type Doc = { response?: unknown; arguments?: { mapper?: unknown }[]; cases?: { arguments?: Record<string, unknown>; response?: unknown; responses?: { response?: unknown }[] }[] };
 const responses = new Set<string>([RESPONSE_MAPPING]);

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import jsonata from 'jsonata';
 import { guardedJsonata } from '../../engine/mapping/compile.ts';
 import { evaluateFast, fastPathOf, FELL_BACK } from '../../engine/mapping/fast/index.ts';
 import { DEFAULT_MAPPING_LIMITS, type MappingLimits } from '../../engine/mapping/limits.ts';
@@ -6,6 +7,16 @@ import { toJson } from '../../engine/mapping/to-json.ts';
 
 /** The reference evaluation must not be cut short by a busy machine: jsonata gets a generous timeout. */
 const UNHURRIED: MappingLimits = { ...DEFAULT_MAPPING_LIMITS, timeoutMs: 60_000 };
+
+/** Whether jsonata parses the expression: the fast path is compared only on what jsonata accepts. */
+export function parses(source: string): boolean {
+  try {
+    jsonata(source);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 export type Outcome = { ok: true; value: unknown } | { ok: false; code: string | undefined };
 
