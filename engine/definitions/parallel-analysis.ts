@@ -25,11 +25,11 @@ export const WORKER_HEAP_MB = { oldGeneration: 96, youngGeneration: 8 };
 
 /**
  * Analyses many files on `workers` worker threads. This thread only deals
- * out batches and makes the summaries into analyses as they arrive: analysing here too would grow this
- * thread's heap, which holds the whole loaded tree, with the parsers'
- * garbage (a 33,000-file load peaked ~150 MB higher that way, and ran slower,
- * its collections marking the tree again and again). Workers take a batch
- * at a time, so a fast one takes more, and none holds more than a batch.
+ * out batches and makes the summaries into analyses as they arrive:
+ * analysing here too would grow this thread's heap, which holds the whole
+ * loaded tree, with the parsers' garbage (a 33,000-file load peaked ~150 MB
+ * higher that way). Workers take a batch at a time, so a fast one takes
+ * more, and none holds more than a batch.
  *
  * `workersDone`: how many workers delivered every batch they took. Few files
  * or no workers: this thread alone. A worker that cannot start or fails
