@@ -75,7 +75,8 @@ export class DefinitionsLoader {
       return result(state, [], { incremental: true, read: reread.read });
     }
     // A cold start of a large tree: the workers load their modules while the files are read.
-    let pool: AnalysisPool | null = null;
+    // Typed, not narrowed to null: the listing callback sets it.
+    let pool = null as AnalysisPool | null;
     const workers = this.threads > 1 ? this.threads : 0;
     const { files, problems } = await readSourceFiles(dir, (count) => {
       if (this.tree.size === 0 && count >= PARALLEL_MIN_FILES && workers) pool = new AnalysisPool(workers, this.limits);
@@ -83,12 +84,11 @@ export class DefinitionsLoader {
     try {
       // The files new to the tree are analysed ahead, on every core when they are many (a cold start).
       const fresh = files.filter((source) => !this.tree.knows(source));
-      const started = pool as AnalysisPool | null;
-      const { analyses } = started && fresh.length >= PARALLEL_MIN_FILES ? await started.analyse(fresh) : await analyseFiles(fresh, this.limits, workers);
+      const { analyses } = pool && fresh.length >= PARALLEL_MIN_FILES ? await pool.analyse(fresh) : await analyseFiles(fresh, this.limits, workers);
       this.ahead = new Map(analyses.map((analysis) => [analysis.source, analysis]));
     } finally {
       // Before the tree is built: the workers' heaps are let go first.
-      await (pool as AnalysisPool | null)?.close();
+      await pool?.close();
     }
     const state = this.tree.replaceAll(files);
     this.ahead = new Map();

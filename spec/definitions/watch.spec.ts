@@ -131,6 +131,20 @@ describe('the definitions watcher', function () {
     for (const l of loaded.slice(before)) expect(l.incremental, l.reason).to.equal(true);
   });
 
+  it('lets the gateway start when watching fails (a missing folder), saying so in the log and that SIGHUP still reloads', async () => {
+    const lines: { level: number; msg: string }[] = [];
+    const log = new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(JSON.parse(String(chunk)));
+        done();
+      },
+    });
+    const missing = new DefinitionsRegistry(at('no-such-folder'), createLogger('silent'));
+    const stopMissing = await watchDefinitions(missing, createLogger('info', log));
+    await stopMissing();
+    expect(lines.map((l) => [l.level, l.msg])).to.deep.include([40, 'watching definitions failed; SIGHUP still reloads']);
+  });
+
   it('serves the last write of a file written twice in quick succession', async () => {
     const file = at('acme/versions/1/actions/list-lists.yaml');
     const text = await fs.readFile(file, 'utf8');
