@@ -119,7 +119,7 @@ export const attack: Attack = {
       const health = pollHealth(gw.url);
       const users = `${gw.url}/v1/users`;
       const json = JSON.stringify({ name: 'x' });
-      const post = (body: BodyInit, headers: Record<string, string>) => timedFetch(users, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body }, 15_000);
+      const post = (body: string | Buffer, headers: Record<string, string>) => timedFetch(users, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body }, 15_000);
 
       for (const [coding, status, code] of [
         ['compress', 415, 'UNSUPPORTED_MEDIA_TYPE'],
