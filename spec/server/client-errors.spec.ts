@@ -68,6 +68,7 @@ describe('requests the server cannot read (the error shape, not a bare status or
 
   it('logs each one with its status and code', async () => {
     await rawExchange(gw.url, 'HELLO / WORLD\r\n\r\n');
+    await rawExchange(gw.url, `GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(5000)}\r\n\r\n`);
     const lines = gw
       .logs()
       .split('\n')

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import net from 'node:net';
 import zlib from 'node:zlib';
 import { call, startTestGateway, type TestGateway } from '../helpers/gateway.ts';
 import { rawExchange } from '../helpers/raw-http.ts';
@@ -86,6 +87,29 @@ describe('request bodies with a Content-Encoding', () => {
     expect(answer.body.error.code).to.equal('PAYLOAD_TOO_LARGE');
     expect(answer.headers.connection).to.equal('close');
     expect(answer.closed).to.equal(true);
+  });
+
+  it('counts the body as sent too: gzip that decodes to nothing is cut at 1 MiB received, not read for as long as it comes', async () => {
+    // A gzip header, then empty stored deflate blocks (5 bytes each, no output): 1.5 MB sent of 10 MB announced.
+    const emptyBlocks = Buffer.concat([Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff]), Buffer.alloc(300_000 * 5, Buffer.from([0, 0, 0, 0xff, 0xff]))]);
+    const head = `POST /v1/users HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\nContent-Length: ${10 * 1024 * 1024}\r\n\r\n`;
+    const answer = await rawExchange(gw.url, Buffer.concat([Buffer.from(head), emptyBlocks]), { capMs: 5000 });
+    expect(answer.status, answer.text.slice(0, 200)).to.equal(413);
+    expect(answer.body.error).to.deep.equal({ code: 'PAYLOAD_TOO_LARGE', message: 'request body exceeds the limit of 1048576 bytes (as sent)' });
+    expect(answer.closed).to.equal(true);
+  });
+
+  it('ends the request when the client hangs up in the middle of an encoded body (not left waiting)', async () => {
+    const partial = zlib.gzipSync(JSON.stringify({ name: 'x'.repeat(100_000) })).subarray(0, 200);
+    const head = `POST /v1/users HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Request-Id: gzip-hang-up\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\nContent-Length: 100000\r\n\r\n`;
+    const socket = net.connect(Number(new URL(gw.url).port), '127.0.0.1');
+    socket.on('error', () => {});
+    socket.write(Buffer.concat([Buffer.from(head), partial]));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    socket.destroy();
+    const logged = () => gw.logs().split('\n').filter(Boolean).map((line) => JSON.parse(line)).find((line) => line.reqId === 'gzip-hang-up' && line.msg === 'request');
+    for (let i = 0; i < 100 && !logged(); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(logged()?.status).to.equal(499);
   });
 
   it('answers an identity body over 1 MiB with 413 and closes the connection', async () => {

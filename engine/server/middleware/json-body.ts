@@ -1,8 +1,10 @@
 import parse from 'co-body';
+import type { IncomingMessage } from 'node:http';
 import type { Middleware } from 'koa';
 import { GatewayError } from '../../errors/index.ts';
 import type { AppState } from '../context.ts';
 import { contentCoding } from './content-coding.ts';
+import { decodedBody } from './decoded-body.ts';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
@@ -11,8 +13,8 @@ const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
  * Request bodies are JSON only: any other media type is 415, more than 1 MiB
  * is 413, malformed JSON is 400. A body may be gzip, deflate or br encoded:
  * another Content-Encoding is 415, one that does not decode is 400
- * INVALID_BODY_ENCODING, and the 1 MiB limit counts decoded bytes (decoding
- * stops there). A request without a body leaves
+ * INVALID_BODY_ENCODING, and the 1 MiB limit counts the bytes as sent and as
+ * decoded (decoding stops there). A request without a body leaves
  * `ctx.state.body` undefined; each route decides whether it needs one.
  */
 export function jsonBody(): Middleware<AppState> {
@@ -28,13 +30,14 @@ export function jsonBody(): Middleware<AppState> {
   };
 }
 
-async function readJson(req: Parameters<typeof parse.json>[0] & { headers: Record<string, string | string[] | undefined> }): Promise<unknown> {
-  const coding = contentCoding(req.headers['content-encoding'] as string | undefined);
-  // co-body's `inflation` knows the codings by their lower-case names only.
-  req.headers['content-encoding'] = coding;
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const coding = contentCoding(req.headers['content-encoding']);
+  const decoded = coding === 'identity' ? undefined : decodedBody(req, coding, BODY_LIMIT_BYTES);
+  // co-body reads a request's stream through raw-body, which stops at the limit. Given the decoded stream
+  // as a request without headers, it reads it as it is (no coding, no Content-Length to check).
+  const source = decoded ? (Object.assign(decoded.stream, { headers: {} }) as unknown as IncomingMessage) : req;
   try {
-    // co-body reads through raw-body, which counts the limit on the decoded stream and pauses it there.
-    return await parse.json(req, { limit: BODY_LIMIT_BYTES, strict: true });
+    return await parse.json(source, { limit: BODY_LIMIT_BYTES, strict: true });
   } catch (error) {
     const type = (error as { type?: string }).type;
     if (type === 'entity.too.large') {
@@ -54,6 +57,8 @@ async function readJson(req: Parameters<typeof parse.json>[0] & { headers: Recor
       throw GatewayError.of('INVALID_JSON', 'request body was incomplete');
     }
     throw error;
+  } finally {
+    decoded?.stop();
   }
 }
 
