@@ -1,7 +1,7 @@
 /**
  * Requests the server cannot read (issue 14, item 6), all sent without
  * authentication: Content-Encodings that are unknown or do not match the
- * body, a gzip bomb, a request line and headers over the limit, a request
+ * body, a gzip bomb, gzip that decodes to nothing, a request line and headers over the limit, a request
  * that is not HTTP, and 200 slow clients (bodies dripped a byte a second,
  * headers a line a second) while `/health` is polled.
  *
@@ -128,7 +128,7 @@ export const attack: Attack = {
         ['br', 400, 'INVALID_BODY_ENCODING'],
       ] as const) {
         const answer = await post(json, { 'content-encoding': coding });
-        expect({ case: `Content-Encoding: ${coding} on plain JSON`, status: answer.status, code: answer.body?.error?.code ?? '', ms: round(answer.ms) }, status, code);
+        expect({ case: `Content-Encoding: ${coding} on plain JSON`, status: answer.status, code: answer.body?.error?.code ?? '', message: answer.body?.error?.message ?? '', ms: round(answer.ms) }, status, code);
       }
       const good = await post(zlib.gzipSync(json), { 'content-encoding': 'gzip' });
       // Without authentication a readable body goes on to 401: that is the answer a decodable body gets.
@@ -143,6 +143,11 @@ export const attack: Attack = {
           'PAYLOAD_TOO_LARGE',
         );
       }
+
+      // gzip that decodes to nothing: a header, then empty stored deflate blocks (5 bytes each).
+      const emptyBlocks = Buffer.concat([Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff]), Buffer.alloc(4_000_000 * 5, Buffer.from([0, 0, 0, 0xff, 0xff]))]);
+      const empty = await post(emptyBlocks, { 'content-encoding': 'gzip' });
+      expect({ case: 'gzip of empty deflate blocks, 20 MB sent', status: empty.status, code: empty.body?.error?.code ?? '', message: empty.body?.error?.message ?? '', ms: round(empty.ms) }, 413, 'PAYLOAD_TOO_LARGE');
 
       const longHeader = await rawRequest(port, `GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
       expect({ case: 'a 20 KB header', ...longHeader }, 431, 'HEADERS_TOO_LARGE');
