@@ -3,6 +3,7 @@ import { defaultLoadThreads } from '../definitions/load-threads.ts';
 import { DEFAULT_MAPPING_LIMITS, type MappingLimits } from '../mapping/limits.ts';
 import { parseEgressAllow, type EgressAllowList } from '../runtime/egress/allow-list.ts';
 import { DEFAULT_OUTBOUND_SETTINGS, type OutboundSettings } from '../runtime/http/settings.ts';
+import { DEFAULT_HTTP_SERVER_SETTINGS, type HttpServerSettings } from '../server/settings.ts';
 
 /**
  * The gateway's configuration, read once from the environment at start.
@@ -22,6 +23,8 @@ export interface Config {
   logLevel: LogLevel;
   /** How long in-flight requests get to finish on SIGTERM/SIGINT. */
   shutdownGraceMs: number;
+  /** Timeouts and header size limit of the gateway's own HTTP server (REQUEST_TIMEOUT_MS, HEADERS_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS, MAX_HEADER_BYTES). */
+  server: HttpServerSettings;
   /** Timeouts, size and redirect limits, pool size of calls to third-party apps (OUTBOUND_*). */
   outbound: OutboundSettings;
   /** EGRESS_ALLOW: destinations admitted although their address class is refused. */
@@ -85,6 +88,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     encryptionKeys,
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
+    server: httpServer(env),
     outbound: {
       connectTimeoutMs: integer(env, 'OUTBOUND_CONNECT_TIMEOUT_MS', DEFAULT_OUTBOUND_SETTINGS.connectTimeoutMs, 1, 600_000),
       headersTimeoutMs: integer(env, 'OUTBOUND_HEADERS_TIMEOUT_MS', DEFAULT_OUTBOUND_SETTINGS.headersTimeoutMs, 1, 600_000),
@@ -109,6 +113,21 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       audience: tokenClaim(env, 'END_USER_TOKEN_AUDIENCE') ?? `${embeddedBaseUrl}/v1`,
       ttlSeconds: integer(env, 'END_USER_TOKEN_TTL_SECONDS', 600, 30, 86_400),
     },
+  };
+}
+
+/** The HTTP server's limits; Node refuses a headers timeout longer than the request timeout, so that is a config error. */
+function httpServer(env: Env): HttpServerSettings {
+  const requestTimeoutMs = integer(env, 'REQUEST_TIMEOUT_MS', DEFAULT_HTTP_SERVER_SETTINGS.requestTimeoutMs, 100, 3_600_000);
+  const headersTimeoutMs = integer(env, 'HEADERS_TIMEOUT_MS', Math.min(DEFAULT_HTTP_SERVER_SETTINGS.headersTimeoutMs, requestTimeoutMs), 100, 3_600_000);
+  if (headersTimeoutMs > requestTimeoutMs) {
+    throw new ConfigError('HEADERS_TIMEOUT_MS', `must not be more than REQUEST_TIMEOUT_MS (${requestTimeoutMs}) (got "${headersTimeoutMs}")`);
+  }
+  return {
+    requestTimeoutMs,
+    headersTimeoutMs,
+    keepAliveTimeoutMs: integer(env, 'KEEP_ALIVE_TIMEOUT_MS', DEFAULT_HTTP_SERVER_SETTINGS.keepAliveTimeoutMs, 100, 600_000),
+    maxHeaderBytes: integer(env, 'MAX_HEADER_BYTES', DEFAULT_HTTP_SERVER_SETTINGS.maxHeaderBytes, 1024, 1_048_576),
   };
 }
 

@@ -1,14 +1,20 @@
 import parse from 'co-body';
+import type { IncomingMessage } from 'node:http';
 import type { Middleware } from 'koa';
 import { GatewayError } from '../../errors/index.ts';
 import type { AppState } from '../context.ts';
+import { contentCoding } from './content-coding.ts';
+import { decodedBody } from './decoded-body.ts';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
 
 /**
  * Request bodies are JSON only: any other media type is 415, more than 1 MiB
- * is 413, malformed JSON is 400. A request without a body leaves
+ * is 413, malformed JSON is 400. A body may be gzip, deflate or br encoded:
+ * another Content-Encoding is 415, one that does not decode is 400
+ * INVALID_BODY_ENCODING, and the 1 MiB limit counts the bytes as sent and as
+ * decoded (decoding stops there). A request without a body leaves
  * `ctx.state.body` undefined; each route decides whether it needs one.
  */
 export function jsonBody(): Middleware<AppState> {
@@ -24,13 +30,21 @@ export function jsonBody(): Middleware<AppState> {
   };
 }
 
-async function readJson(req: Parameters<typeof parse.json>[0]): Promise<unknown> {
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const coding = contentCoding(req.headers['content-encoding']);
+  const decoded = coding === 'identity' ? undefined : decodedBody(req, coding, BODY_LIMIT_BYTES);
+  // co-body reads a request's stream through raw-body, which stops at the limit. Given the decoded stream
+  // as a request without headers, it reads it as it is (no coding, no Content-Length to check).
+  const source = decoded ? (Object.assign(decoded.stream, { headers: {} }) as unknown as IncomingMessage) : req;
   try {
-    return await parse.json(req, { limit: BODY_LIMIT_BYTES, strict: true });
+    return await parse.json(source, { limit: BODY_LIMIT_BYTES, strict: true });
   } catch (error) {
     const type = (error as { type?: string }).type;
     if (type === 'entity.too.large') {
-      throw GatewayError.of('PAYLOAD_TOO_LARGE', `request body exceeds the limit of ${BODY_LIMIT_BYTES} bytes`);
+      throw GatewayError.of('PAYLOAD_TOO_LARGE', `request body exceeds the limit of ${BODY_LIMIT_BYTES} bytes${coding === 'identity' ? '' : ' (decoded)'}`);
+    }
+    if (isDecodingError(error)) {
+      throw GatewayError.of('INVALID_BODY_ENCODING', `request body is not valid ${coding} data (Content-Encoding: ${coding}): ${(error as Error).message}`);
     }
     if (type === 'encoding.unsupported' || type === 'charset.unsupported') {
       throw GatewayError.of('UNSUPPORTED_MEDIA_TYPE', 'request bodies must be UTF-8 JSON');
@@ -43,5 +57,13 @@ async function readJson(req: Parameters<typeof parse.json>[0]): Promise<unknown>
       throw GatewayError.of('INVALID_JSON', 'request body was incomplete');
     }
     throw error;
+  } finally {
+    decoded?.stop();
   }
+}
+
+/** zlib's and brotli's errors: a numeric errno and a Z_* or ERR_* code (a network error's code is E*). */
+function isDecodingError(error: unknown): boolean {
+  const { errno, code } = (error ?? {}) as { errno?: unknown; code?: unknown };
+  return typeof errno === 'number' && typeof code === 'string' && /^(Z_|ERR_)/.test(code);
 }
