@@ -12,11 +12,13 @@ import {
   type Update,
 } from '../port.ts';
 import type * as R from '../records.ts';
+import { likeAsRegex } from './like-regex.ts';
 
 /**
  * MongoDB adapter: what a fleet of gateway instances shares. Records keep
  * their own `id` as `_id`; indexes are created at start. Writes use the
- * driver's default write concern (majority on a replica set).
+ * driver's default write concern (majority on a replica set). `$like`
+ * becomes a `$regex` that cannot backtrack without bound (like-regex.ts).
  */
 export async function openMongoStore(uri: string, dbName?: string): Promise<Store> {
   const client = new MongoClient(uri, { serverSelectionTimeoutMS: 5_000 });
@@ -66,12 +68,12 @@ class MongoCollectionAdapter<T extends { id: string }> implements Collection<T> 
   }
 
   async findOne(filter: Filter): Promise<T | null> {
-    const found = await this.collection.findOne(filter);
+    const found = await this.collection.findOne(likeAsRegex(filter));
     return found ? strip<T>(found) : null;
   }
 
   async find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
-    let cursor = this.collection.find(filter);
+    let cursor = this.collection.find(likeAsRegex(filter));
     if (options.sort) cursor = cursor.sort(options.sort);
     if (options.skip) cursor = cursor.skip(options.skip);
     if (options.limit !== undefined) cursor = cursor.limit(options.limit);
@@ -79,12 +81,12 @@ class MongoCollectionAdapter<T extends { id: string }> implements Collection<T> 
   }
 
   async count(filter: Filter): Promise<number> {
-    return await this.collection.countDocuments(filter);
+    return await this.collection.countDocuments(likeAsRegex(filter));
   }
 
   async updateOne(filter: Filter, update: Update<T>): Promise<boolean> {
     try {
-      const result = await this.collection.updateOne(filter, update as Document);
+      const result = await this.collection.updateOne(likeAsRegex(filter), update as Document);
       return result.matchedCount > 0;
     } catch (error) {
       throw this.translate(error);
@@ -92,12 +94,12 @@ class MongoCollectionAdapter<T extends { id: string }> implements Collection<T> 
   }
 
   async deleteOne(filter: Filter): Promise<boolean> {
-    const result = await this.collection.deleteOne(filter);
+    const result = await this.collection.deleteOne(likeAsRegex(filter));
     return result.deletedCount > 0;
   }
 
   async deleteMany(filter: Filter): Promise<number> {
-    const result = await this.collection.deleteMany(filter);
+    const result = await this.collection.deleteMany(likeAsRegex(filter));
     return result.deletedCount;
   }
 
