@@ -4,6 +4,7 @@ import { DEFAULT_MAPPING_LIMITS, type MappingLimits } from '../mapping/limits.ts
 import { parseEgressAllow, type EgressAllowList } from '../runtime/egress/allow-list.ts';
 import { DEFAULT_OUTBOUND_SETTINGS, type OutboundSettings } from '../runtime/http/settings.ts';
 import { DEFAULT_HTTP_SERVER_SETTINGS, type HttpServerSettings } from '../server/settings.ts';
+import { DEFAULT_STORE_QUERY_TIMEOUT_MS } from '../store/mongodb/query-timeout.ts';
 
 /**
  * The gateway's configuration, read once from the environment at start.
@@ -17,6 +18,8 @@ export interface Config {
   dataDir: string;
   definitionsDir: string;
   mongodbUri: string | undefined;
+  /** STORE_QUERY_TIMEOUT_MS: the `maxTimeMS` of every MongoDB query; past it the request is 503 QUERY_TIMEOUT. */
+  storeQueryTimeoutMs: number;
   bootstrapApiKey: string | undefined;
   /** Base64 keys as given; the first one encrypts, every one decrypts. */
   encryptionKeys: string[] | undefined;
@@ -84,6 +87,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     dataDir: path.resolve(cwd, optional(env, 'DATA_DIR') ?? './data'),
     definitionsDir: path.resolve(cwd, optional(env, 'DEFINITIONS_DIR') ?? './definitions'),
     mongodbUri,
+    storeQueryTimeoutMs: integer(env, 'STORE_QUERY_TIMEOUT_MS', DEFAULT_STORE_QUERY_TIMEOUT_MS, 1, 600_000),
     bootstrapApiKey,
     encryptionKeys,
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),

@@ -43,6 +43,7 @@ export const ERROR_STATUS = {
   MAPPING_ERROR: 502,
   UPSTREAM_TIMEOUT: 504,
   NOT_READY: 503,
+  QUERY_TIMEOUT: 503,
 } as const;
 
 export type KnownErrorCode = keyof typeof ERROR_STATUS;

@@ -14,6 +14,7 @@ import {
   type Update,
 } from '../port.ts';
 import type * as R from '../records.ts';
+import { likeAsWhere } from './like-where.ts';
 
 /**
  * The embedded default: one NeDB file per collection under DATA_DIR. NeDB
@@ -159,7 +160,8 @@ class NedbCollection<T extends { id: string }> implements Collection<T> {
  * companyId index and matched every record of the company, one by one
  * (2.3 ms per lookup with 10,000 connections in a company).
  */
-function byPrimaryKey(filter: Filter): Filter {
+function byPrimaryKey(query: Filter): Filter {
+  const filter = likeAsWhere(query); // `$like` as NeDB's `$where` running a matcher that cannot backtrack
   return typeof filter.id === 'string' ? { ...filter, _id: filter.id } : filter;
 }
 
