@@ -1,11 +1,36 @@
-import { GatewayError } from '../errors/index.ts';
-import type { HttpClient } from '../runtime/http/index.ts';
+import { ERROR_STATUS, GatewayError } from '../errors/index.ts';
+import type { Abortable, HttpClient } from '../runtime/http/index.ts';
 
 /** What a provider's token endpoint answered, in the names RFC 6749 uses. */
 export interface TokenResponse {
   accessToken: string;
   refreshToken: string | undefined;
   expiresIn: number | undefined;
+}
+
+/** What the token endpoint answered when it gave no token: what a renewal decides from (retry, give up, or re-authorize). */
+export interface TokenRefusal {
+  /** The endpoint's host[:port]. */
+  host: string;
+  /** The HTTP status it answered. */
+  status: number;
+  /** Its OAuth `error` code (RFC 6749 §5.2), when it sent one. */
+  providerError: string | undefined;
+  /** Its Retry-After header, as sent. */
+  retryAfter: string | undefined;
+}
+
+/** The token endpoint answered, but no token: TOKEN_EXCHANGE_FAILED, with what it said. */
+export class TokenEndpointError extends GatewayError {
+  declare readonly details: { providerError: string };
+
+  constructor(
+    message: string,
+    readonly refusal: TokenRefusal,
+  ) {
+    super('TOKEN_EXCHANGE_FAILED', ERROR_STATUS.TOKEN_EXCHANGE_FAILED, message, { providerError: refusal.providerError ?? `HTTP ${refusal.status}` });
+    this.name = 'TokenEndpointError';
+  }
 }
 
 /**
@@ -15,10 +40,17 @@ export interface TokenResponse {
  * form-encoded). An error answer is TOKEN_EXCHANGE_FAILED with the
  * provider's `error` code, never the tokens or the client secret.
  */
-export async function requestTokens(http: HttpClient, url: string, form: Record<string, string>, headers: Record<string, string> = {}): Promise<TokenResponse> {
+export async function requestTokens(
+  http: HttpClient,
+  url: string,
+  form: Record<string, string>,
+  headers: Record<string, string> = {},
+  options: { signal?: Abortable } = {},
+): Promise<TokenResponse> {
   const response = await http.send({
     method: 'POST',
     url,
+    ...(options.signal ? { signal: options.signal } : {}),
     headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', ...headers },
     body: form,
   });
@@ -28,7 +60,13 @@ export async function requestTokens(http: HttpClient, url: string, form: Record<
   if (response.status >= 300 || typeof accessToken !== 'string' || accessToken === '') {
     const code = typeof fields.error === 'string' ? fields.error : `HTTP ${response.status}`;
     const description = typeof fields.error_description === 'string' ? `: ${fields.error_description.slice(0, 200)}` : '';
-    throw GatewayError.of('TOKEN_EXCHANGE_FAILED', `the token endpoint ${host} refused: ${code}${description}`, { providerError: code });
+    const providerError = typeof fields.error === 'string' ? fields.error : undefined;
+    throw new TokenEndpointError(`the token endpoint ${host} refused: ${code}${description}`, {
+      host,
+      status: response.status,
+      providerError,
+      retryAfter: response.headers['retry-after'],
+    });
   }
   const expiresIn = Number(fields.expires_in);
   return {
