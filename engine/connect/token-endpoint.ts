@@ -50,6 +50,8 @@ export async function requestTokens(
   const response = await http.send({
     method: 'POST',
     url,
+    // The form carries the client secret, the refresh token or the code: it is never re-sent to another origin.
+    redirect: { crossOrigin: 'refuse', endpoint: 'the token endpoint', code: 'TOKEN_EXCHANGE_FAILED' },
     ...(options.signal ? { signal: options.signal } : {}),
     headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', ...headers },
     body: form,

@@ -88,7 +88,7 @@ export async function runAction(services: Services, run: RunRequest): Promise<Ru
       headers: { ...bodyType(version, built), ...built.request.headers, ...applied.headers },
       query: { ...built.request.query, ...applied.query },
       ...(built.request.body !== undefined ? { body: built.request.body as never } : {}),
-      credentialHeaders: applied.credentialHeaders,
+      redirect: applied.redirect,
       ...(run.signal ? { signal: run.signal } : {}),
     });
     const facts = { status: response.status, response: responseFacts(response), action: actionMeta, retries, deletedId: deletedId(action, built) };
