@@ -1,4 +1,5 @@
 import { ERROR_STATUS, GatewayError } from '../errors/index.ts';
+import { providerText } from '../credentials/provider-text.ts';
 import type { Abortable, HttpClient } from '../runtime/http/index.ts';
 
 /** What a provider's token endpoint answered, in the names RFC 6749 uses. */
@@ -7,6 +8,9 @@ export interface TokenResponse {
   refreshToken: string | undefined;
   expiresIn: number | undefined;
 }
+
+/** The form fields of a token request that are secrets (RFC 6749, RFC 7636, RFC 7523). */
+const SECRET_FIELDS = ['client_secret', 'refresh_token', 'code', 'code_verifier', 'client_assertion', 'password'];
 
 /** What the token endpoint answered when it gave no token: what a renewal decides from (retry, give up, or re-authorize). */
 export interface TokenRefusal {
@@ -38,14 +42,16 @@ export class TokenEndpointError extends GatewayError {
  * through the outbound client (egress policy, timeouts, size limit) and
  * reads the tokens, JSON or form-encoded (some providers still answer
  * form-encoded). An error answer is TOKEN_EXCHANGE_FAILED with the
- * provider's `error` code, never the tokens or the client secret.
+ * provider's `error` and `error_description`, each through providerText:
+ * every secret sent (the secret form fields, the headers, `secrets`, such as
+ * the client secret inside a Basic header) redacted, and cut short.
  */
 export async function requestTokens(
   http: HttpClient,
   url: string,
   form: Record<string, string>,
   headers: Record<string, string> = {},
-  options: { signal?: Abortable } = {},
+  options: { signal?: Abortable; secrets?: readonly string[] } = {},
 ): Promise<TokenResponse> {
   const response = await http.send({
     method: 'POST',
@@ -60,9 +66,11 @@ export async function requestTokens(
   const accessToken = fields.access_token;
   const host = new URL(url).host;
   if (response.status >= 300 || typeof accessToken !== 'string' || accessToken === '') {
-    const code = typeof fields.error === 'string' ? fields.error : `HTTP ${response.status}`;
-    const description = typeof fields.error_description === 'string' ? `: ${fields.error_description.slice(0, 200)}` : '';
-    const providerError = typeof fields.error === 'string' ? fields.error : undefined;
+    // The provider's words may echo what it was sent: every secret of the request is redacted from them.
+    const sent = [...SECRET_FIELDS.map((name) => form[name]), ...Object.values(headers), ...(options.secrets ?? [])];
+    const providerError = typeof fields.error === 'string' ? providerText(fields.error, sent, 100) : undefined;
+    const code = providerError ?? `HTTP ${response.status}`;
+    const description = typeof fields.error_description === 'string' ? `: ${providerText(fields.error_description, sent)}` : '';
     throw new TokenEndpointError(`the token endpoint ${host} refused: ${code}${description}`, {
       host,
       status: response.status,

@@ -18,6 +18,7 @@ export function secretValues(...values: unknown[]): string[] {
       const encoded = encodeURIComponent(value);
       found.add(encoded);
       found.add(encoded.replace(/%20/g, '+'));
+      found.add(new URLSearchParams({ v: value }).toString().slice(2));
     } else if (value && typeof value === 'object' && depth < 5) {
       for (const member of Object.values(value)) visit(member, depth + 1);
     }

@@ -91,7 +91,10 @@ async function requestNewTokens(services: Services, connection: ConnectionRecord
       form.client_id = secrets.clientId ?? '';
       form.client_secret = secrets.clientSecret ?? '';
     }
-    return await requestTokens(services.http, fillTemplate(definition.tokenUrl, connection.metadata, `auth ${auth.id} tokenUrl`), form, headers, { signal });
+    return await requestTokens(services.http, fillTemplate(definition.tokenUrl, connection.metadata, `auth ${auth.id} tokenUrl`), form, headers, {
+      signal,
+      secrets: [secrets.clientSecret ?? ''],
+    });
   }
   if (auth.type === 'OAuth2AuthorizationCode') {
     const definition = auth.definition as OAuth2AuthorizationCodeAuth;
