@@ -136,7 +136,10 @@ async function withRetries(services: Services, connection: ConnectionRecord, aut
         const retryAfter = error instanceof TokenEndpointError ? error.refusal.retryAfter : undefined;
         const wait = tokenRetryDelayMs(settings, attempt, retryAfter);
         if (attempt >= settings.attempts || Date.now() - started + wait > settings.budgetMs) throw unavailable(connection, auth, error, attempt, retryAfter);
-        await sleep(wait, budget);
+        // The wait fits in the budget; should the budget's timer still fire first, it is the same unavailability.
+        await sleep(wait, budget).catch(() => {
+          throw unavailable(connection, auth, error, attempt, retryAfter);
+        });
       }
     }
   } finally {
