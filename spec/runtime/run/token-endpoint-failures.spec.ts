@@ -207,7 +207,7 @@ describe('a token endpoint that fails: only a lost grant strands a connection', 
 
   it('makes one token call for 50 concurrent runs, retries included', async () => {
     crmAccepting();
-    tokenEndpoint('POST /oauth/token', [{ status: 503, body: {} }], 100);
+    tokenEndpoint('POST /oauth/token', [{ status: 503, body: {} }], 200);
     const connectionId = await connect(expired);
     const answers = await Promise.all(Array.from({ length: 50 }, () => run(connectionId)));
     expect(answers.map((a) => a.status)).to.deep.equal(Array(50).fill(200));
@@ -216,7 +216,8 @@ describe('a token endpoint that fails: only a lost grant strands a connection', 
 
     upstream.reset();
     crmAccepting();
-    upstream.on('POST /oauth/token', () => ({ status: 503, body: {}, delayMs: 50 }));
+    // Each failure takes a while, so that all 50 runs join the one renewal before it gives up (a run arriving after it would rightly try again).
+    upstream.on('POST /oauth/token', () => ({ status: 503, body: {}, delayMs: 300 }));
     const downId = await connect(expired);
     const down = await Promise.all(Array.from({ length: 50 }, () => run(downId)));
     expect(down.map((a) => a.body.error?.code)).to.deep.equal(Array(50).fill('AUTH_PROVIDER_UNAVAILABLE'));
