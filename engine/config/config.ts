@@ -5,6 +5,7 @@ import { parseEgressAllow, type EgressAllowList } from '../runtime/egress/allow-
 import { DEFAULT_OUTBOUND_SETTINGS, type OutboundSettings } from '../runtime/http/settings.ts';
 import { DEFAULT_HTTP_SERVER_SETTINGS, type HttpServerSettings } from '../server/settings.ts';
 import { DEFAULT_STORE_QUERY_TIMEOUT_MS } from '../store/mongodb/query-timeout.ts';
+import { DEFAULT_TOKEN_RETRY, type TokenRetrySettings } from '../runtime/auth/token-retry.ts';
 
 /**
  * The gateway's configuration, read once from the environment at start.
@@ -32,6 +33,8 @@ export interface Config {
   outbound: OutboundSettings;
   /** EGRESS_ALLOW: destinations admitted although their address class is refused. */
   egressAllow: EgressAllowList;
+  /** Retries of a token endpoint that fails transiently (TOKEN_RETRY_*). */
+  tokenRetry: TokenRetrySettings;
   /** Guardrails of every JSONata mapping evaluation (MAPPING_*). */
   mapping: MappingLimits;
   /** DEFINITIONS_LOAD_THREADS: threads a large full load of definitions analyses files on (1: the loading thread alone; more: worker threads). */
@@ -103,6 +106,11 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       connectionsPerOrigin: integer(env, 'OUTBOUND_CONNECTIONS_PER_ORIGIN', DEFAULT_OUTBOUND_SETTINGS.connectionsPerOrigin, 1, 1024),
     },
     egressAllow: egressAllow(env),
+    tokenRetry: {
+      attempts: integer(env, 'TOKEN_RETRY_ATTEMPTS', DEFAULT_TOKEN_RETRY.attempts, 1, 10),
+      delayMs: integer(env, 'TOKEN_RETRY_DELAY_MS', DEFAULT_TOKEN_RETRY.delayMs, 0, 60_000),
+      budgetMs: integer(env, 'TOKEN_RETRY_BUDGET_MS', DEFAULT_TOKEN_RETRY.budgetMs, 1, 600_000),
+    },
     mapping: {
       timeoutMs: integer(env, 'MAPPING_TIMEOUT_MS', DEFAULT_MAPPING_LIMITS.timeoutMs, 1, 60_000),
       maxDepth: integer(env, 'MAPPING_MAX_DEPTH', DEFAULT_MAPPING_LIMITS.maxDepth, 10, 100_000),

@@ -24,6 +24,28 @@ export const createConnectionBody = {
   },
 } as const;
 
+export const updateConnectionBody = {
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  properties: {
+    name: createConnectionBody.properties.name,
+    credentials: {
+      type: 'object',
+      maxProperties: 50,
+      description:
+        "Replaces the credentials whole: the auth's arguments, the tokens of an OAuth 2.0 authorization-code auth, or the clientId and clientSecret of a client-credentials auth, checked as on create. Stored encrypted; never returned. Makes a connection marked needs_reauthorization active again.",
+    },
+    metadata: { ...hostVariables, description: `${hostVariables.description} Replaces the metadata whole; makes the connection active again.` },
+  },
+} as const;
+
+export interface UpdateConnectionBody {
+  name?: string;
+  credentials?: Record<string, unknown>;
+  metadata?: Record<string, string | number | boolean>;
+}
+
 export interface CreateConnectionBody {
   appSlug: string;
   authId?: string;
