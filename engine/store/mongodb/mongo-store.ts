@@ -12,6 +12,7 @@ import {
   type Update,
 } from '../port.ts';
 import type * as R from '../records.ts';
+import { decodeValue, encodeFilter, encodeSort, encodeUpdate, encodeValue } from '../field-encoding.ts';
 
 /**
  * MongoDB adapter: what a fleet of gateway instances shares. Records keep
@@ -53,12 +54,13 @@ export async function openMongoStore(uri: string, dbName?: string): Promise<Stor
   };
 }
 
-class MongoCollectionAdapter<T extends { id: string }> implements Collection<T> {
+/** Exported for its spec (a fake collection stands in for MongoDB). */
+export class MongoCollectionAdapter<T extends { id: string }> implements Collection<T> {
   constructor(private readonly name: string, private readonly collection: MongoCollection<Document>) {}
 
   async insert(record: T): Promise<T> {
     try {
-      await this.collection.insertOne({ ...record, _id: record.id as unknown as Document['_id'] });
+      await this.collection.insertOne({ ...(encodeValue(record) as Document), _id: record.id as unknown as Document['_id'] });
     } catch (error) {
       throw this.translate(error);
     }
@@ -66,25 +68,25 @@ class MongoCollectionAdapter<T extends { id: string }> implements Collection<T> 
   }
 
   async findOne(filter: Filter): Promise<T | null> {
-    const found = await this.collection.findOne(filter);
+    const found = await this.collection.findOne(encodeFilter(filter));
     return found ? strip<T>(found) : null;
   }
 
   async find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
-    let cursor = this.collection.find(filter);
-    if (options.sort) cursor = cursor.sort(options.sort);
+    let cursor = this.collection.find(encodeFilter(filter));
+    if (options.sort) cursor = cursor.sort(encodeSort(options.sort));
     if (options.skip) cursor = cursor.skip(options.skip);
     if (options.limit !== undefined) cursor = cursor.limit(options.limit);
     return (await cursor.toArray()).map((doc) => strip<T>(doc));
   }
 
   async count(filter: Filter): Promise<number> {
-    return await this.collection.countDocuments(filter);
+    return await this.collection.countDocuments(encodeFilter(filter));
   }
 
   async updateOne(filter: Filter, update: Update<T>): Promise<boolean> {
     try {
-      const result = await this.collection.updateOne(filter, update as Document);
+      const result = await this.collection.updateOne(encodeFilter(filter), encodeUpdate(update as Record<string, unknown>));
       return result.matchedCount > 0;
     } catch (error) {
       throw this.translate(error);
@@ -92,12 +94,12 @@ class MongoCollectionAdapter<T extends { id: string }> implements Collection<T> 
   }
 
   async deleteOne(filter: Filter): Promise<boolean> {
-    const result = await this.collection.deleteOne(filter);
+    const result = await this.collection.deleteOne(encodeFilter(filter));
     return result.deletedCount > 0;
   }
 
   async deleteMany(filter: Filter): Promise<number> {
-    const result = await this.collection.deleteMany(filter);
+    const result = await this.collection.deleteMany(encodeFilter(filter));
     return result.deletedCount;
   }
 
@@ -109,7 +111,8 @@ class MongoCollectionAdapter<T extends { id: string }> implements Collection<T> 
   }
 }
 
+/** A stored document as the engine sees it: keys unescaped, nested arrays restored (field-encoding.ts). */
 function strip<T>(doc: Document): T {
   const { _id, ...rest } = doc;
-  return rest as T;
+  return decodeValue(rest) as T;
 }
