@@ -1,6 +1,7 @@
 import parse from 'co-body';
 import type { Middleware } from 'koa';
 import { GatewayError } from '../../errors/index.ts';
+import { checkJsonDepth } from '../../validation/json-limits.ts';
 import type { AppState } from '../context.ts';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -8,7 +9,8 @@ const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
 
 /**
  * Request bodies are JSON only: any other media type is 415, more than 1 MiB
- * is 413, malformed JSON is 400. A request without a body leaves
+ * is 413, malformed JSON is 400, JSON nested deeper than JSON_MAX_DEPTH is
+ * 400 VALIDATION_ERROR naming the path. A request without a body leaves
  * `ctx.state.body` undefined; each route decides whether it needs one.
  */
 export function jsonBody(): Middleware<AppState> {
@@ -18,7 +20,10 @@ export function jsonBody(): Middleware<AppState> {
       if (!ctx.is('application/json', '+json')) {
         throw GatewayError.of('UNSUPPORTED_MEDIA_TYPE', `request bodies must be application/json (got ${ctx.get('Content-Type') || 'no Content-Type'})`);
       }
-      ctx.state.body = await readJson(ctx.req);
+      const body = await readJson(ctx.req);
+      // Before anything else walks it: no handler, validator or store sees JSON nested deeper than the limit.
+      checkJsonDepth(body, '');
+      ctx.state.body = body;
     }
     await next();
   };
