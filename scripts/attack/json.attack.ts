@@ -3,9 +3,10 @@
  * `{"metadata":{"d":[[[…[1]…]]]}}`, made the embedded store's key check visit
  * each array level twice (2^depth visits on the event loop), and JSON
  * 100,000 levels deep answered 500. Sends the nested-array body at depths
- * 20/22/24/26, a 100,000-deep body, and the connect authorize `metadata`
- * query parameter (JSON in a query string, nested the same way), reporting
- * each answer's time and `/health` latency while it ran.
+ * 20/22/24/26 (and 30, the deepest the limit lets through), a 100,000-deep
+ * body, and the connect authorize `metadata` query parameter (JSON in a query
+ * string, nested the same way), reporting each answer's time and `/health`
+ * latency while it ran.
  *
  * Right answers: 200 for the end users within the depth limit (JSON_MAX_DEPTH,
  * 32 levels: depth 26 is within it), 400 VALIDATION_ERROR for the
@@ -61,7 +62,7 @@ export const attack: Attack = {
       if (!right) notes.push(`${name}: unexpected answer ${answer.status} ${answer.text.slice(0, 200)}`);
     };
     try {
-      for (const depth of [20, 22, 24, 26]) {
+      for (const depth of [20, 22, 24, 26, 30]) {
         const body = `{"metadata":{"d":${nestedArray(depth)}}}`;
         await measure(`POST /v1/users, metadata arrays ${depth} deep`, body.length, () => gatewayCall(gw, 'POST', '/v1/users', body, WAIT_MS), (a) => a.status === 200);
       }
