@@ -68,6 +68,9 @@ export const attack: Attack = {
       }
       const deep = `{"metadata":{"d":${nestedArray(100_000)}}}`;
       await measure('POST /v1/users, 100,000 levels', deep.length, () => gatewayCall(gw, 'POST', '/v1/users', deep, WAIT_MS), (a) => a.status === 400 && a.body?.error?.code === 'VALIDATION_ERROR');
+      // The deepest body the 1 MiB limit lets through: what JSON.parse costs before the depth check can run.
+      const deepest = `{"metadata":{"d":${nestedArray(524_000)}}}`;
+      await measure('POST /v1/users, 1 MiB of nested arrays (524,000 levels)', deepest.length, () => gatewayCall(gw, 'POST', '/v1/users', deepest, WAIT_MS), (a) => a.status === 400 && a.body?.error?.code === 'VALIDATION_ERROR');
 
       const configured = await gatewayCall(gw, 'PUT', '/v2/apps/oauthy/configuration', { clientId: 'client-1', clientSecret: 'secret-1' });
       if (configured.status !== 200) notes.push(`configuring oauthy answered ${configured.status}: ${configured.text.slice(0, 200)}`);
