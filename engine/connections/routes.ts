@@ -5,6 +5,7 @@ import type { AppState } from '../server/context.ts';
 import { requireBody } from '../server/require-body.ts';
 import type { Services } from '../services.ts';
 import { compileValidator } from '../validation/ajv.ts';
+import { checkJsonSize, CREDENTIALS_MAX_BYTES, METADATA_MAX_BYTES } from '../validation/json-limits.ts';
 import { CONNECTION_FIELDS, CONNECTION_LIST_OPTIONS } from './connection-fields.ts';
 import { createConnection, deleteConnection, findConnection } from './connections.ts';
 import { createConnectionBody, updateConnectionBody, type CreateConnectionBody, type UpdateConnectionBody } from './schemas.ts';
@@ -24,6 +25,8 @@ export function connectionRoutes(services: Services): Router<AppState> {
 
   router.post('/v2/connections', apiKey, async (ctx) => {
     const body = validateCreate(requireBody(ctx));
+    checkJsonSize(body.metadata, 'metadata', METADATA_MAX_BYTES);
+    checkJsonSize(body.credentials, 'credentials', CREDENTIALS_MAX_BYTES);
     const record = await createConnection(services, ctx.state.principal!.companyId, body);
     ctx.status = 201;
     ctx.body = { success: true, data: connectionView(record) };

@@ -3,7 +3,7 @@ const hostVariables = {
   type: 'object',
   maxProperties: 50,
   additionalProperties: { type: ['string', 'number', 'boolean'] },
-  description: 'Host variables of the connection (a subdomain, a region): the values of the API arguments of the app version. Not secret: returned by the API.',
+  description: 'Host variables of the connection (a subdomain, a region): the values of the API arguments of the app version. Not secret: returned by the API. At most 16384 bytes as JSON.',
 } as const;
 
 export const createConnectionBody = {
@@ -18,7 +18,7 @@ export const createConnectionBody = {
     credentials: {
       type: 'object',
       maxProperties: 50,
-      description: "Values of the auth's arguments (an API key, a password), or tokens for an OAuth 2.0 auth. Stored encrypted; never returned.",
+      description: "Values of the auth's arguments (an API key, a password), or tokens for an OAuth 2.0 auth. Stored encrypted; never returned. At most 65536 bytes as JSON.",
     },
     metadata: hostVariables,
   },

@@ -2,6 +2,7 @@ import parse from 'co-body';
 import type { IncomingMessage } from 'node:http';
 import type { Middleware } from 'koa';
 import { GatewayError } from '../../errors/index.ts';
+import { checkJsonDepth } from '../../validation/json-limits.ts';
 import type { AppState } from '../context.ts';
 import { contentCoding } from './content-coding.ts';
 import { decodedBody } from './decoded-body.ts';
@@ -11,8 +12,9 @@ const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
 
 /**
  * Request bodies are JSON only: any other media type is 415, more than 1 MiB
- * is 413, malformed JSON is 400. A body may be gzip, deflate or br encoded:
- * another Content-Encoding is 415, one that does not decode is 400
+ * is 413, malformed JSON is 400, JSON nested deeper than JSON_MAX_DEPTH is
+ * 400 VALIDATION_ERROR naming the path. A body may be gzip, deflate or br
+ * encoded: another Content-Encoding is 415, one that does not decode is 400
  * INVALID_BODY_ENCODING, and the 1 MiB limit counts the bytes as sent and as
  * decoded (decoding stops there). A request without a body leaves
  * `ctx.state.body` undefined; each route decides whether it needs one.
@@ -24,7 +26,10 @@ export function jsonBody(): Middleware<AppState> {
       if (!ctx.is('application/json', '+json')) {
         throw GatewayError.of('UNSUPPORTED_MEDIA_TYPE', `request bodies must be application/json (got ${ctx.get('Content-Type') || 'no Content-Type'})`);
       }
-      ctx.state.body = await readJson(ctx.req);
+      const body = await readJson(ctx.req);
+      // Before anything else walks it: no handler, validator or store sees JSON nested deeper than the limit.
+      checkJsonDepth(body, '');
+      ctx.state.body = body;
     }
     await next();
   };

@@ -12,6 +12,7 @@ import {
   type Update,
 } from '../port.ts';
 import type * as R from '../records.ts';
+import { decodeValue, encodeFilter, encodeSort, encodeUpdate, encodeValue } from '../field-encoding.ts';
 import { likeAsRegex } from './like-regex.ts';
 import { DEFAULT_STORE_QUERY_TIMEOUT_MS, isQueryTimeout, queryTimeoutError } from './query-timeout.ts';
 
@@ -73,7 +74,7 @@ export class MongoCollectionAdapter<T extends { id: string }> implements Collect
 
   async insert(record: T): Promise<T> {
     try {
-      await this.collection.insertOne({ ...record, _id: record.id as unknown as Document['_id'] });
+      await this.collection.insertOne({ ...(encodeValue(record) as Document), _id: record.id as unknown as Document['_id'] });
     } catch (error) {
       throw this.translate(error);
     }
@@ -81,35 +82,40 @@ export class MongoCollectionAdapter<T extends { id: string }> implements Collect
   }
 
   async findOne(filter: Filter): Promise<T | null> {
-    const found = await this.query(() => this.collection.findOne(likeAsRegex(filter), this.limits()));
+    const found = await this.query(() => this.collection.findOne(this.filter(filter), this.limits()));
     return found ? strip<T>(found) : null;
   }
 
   async find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
-    let cursor = this.collection.find(likeAsRegex(filter), this.limits());
-    if (options.sort) cursor = cursor.sort(options.sort);
+    let cursor = this.collection.find(this.filter(filter), this.limits());
+    if (options.sort) cursor = cursor.sort(encodeSort(options.sort));
     if (options.skip) cursor = cursor.skip(options.skip);
     if (options.limit !== undefined) cursor = cursor.limit(options.limit);
     return (await this.query(() => cursor.toArray())).map((doc) => strip<T>(doc));
   }
 
   async count(filter: Filter): Promise<number> {
-    return await this.query(() => this.collection.countDocuments(likeAsRegex(filter), this.limits()));
+    return await this.query(() => this.collection.countDocuments(this.filter(filter), this.limits()));
   }
 
   async updateOne(filter: Filter, update: Update<T>): Promise<boolean> {
-    const result = await this.query(() => this.collection.updateOne(likeAsRegex(filter), update as Document, this.limits()));
+    const result = await this.query(() => this.collection.updateOne(this.filter(filter), encodeUpdate(update as Record<string, unknown>), this.limits()));
     return result.matchedCount > 0;
   }
 
   async deleteOne(filter: Filter): Promise<boolean> {
-    const result = await this.query(() => this.collection.deleteOne(likeAsRegex(filter), this.limits()));
+    const result = await this.query(() => this.collection.deleteOne(this.filter(filter), this.limits()));
     return result.deletedCount > 0;
   }
 
   async deleteMany(filter: Filter): Promise<number> {
-    const result = await this.query(() => this.collection.deleteMany(likeAsRegex(filter), this.limits()));
+    const result = await this.query(() => this.collection.deleteMany(this.filter(filter), this.limits()));
     return result.deletedCount;
+  }
+
+  /** A filter as MongoDB runs it: field names escaped like the stored records (field-encoding.ts), `$like` as a regex that cannot backtrack (like-regex.ts). */
+  private filter(filter: Filter): Document {
+    return likeAsRegex(encodeFilter(filter));
   }
 
   private limits(): { maxTimeMS: number } {
@@ -136,5 +142,5 @@ export class MongoCollectionAdapter<T extends { id: string }> implements Collect
 
 function strip<T>(doc: Document): T {
   const { _id, ...rest } = doc;
-  return rest as T;
+  return decodeValue(rest) as T;
 }
