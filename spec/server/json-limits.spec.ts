@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { checkJsonDepth, JSON_MAX_DEPTH, METADATA_MAX_BYTES, parseJsonParameter } from '../../engine/validation/json-limits.ts';
+import fc from 'fast-check';
+import { checkJsonDepth, checkJsonTextDepth, JSON_MAX_DEPTH, METADATA_MAX_BYTES, parseJsonParameter } from '../../engine/validation/json-limits.ts';
 import { call, startTestGateway, type TestGateway } from '../helpers/gateway.ts';
 import { ROOT } from '../helpers/process.ts';
 
@@ -194,6 +195,48 @@ describe('JSON depth and size limits (every body, JSON query parameters)', () =>
       expect(() => checkJsonDepth({ list: [{ ok: 1 }, { deeper: [[1]] }] }, '', 4)).to.throw('list[1].deeper[0]: is nested too deep');
       expect(() => checkJsonDepth([[1]], '', 1)).to.throw('body[0]: is nested too deep');
       expect(() => checkJsonDepth({ a: { b: 1 } }, '', 2)).to.not.throw();
+    });
+  });
+
+  describe('checkJsonTextDepth (the text of a body, before it is parsed)', () => {
+    const refusal = (check: () => void): string | undefined => {
+      try {
+        check();
+        return undefined;
+      } catch (error) {
+        return (error as { details?: { problems: { field: string }[] } }).details!.problems[0]!.field;
+      }
+    };
+
+    it('names the same path as checkJsonDepth: keys (escaped, spaced, with brackets in strings) and indexes', () => {
+      const cases: [unknown, number][] = [
+        [{ list: [{ ok: 1 }, { deeper: [[1]] }] }, 4],
+        [[[1]], 1],
+        [{ 'a "quoted" [key]': { 'b\\': [{}, ['[', '{', ']']] } }, 3],
+        [{ 'ünï': [1, 2, '3,4', { x: { y: [] } }] }, 4],
+      ];
+      for (const [value, limit] of cases) {
+        const expected = refusal(() => checkJsonDepth(value, 'f', limit));
+        expect(expected, JSON.stringify(value)).to.be.a('string');
+        expect(refusal(() => checkJsonTextDepth(JSON.stringify(value), 'f', limit))).to.equal(expected);
+        expect(refusal(() => checkJsonTextDepth(JSON.stringify(value, null, 2), 'f', limit))).to.equal(expected);
+      }
+    });
+
+    it('refuses exactly what checkJsonDepth refuses, on any JSON', () => {
+      fc.assert(
+        fc.property(fc.jsonValue({ maxDepth: 8 }), fc.integer({ min: 1, max: 8 }), (value, limit) => {
+          const text = JSON.stringify(value);
+          expect(refusal(() => checkJsonTextDepth(text, '', limit)) !== undefined).to.equal(refusal(() => checkJsonDepth(value, '', limit)) !== undefined);
+        }),
+        { numRuns: 2000 },
+      );
+    });
+
+    it('answers a 1 MiB body of nested arrays with 400 naming the first level over the limit', async () => {
+      const levels = 512 * 1024 - 16;
+      const response = await call(gw, 'POST', '/v1/users', { body: `{"metadata":{"d":${arrays(levels)}}}` });
+      expectDepthRefused(response, indexPath('metadata.d', JSON_MAX_DEPTH - 1));
     });
   });
 });
