@@ -102,7 +102,8 @@ function fallbackNames(source: SourceFile): { id?: string } {
   return place.kind === 'auth' || place.kind === 'action' ? { id: source.file.split('/').at(-1)!.replace(YAML_FILE, '') } : {};
 }
 
-function failedSummary(source: SourceFile, error: unknown): FileSummary {
+/** What an analysis that threw (or could not run) leaves: the file's ANALYSIS_FAILED problem. */
+export function failedSummary(source: SourceFile, error: unknown): FileSummary {
   let names = {};
   try {
     names = fallbackNames(source);

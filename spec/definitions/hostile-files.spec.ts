@@ -7,6 +7,8 @@ import { MAX_PROBLEMS_PER_FILE } from '../../engine/definitions/problems.ts';
 import { DefinitionsRegistry } from '../../engine/definitions/registry.ts';
 import { sourceFile, type SourceFile } from '../../engine/definitions/source-files.ts';
 import { createLogger } from '../../engine/log/logger.ts';
+import { DEFAULT_MAPPING_LIMITS } from '../../engine/mapping/index.ts';
+import { analyseFiles } from '../../engine/definitions/parallel-analysis.ts';
 import { call, startTestGateway, type TestGateway } from '../helpers/gateway.ts';
 import { copyValid, tempDir } from '../support/definition-fixtures.ts';
 
@@ -160,6 +162,40 @@ describe('hostile definition files', function () {
       await rename();
       expect((await registry.reload('change')).ok).to.equal(true);
     });
+  });
+
+  describe('off the request path', () => {
+    it('lets the event loop turn while it analyses many small files on this thread', async () => {
+      const files = Array.from({ length: 1_000 }, (_, i) => sourceFile(`acme/versions/1/actions/a${i}.yaml`, action(`a${i}`, `description: file ${i}\n`)));
+      let turns = 0;
+      let analysing = true;
+      const tick = () => {
+        if (!analysing) return;
+        turns++;
+        setImmediate(tick);
+      };
+      setImmediate(tick);
+      const { analyses } = await analyseFiles(files, DEFAULT_MAPPING_LIMITS, 0);
+      analysing = false;
+      expect(analyses).to.have.length(1_000);
+      // All at once (the old way) is no turn at all; a few milliseconds at a time is many.
+      expect(turns).to.be.greaterThan(1);
+    });
+
+    for (const changedOnly of [false, true]) {
+      it(`analyses a file of 20,000 keys on a worker thread: this thread idles through most of ${changedOnly ? 'a watcher reload' : 'a full reload'}`, async () => {
+        const loader = new DefinitionsLoader(DEFAULT_MAPPING_LIMITS, 1);
+        expect((await loader.loadDirectory(tmp.dir)).ok).to.equal(true);
+        await write(BAD, unknownKeys());
+        const before = performance.eventLoopUtilization();
+        const result = await loader.loadDirectory(tmp.dir, changedOnly ? [path.join(tmp.dir, BAD)] : undefined);
+        // The share of the reload this thread was busy: all of it when it parses the file itself.
+        const busy = performance.eventLoopUtilization(before).utilization;
+        expect(result.problems.map(located)[0]).to.equal(`${BAD}:8:1 SCHEMA_UNKNOWN_PROPERTY`);
+        expect(result.problems).to.have.length(MAX_PROBLEMS_PER_FILE + 1);
+        expect(busy).to.be.lessThan(0.5);
+      });
+    }
   });
 
   describe('in the running gateway', () => {
