@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { MappingLimits } from '../mapping/index.ts';
 import { failedSummary, fromSummary, summariseFile, type FileAnalysis, type FileSummary } from './file-analysis.ts';
+import { problemAt } from './problems.ts';
 import type { SourceFile } from './source-files.ts';
 
 /**
@@ -96,9 +97,13 @@ export async function analyseAside(sources: SourceFile[], limits: MappingLimits)
   if (large.length) {
     const pool = new AnalysisPool(1, limits, LARGE_FILE_HEAP_MB, 1);
     try {
-      const { analyses } = await pool.analyse(large, (left) =>
-        left.map((source) => fromSummary(source, failedSummary(source, new Error('the file is too large to analyse (its worker thread stopped)')), limits)),
-      );
+      const stopped = (source: SourceFile): FileSummary => ({
+        ...failedSummary(source, null),
+        problems: [
+          problemAt({ file: source.file, line: 1, column: 1 }, 'ANALYSIS_FAILED', `the file could not be analysed: its worker thread stopped (more than ${LARGE_FILE_HEAP_MB.oldGeneration} MB?); split or shorten the file`),
+        ],
+      });
+      const { analyses } = await pool.analyse(large, (left) => left.map((source) => fromSummary(source, stopped(source), limits)));
       analyses.forEach((analysis) => byFile.set(analysis.source, analysis));
     } finally {
       await pool.close();
