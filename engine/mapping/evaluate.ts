@@ -64,6 +64,9 @@ function mappingError(error: unknown, compiled: GuardedExpression, limits: Mappi
   } else if (e.code === 'D2015' || e.code === 'D2014') {
     [reason, limit, setting] = ['sequence', e.code === 'D2014' ? 10_000_000 : limits.maxSequence, e.code === 'D2014' ? undefined : 'MAPPING_MAX_SEQUENCE'];
     what = `the mapping built a sequence of more than ${limit} items${setting ? ` (${setting})` : ''}`;
+  } else if (e.code === 'REGEX') {
+    reason = 'regex';
+    what = e.message ?? 'the regular expression cannot run on the linear-time engine';
   } else if (e.code === 'D3137' || e.code === 'D3141') {
     reason = 'error';
     what = `${e.message ?? 'the mapping raised an error'} (${e.code})`;

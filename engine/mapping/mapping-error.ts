@@ -10,10 +10,11 @@ export interface ExpressionOrigin {
 /**
  * Why a mapping failed: it does not parse (`syntax`, at load), it ran too
  * long (`timeout`), nested too deep (`stack`), built too long a sequence
- * (`sequence`), called $error/$assert (`error`), or jsonata refused an
- * operation, e.g. a type error (`evaluation`).
+ * (`sequence`), called $error/$assert (`error`), has a regular expression
+ * the linear-time engine cannot run (`regex`: a backreference, lookaround),
+ * or jsonata refused an operation, e.g. a type error (`evaluation`).
  */
-export type MappingFailure = 'syntax' | 'timeout' | 'stack' | 'sequence' | 'error' | 'evaluation';
+export type MappingFailure = 'syntax' | 'timeout' | 'stack' | 'sequence' | 'error' | 'regex' | 'evaluation';
 
 export interface MappingErrorDetails {
   file: string;
