@@ -104,11 +104,15 @@ describe('runs whose mappings try to crash or bloat the gateway', function () {
   it("(a+)+$ in $match on the upstream's value answers at once, and /health with it", async () => {
     // 28 a's: over 10 s of backtracking for V8's own engine, during which nothing else would be served
     upstream.on('GET /api/items', () => ({ body: { value: 'a'.repeat(28) + '!' } }));
+    const t0 = performance.now();
     const { result, statuses, slowestMs } = await whilePolling(run('redos'));
+    const ms = performance.now() - t0;
     expect(result.status).to.equal(200);
     expect(result.body.data).to.deep.equal([{ matched: 0 }]);
     expect(statuses.every((s) => s === 200)).to.equal(true);
-    expect(slowestMs, 'generous: the old engine held the event loop for seconds').to.be.below(3000);
+    // generous bounds: the gateway runs in this process, so a backtracking engine holds this test's event loop too (45 s here)
+    expect(ms, 'the run').to.be.below(5000);
+    expect(slowestMs, '/health').to.be.below(3000);
   });
 
   it('eight runaway mappings in parallel all end in MAPPING_ERROR while /health keeps answering', async () => {
