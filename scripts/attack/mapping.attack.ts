@@ -8,7 +8,9 @@
  * (VmHWM of the child), /health latency while the case ran.
  *
  * A case is right when it answers 502 MAPPING_ERROR with the expected reason
- * and the gateway still serves; anything else sets ok=false.
+ * (a mapper's failure: 400 VALIDATION_ERROR naming the argument; the regex:
+ * 200 with no match) and the gateway still serves; anything else sets
+ * ok=false.
  */
 import fs from 'node:fs/promises';
 import http from 'node:http';
@@ -21,14 +23,14 @@ const DOUBLING = '( $f := function($s,$n){ $n=0 ? $s : $f($s & $s, $n-1) }; $len
 interface Case {
   name: string;
   action: string;
-  /** The reason the answer's MAPPING_ERROR should carry. */
+  /** The reason the answer's MAPPING_ERROR should carry; `mapper` for a mapper's failure (400 VALIDATION_ERROR naming the argument, nothing sent); `none` for a 200. */
   reason: string;
   parallel?: number;
 }
 
 const CASES: Case[] = [
   { name: 'string doubling in a response mapping ("ab" doubled 27 times)', action: 'doubling', reason: 'size' },
-  { name: 'a mapper building a 134 MB query value', action: 'mapper-bloat', reason: 'size' },
+  { name: 'a mapper building a 134 MB query value', action: 'mapper-bloat', reason: 'mapper' },
   { name: 'a response mapping echoing a 2^26-character string', action: 'result-bloat', reason: 'size' },
   { name: '(a+)+$ in $match on an upstream value (25 a + "!")', action: 'redos', reason: 'none' },
   { name: 'eight string doublings in parallel', action: 'doubling', reason: 'size', parallel: 8 },
@@ -122,7 +124,9 @@ export const attack: Attack = {
         const error = first.body?.meta?.error ?? first.body?.error;
         const right = alive && answers.every((a) => {
           const e = a.body?.meta?.error ?? a.body?.error;
-          return c.reason === 'none' ? a.status === 200 && a.body?.data?.[0]?.matched === 0 : a.status === 502 && e?.code === 'MAPPING_ERROR' && e?.details?.reason === c.reason;
+          if (c.reason === 'none') return a.status === 200 && a.body?.data?.[0]?.matched === 0;
+          if (c.reason === 'mapper') return a.status === 400 && e?.code === 'VALIDATION_ERROR' && /MAPPING_MAX_STRING/.test(JSON.stringify(e));
+          return a.status === 502 && e?.code === 'MAPPING_ERROR' && e?.details?.reason === c.reason;
         });
         ok &&= right;
         rows.push({
