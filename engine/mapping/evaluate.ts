@@ -76,7 +76,7 @@ function mappingError(error: unknown, compiled: GuardedExpression, limits: Mappi
       what = `the mapping built more than ${limit} characters of strings in all (MAPPING_MAX_RESULT_BYTES)`;
     } else {
       setting = 'MAPPING_MAX_RESULT_BYTES';
-      what = `the mapping's result is larger than ${limit} characters of JSON (MAPPING_MAX_RESULT_BYTES)`;
+      what = `the mapping built or returned a value of more than ${limit} characters of JSON (MAPPING_MAX_RESULT_BYTES)`;
     }
   } else if (e.code === 'REGEX') {
     reason = 'regex';

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type jsonata from 'jsonata';
 import type { MappingLimits } from './limits.ts';
-import { refuseSize } from './size.ts';
+import { jsonLongerThan, refuseSize } from './size.ts';
 
 /**
  * The gateway's hooks on a compiled expression, beside jsonata's own
@@ -26,7 +26,11 @@ import { refuseSize } from './size.ts';
  *   its arguments up or grow them by a constant factor (the built-ins that
  *   can do more check first: builtins.ts), so no string ever gets far past
  *   the limit: recursion that doubles a string stops at the limit instead of
- *   at V8's fatal "invalid size". It does no work for other results and
+ *   at V8's fatal "invalid size". An object or array such a step, a
+ *   constructor or a path makes is measured (size.ts: each distinct part
+ *   once, remembered) and refused past MAPPING_MAX_RESULT_BYTES of JSON, so
+ *   no value whose JSON doubles at each level (`{"a": $o, "b": $o}` in a
+ *   recursion) reaches `=`, `**` or $string, which would walk it whole. It
  *   returns nothing to wait for.
  *
  * Per-evaluation state travels in a binding whose name no expression can
@@ -55,6 +59,8 @@ type Environment = { lookup(name: string): unknown };
 
 /** Steps whose string result is new: `&` (binary), and calls (function, partial application, `~>`). */
 const BUILDS = new Set(['binary', 'function', 'partial', 'apply']);
+/** Steps whose object or array result is new: those, object and array constructors (unary), paths (their sequences), transforms. */
+const MAKES = new Set(['binary', 'function', 'partial', 'apply', 'unary', 'path', 'transform']);
 
 export function installGuard(expression: jsonata.Expression, limits: MappingLimits): void {
   const entry = (node: Node, _input: unknown, environment: Environment): Promise<void> | undefined => {
@@ -77,8 +83,9 @@ export function installGuard(expression: jsonata.Expression, limits: MappingLimi
         const state = environment.lookup(GUARD_BINDING) as GuardState | undefined;
         if (state && (state.built += result.length) > limits.maxResultBytes) refuseSize('built', limits.maxResultBytes);
       }
-    } else if (Array.isArray(result) && result.length > limits.maxSequence) {
-      throw { code: 'D2015', value: limits.maxSequence };
+    } else if (typeof result === 'object' && result !== null && (MAKES.has(node.type!) || (node as { group?: unknown }).group !== undefined)) {
+      if (Array.isArray(result) && result.length > limits.maxSequence) throw { code: 'D2015', value: limits.maxSequence };
+      if (jsonLongerThan(result, limits.maxResultBytes)) refuseSize('json', limits.maxResultBytes);
     }
     return undefined;
   };

@@ -22,12 +22,16 @@ export function isSizeRefusal(value: unknown): value is SizeRefusal {
 
 /**
  * Whether `value` written as JSON would take more than `budget` characters,
- * counted approximately (strings by length, numbers as 8, punctuation of
- * one character each) and without writing it. Each distinct object or array
- * is measured once (its size remembered for this call), so an object that
- * refers to another many times over, whose JSON doubles at each level while
- * it holds little (a mapping can build one), costs its distinct parts, not
- * its JSON; and it stops as soon as a size passes the budget.
+ * counted without writing it and never more than its compact JSON: strings
+ * by length and quotes, numbers as one character, true, false and null as
+ * four, keys with their quotes and colon, one separator per member. So an
+ * app's response always counts at most its own length. Each distinct object
+ * or array is measured once, and its size remembered with it (values are
+ * not changed once a step has made them; the copy in to-json.ts counts
+ * again anyway): an object that refers to another many times over, whose
+ * JSON doubles at each level while it holds little (a mapping can build
+ * one), costs its distinct parts, not its JSON; and it stops as soon as a
+ * size passes the budget.
  */
 export function jsonLongerThan(value: unknown, budget: number): boolean {
   return jsonSizeUpTo(value, budget) > budget;
@@ -35,12 +39,16 @@ export function jsonLongerThan(value: unknown, budget: number): boolean {
 
 const isJsonataFunction = (item: object): boolean => '_jsonata_lambda' in item || '_jsonata_function' in item;
 
-const leafSize = (item: unknown): number => (typeof item === 'string' ? item.length + 2 : typeof item === 'number' ? 8 : 5);
+const leafSize = (item: unknown): number => (typeof item === 'string' ? item.length + 2 : typeof item === 'number' ? 1 : 4);
+
+const MEASURED = new WeakMap<object, number>();
 
 /** The approximate JSON length of `value`, or some number past `budget` once it is known to be more. */
 export function jsonSizeUpTo(value: unknown, budget: number): number {
   if (typeof value !== 'object' || value === null || isJsonataFunction(value)) return leafSize(value);
-  const sizes = new Map<object, number>();
+  const known = MEASURED.get(value);
+  if (known !== undefined) return known;
+  const sizes = MEASURED;
   const open = new Set<object>();
   // post-order without recursion: a container is pushed, then its children, and summed when met again
   const stack: object[] = [value];
@@ -68,7 +76,7 @@ export function jsonSizeUpTo(value: unknown, budget: number): number {
     if (pending) continue;
     stack.pop();
     open.delete(node);
-    let size = children.length + 1;
+    let size = children.length + 1; // brackets and separators
     if (!Array.isArray(node)) for (const key of Object.keys(node)) size += key.length + 3;
     for (let i = 0; i < children.length && size <= budget; i++) {
       const child = children[i];

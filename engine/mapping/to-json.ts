@@ -33,11 +33,11 @@ function copy(value: unknown, maxSequence: number, budget: Budget): JsonValue | 
     return value;
   }
   if (value === null || typeof value === 'boolean') {
-    spend(budget, 5);
+    spend(budget, 4);
     return value;
   }
   if (typeof value === 'number') {
-    spend(budget, 8);
+    spend(budget, 1);
     return Number.isFinite(value) ? value : null;
   }
   if (Array.isArray(value)) {

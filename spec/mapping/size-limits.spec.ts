@@ -45,11 +45,12 @@ describe('mappings cannot build strings or results past their size limits', () =
   for (const [name, source] of [
     ['$pad to a huge width', '$pad("", 1000000000)'],
     ['$join of many copies of a string', '$join([1..100].($$.s))'],
-    ['$string of an object that refers to another many times over', '( $f := function($o,$n){ $n=0 ? $o : $f({"a": $o, "b": $o}, $n-1) }; $string($f({"x": 1}, 40)) )'],
+    ['$string of an object that refers to another many times over', '( $f := function($o,$n){ $n=0 ? $o : $f({"a": $o, "b": $o}, $n-1) }; $string($f({"x": 1}, 12)) )'],
     ['$uppercase of a string built past the limit', '$uppercase(s & s & s & s & s & s & s & s & s & s & s & s)'],
   ] as const) {
     it(`${name} is refused with reason size before it is built`, async () => {
-      const error = await failure(compileExpression(source, ORIGIN, SMALL), { s: 'x'.repeat(100) });
+      // room for the values they are given: the string they would build is what goes over
+      const error = await failure(compileExpression(source, ORIGIN, { ...SMALL, maxResultBytes: 10_000_000 }), { s: 'x'.repeat(100) });
       expect(error.details).to.include({ reason: 'size', setting: 'MAPPING_MAX_STRING' });
     });
   }
@@ -73,6 +74,13 @@ describe('mappings cannot build strings or results past their size limits', () =
   it('an object whose JSON doubles at each level is refused as a result at once (its shared parts measured once)', async () => {
     const error = await failure(compileExpression('( $f := function($o,$n){ $n=0 ? $o : $f({"a": $o, "b": $o}, $n-1) }; $f({"x": 1}, 60) )', ORIGIN, SMALL));
     expect(error.details).to.include({ reason: 'size', setting: 'MAPPING_MAX_RESULT_BYTES' });
+  });
+
+  it('an object whose JSON doubles at each level is refused when it is made, before = compares it whole', async () => {
+    // without the bound, = walks every copy: 2^22 leaves took 3.8 s here, each further level doubles it
+    const error = await failure(compileExpression('( $f := function($o,$n){ $n=0 ? $o : $f({"a": $o, "b": $o}, $n-1) }; $f({"x": 1}, 40) = $f({"x": 1}, 40) )', ORIGIN, SMALL));
+    expect(error.details).to.include({ reason: 'size', limit: 10_000, setting: 'MAPPING_MAX_RESULT_BYTES' });
+    expect(error.message).to.include('built or returned a value of more than 10000 characters of JSON');
   });
 
   it('an array doubled by $append stops at MAPPING_MAX_SEQUENCE (jsonata counts only the sequences it builds)', async () => {
