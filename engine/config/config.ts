@@ -115,6 +115,9 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       timeoutMs: integer(env, 'MAPPING_TIMEOUT_MS', DEFAULT_MAPPING_LIMITS.timeoutMs, 1, 60_000),
       maxDepth: integer(env, 'MAPPING_MAX_DEPTH', DEFAULT_MAPPING_LIMITS.maxDepth, 10, 100_000),
       maxSequence: integer(env, 'MAPPING_MAX_SEQUENCE', DEFAULT_MAPPING_LIMITS.maxSequence, 1, 10_000_000),
+      // up to 2^28: V8's longest string is about 2^29 characters, and a step may add two strings of the limit
+      maxString: integer(env, 'MAPPING_MAX_STRING', DEFAULT_MAPPING_LIMITS.maxString, 1, 268_435_456),
+      maxResultBytes: integer(env, 'MAPPING_MAX_RESULT_BYTES', DEFAULT_MAPPING_LIMITS.maxResultBytes, 1, 1_073_741_824),
     },
     definitionsLoadThreads: integer(env, 'DEFINITIONS_LOAD_THREADS', defaultLoadThreads(), 1, 64),
     publicBaseUrl,

@@ -1,6 +1,8 @@
 import jsonata from 'jsonata';
 import { DEFAULT_MAPPING_LIMITS, type MappingLimits } from './limits.ts';
+import { installSizedBuiltIns } from './builtins.ts';
 import { installGuard } from './guard.ts';
+import { LinearRegex } from './regex.ts';
 import { locate, MappingError, type ExpressionOrigin } from './mapping-error.ts';
 
 /**
@@ -19,12 +21,16 @@ const LIMITS = new WeakMap<jsonata.Expression, MappingLimits>();
 /**
  * jsonata(source) with the guardrails always on: jsonata's own `timeout`,
  * `stack` and `sequence` options (fixed at compile time: jsonata reads them
- * from the compiled expression) and the gateway's hook (guard.ts). Throws
- * jsonata's syntax error as it is, for a caller that locates it itself.
+ * from the compiled expression), regular expressions on the linear-time
+ * engine (regex.ts), the gateway's hooks (guard.ts) and the size-checked
+ * built-ins (builtins.ts). Throws jsonata's syntax error as it is, for a
+ * caller that locates it itself.
  */
 export function guardedJsonata(source: string, limits: MappingLimits = DEFAULT_MAPPING_LIMITS): jsonata.Expression {
-  const expression = jsonata(source, { timeout: limits.timeoutMs, stack: limits.maxDepth, sequence: limits.maxSequence });
-  installGuard(expression);
+  const RegexEngine = LinearRegex as unknown as RegExpConstructor; // the part of RegExp jsonata uses: lastIndex and exec
+  const expression = jsonata(source, { timeout: limits.timeoutMs, stack: limits.maxDepth, sequence: limits.maxSequence, RegexEngine });
+  installGuard(expression, limits);
+  installSizedBuiltIns(expression, limits);
   LIMITS.set(expression, limits);
   return expression;
 }

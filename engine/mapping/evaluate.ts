@@ -4,6 +4,7 @@ import { limitsOf, startOfToken, type GuardedExpression } from './compile.ts';
 import { evaluateFast, fastPathOf, FELL_BACK } from './fast/index.ts';
 import { GUARD_BINDING, newGuardState, type GuardState } from './guard.ts';
 import { locate, MappingError, type MappingFailure } from './mapping-error.ts';
+import { isSizeRefusal } from './size.ts';
 import { toJson } from './to-json.ts';
 
 export { toJson } from './to-json.ts';
@@ -35,7 +36,7 @@ export async function evaluateGuarded(compiled: GuardedExpression, input: unknow
   const state = newGuardState();
   try {
     const result: unknown = await compiled.expression.evaluate(input, { ...bindings, [GUARD_BINDING]: state });
-    return toJson(result, limits.maxSequence);
+    return toJson(result, limits.maxSequence, limits.maxResultBytes);
   } catch (error) {
     throw mappingError(error, compiled, limits, state);
   }
@@ -64,6 +65,22 @@ function mappingError(error: unknown, compiled: GuardedExpression, limits: Mappi
   } else if (e.code === 'D2015' || e.code === 'D2014') {
     [reason, limit, setting] = ['sequence', e.code === 'D2014' ? 10_000_000 : limits.maxSequence, e.code === 'D2014' ? undefined : 'MAPPING_MAX_SEQUENCE'];
     what = `the mapping built a sequence of more than ${limit} items${setting ? ` (${setting})` : ''}`;
+  } else if (isSizeRefusal(error)) {
+    reason = 'size';
+    limit = error.limit;
+    if (error.what === 'string') {
+      setting = 'MAPPING_MAX_STRING';
+      what = `the mapping built a string of more than ${limit} characters (MAPPING_MAX_STRING)`;
+    } else if (error.what === 'built') {
+      setting = 'MAPPING_MAX_RESULT_BYTES';
+      what = `the mapping built more than ${limit} characters of strings in all (MAPPING_MAX_RESULT_BYTES)`;
+    } else {
+      setting = 'MAPPING_MAX_RESULT_BYTES';
+      what = `the mapping built or returned a value of more than ${limit} characters of JSON (MAPPING_MAX_RESULT_BYTES)`;
+    }
+  } else if (e.code === 'REGEX') {
+    reason = 'regex';
+    what = e.message ?? 'the regular expression cannot run on the linear-time engine';
   } else if (e.code === 'D3137' || e.code === 'D3141') {
     reason = 'error';
     what = `${e.message ?? 'the mapping raised an error'} (${e.code})`;

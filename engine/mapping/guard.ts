@@ -1,5 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type jsonata from 'jsonata';
+import type { MappingLimits } from './limits.ts';
+import { jsonLongerThan, refuseSize } from './size.ts';
 
 /**
  * The gateway's hooks on a compiled expression, beside jsonata's own
@@ -13,9 +15,23 @@ import type jsonata from 'jsonata';
  * - Where it was: the position of the last step entered, so a timeout or a
  *   stack overflow (which carry no position) can still name the line.
  *
- * (Sequence length is jsonata's own `sequence` option, plus a check of the
- * final result in evaluate.ts: an exit hook on every step doubled the cost
- * of evaluation.)
+ * - Sizes: the exit hook refuses a step that builds a string (`&`, a call)
+ *   longer than MAPPING_MAX_STRING (a string of the input passes as it
+ *   is, as on the fast path), or whose result is an array longer than
+ *   MAPPING_MAX_SEQUENCE
+ *   (jsonata's `sequence` option only sees the sequences it builds itself,
+ *   not $append's or an array constructor's), and counts the characters of
+ *   the strings `&` and function calls build, refusing an evaluation that
+ *   builds more than MAPPING_MAX_RESULT_BYTES in all. A step can at most add
+ *   its arguments up or grow them by a constant factor (the built-ins that
+ *   can do more check first: builtins.ts), so no string ever gets far past
+ *   the limit: recursion that doubles a string stops at the limit instead of
+ *   at V8's fatal "invalid size". An object or array such a step, a
+ *   constructor or a path makes is measured (size.ts: each distinct part
+ *   once, remembered) and refused past MAPPING_MAX_RESULT_BYTES of JSON, so
+ *   no value whose JSON doubles at each level (`{"a": $o, "b": $o}` in a
+ *   recursion) reaches `=`, `**` or $string, which would walk it whole. It
+ *   returns nothing to wait for.
  *
  * Per-evaluation state travels in a binding whose name no expression can
  * write (it contains a space), so one compiled expression serves concurrent
@@ -30,16 +46,23 @@ export interface GuardState {
   /** Position (jsonata's offset, just past the token) of the last step entered. */
   position: number | undefined;
   yields: number;
+  /** Characters of the strings built so far (see the exit hook). */
+  built: number;
 }
 
 export function newGuardState(): GuardState {
-  return { steps: 0, sliceStart: performance.now(), position: undefined, yields: 0 };
+  return { steps: 0, sliceStart: performance.now(), position: undefined, yields: 0, built: 0 };
 }
 
 type Node = { position?: number };
 type Environment = { lookup(name: string): unknown };
 
-export function installGuard(expression: jsonata.Expression): void {
+/** Steps whose string result is new: `&` (binary), and calls (function, partial application, `~>`). */
+const BUILDS = new Set(['binary', 'function', 'partial', 'apply']);
+/** Steps whose object or array result is new: those, object and array constructors (unary), paths (their sequences), transforms. */
+const MAKES = new Set(['binary', 'function', 'partial', 'apply', 'unary', 'path', 'transform']);
+
+export function installGuard(expression: jsonata.Expression, limits: MappingLimits): void {
   const entry = (node: Node, _input: unknown, environment: Environment): Promise<void> | undefined => {
     const state = environment.lookup(GUARD_BINDING) as GuardState | undefined;
     if (!state) return undefined;
@@ -53,7 +76,21 @@ export function installGuard(expression: jsonata.Expression): void {
       }),
     );
   };
+  const exit = (node: Node & { type?: string }, _input: unknown, environment: Environment, result: unknown): undefined => {
+    if (typeof result === 'string') {
+      if (result.length > 0 && BUILDS.has(node.type!)) {
+        if (result.length > limits.maxString) refuseSize('string', limits.maxString);
+        const state = environment.lookup(GUARD_BINDING) as GuardState | undefined;
+        if (state && (state.built += result.length) > limits.maxResultBytes) refuseSize('built', limits.maxResultBytes);
+      }
+    } else if (typeof result === 'object' && result !== null && (MAKES.has(node.type!) || (node as { group?: unknown }).group !== undefined)) {
+      if (Array.isArray(result) && result.length > limits.maxSequence) throw { code: 'D2015', value: limits.maxSequence };
+      if (jsonLongerThan(result, limits.maxResultBytes)) refuseSize('json', limits.maxResultBytes);
+    }
+    return undefined;
+  };
   // jsonata looks its hooks up by these symbols; assign() binds them on the compiled expression.
   const assign = expression.assign as unknown as (name: symbol, value: unknown) => void;
   assign.call(expression, Symbol.for('jsonata.__evaluate_entry'), entry);
+  assign.call(expression, Symbol.for('jsonata.__evaluate_exit'), exit);
 }

@@ -1,4 +1,4 @@
-/** The guardrails every mapping evaluation runs with (MAPPING_TIMEOUT_MS, MAPPING_MAX_DEPTH, MAPPING_MAX_SEQUENCE). */
+/** The guardrails every mapping evaluation runs with (MAPPING_TIMEOUT_MS, MAPPING_MAX_DEPTH, MAPPING_MAX_SEQUENCE, MAPPING_MAX_STRING, MAPPING_MAX_RESULT_BYTES). */
 export interface MappingLimits {
   /** Wall-clock time one evaluation may take, in ms. */
   timeoutMs: number;
@@ -6,6 +6,14 @@ export interface MappingLimits {
   maxDepth: number;
   /** Longest array a mapping may build or produce (jsonata's `sequence` guardrail, plus a check of every result). */
   maxSequence: number;
+  /** Longest string, in characters, a step of a mapping may build (`&`, a call; checked before $pad, $join and $string build one). Strings of the input pass as they are. */
+  maxString: number;
+  /**
+   * Largest result, as the length of its JSON; also the most characters of
+   * strings one evaluation may build in all (by `&` and function calls), so
+   * that a loop of strings each under maxString cannot add up unbounded.
+   */
+  maxResultBytes: number;
 }
 
-export const DEFAULT_MAPPING_LIMITS: MappingLimits = { timeoutMs: 500, maxDepth: 200, maxSequence: 100_000 };
+export const DEFAULT_MAPPING_LIMITS: MappingLimits = { timeoutMs: 500, maxDepth: 200, maxSequence: 100_000, maxString: 1_048_576, maxResultBytes: 16_777_216 };

@@ -10,10 +10,13 @@ export interface ExpressionOrigin {
 /**
  * Why a mapping failed: it does not parse (`syntax`, at load), it ran too
  * long (`timeout`), nested too deep (`stack`), built too long a sequence
- * (`sequence`), called $error/$assert (`error`), or jsonata refused an
- * operation, e.g. a type error (`evaluation`).
+ * (`sequence`), built a string or a result over its size limit (`size`:
+ * MAPPING_MAX_STRING, MAPPING_MAX_RESULT_BYTES), called $error/$assert
+ * (`error`), has a regular expression
+ * the linear-time engine cannot run (`regex`: a backreference, lookaround),
+ * or jsonata refused an operation, e.g. a type error (`evaluation`).
  */
-export type MappingFailure = 'syntax' | 'timeout' | 'stack' | 'sequence' | 'error' | 'evaluation';
+export type MappingFailure = 'syntax' | 'timeout' | 'stack' | 'sequence' | 'size' | 'error' | 'regex' | 'evaluation';
 
 export interface MappingErrorDetails {
   file: string;
@@ -22,7 +25,7 @@ export interface MappingErrorDetails {
   reason: MappingFailure;
   /** jsonata's error code (S0201, T2001, D1012, D3137, ...). */
   code?: string;
-  /** The limit that stopped it, and its variable, for timeout, stack and sequence. */
+  /** The limit that stopped it, and its variable, for timeout, stack, sequence and size. */
   limit?: number;
   setting?: string;
 }

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { compileExpression, guardedJsonata } from '../../engine/mapping/compile.ts';
 import { evaluateGuarded } from '../../engine/mapping/evaluate.ts';
 import { evaluateFast, fastPathOf, FELL_BACK } from '../../engine/mapping/fast/index.ts';
-import type { MappingLimits } from '../../engine/mapping/limits.ts';
+import { DEFAULT_MAPPING_LIMITS, type MappingLimits } from '../../engine/mapping/limits.ts';
 import { MappingError } from '../../engine/mapping/mapping-error.ts';
 import { RESPONSE_MAPPING } from '../../scripts/bench/bench-app.ts';
 import { expectAgreement } from '../support/fast-path-agreement.ts';
@@ -138,7 +138,7 @@ describe('the fast path of JSONata mappings', () => {
     });
 
     it('a sequence longer than the limit, which jsonata refuses', async () => {
-      const limits: MappingLimits = { timeoutMs: 20_000, maxDepth: 200, maxSequence: 10 };
+      const limits: MappingLimits = { ...DEFAULT_MAPPING_LIMITS, timeoutMs: 20_000, maxDepth: 200, maxSequence: 10 };
       const compiled = compileExpression('[body.items.id]', ORIGIN, limits);
       const items = Array.from({ length: 11 }, (_, id) => ({ id }));
       expect(await evaluateGuarded(compiled, { body: { items: items.slice(0, 10) } })).to.have.length(10);
@@ -147,7 +147,7 @@ describe('the fast path of JSONata mappings', () => {
     });
 
     it('an evaluation that runs too long: it times out as before, and the event loop keeps turning meanwhile', async () => {
-      const limits: MappingLimits = { timeoutMs: 200, maxDepth: 200, maxSequence: 100_000 };
+      const limits: MappingLimits = { ...DEFAULT_MAPPING_LIMITS, timeoutMs: 200, maxDepth: 200, maxSequence: 100_000 };
       const source = '$count($$.body.a.($count($$.body.a.($count($$.body.a)))))';
       const compiled = compileExpression(source, ORIGIN, limits);
       expect(fastPathOf(compiled.expression)).to.not.equal(null);

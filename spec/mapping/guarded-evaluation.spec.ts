@@ -2,11 +2,11 @@ import { expect } from 'chai';
 import jsonata from 'jsonata';
 import { compileExpression, guardedJsonata, type GuardedExpression } from '../../engine/mapping/compile.ts';
 import { evaluateGuarded } from '../../engine/mapping/evaluate.ts';
-import type { MappingLimits } from '../../engine/mapping/limits.ts';
+import { DEFAULT_MAPPING_LIMITS, type MappingLimits } from '../../engine/mapping/limits.ts';
 import { MappingError } from '../../engine/mapping/mapping-error.ts';
 
 const ORIGIN = { file: 'definitions/acme/versions/2/actions/list-items.yaml', line: 14, column: 5 };
-const SMALL: MappingLimits = { timeoutMs: 200, maxDepth: 200, maxSequence: 1000 };
+const SMALL: MappingLimits = { ...DEFAULT_MAPPING_LIMITS, timeoutMs: 200, maxDepth: 200, maxSequence: 1000 };
 /** For the stack and sequence cases: a timeout so generous that only the limit under test can stop them, however busy the machine. */
 const UNHURRIED: MappingLimits = { ...SMALL, timeoutMs: 20_000 };
 

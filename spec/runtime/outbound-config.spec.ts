@@ -16,7 +16,7 @@ describe('configuration of outbound calls, egress and mappings', () => {
       connectionsPerOrigin: 32,
     });
     expect(config.egressAllow.entries).to.deep.equal([]);
-    expect(config.mapping).to.deep.equal({ timeoutMs: 500, maxDepth: 200, maxSequence: 100000 });
+    expect(config.mapping).to.deep.equal({ timeoutMs: 500, maxDepth: 200, maxSequence: 100000, maxString: 1048576, maxResultBytes: 16777216 });
   });
 
   it('reads every variable', () => {
@@ -33,6 +33,8 @@ describe('configuration of outbound calls, egress and mappings', () => {
         MAPPING_TIMEOUT_MS: '50',
         MAPPING_MAX_DEPTH: '40',
         MAPPING_MAX_SEQUENCE: '10',
+        MAPPING_MAX_STRING: '1000',
+        MAPPING_MAX_RESULT_BYTES: '5000',
       },
       '/srv/gw',
     );
@@ -46,7 +48,7 @@ describe('configuration of outbound calls, egress and mappings', () => {
       connectionsPerOrigin: 4,
     });
     expect(config.egressAllow.entries).to.deep.equal(['127.0.0.1/32', '::1/128']);
-    expect(config.mapping).to.deep.equal({ timeoutMs: 50, maxDepth: 40, maxSequence: 10 });
+    expect(config.mapping).to.deep.equal({ timeoutMs: 50, maxDepth: 40, maxSequence: 10, maxString: 1000, maxResultBytes: 5000 });
   });
 
   const cases: [string, Record<string, string>, RegExp][] = [
@@ -56,6 +58,8 @@ describe('configuration of outbound calls, egress and mappings', () => {
     ['a bad EGRESS_ALLOW entry', { EGRESS_ALLOW: '127.0.0.1/32,10.0.0.0/40' }, /^EGRESS_ALLOW entry "10\.0\.0\.0\/40" is not a valid CIDR/],
     ['an empty EGRESS_ALLOW', { EGRESS_ALLOW: ' ' }, /^EGRESS_ALLOW is set but empty/],
     ['a mapping depth below 10', { MAPPING_MAX_DEPTH: '5' }, /^MAPPING_MAX_DEPTH must be an integer from 10 to 100000/],
+    ['a mapping string limit past what V8 can add up', { MAPPING_MAX_STRING: '300000000' }, /^MAPPING_MAX_STRING must be an integer from 1 to 268435456/],
+    ['a mapping result limit of 0', { MAPPING_MAX_RESULT_BYTES: '0' }, /^MAPPING_MAX_RESULT_BYTES must be an integer from 1 to 1073741824/],
   ];
   for (const [name, env, message] of cases) {
     it(`rejects ${name}, naming the variable`, () => {

@@ -1,5 +1,6 @@
 import parser from './parser.js';
 import populateMessage from './messages.js';
+import { unsupportedRegex } from '../../mapping/regex.ts';
 
 /** The jsonata version parser.js, signature.js, utils.js and messages.js were copied from (a test holds package.json to it). */
 export const JSONATA_VERSION = '2.2.2';
@@ -18,12 +19,16 @@ export interface JsonataSyntaxError {
  * same parse as jsonata 2.2.2's, by a copy of its parser whose symbol table
  * is built once per process (README.md here says why and what changed).
  * For the load-time syntax check only; evaluation compiles with jsonata.
+ * Also the refusal of a regular expression literal the linear-time engine
+ * cannot run (code `REGEX`, ../../mapping/regex.ts).
  */
 export function jsonataSyntaxError(source: string): JsonataSyntaxError | null {
   try {
     // jsonata() passes `options && options.recover`; the gateway never asks for recovery.
-    parser(source, undefined);
-    return null;
+    const ast: unknown = parser(source, undefined);
+    // Not jsonata's: a regular expression the gateway's linear-time engine cannot run is refused here too, located at its `/`.
+    const regex = source.includes('/') ? unsupportedRegex(ast) : undefined;
+    return regex ? { code: regex.refusal.code, position: regex.offset + 1, value: regex.refusal.value, message: regex.refusal.message } : null;
   } catch (thrown) {
     populateMessage(thrown);
     return typeof thrown === 'object' && thrown !== null ? (thrown as JsonataSyntaxError) : { message: String(thrown) };

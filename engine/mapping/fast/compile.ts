@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { BUILT_INS, callBuiltIn } from './functions.ts';
 import { match, regexOf } from './match.ts';
 import { BINARY_OPERATORS } from './operators.ts';
+import { jsonLongerThan } from '../size.ts';
 import { append, bail, createSequence, isArrayOfNumbers, isNumeric, isSequence, lookup, pushItem, toBoolean, type Run, type Sequence } from './values.ts';
 
 /**
@@ -262,10 +263,24 @@ function compileBinary(node: AstNode, child: (n: AstNode) => Evaluator): Evaluat
   if (op === 'or') return (input, run) => (toBoolean(lhs(input, run)) ?? false) || (toBoolean(rhs(input, run)) ?? false);
   const operator = Object.prototype.hasOwnProperty.call(BINARY_OPERATORS, op) ? BINARY_OPERATORS[op] : undefined;
   if (!operator) throw new NotInSubset(`operator ${op}`);
+  if (op === '&')
+    return (input, run) => {
+      const left = lhs(input, run);
+      const result = operator(left, rhs(input, run));
+      if ((result as string).length > run.maxString) bail(); // MAPPING_MAX_STRING: jsonata refuses it with its position
+      return result;
+    };
   return (input, run) => {
     const left = lhs(input, run);
     return operator(left, rhs(input, run));
   };
+}
+
+/** The length $join would make, counted up to the first item past `max` (any non-string makes it 0: the signature check fails anyway). */
+function joinedLength(items: unknown[], separator: unknown): number {
+  let total = (typeof separator === 'string' ? separator.length : 0) * Math.max(0, items.length - 1);
+  for (const item of items) if (typeof item === 'string') total += item.length;
+  return total;
 }
 
 function compileUnary(node: AstNode, child: (n: AstNode) => Evaluator): Evaluator {
@@ -368,7 +383,12 @@ function compileFunction(node: AstNode, child: (n: AstNode) => Evaluator): Evalu
   return (input, run) => {
     if (Object.prototype.hasOwnProperty.call(run.bindings, name)) bail(); // the caller's binding shadows the built-in
     const values = args.map((arg) => arg(input, run));
-    return callBuiltIn(builtIn, values, input);
+    // $join and $string can build far more than they are given: check first (jsonata then refuses it with reason size)
+    if (name === 'join' && Array.isArray(values[0]) && joinedLength(values[0], values[1]) > run.maxString) bail();
+    if (name === 'string' && typeof values[0] === 'object' && values[0] !== null && jsonLongerThan(values[0], run.maxString)) bail();
+    const result = callBuiltIn(builtIn, values, input);
+    if (typeof result === 'string' && result.length > run.maxString) bail();
+    return result;
   };
 }
 

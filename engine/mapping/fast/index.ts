@@ -20,11 +20,15 @@ import { createSequence, isSequence, type Run } from './values.ts';
  * sequence over the limit), meets something unexpected, or runs past the
  * guard's slice (SLICE_MS) is abandoned and run again by jsonata under its
  * guardrails, which reports the real error with its position, or yields
- * to the event loop as it goes.
+ * to the event loop as it goes. So does a string over MAPPING_MAX_STRING
+ * (checked after `&` and every built-in, and before $join and $string
+ * build one) and a result over MAPPING_MAX_RESULT_BYTES.
  */
 export interface FastPath {
   readonly evaluate: Evaluator;
   readonly maxSequence: number;
+  readonly maxString: number;
+  readonly maxResultBytes: number;
   /** How long it may run before jsonata takes over: the guard's slice, or the whole timeout if that is shorter. */
   readonly sliceMs: number;
 }
@@ -49,7 +53,7 @@ function compileFastPath(expression: jsonata.Expression): FastPath | null {
   if (!limits) return null;
   try {
     const evaluate = compileAst(expression.ast() as unknown as AstNode, limits.maxDepth);
-    return { evaluate, maxSequence: limits.maxSequence, sliceMs: Math.min(SLICE_MS, limits.timeoutMs) };
+    return { evaluate, maxSequence: limits.maxSequence, maxString: limits.maxString, maxResultBytes: limits.maxResultBytes, sliceMs: Math.min(SLICE_MS, limits.timeoutMs) };
   } catch {
     return null; // NotInSubset, or anything surprising (an AST too deep for the compiler's own stack): jsonata's
   }
@@ -57,7 +61,7 @@ function compileFastPath(expression: jsonata.Expression): FastPath | null {
 
 /** Plain JSON as evaluateGuarded returns it, or FELL_BACK. */
 export function evaluateFast(fast: FastPath, input: unknown, bindings: Record<string, unknown>): JsonValue | undefined | typeof FELL_BACK {
-  const run: Run = { bindings, root: input, maxSequence: fast.maxSequence, deadline: performance.now() + fast.sliceMs, steps: 0 };
+  const run: Run = { bindings, root: input, maxSequence: fast.maxSequence, maxString: fast.maxString, deadline: performance.now() + fast.sliceMs, steps: 0 };
   let context = input;
   if (Array.isArray(input) && !isSequence(input)) {
     // jsonata wraps an input array so that a path takes it as one value
@@ -66,7 +70,7 @@ export function evaluateFast(fast: FastPath, input: unknown, bindings: Record<st
     context = wrapped;
   }
   try {
-    return toJson(fast.evaluate(context, run), fast.maxSequence);
+    return toJson(fast.evaluate(context, run), fast.maxSequence, fast.maxResultBytes);
   } catch {
     return FELL_BACK;
   }

@@ -1,3 +1,4 @@
+import { LinearRegex } from '../regex.ts';
 import { bail, createSequence, pushItem, type Run } from './values.ts';
 
 /**
@@ -8,13 +9,19 @@ import { bail, createSequence, pushItem, type Run } from './values.ts';
  * one match is that object. A zero-length match after the first is D1004 (a
  * bail), as is a negative limit (D3040).
  *
- * The RegExp is the literal's own copy (flags `g` plus any of `i` `m`), made
- * once per expression: jsonata sets lastIndex before every exec, and so
- * does this port, so no state is carried from one evaluation to the next.
+ * The regex is the linear-time engine jsonata is given (../regex.ts), made
+ * once per expression from the literal (flags `g` plus any of `i` `m`):
+ * jsonata sets lastIndex before every exec, and so does this port, so no
+ * state is carried from one evaluation to the next. A literal the linear
+ * engine refuses is outside the subset: jsonata reports it.
  */
-export function regexOf(value: unknown): RegExp | undefined {
+export function regexOf(value: unknown): LinearRegex | undefined {
   if (!(value instanceof RegExp) || !/^gi?m?$/.test(value.flags)) return undefined;
-  return new RegExp(value);
+  try {
+    return new LinearRegex(value);
+  } catch {
+    return undefined;
+  }
 }
 
 interface Found {
@@ -24,15 +31,15 @@ interface Found {
 }
 
 /** The matcher closure of evaluateRegex: the first match at or after `from`. */
-function exec(re: RegExp, str: string, from: number): Found | undefined {
+function exec(re: LinearRegex, str: string, from: number): Found | undefined {
   re.lastIndex = from;
   const found = re.exec(str);
   if (found === null) return undefined;
-  return { match: found[0], start: found.index, groups: found.slice(1) };
+  return { match: found[0] ?? '', start: found.index, groups: found.slice(1) };
 }
 
 /** fn.match, once the signature `<s-f<s:o>n?:a<o>>` is checked: `str` a string or undefined, `limit` a number or undefined. */
-export function match(str: string | undefined, re: RegExp, limit: number | undefined, run: Run): unknown {
+export function match(str: string | undefined, re: LinearRegex, limit: number | undefined, run: Run): unknown {
   if (str === undefined) return undefined;
   if (limit !== undefined && limit < 0) bail(); // D3040
   const result = createSequence();

@@ -17,6 +17,8 @@ export interface Run {
   readonly bindings: Readonly<Record<string, unknown>>;
   readonly root: unknown;
   readonly maxSequence: number;
+  /** MAPPING_MAX_STRING: a longer string hands the evaluation to jsonata, which refuses it with reason size. */
+  readonly maxString: number;
   /** performance.now() after which the fast path gives up (the guard's slice). */
   readonly deadline: number;
   steps: number;

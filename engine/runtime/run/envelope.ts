@@ -18,8 +18,8 @@ export interface EnvelopeMeta {
   response: { status: number; headers: Record<string, string>; body: unknown };
   /** What was run; set by the engine. */
   action: ActionMeta;
-  /** Why a run failed inside the gateway (a mapping error, say), when it did. */
-  error?: { code: string; message: string };
+  /** Why a run failed inside the gateway (a mapping error, say), when it did; a mapping error's details say where and why (reason, limit, setting). */
+  error?: { code: string; message: string; details?: unknown };
 }
 
 export interface ActionMeta {

@@ -95,7 +95,7 @@ export async function runAction(services: Services, run: RunRequest): Promise<Ru
     const mapped = await mapResponse(action, { ...facts.response, action: actionMeta, arguments: built.arguments });
     if (!mapped.ok) {
       const envelope = enforceEnvelope({ success: false }, facts);
-      envelope.meta.error = { code: mapped.error.code, message: mapped.error.message };
+      envelope.meta.error = { code: mapped.error.code, message: mapped.error.message, details: mapped.error.details };
       return { status: 502, envelope };
     }
     const meta = (mapped.proposal.meta ?? {}) as { tooManyRequests?: unknown; authenticated?: unknown };
