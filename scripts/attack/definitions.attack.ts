@@ -19,6 +19,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { gatewayCall, pollHealth, ROOT, round, sleep, startAttackGateway, timedFetch, type AttackGateway, type Attack, type AttackReport } from './support.ts';
+import { aliasBomb, hostileAction as action, hundredAliases, unknownKeys } from '../../spec/support/hostile-definitions.ts';
 
 /** The one valid folder every definitions test starts from. */
 const VALID = path.join(ROOT, 'spec/fixtures/definitions/valid');
@@ -29,24 +30,6 @@ const RELOAD_WAIT_MS = 30_000;
 /** The status answer is capped by the fix; anything over this is reported wrong. */
 const STATUS_MAX_BYTES = 256 * 1024;
 
-const action = (id: string, rest = '') => `id: ${id}\nslug: ${id}\nname: ${id}\noperation: list\nmethod: GET\npath: /lists\n${rest}response: '{ "success": true }'\n`;
-
-function aliasBomb(): string {
-  const lines = ['a0: &a0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]'];
-  for (let level = 1; level < 9; level++) lines.push(`a${level}: &a${level} [${Array.from({ length: 9 }, () => `*a${level - 1}`).join(', ')}]`);
-  return `${action('bad')}${lines.join('\n')}\n`;
-}
-
-/** A valid action: 101 arguments, the first anchoring its data type, the other 100 aliasing it. */
-function hundredAliases(): string {
-  const args = ['  - key: arg0\n    dataType: &type String\n    location: Query'];
-  for (let i = 1; i <= 100; i++) args.push(`  - key: arg${i}\n    dataType: *type\n    location: Query`);
-  return action('bad', `arguments:\n${args.join('\n')}\n`);
-}
-
-function unknownKeys(): string {
-  return `${action('bad')}${Array.from({ length: 20_000 }, (_, i) => `unknown${i}: ${i}`).join('\n')}\n`;
-}
 
 interface Case {
   name: string;

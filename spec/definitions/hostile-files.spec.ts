@@ -11,6 +11,7 @@ import { DEFAULT_MAPPING_LIMITS } from '../../engine/mapping/index.ts';
 import { analyseFiles } from '../../engine/definitions/parallel-analysis.ts';
 import { call, startTestGateway, type TestGateway } from '../helpers/gateway.ts';
 import { copyValid, tempDir } from '../support/definition-fixtures.ts';
+import { aliasBomb, hostileAction as action, hundredAliases, unknownKeys } from '../support/hostile-definitions.ts';
 
 /**
  * Definition files made to break loading (issue 14, item 5): an alias bomb,
@@ -22,28 +23,6 @@ import { copyValid, tempDir } from '../support/definition-fixtures.ts';
 
 const BAD = 'acme/versions/1/actions/bad.yaml';
 const LIST_LISTS = 'acme/versions/1/actions/list-lists.yaml';
-
-const action = (id: string, rest = '') => `id: ${id}\nslug: ${id}\nname: ${id}\noperation: list\nmethod: GET\npath: /lists\n${rest}response: '{ "success": true }'\n`;
-
-/** "Billion laughs": 9 levels of 9 aliases, 9^9 values once expanded. The expansion passes
- * 100,000 values at the first *a4, line 13, column 10. */
-function aliasBomb(): string {
-  const lines = ['a0: &a0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]'];
-  for (let level = 1; level < 9; level++) lines.push(`a${level}: &a${level} [${Array.from({ length: 9 }, () => `*a${level - 1}`).join(', ')}]`);
-  return `${action('bad')}${lines.join('\n')}\n`;
-}
-
-/** A valid action: 101 arguments, the first anchoring its data type, the other 100 aliasing it. */
-function hundredAliases(): string {
-  const args = ['  - key: arg0\n    dataType: &type String\n    location: Query'];
-  for (let i = 1; i <= 100; i++) args.push(`  - key: arg${i}\n    dataType: *type\n    location: Query`);
-  return action('bad', `arguments:\n${args.join('\n')}\n`);
-}
-
-/** 20,000 properties the action schema does not define, from line 8 on. */
-function unknownKeys(count = 20_000): string {
-  return `${action('bad')}${Array.from({ length: count }, (_, i) => `unknown${i}: ${i}`).join('\n')}\n`;
-}
 
 const located = (p: { file: string; line: number; column: number; code: string }) => `${p.file}:${p.line}:${p.column} ${p.code}`;
 
