@@ -39,6 +39,7 @@ export async function startGateway(config: Config, logger: Logger, overrides: Ga
     throw error;
   });
   const outcome = await bootstrap(store, config.bootstrapApiKey);
+  logBootstrap(outcome, logger);
   await ensureSigningKey(store, keyring);
   // Definitions that fail to load do not stop the start: the gateway serves not-ready (503 on /ready and on runs)
   // and logs the located problems, and the fix is taken by hot reload without a restart.
@@ -83,4 +84,15 @@ export async function startGateway(config: Config, logger: Logger, overrides: Ga
   };
 
   return { server, port: (server.address() as AddressInfo).port, services, bootstrap: outcome, stop };
+}
+
+function logBootstrap(outcome: BootstrapOutcome, logger: Logger): void {
+  if (outcome.kind === 'skipped' && outcome.ignoredKey) {
+    logger.warn(
+      'BOOTSTRAP_API_KEY is set but ignored: the store already has a company, and the key is not one of its keys, so it answers 401. ' +
+        'It only applies to an empty store; create a key with `npm run admin -- keys:create`.',
+    );
+  } else if (outcome.kind === 'created' && outcome.resumed) {
+    logger.warn({ companyId: outcome.companyId }, 'finished the bootstrap of company "Default" that an earlier start left unfinished');
+  }
 }
