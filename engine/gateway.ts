@@ -5,6 +5,7 @@ import { bootstrap, type BootstrapOutcome } from './companies/bootstrap.ts';
 import type { Config } from './config/config.ts';
 import { resolveEncryptionKeys } from './credentials/encryption-keys.ts';
 import { createKeyring } from './credentials/keyring.ts';
+import { secretsReadableCheck } from './credentials/readability-check.ts';
 import { DefinitionsLoader, DefinitionsRegistry, watchDefinitions } from './definitions/index.ts';
 import type { Logger } from './log/logger.ts';
 import { createApp } from './server/app.ts';
@@ -48,7 +49,7 @@ export async function startGateway(config: Config, logger: Logger, overrides: Ga
   // round, a change between the load's read and the watcher's ready would be missed until that file changed again.
   const stopWatching = await watchDefinitions(definitions, logger);
   await definitions.reload('start');
-  const readiness: ReadinessCheck[] = [definitions.readinessCheck()];
+  const readiness: ReadinessCheck[] = [definitions.readinessCheck(), secretsReadableCheck(store, keyring)];
   const outbound = overrides.http ?? createConfiguredHttpClient(config);
   const services: Services = { config, store, logger, readiness, keyring, definitions, http: outbound };
   services.runAction = runActionForLookups(services);
