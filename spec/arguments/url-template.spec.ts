@@ -53,3 +53,20 @@ describe('URL templates: each placeholder encoded for the part of the URL it is 
     expect(problems[0]!.message).to.equal('auth exchange url cannot use {{metadata.exchangeOrigin}} as its origin: it is not declared in originVariables');
   });
 });
+
+describe('OAuth URLs (authorize, token, refresh) are filled the same way', () => {
+  it('refuses a shop value that would put the token endpoint under another domain (400 naming the variable)', async () => {
+    const { fillTemplate } = await import('../../engine/connect/templates.ts');
+    expect(fillTemplate('https://{{shop}}.shop.example.test/oauth/token', { shop: 'acme' }, 'auth oauth2 tokenUrl')).to.equal('https://acme.shop.example.test/oauth/token');
+    let error: any = null;
+    try {
+      fillTemplate('https://{{shop}}.shop.example.test/oauth/token', { shop: 'evil.test#' }, 'auth oauth2 tokenUrl');
+    } catch (e) {
+      error = e;
+    }
+    expect(error?.code).to.equal('VALIDATION_ERROR');
+    expect(error.details.problems).to.deep.equal([
+      { field: 'connection.shop', rule: 'hostVariable', message: 'auth oauth2 tokenUrl cannot use {{shop}}: its value is not one host label (letters, digits and inner hyphens, up to 63)' },
+    ]);
+  });
+});

@@ -58,7 +58,7 @@ export async function exchangeCredentials(services: Services, context: ExchangeC
   const fill = (text: string, where: string) => fillTemplate(text, context.variables, where, problems, headerText);
   // Each placeholder encoded for its part of the URL: a variable can fill a host label, a path segment or a query
   // value, never move the request to another host, port or path.
-  const url = configuration.exchangeUrl ?? fillUrlTemplate(definition.url, context.variables, `auth ${auth.id} url`, problems, originVariablesOf(definition));
+  const url = configuration.exchangeUrl ?? fillUrlTemplate(definition.url, context.variables, `auth ${auth.id} url`, problems, { originVariables: definition.originVariables ?? [] });
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(definition.headers ?? {})) headers[name.toLowerCase()] = fill(String(value), `auth ${auth.id} header ${name}`);
   const extra: Record<string, unknown> = {};
@@ -91,8 +91,3 @@ export async function exchangeCredentials(services: Services, context: ExchangeC
   return token;
 }
 
-/** The variables the auth declares as whole origins (`originVariables`), the only ones that may open its URL. */
-function originVariablesOf(definition: CredentialExchangeAuth): { originVariables: string[] } {
-  const declared = (definition as { originVariables?: unknown }).originVariables;
-  return { originVariables: Array.isArray(declared) ? declared.filter((v): v is string => typeof v === 'string') : [] };
-}
