@@ -25,7 +25,12 @@ export interface UrlTemplateOptions {
  * boundary): a whole origin (`{{x}}/path`), the scheme, the authority, the
  * path, the query or the fragment.
  */
-export function urlTemplateParts(template: string): { leading: string | null; partAt(offset: number): UrlPart } {
+export function urlTemplateParts(template: string): {
+  leading: string | null;
+  /** Where the authority (user info, host, port) is in the template; null for a whole-origin template. */
+  authority: { start: number; end: number } | null;
+  partAt(offset: number): UrlPart;
+} {
   const blank = template.replace(PLACEHOLDER, (whole) => 'a'.repeat(whole.length));
   const leading = LEADING_PLACEHOLDER.exec(template);
   let authorityStart = 0;
@@ -48,6 +53,7 @@ export function urlTemplateParts(template: string): { leading: string | null; pa
   const queryStart = Math.min(find('?', pathStart), fragmentStart);
   return {
     leading: leading ? leading[1]! : null,
+    authority: leading || authorityStart === 0 ? null : { start: authorityStart, end: pathStart },
     partAt(offset) {
       if (leading && offset === 0) return 'origin';
       if (offset < authorityStart) return 'scheme';

@@ -40,6 +40,7 @@ export const PROBLEM_CODES = {
   PUBLISHED_VERSION_MISSING: 'an app whose published version has no folder',
   AUTH_REF_UNRESOLVED: 'an auth id in api.yaml with no auth file of that id',
   TEMPLATE_VARIABLE_UNKNOWN: 'a {{name}} placeholder naming no argument',
+  URL_VARIABLE_IN_AUTHORITY: 'a URL placeholder that could choose the host, port or origin (not whole labels before a fixed domain, nor a declared origin variable)',
   JSONATA_SYNTAX: 'a JSONata expression (mapper or response mapping) that does not compile',
 } as const;
 
