@@ -9,6 +9,7 @@ import { secretsReadableCheck } from './credentials/readability-check.ts';
 import { DefinitionsLoader, DefinitionsRegistry, watchDefinitions } from './definitions/index.ts';
 import type { Logger } from './log/logger.ts';
 import { createApp } from './server/app.ts';
+import { createHttpServer } from './server/http-server.ts';
 import type { ReadinessCheck, Services } from './services.ts';
 import { acquireDataDirLock } from './store/embedded/data-dir-lock.ts';
 import { openStore } from './store/index.ts';
@@ -54,7 +55,7 @@ export async function startGateway(config: Config, logger: Logger, overrides: Ga
   const services: Services = { config, store, logger, readiness, keyring, definitions, http: outbound };
   services.runAction = runActionForLookups(services);
   const app = createApp(services);
-  const server = http.createServer(app.callback());
+  const server = createHttpServer(app.callback(), config.server, logger);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());

@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { isCollection, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node, type Pair, type YAMLMap } from 'yaml';
 import type { DefinitionKind } from '../definitions/layout.ts';
+import { aliasProblem } from '../definitions/yaml-aliases.ts';
 import { canonicalStringStyle } from './scalar-style.ts';
 import { SchemaShapes, type SchemaAt } from './schema-order.ts';
 
@@ -37,7 +38,13 @@ export function formatDefinition(kind: DefinitionKind, text: string, shapes: Sch
   }
   // An empty or comment-only file has nothing to order; validate says what it lacks.
   if (!doc.contents) return { ok: true, text, changed: false };
-  const before = doc.toJS({ maxAliasCount: 100 }) as unknown;
+  // Aliases bounded as the loader bounds them; within the bounds, any use is fine (yaml's maxAliasCount threw).
+  const refused = aliasProblem(doc);
+  if (refused) {
+    const { line, col } = lines.linePos(refused.offset);
+    return { ok: false, line, column: col, reason: refused.message };
+  }
+  const before = doc.toJS({ maxAliasCount: -1 }) as unknown;
   canonicalise(doc, doc.contents as Node | null, shapes.root(kind), shapes);
   (doc.contents as Node).spaceBefore = false;
   // A lone `---` says nothing in a one-document file.
@@ -49,7 +56,7 @@ export function formatDefinition(kind: DefinitionKind, text: string, shapes: Sch
     formatted = '';
   }
   const check = parseDocument(formatted, { uniqueKeys: true });
-  if (!formatted || check.errors.length || !isDeepStrictEqual(check.toJS({ maxAliasCount: 100 }), before)) {
+  if (!formatted || check.errors.length || !isDeepStrictEqual(check.toJS({ maxAliasCount: -1 }), before)) {
     return { ok: false, line: 1, column: 1, reason: 'cannot be formatted without changing its meaning (an alias the key order would put before its anchor?); left as is' };
   }
   return { ok: true, text: formatted, changed: formatted !== text };

@@ -1,4 +1,5 @@
 import { isMap, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
+import { aliasProblem } from '../definitions/yaml-aliases.ts';
 
 /**
  * An action's offline test cases (`actions/<action>.test.yaml`), in the
@@ -70,8 +71,14 @@ export function parseCaseFile(text: string): ParsedCaseFile {
     for (const error of doc.errors) at(error.pos[0], `not valid YAML: ${error.message.split('\n')[0]}`);
     return { ok: false, problems };
   }
+  // Aliases bounded as the loader bounds them (an alias bomb is refused unexpanded; yaml's own limit threw).
+  const refused = aliasProblem(doc);
+  if (refused) {
+    at(refused.offset, refused.message);
+    return { ok: false, problems };
+  }
   const checker = new Checker(doc, lines, at);
-  const root = doc.toJS() as unknown;
+  const root = doc.toJS({ maxAliasCount: -1 }) as unknown;
   if (!isPlainObject(root) || !Array.isArray(root.cases)) {
     checker.problem([], 'a case file is a mapping with a `cases` list');
     return { ok: false, problems };

@@ -3,6 +3,9 @@ import { defaultLoadThreads } from '../definitions/load-threads.ts';
 import { DEFAULT_MAPPING_LIMITS, type MappingLimits } from '../mapping/limits.ts';
 import { parseEgressAllow, type EgressAllowList } from '../runtime/egress/allow-list.ts';
 import { DEFAULT_OUTBOUND_SETTINGS, type OutboundSettings } from '../runtime/http/settings.ts';
+import { DEFAULT_HTTP_SERVER_SETTINGS, type HttpServerSettings } from '../server/settings.ts';
+import { DEFAULT_STORE_QUERY_TIMEOUT_MS } from '../store/mongodb/query-timeout.ts';
+import { DEFAULT_TOKEN_RETRY, type TokenRetrySettings } from '../runtime/auth/token-retry.ts';
 
 /**
  * The gateway's configuration, read once from the environment at start.
@@ -16,16 +19,22 @@ export interface Config {
   dataDir: string;
   definitionsDir: string;
   mongodbUri: string | undefined;
+  /** STORE_QUERY_TIMEOUT_MS: the `maxTimeMS` of every MongoDB query; past it the request is 503 QUERY_TIMEOUT. */
+  storeQueryTimeoutMs: number;
   bootstrapApiKey: string | undefined;
   /** Base64 keys as given; the first one encrypts, every one decrypts. */
   encryptionKeys: string[] | undefined;
   logLevel: LogLevel;
   /** How long in-flight requests get to finish on SIGTERM/SIGINT. */
   shutdownGraceMs: number;
+  /** Timeouts and header size limit of the gateway's own HTTP server (REQUEST_TIMEOUT_MS, HEADERS_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS, MAX_HEADER_BYTES). */
+  server: HttpServerSettings;
   /** Timeouts, size and redirect limits, pool size of calls to third-party apps (OUTBOUND_*). */
   outbound: OutboundSettings;
   /** EGRESS_ALLOW: destinations admitted although their address class is refused. */
   egressAllow: EgressAllowList;
+  /** Retries of a token endpoint that fails transiently (TOKEN_RETRY_*). */
+  tokenRetry: TokenRetrySettings;
   /** Guardrails of every JSONata mapping evaluation (MAPPING_*). */
   mapping: MappingLimits;
   /** DEFINITIONS_LOAD_THREADS: threads a large full load of definitions analyses files on (1: the loading thread alone; more: worker threads). */
@@ -81,10 +90,12 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     dataDir: path.resolve(cwd, optional(env, 'DATA_DIR') ?? './data'),
     definitionsDir: path.resolve(cwd, optional(env, 'DEFINITIONS_DIR') ?? './definitions'),
     mongodbUri,
+    storeQueryTimeoutMs: integer(env, 'STORE_QUERY_TIMEOUT_MS', DEFAULT_STORE_QUERY_TIMEOUT_MS, 1, 600_000),
     bootstrapApiKey,
     encryptionKeys,
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
+    server: httpServer(env),
     outbound: {
       connectTimeoutMs: integer(env, 'OUTBOUND_CONNECT_TIMEOUT_MS', DEFAULT_OUTBOUND_SETTINGS.connectTimeoutMs, 1, 600_000),
       headersTimeoutMs: integer(env, 'OUTBOUND_HEADERS_TIMEOUT_MS', DEFAULT_OUTBOUND_SETTINGS.headersTimeoutMs, 1, 600_000),
@@ -95,6 +106,11 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       connectionsPerOrigin: integer(env, 'OUTBOUND_CONNECTIONS_PER_ORIGIN', DEFAULT_OUTBOUND_SETTINGS.connectionsPerOrigin, 1, 1024),
     },
     egressAllow: egressAllow(env),
+    tokenRetry: {
+      attempts: integer(env, 'TOKEN_RETRY_ATTEMPTS', DEFAULT_TOKEN_RETRY.attempts, 1, 10),
+      delayMs: integer(env, 'TOKEN_RETRY_DELAY_MS', DEFAULT_TOKEN_RETRY.delayMs, 0, 60_000),
+      budgetMs: integer(env, 'TOKEN_RETRY_BUDGET_MS', DEFAULT_TOKEN_RETRY.budgetMs, 1, 600_000),
+    },
     mapping: {
       timeoutMs: integer(env, 'MAPPING_TIMEOUT_MS', DEFAULT_MAPPING_LIMITS.timeoutMs, 1, 60_000),
       maxDepth: integer(env, 'MAPPING_MAX_DEPTH', DEFAULT_MAPPING_LIMITS.maxDepth, 10, 100_000),
@@ -109,6 +125,21 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       audience: tokenClaim(env, 'END_USER_TOKEN_AUDIENCE') ?? `${embeddedBaseUrl}/v1`,
       ttlSeconds: integer(env, 'END_USER_TOKEN_TTL_SECONDS', 600, 30, 86_400),
     },
+  };
+}
+
+/** The HTTP server's limits; Node refuses a headers timeout longer than the request timeout, so that is a config error. */
+function httpServer(env: Env): HttpServerSettings {
+  const requestTimeoutMs = integer(env, 'REQUEST_TIMEOUT_MS', DEFAULT_HTTP_SERVER_SETTINGS.requestTimeoutMs, 100, 3_600_000);
+  const headersTimeoutMs = integer(env, 'HEADERS_TIMEOUT_MS', Math.min(DEFAULT_HTTP_SERVER_SETTINGS.headersTimeoutMs, requestTimeoutMs), 100, 3_600_000);
+  if (headersTimeoutMs > requestTimeoutMs) {
+    throw new ConfigError('HEADERS_TIMEOUT_MS', `must not be more than REQUEST_TIMEOUT_MS (${requestTimeoutMs}) (got "${headersTimeoutMs}")`);
+  }
+  return {
+    requestTimeoutMs,
+    headersTimeoutMs,
+    keepAliveTimeoutMs: integer(env, 'KEEP_ALIVE_TIMEOUT_MS', DEFAULT_HTTP_SERVER_SETTINGS.keepAliveTimeoutMs, 100, 600_000),
+    maxHeaderBytes: integer(env, 'MAX_HEADER_BYTES', DEFAULT_HTTP_SERVER_SETTINGS.maxHeaderBytes, 1024, 1_048_576),
   };
 }
 

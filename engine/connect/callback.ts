@@ -6,6 +6,7 @@ import { GatewayError } from '../errors/index.ts';
 import type { Services } from '../services.ts';
 import { oauthAuth, redirectUri } from './authorize.ts';
 import { InvalidStateError, verifyState, type OAuthState } from './oauth-state.ts';
+import { providerText } from '../credentials/provider-text.ts';
 import { fillTemplate } from './templates.ts';
 import { requestTokens } from './token-endpoint.ts';
 
@@ -34,10 +35,12 @@ export async function completeAuthorization(services: Services, query: Record<st
 
   const fail = (error: string, description: string): CallbackOutcome => ({ returnUrl: state.returnUrl, error, description });
   if (typeof query.error === 'string') {
-    return fail(query.error, typeof query.error_description === 'string' ? query.error_description.slice(0, 300) : 'the provider refused the authorization');
+    return fail(providerText(query.error, [], 100), typeof query.error_description === 'string' ? providerText(query.error_description, []) : 'the provider refused the authorization');
   }
   if (typeof query.code !== 'string' || query.code === '') return fail('invalid_request', 'the provider sent no authorization code');
 
+  // What the token request carries: never to be reflected into the redirect the browser follows.
+  const sent: string[] = [query.code];
   try {
     const version = connectableVersion(services, state.appSlug);
     const auth = pickAuth(version, state.authId);
@@ -53,6 +56,7 @@ export async function completeAuthorization(services: Services, query: Record<st
     };
     if (appSecrets.clientSecret) form.client_secret = appSecrets.clientSecret;
     if (codeVerifier) form.code_verifier = codeVerifier;
+    sent.push(appSecrets.clientSecret ?? '', codeVerifier ?? '');
     const tokens = await requestTokens(services.http, fillTemplate(definition.tokenUrl, pending.metadata, `auth ${auth.id} tokenUrl`), form);
     const connection = await storeConnection(services, {
       companyId: state.companyId,
@@ -67,7 +71,7 @@ export async function completeAuthorization(services: Services, query: Record<st
     });
     return { returnUrl: state.returnUrl, connectionId: connection.id };
   } catch (error) {
-    if (error instanceof GatewayError) return fail(error.code.toLowerCase(), error.message);
+    if (error instanceof GatewayError) return fail(error.code.toLowerCase(), providerText(error.message, sent));
     throw error;
   }
 }

@@ -1,6 +1,7 @@
 import Router from '@koa/router';
 import { requireApiKeyOrEndUserToken } from '../auth/require-api-key-or-end-user.ts';
 import { validationError } from '../errors/index.ts';
+import { METADATA_MAX_BYTES, parseJsonParameter } from '../validation/json-limits.ts';
 import type { AppState } from '../server/context.ts';
 import type { Services } from '../services.ts';
 import { startAuthorization } from './authorize.ts';
@@ -48,14 +49,5 @@ export function connectRoutes(services: Services): Router<AppState> {
 
 function parseMetadata(raw: string | undefined): Record<string, unknown> {
   if (raw === undefined) return {};
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(raw);
-  } catch {
-    parsed = null;
-  }
-  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
-    throw validationError([{ field: 'metadata', rule: 'json', message: 'must be a JSON object of host variables, e.g. {"subdomain":"acme"}' }]);
-  }
-  return parsed as Record<string, unknown>;
+  return parseJsonParameter(raw, 'metadata', METADATA_MAX_BYTES, 'of host variables, e.g. {"subdomain":"acme"}');
 }

@@ -11,7 +11,7 @@ export const CONNECTION_FIELDS: FieldTable = {
   endUserId: { type: 'string', nullable: true, description: 'The end user who owns the account; null for company connections.' },
   name: { type: 'string', nullable: true, description: 'The name given on create.' },
   metadata: { type: 'object', description: 'Host variables; filter by one key, e.g. metadata.region==eu.' },
-  status: { type: 'string', description: 'active, or needs_reauthorization after a failed token refresh.' },
+  status: { type: 'string', description: 'active, or needs_reauthorization after the provider refused its grant or client credentials (PATCH new credentials to make it active).' },
   tokenExpiresAt: { type: 'date-time', nullable: true, description: 'When the stored access token expires, if known.' },
   createdOn: { type: 'date-time', description: 'When the connection was created.' },
   updatedOn: { type: 'date-time', description: 'When the connection last changed (credentials included).' },

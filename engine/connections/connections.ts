@@ -61,18 +61,10 @@ export async function createConnection(services: Services, companyId: string, bo
   const auth = pickAuth(version, body.authId);
   if (body.endUserId) await requireEndUser(services, companyId, body.endUserId);
   const credentials = body.credentials ?? {};
-  const problems: FieldProblem[] = [
-    ...checkValues('credentials', credentials, auth.arguments, { strict: true, extra: KIND_FIELDS[auth.type] ?? [] }),
-    ...checkValues('metadata', body.metadata ?? {}, version.api.arguments, { strict: false }),
-  ];
+  const problems: FieldProblem[] = [...credentialProblems(auth, credentials), ...metadataProblems(version, body.metadata ?? {})];
   if (problems.length) throw validationError(problems);
 
-  const { accessToken, refreshToken, expiresAt, clientId, clientSecret, ...rest } = credentials as Record<string, string | undefined>;
-  const secrets: ConnectionSecrets = { arguments: auth.type in KIND_FIELDS ? rest : credentials };
-  if (accessToken) secrets.accessToken = accessToken;
-  if (refreshToken) secrets.refreshToken = refreshToken;
-  if (clientId) secrets.clientId = clientId;
-  if (clientSecret) secrets.clientSecret = clientSecret;
+  const { secrets, tokenExpiresAt } = secretsFrom(auth, credentials);
   return await storeConnection(services, {
     companyId,
     appId: version.app.id,
@@ -82,8 +74,29 @@ export async function createConnection(services: Services, companyId: string, bo
     name: body.name ?? null,
     metadata: body.metadata ?? {},
     secrets,
-    tokenExpiresAt: expiresAt ? new Date(expiresAt) : null,
+    tokenExpiresAt,
   });
+}
+
+/** Credentials checked against the auth's arguments (and the tokens or client credentials its kind keeps); unknown keys are problems. */
+export function credentialProblems(auth: AuthEntry, credentials: Record<string, unknown>): FieldProblem[] {
+  return checkValues('credentials', credentials, auth.arguments, { strict: true, extra: KIND_FIELDS[auth.type] ?? [] });
+}
+
+/** Host variables checked against the API's arguments. */
+export function metadataProblems(version: AppVersion, metadata: Record<string, unknown>): FieldProblem[] {
+  return checkValues('metadata', metadata, version.api.arguments, { strict: false });
+}
+
+/** What a connection keeps, sealed, from credentials as a caller gives them (already checked). */
+export function secretsFrom(auth: AuthEntry, credentials: Record<string, unknown>): { secrets: ConnectionSecrets; tokenExpiresAt: Date | null } {
+  const { accessToken, refreshToken, expiresAt, clientId, clientSecret, ...rest } = credentials as Record<string, string | undefined>;
+  const secrets: ConnectionSecrets = { arguments: auth.type in KIND_FIELDS ? rest : credentials };
+  if (accessToken) secrets.accessToken = accessToken;
+  if (refreshToken) secrets.refreshToken = refreshToken;
+  if (clientId) secrets.clientId = clientId;
+  if (clientSecret) secrets.clientSecret = clientSecret;
+  return { secrets, tokenExpiresAt: expiresAt ? new Date(expiresAt) : null };
 }
 
 /** Seals the secrets under the new record's id and stores it; the connect callback uses this too. */

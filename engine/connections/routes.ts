@@ -5,16 +5,19 @@ import type { AppState } from '../server/context.ts';
 import { requireBody } from '../server/require-body.ts';
 import type { Services } from '../services.ts';
 import { compileValidator } from '../validation/ajv.ts';
+import { checkJsonSize, CREDENTIALS_MAX_BYTES, METADATA_MAX_BYTES } from '../validation/json-limits.ts';
 import { CONNECTION_FIELDS, CONNECTION_LIST_OPTIONS } from './connection-fields.ts';
 import { createConnection, deleteConnection, findConnection } from './connections.ts';
-import { createConnectionBody, type CreateConnectionBody } from './schemas.ts';
+import { createConnectionBody, updateConnectionBody, type CreateConnectionBody, type UpdateConnectionBody } from './schemas.ts';
+import { updateConnection } from './update-connection.ts';
 import { connectionView } from './view.ts';
 
 const validateCreate = compileValidator<CreateConnectionBody>(createConnectionBody, 'body');
+const validateUpdate = compileValidator<UpdateConnectionBody>(updateConnectionBody, 'body');
 
 /**
  * /v2/connections (API key): a company's stored connections to app
- * accounts. Credentials go in on create and never come out.
+ * accounts. Credentials go in on create (or PATCH) and never come out.
  */
 export function connectionRoutes(services: Services): Router<AppState> {
   const router = new Router<AppState>();
@@ -22,6 +25,8 @@ export function connectionRoutes(services: Services): Router<AppState> {
 
   router.post('/v2/connections', apiKey, async (ctx) => {
     const body = validateCreate(requireBody(ctx));
+    checkJsonSize(body.metadata, 'metadata', METADATA_MAX_BYTES);
+    checkJsonSize(body.credentials, 'credentials', CREDENTIALS_MAX_BYTES);
     const record = await createConnection(services, ctx.state.principal!.companyId, body);
     ctx.status = 201;
     ctx.body = { success: true, data: connectionView(record) };
@@ -33,6 +38,12 @@ export function connectionRoutes(services: Services): Router<AppState> {
 
   router.get('/v2/connections/:connectionId', apiKey, async (ctx) => {
     const record = await findConnection(services, ctx.state.principal!.companyId, ctx.params.connectionId!);
+    ctx.body = { success: true, data: connectionView(record) };
+  });
+
+  router.patch('/v2/connections/:connectionId', apiKey, async (ctx) => {
+    const body = validateUpdate(requireBody(ctx));
+    const record = await updateConnection(services, ctx.state.principal!.companyId, ctx.params.connectionId!, body);
     ctx.body = { success: true, data: connectionView(record) };
   });
 

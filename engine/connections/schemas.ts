@@ -3,7 +3,7 @@ const hostVariables = {
   type: 'object',
   maxProperties: 50,
   additionalProperties: { type: ['string', 'number', 'boolean'] },
-  description: 'Host variables of the connection (a subdomain, a region): the values of the API arguments of the app version. Not secret: returned by the API.',
+  description: 'Host variables of the connection (a subdomain, a region): the values of the API arguments of the app version. Not secret: returned by the API. At most 16384 bytes as JSON.',
 } as const;
 
 export const createConnectionBody = {
@@ -18,11 +18,33 @@ export const createConnectionBody = {
     credentials: {
       type: 'object',
       maxProperties: 50,
-      description: "Values of the auth's arguments (an API key, a password), or tokens for an OAuth 2.0 auth. Stored encrypted; never returned.",
+      description: "Values of the auth's arguments (an API key, a password), or tokens for an OAuth 2.0 auth. Stored encrypted; never returned. At most 65536 bytes as JSON.",
     },
     metadata: hostVariables,
   },
 } as const;
+
+export const updateConnectionBody = {
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  properties: {
+    name: createConnectionBody.properties.name,
+    credentials: {
+      type: 'object',
+      maxProperties: 50,
+      description:
+        "Replaces the credentials whole: the auth's arguments, the tokens of an OAuth 2.0 authorization-code auth, or the clientId and clientSecret of a client-credentials auth, checked as on create. Stored encrypted; never returned. Makes a connection marked needs_reauthorization active again.",
+    },
+    metadata: { ...hostVariables, description: `${hostVariables.description} Replaces the metadata whole; makes the connection active again.` },
+  },
+} as const;
+
+export interface UpdateConnectionBody {
+  name?: string;
+  credentials?: Record<string, unknown>;
+  metadata?: Record<string, string | number | boolean>;
+}
 
 export interface CreateConnectionBody {
   appSlug: string;

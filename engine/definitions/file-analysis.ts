@@ -3,7 +3,7 @@ import type { ActionDefinition, ApiDefinition, AppDefinition, AuthDefinition } f
 import { checkedExpression, expressionProblem, type CompiledExpression } from './expressions.ts';
 import { placeOf, type FilePlace } from './layout.ts';
 import { parseDefinitionFile, ParsedFile, type DefinitionPath } from './parsed-file.ts';
-import { problemAt, type DefinitionProblem } from './problems.ts';
+import { failureProblem, listedProblems, MAX_PROBLEMS_PER_FILE, problemAt, type DefinitionProblem } from './problems.ts';
 import { validateAgainstSchema } from './schema-validation.ts';
 import { shareStrings } from './shared-strings.ts';
 import { YAML_FILE, type SourceFile } from './source-files.ts';
@@ -58,19 +58,32 @@ export function analyseFile(source: SourceFile, limits: MappingLimits = DEFAULT_
   return fromSummary(source, summariseFile(source), limits);
 }
 
+/**
+ * What one file alone shows, its problems listed as listedProblems bounds
+ * them. Never throws: an unexpected exception is that file's
+ * ANALYSIS_FAILED problem, so one file cannot stop a load (nor every later
+ * one, while it stays in the folder).
+ */
 export function summariseFile(source: SourceFile): FileSummary {
+  try {
+    return summarise(source);
+  } catch (error) {
+    return failedSummary(source, error);
+  }
+}
+
+function summarise(source: SourceFile): FileSummary {
   const place = placeOf(source.file);
   const base = { parsed: false, value: null, valid: false, names: {}, expressions: [] };
   if (place.kind === 'unexpected') {
     return { ...base, problems: [problemAt({ file: source.file, line: 1, column: 1 }, place.code, place.reason)] };
   }
-  // An auth or action whose id cannot be read is assumed to be named after its file, as the layout asks,
-  // so references to it still resolve and its one problem does not cascade.
-  const fallback = place.kind === 'auth' || place.kind === 'action' ? { id: source.file.split('/').at(-1)!.replace(YAML_FILE, '') } : {};
+  const fallback = fallbackNames(source);
   const { parsed, problems } = parseDefinitionFile(source);
-  if (!parsed) return { ...base, names: fallback, problems };
+  if (!parsed) return { ...base, names: fallback, problems: listedProblems(problems) };
   const names = { ...fallback, ...looseNames(parsed.value) };
-  const schemaProblems = validateAgainstSchema(place.kind, parsed);
+  // One more than are listed: where the first left out is, for PROBLEMS_OMITTED.
+  const schema = validateAgainstSchema(place.kind, parsed, MAX_PROBLEMS_PER_FILE + 1);
   // Expressions are compiled even in a file the schema rejects: the author gets every problem of the file at once.
   const expressions: [DefinitionPath, string][] = [];
   const compileProblems: DefinitionProblem[] = [];
@@ -79,15 +92,42 @@ export function summariseFile(source: SourceFile): FileSummary {
     if (problem) compileProblems.push(problem);
     else expressions.push([path, text]);
   }
-  return { parsed: true, value: parsed.value, valid: !schemaProblems.length, names, expressions, problems: [...schemaProblems, ...compileProblems] };
+  const valid = !schema.problems.length;
+  return { parsed: true, value: parsed.value, valid, names, expressions, problems: listedProblems([...schema.problems, ...compileProblems], schema.omitted) };
+}
+
+/** An auth or action whose id cannot be read is assumed to be named after its file, as the layout asks, so references to it still resolve and its problem does not cascade. */
+function fallbackNames(source: SourceFile): { id?: string } {
+  const place = placeOf(source.file);
+  return place.kind === 'auth' || place.kind === 'action' ? { id: source.file.split('/').at(-1)!.replace(YAML_FILE, '') } : {};
+}
+
+/** What an analysis that threw (or could not run) leaves: the file's ANALYSIS_FAILED problem. */
+export function failedSummary(source: SourceFile, error: unknown): FileSummary {
+  let names = {};
+  try {
+    names = fallbackNames(source);
+  } catch {
+    // The path itself is what failed: no names.
+  }
+  return { parsed: false, value: null, valid: false, names, expressions: [], problems: [failureProblem(source.file, error, 'the file could not be analysed')] };
 }
 
 /**
  * The FileAnalysis a summary stands for, on the thread that keeps it (its
  * short strings shared with the thread's other definitions); positions are
- * found again from the text when something asks for one.
+ * found again from the text when something asks for one. An exception here
+ * too is the file's ANALYSIS_FAILED problem.
  */
 export function fromSummary(source: SourceFile, summary: FileSummary, limits: MappingLimits = DEFAULT_MAPPING_LIMITS): FileAnalysis {
+  try {
+    return analysisOf(source, summary, limits);
+  } catch (error) {
+    return analysisOf(source, failedSummary(source, error), limits);
+  }
+}
+
+function analysisOf(source: SourceFile, summary: FileSummary, limits: MappingLimits): FileAnalysis {
   const place = placeOf(source.file);
   const parsed = summary.parsed ? new ParsedFile(source, shareStrings(summary.value)) : null;
   const expressions = new Map<string, CompiledExpression>();

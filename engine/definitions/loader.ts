@@ -5,7 +5,7 @@ import { LoadedTree, type TreeState } from './loaded-tree.ts';
 import { sortProblems, type DefinitionProblem } from './problems.ts';
 import type { DefinitionsSnapshot } from './snapshot.ts';
 import { defaultLoadThreads } from './load-threads.ts';
-import { AnalysisPool, analyseFiles, PARALLEL_MIN_FILES } from './parallel-analysis.ts';
+import { AnalysisPool, analyseAside, analyseFiles, PARALLEL_MIN_FILES } from './parallel-analysis.ts';
 import { readSourceFiles, type SourceFile } from './source-files.ts';
 
 export type LoadResult =
@@ -70,7 +70,11 @@ export class DefinitionsLoader {
     this.readFrom = null;
     const reread = incremental ? await rereadChanged(dir, changed) : null;
     if (reread) {
+      // Analysed ahead, off the request path: small files in slices, large ones on a worker (parallel-analysis.ts).
+      const changedSources = [...reread.changes.values()].filter((source): source is SourceFile => !!source && !this.tree.knows(source));
+      this.ahead = new Map((await analyseAside(changedSources, this.limits)).map((analysis) => [analysis.source, analysis]));
       const state = this.tree.applyChanges(reread.changes);
+      this.ahead = new Map();
       this.readFrom = dir;
       return result(state, [], { incremental: true, read: reread.read });
     }
@@ -84,7 +88,9 @@ export class DefinitionsLoader {
     try {
       // The files new to the tree are analysed ahead, on every core when they are many (a cold start).
       const fresh = files.filter((source) => !this.tree.knows(source));
-      const { analyses } = pool && fresh.length >= PARALLEL_MIN_FILES ? await pool.analyse(fresh) : await analyseFiles(fresh, this.limits, workers);
+      const many = fresh.length >= PARALLEL_MIN_FILES;
+      const analyses =
+        pool && many ? (await pool.analyse(fresh)).analyses : many && workers ? (await analyseFiles(fresh, this.limits, workers)).analyses : await analyseAside(fresh, this.limits);
       this.ahead = new Map(analyses.map((analysis) => [analysis.source, analysis]));
     } finally {
       // Before the tree is built: the workers' heaps are let go first.

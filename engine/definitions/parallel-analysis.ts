@@ -2,7 +2,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { MappingLimits } from '../mapping/index.ts';
-import { fromSummary, summariseFile, type FileAnalysis, type FileSummary } from './file-analysis.ts';
+import { failedSummary, fromSummary, summariseFile, type FileAnalysis, type FileSummary } from './file-analysis.ts';
+import { problemAt } from './problems.ts';
 import type { SourceFile } from './source-files.ts';
 
 /**
@@ -42,7 +43,7 @@ export async function analyseFiles(
   workers: number,
   heapMb = WORKER_HEAP_MB,
 ): Promise<{ analyses: FileAnalysis[]; workersDone: number }> {
-  if (sources.length < PARALLEL_MIN_FILES || workers < 1) return { analyses: analyseHere(sources, limits), workersDone: 0 };
+  if (sources.length < PARALLEL_MIN_FILES || workers < 1) return { analyses: await analyseHere(sources, limits), workersDone: 0 };
   const pool = new AnalysisPool(workers, limits, heapMb);
   try {
     return await pool.analyse(sources);
@@ -51,8 +52,65 @@ export async function analyseFiles(
   }
 }
 
-function analyseHere(sources: SourceFile[], limits: MappingLimits): FileAnalysis[] {
-  return sources.map((source) => fromSummary(source, summariseFile(source), limits));
+/** How long this thread analyses before it lets the event loop turn (requests keep being served during a load). */
+export const ANALYSIS_SLICE_MS = 8;
+
+/**
+ * The files analysed on this thread, in slices of ANALYSIS_SLICE_MS with a
+ * turn of the event loop between them: one file is small (see
+ * LARGE_FILE_BYTES), so no slice runs much longer.
+ */
+export async function analyseHere(sources: SourceFile[], limits: MappingLimits): Promise<FileAnalysis[]> {
+  const analyses: FileAnalysis[] = [];
+  let sliceStart = performance.now();
+  for (const source of sources) {
+    if (performance.now() - sliceStart > ANALYSIS_SLICE_MS) {
+      await new Promise((resolve) => setImmediate(resolve));
+      sliceStart = performance.now();
+    }
+    analyses.push(fromSummary(source, summariseFile(source), limits));
+  }
+  return analyses;
+}
+
+/**
+ * Files over this size are analysed on a worker thread of their own, never
+ * on the thread that serves requests: parsing, validating and locating the
+ * problems of a 300 KB file (20,000 keys) held it for over a second. The
+ * bundled definitions are under 6 KB a file.
+ */
+export const LARGE_FILE_BYTES = 32 * 1024;
+
+/** A worker's heap for large files: a parsed file's node tree is ~100x its text. */
+export const LARGE_FILE_HEAP_MB = { oldGeneration: 256, youngGeneration: 16 };
+
+/**
+ * Analyses `sources` (small ones on this thread in slices, large ones one
+ * at a time on a worker thread) for a load that has no pool of its own.
+ * A large file the worker cannot analyse (it ran out of memory, or could not
+ * start) is that file's ANALYSIS_FAILED problem, not work for this thread.
+ */
+export async function analyseAside(sources: SourceFile[], limits: MappingLimits): Promise<FileAnalysis[]> {
+  const large = sources.filter((source) => source.text.length > LARGE_FILE_BYTES);
+  const small = large.length ? sources.filter((source) => source.text.length <= LARGE_FILE_BYTES) : sources;
+  const byFile = new Map<SourceFile, FileAnalysis>();
+  if (large.length) {
+    const pool = new AnalysisPool(1, limits, LARGE_FILE_HEAP_MB, 1);
+    try {
+      const stopped = (source: SourceFile): FileSummary => ({
+        ...failedSummary(source, null),
+        problems: [
+          problemAt({ file: source.file, line: 1, column: 1 }, 'ANALYSIS_FAILED', `the file could not be analysed: its worker thread stopped (more than ${LARGE_FILE_HEAP_MB.oldGeneration} MB?); split or shorten the file`),
+        ],
+      });
+      const { analyses } = await pool.analyse(large, (left) => left.map((source) => fromSummary(source, stopped(source), limits)));
+      analyses.forEach((analysis) => byFile.set(analysis.source, analysis));
+    } finally {
+      await pool.close();
+    }
+  }
+  for (const analysis of await analyseHere(small, limits)) byFile.set(analysis.source, analysis);
+  return sources.map((source) => byFile.get(source)!);
 }
 
 /**
@@ -68,19 +126,24 @@ export class AnalysisPool {
     count: number,
     private readonly limits: MappingLimits,
     heapMb = WORKER_HEAP_MB,
+    private readonly batchFiles = BATCH_FILES,
   ) {
     this.workers = Array.from({ length: count }, () => startWorker(heapMb));
   }
 
-  async analyse(sources: SourceFile[]): Promise<{ analyses: FileAnalysis[]; workersDone: number }> {
+  /** `left`: what becomes of the batches failed workers left (by default, analysed on this thread). */
+  async analyse(
+    sources: SourceFile[],
+    left: (sources: SourceFile[]) => FileAnalysis[] | Promise<FileAnalysis[]> = (batch) => analyseHere(batch, this.limits),
+  ): Promise<{ analyses: FileAnalysis[]; workersDone: number }> {
     const analyses: FileAnalysis[] = new Array(sources.length);
     const batches: number[] = [];
-    for (let start = 0; start < sources.length; start += BATCH_FILES) batches.push(start);
-    const done = await Promise.all(this.workers.map((started) => (started ? runBatches(started, sources, batches, analyses, this.limits) : false)));
+    for (let start = 0; start < sources.length; start += this.batchFiles) batches.push(start);
+    const done = await Promise.all(this.workers.map((started) => (started ? runBatches(started, sources, batches, analyses, this.limits, this.batchFiles) : false)));
     // Batches left by failed workers (or all, when none could start).
     for (const start of batches) {
-      const end = Math.min(start + BATCH_FILES, sources.length);
-      analyseHere(sources.slice(start, end), this.limits).forEach((analysis, i) => (analyses[start + i] = analysis));
+      const end = Math.min(start + this.batchFiles, sources.length);
+      (await left(sources.slice(start, end))).forEach((analysis, i) => (analyses[start + i] = analysis));
     }
     return { analyses, workersDone: done.filter(Boolean).length };
   }
@@ -127,7 +190,7 @@ function startWorker(heapMb: typeof WORKER_HEAP_MB): StartedWorker | null {
  * empty. Resolves true when the worker summarised every batch it took; false
  * when it failed (before or while it worked), its unfinished batch put back in the queue.
  */
-function runBatches({ worker, exited }: StartedWorker, sources: SourceFile[], queue: number[], into: FileAnalysis[], limits: MappingLimits): Promise<boolean> {
+function runBatches({ worker, exited }: StartedWorker, sources: SourceFile[], queue: number[], into: FileAnalysis[], limits: MappingLimits, batchFiles: number): Promise<boolean> {
   return new Promise((resolve) => {
     let current: number | undefined;
     let settled = false;
@@ -142,7 +205,7 @@ function runBatches({ worker, exited }: StartedWorker, sources: SourceFile[], qu
     const next = () => {
       current = queue.shift();
       if (current === undefined) return settle(true);
-      worker.postMessage(sources.slice(current, current + BATCH_FILES));
+      worker.postMessage(sources.slice(current, current + batchFiles));
     };
     worker.on('message', (summaries: FileSummary[]) => {
       const start = current!;

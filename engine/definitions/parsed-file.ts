@@ -1,6 +1,8 @@
 import { CORE_SCHEMA, load } from 'js-yaml';
 import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node, type Pair } from 'yaml';
 import { problemAt, type DefinitionProblem, type SourceLocation } from './problems.ts';
+import { aliasProblem } from './yaml-aliases.ts';
+import { duplicateKeyOffsets } from './yaml-duplicate-keys.ts';
 import type { SourceFile } from './source-files.ts';
 
 /** A path into a definition, as ajv and the checks name it: ['arguments', 2, 'parent']. */
@@ -96,9 +98,10 @@ function child(node: Node | null, segment: string | number): Node | null {
   return null;
 }
 
+/** Duplicate keys are found by duplicateKeyOffsets: yaml's `uniqueKeys` costs keys^2 per mapping. */
 function parseWithPositions(text: string): Positions {
   const lines = new LineCounter();
-  const document = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+  const document = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: false });
   return { document, lines };
 }
 
@@ -112,7 +115,7 @@ function parseWithPositions(text: string): Positions {
  * with no tree to keep. Whatever js-yaml refuses goes to `yaml`, which
  * decides and reports as it always did: syntax errors, several documents,
  * duplicate keys, unknown tags, complex keys, empty files, directives, and every anchor and alias (so
- * `yaml`'s alias-expansion limit applies). js-yaml is the 4.x line: about 2x faster than 5.x's event-based
+ * the alias bounds of yaml-aliases.ts apply). js-yaml is the 4.x line: about 2x faster than 5.x's event-based
  * rewrite on definition files. On the files both
  * accept they agree on every value (spec/definitions/yaml-fast-path.spec.ts).
  */
@@ -120,12 +123,20 @@ export function parseDefinitionFile(source: SourceFile): { parsed: ParsedFile | 
   const fast = fastValue(source.text);
   if (fast.ok) return { parsed: new ParsedFile(source, fast.value), problems: [] };
   const positions = parseWithPositions(source.text);
-  const problems = positions.document.errors.map((error) => {
-    const { line, col } = positions.lines.linePos(error.pos[0]);
-    return problemAt({ file: source.file, line, column: col }, 'YAML_SYNTAX', firstLine(error.message));
-  });
+  const at = (offset: number) => {
+    const { line, col } = positions.lines.linePos(offset);
+    return { file: source.file, line, column: col };
+  };
+  const problems = [
+    ...positions.document.errors.map((error) => problemAt(at(error.pos[0]), 'YAML_SYNTAX', firstLine(error.message))),
+    ...duplicateKeyOffsets(positions.document).map((offset) => problemAt(at(offset), 'YAML_SYNTAX', 'Map keys must be unique')),
+  ];
   if (problems.length) return { parsed: null, problems };
-  return { parsed: new ParsedFile(source, positions.document.toJS({ maxAliasCount: 100 }), positions), problems };
+  // Aliases are bounded before the value is built: yaml's own limit (maxAliasCount) refused ordinary use (one
+  // anchor used 100 times) by throwing, and an expanded value is walked as a tree by every later stage.
+  const refused = aliasProblem(positions.document);
+  if (refused) return { parsed: null, problems: [problemAt(at(refused.offset), refused.code, refused.message)] };
+  return { parsed: new ParsedFile(source, positions.document.toJS({ maxAliasCount: -1 }), positions), problems };
 }
 
 /** js-yaml's reading of a file, or not ok when it refuses it (then `yaml` decides). */

@@ -6,7 +6,8 @@
 export const PROBLEM_CODES = {
   DEFINITIONS_DIR_MISSING: 'the definitions folder does not exist or is not a folder',
   FILE_UNREADABLE: 'a definition file could not be read',
-  YAML_SYNTAX: 'the file is not valid YAML',
+  YAML_SYNTAX: 'the file is not valid YAML (or has an alias naming no anchor before it, or inside its own anchor)',
+  YAML_ALIAS_LIMIT: 'more than 1,000 aliases in a file, or aliases expanding it to more than 100,000 values (an alias bomb)',
   FILE_UNEXPECTED: 'a YAML file in a place the folder layout does not define',
   VERSION_NAME_INVALID: 'a version folder that is neither a positive number nor draft',
   APP_FILE_MISSING: 'an app folder without app.yaml',
@@ -42,6 +43,8 @@ export const PROBLEM_CODES = {
   TEMPLATE_VARIABLE_UNKNOWN: 'a {{name}} placeholder naming no argument',
   URL_VARIABLE_IN_AUTHORITY: 'a URL placeholder that could choose the host, port or origin (not whole labels before a fixed domain, nor a declared origin variable)',
   JSONATA_SYNTAX: 'a JSONata expression (mapper or response mapping) that does not compile',
+  PROBLEMS_OMITTED: 'a file with more problems than are listed for one file (50): counts the rest, at the first not listed',
+  ANALYSIS_FAILED: 'the gateway failed on a file (or the whole load) unexpectedly: a bug to report; the other files are still checked',
 } as const;
 
 export type ProblemCode = keyof typeof PROBLEM_CODES;
@@ -76,4 +79,37 @@ export function sortProblems(problems: DefinitionProblem[]): DefinitionProblem[]
 /** `<file>:<line>:<column> <CODE> <message>`, with the file as the reader should open it. */
 export function formatProblem(problem: DefinitionProblem, displayFile: (file: string) => string = (f) => f): string {
   return `${displayFile(problem.file)}:${problem.line}:${problem.column} ${problem.code} ${problem.message}`;
+}
+
+/** The most problems listed for one file; one PROBLEMS_OMITTED problem counts the rest. */
+export const MAX_PROBLEMS_PER_FILE = 50;
+
+/** The longest message kept: a message quotes what the author wrote (a key, a value), which may be any length. */
+export const MAX_MESSAGE_CHARS = 500;
+
+/**
+ * One file's problems as they are listed: in the order they were found, at
+ * most MAX_PROBLEMS_PER_FILE (then one PROBLEMS_OMITTED, at the first one
+ * left out, counting them and `omitted` more found but not located), each
+ * message at most MAX_MESSAGE_CHARS.
+ */
+export function listedProblems(problems: DefinitionProblem[], omitted = 0): DefinitionProblem[] {
+  const listed = problems.slice(0, MAX_PROBLEMS_PER_FILE).map(shortened);
+  const more = problems.length - listed.length + omitted;
+  if (more > 0) {
+    const at = problems[MAX_PROBLEMS_PER_FILE] ?? problems.at(-1)!;
+    listed.push(problemAt(at, 'PROBLEMS_OMITTED', `${more} more problems in this file are not listed; fix the ${listed.length} above first`));
+  }
+  return listed;
+}
+
+function shortened(problem: DefinitionProblem): DefinitionProblem {
+  if (problem.message.length <= MAX_MESSAGE_CHARS) return problem;
+  return { ...problem, message: `${problem.message.slice(0, MAX_MESSAGE_CHARS - 1)}…` };
+}
+
+/** The problem an unexpected exception on one file (or, file '.', the whole load) becomes. */
+export function failureProblem(file: string, error: unknown, what: string): DefinitionProblem {
+  const reason = error instanceof Error ? error.message : String(error);
+  return shortened(problemAt({ file, line: 1, column: 1 }, 'ANALYSIS_FAILED', `${what}: ${reason} (a bug in the gateway${file === '.' ? '' : '; the other files were checked'})`));
 }

@@ -2,8 +2,16 @@ import type { Logger } from '../log/logger.ts';
 import { GatewayError } from '../errors/index.ts';
 import type { ReadinessCheck } from '../services.ts';
 import { DefinitionsLoader, type LoadResult } from './loader.ts';
-import { formatProblem, type DefinitionProblem } from './problems.ts';
+import { failureProblem, formatProblem, type DefinitionProblem } from './problems.ts';
 import type { DefinitionsSnapshot } from './snapshot.ts';
+
+/**
+ * The most problems the status route and the log line of a rejected load
+ * show (each file lists at most MAX_PROBLEMS_PER_FILE, each message at most
+ * MAX_MESSAGE_CHARS, so the answer stays under ~150 KB); `errorCount` says
+ * how many there were.
+ */
+export const STATUS_MAX_PROBLEMS = 200;
 
 /** What GET /v2/definitions/status shows. */
 export interface DefinitionsStatus {
@@ -13,8 +21,10 @@ export interface DefinitionsStatus {
   appCount: number;
   /** What the live snapshot serves, app by app: which versions exist and which is published. */
   apps: { id: string; slug: string; published: number | null; versions: number[]; draft: boolean }[];
-  /** The problems of the latest load attempt; empty when it succeeded. */
+  /** The problems of the latest load attempt, the first STATUS_MAX_PROBLEMS of them; empty when it succeeded. */
   errors: DefinitionProblem[];
+  /** How many problems the latest load attempt had in all. */
+  errorCount: number;
   lastAttempt: { at: string; reason: string; ok: boolean; hash: string } | null;
 }
 
@@ -93,7 +103,8 @@ export class DefinitionsRegistry {
         versions: [...app.versions.keys()],
         draft: app.draft !== undefined,
       })),
-      errors: this.errors,
+      errors: this.errors.slice(0, STATUS_MAX_PROBLEMS),
+      errorCount: this.errors.length,
       lastAttempt: this.lastAttempt,
     };
   }
@@ -105,7 +116,17 @@ export class DefinitionsRegistry {
 
   private async loadOnce(reason: string, changed: ReadonlySet<string> | null): Promise<LoadResult> {
     const started = Date.now();
-    const result = await this.loader.loadDirectory(this.dir, changed ? [...changed] : undefined);
+    let result: LoadResult;
+    try {
+      result = await this.loader.loadDirectory(this.dir, changed ? [...changed] : undefined);
+    } catch (error) {
+      // Never a rejection: the watcher and SIGHUP drop what reload() returns, so a thrown load was lost
+      // unlogged, the status went on saying ok, and the start failed. It is a failed attempt like any other.
+      this.logger.error({ reason, err: error }, 'definitions could not be loaded (keeping the live snapshot, if any)');
+      const problems = [failureProblem('.', error, 'the definitions could not be loaded')];
+      const stats = { files: 0, incremental: false, read: 0, analysed: 0, reused: 0, appsChecked: 0 };
+      result = { ok: false, snapshot: null, hash: '', problems, stats };
+    }
     this.lastAttempt = { at: new Date().toISOString(), reason, ok: result.ok, hash: result.hash };
     const ms = Date.now() - started;
     if (result.ok) {
@@ -116,10 +137,9 @@ export class DefinitionsRegistry {
     } else {
       this.errors = result.problems;
       const keeping = this.live ? `keeping snapshot ${this.live.hash.slice(0, 12)}` : 'no snapshot is loaded';
-      this.logger.error(
-        { reason, hash: result.hash, problems: result.problems.length, ...result.stats, ms },
-        `definitions rejected (${keeping}):\n${result.problems.map((p) => formatProblem(p, (f) => `${this.dir}/${f}`)).join('\n')}`,
-      );
+      const shown = result.problems.slice(0, STATUS_MAX_PROBLEMS).map((p) => formatProblem(p, (f) => `${this.dir}/${f}`));
+      if (result.problems.length > shown.length) shown.push(`... and ${result.problems.length - shown.length} more (npm run validate lists them all)`);
+      this.logger.error({ reason, hash: result.hash, problems: result.problems.length, ...result.stats, ms }, `definitions rejected (${keeping}):\n${shown.join('\n')}`);
     }
     return result;
   }

@@ -1,9 +1,10 @@
 import Router from '@koa/router';
-import { GatewayError, validationError } from '../errors/index.ts';
+import { GatewayError } from '../errors/index.ts';
 import type { AppState } from '../server/context.ts';
 import type { Services } from '../services.ts';
 import { requireApiKey } from '../auth/require-api-key.ts';
 import { compileValidator } from '../validation/ajv.ts';
+import { checkJsonSize } from '../validation/json-limits.ts';
 import { createOrFindEndUser } from './end-users.ts';
 import { createEndUserBody, METADATA_MAX_BYTES, type CreateEndUserBody } from './schemas.ts';
 
@@ -21,9 +22,7 @@ export function endUserRoutes({ store }: Services): Router<AppState> {
       });
     }
     const body = validateCreate(ctx.state.body);
-    if (body.metadata && Buffer.byteLength(JSON.stringify(body.metadata)) > METADATA_MAX_BYTES) {
-      throw validationError([{ field: 'metadata', rule: 'maxBytes', message: `must be at most ${METADATA_MAX_BYTES} bytes as JSON` }]);
-    }
+    checkJsonSize(body.metadata, 'metadata', METADATA_MAX_BYTES);
     const { endUser } = await createOrFindEndUser(store, ctx.state.principal!.companyId, body);
     ctx.body = { success: true, data: { userId: endUser.id } };
   });

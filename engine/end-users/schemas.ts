@@ -1,5 +1,7 @@
 /** The JSON Schemas of the end-user endpoints; requests are validated with them and the OpenAPI document is built from them. */
-export const METADATA_MAX_BYTES = 16 * 1024;
+import { METADATA_MAX_BYTES } from '../validation/json-limits.ts';
+
+export { METADATA_MAX_BYTES };
 
 export const createEndUserBody = {
   type: 'object',

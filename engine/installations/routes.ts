@@ -5,6 +5,7 @@ import type { AppState } from '../server/context.ts';
 import { requireBody } from '../server/require-body.ts';
 import type { Services } from '../services.ts';
 import { compileValidator } from '../validation/ajv.ts';
+import { checkJsonSize, METADATA_MAX_BYTES } from '../validation/json-limits.ts';
 import { INSTALLATION_FIELDS, INSTALLATION_LIST_OPTIONS } from './installation-fields.ts';
 import { createInstallation, findInstallation, installationView } from './installations.ts';
 import { createInstallationBody, type CreateInstallationBody } from './schemas.ts';
@@ -17,7 +18,9 @@ export function installationRoutes(services: Services): Router<AppState> {
   const apiKey = requireApiKey(services.store);
 
   router.post('/v2/installations', apiKey, async (ctx) => {
-    const record = await createInstallation(services, ctx.state.principal!.companyId, validateCreate(requireBody(ctx)));
+    const body = validateCreate(requireBody(ctx));
+    checkJsonSize(body.metadata, 'metadata', METADATA_MAX_BYTES);
+    const record = await createInstallation(services, ctx.state.principal!.companyId, body);
     ctx.status = 201;
     ctx.body = { success: true, data: installationView(record) };
   });

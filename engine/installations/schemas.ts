@@ -24,7 +24,7 @@ export const createInstallationBody = {
       type: 'object',
       maxProperties: 50,
       additionalProperties: { type: ['string', 'number', 'boolean'] },
-      description: 'Host variables of the installation, available to credential exchange and argument templates.',
+      description: 'Host variables of the installation, available to credential exchange and argument templates. At most 16384 bytes as JSON.',
     },
   },
 } as const;

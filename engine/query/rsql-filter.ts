@@ -2,6 +2,7 @@ import { parse } from '@rsql/parser';
 import type { ComparisonNode, ExpressionNode } from '@rsql/ast';
 import { validationError } from '../errors/index.ts';
 import type { Filter } from '../store/index.ts';
+import { likeSegments } from '../store/like/like-pattern.ts';
 import { OPERATORS_BY_TYPE, SUPPORTED_OPERATORS, type FieldTable, type ListField } from './field-table.ts';
 import { locateComparisons, type ComparisonLocation } from './rsql-positions.ts';
 import { clip, looseCandidates, typedValue } from './typed-values.ts';
@@ -19,7 +20,11 @@ const OBJECT_KEY = /^[A-Za-z0-9_-]{1,64}(\.[A-Za-z0-9_-]{1,64}){0,3}$/;
  * language, so the same filter runs on the embedded store and on MongoDB.
  *
  *   name=like=acme*;(plan==pro,memberCount>=10)
- *   -> { $and: [ { name: { $regex: /^acme.*$/i } }, { $or: [ { plan: 'pro' }, { memberCount: { $gte: 10 } } ] } ] }
+ *   -> { $and: [ { name: { $like: 'acme*' } }, { $or: [ { plan: 'pro' }, { memberCount: { $gte: 10 } } ] } ] }
+ *
+ * `=like=` becomes the store's own `$like` operator, which each adapter
+ * runs in a form that cannot backtrack (engine/store/like/), never a
+ * regular expression built here.
  *
  * `;` (AND) binds tighter than `,` (OR); parentheses group. Only fields of
  * the table and the operators their type allows get through. Every problem
@@ -91,7 +96,7 @@ function comparison(node: ComparisonNode, where: ComparisonLocation, fields: Fie
     throw whereError(`${operator} takes one value, not a list ${at(where.values[0]!.at)}`);
   }
 
-  if (operator === '=like=') return { [path]: { $regex: likePattern(raw[0]!, where.values[0]!.at) } };
+  if (operator === '=like=') return { [path]: { $like: likePattern(raw[0]!, where.values[0]!.at) } };
 
   const values = raw.flatMap((text, i) => {
     const { at: offset, quoted } = where.values[i]!;
@@ -120,21 +125,18 @@ function objectKeyNull(path: string, operator: string, values: unknown[]): Filte
 }
 
 /**
- * `=like=` takes `*` as "any characters" and everything else literally: the
- * pattern is escaped, anchored at both ends, case-insensitive, and limited in
- * length and wildcards so no pattern can make the store backtrack for long.
+ * `=like=` takes `*` as "any characters" and everything else literally,
+ * anchored at both ends, case-insensitive (the store's `$like`). The limits
+ * on length and wildcards keep the cost per value (value length x pattern
+ * length) small.
  */
-function likePattern(text: string, offset: number): RegExp {
+function likePattern(text: string, offset: number): string {
   const where = `at position ${offset + 1}`;
   if (text.length === 0) throw whereError(`=like= needs a pattern ${where}`);
   if (text.length > WHERE_LIMITS.maxLikeLength) throw whereError(`=like= patterns are at most ${WHERE_LIMITS.maxLikeLength} characters ${where}`);
-  const parts = text.split(/\*+/);
-  if (parts.length - 1 > WHERE_LIMITS.maxLikeWildcards) throw whereError(`=like= patterns have at most ${WHERE_LIMITS.maxLikeWildcards} wildcards ${where}`);
-  return new RegExp(`^${parts.map(escapeRegExp).join('.*')}$`, 'i');
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&');
+  const wildcards = likeSegments(text).length - 1;
+  if (wildcards > WHERE_LIMITS.maxLikeWildcards) throw whereError(`=like= patterns have at most ${WHERE_LIMITS.maxLikeWildcards} wildcards ${where}`);
+  return text;
 }
 
 /** The parser's message without the echo of the whole input: "Unexpected character ';' at position 6". */

@@ -2,6 +2,7 @@ import Koa from 'koa';
 import Router from '@koa/router';
 import type { Services } from '../services.ts';
 import type { AppState } from './context.ts';
+import { closeUnread } from './middleware/close-unread.ts';
 import { errorEnvelope } from './middleware/errors.ts';
 import { jsonBody } from './middleware/json-body.ts';
 import { requestId } from './middleware/request-id.ts';
@@ -44,6 +45,7 @@ export function createApp(services: Services): Koa<AppState> {
   const app = new Koa<AppState>();
   app.silent = true;
   app.use(requestId());
+  app.use(closeUnread());
   app.use(requestLog(services.logger));
   app.use(errorEnvelope(services.logger));
   app.use(jsonBody());

@@ -14,6 +14,11 @@ import type {
  * The storage port. Filters are MongoDB filter documents built by the engine
  * (from allow-listed fields and operators, never passed through from a
  * request), so the embedded store and MongoDB run the same queries.
+ *
+ * One operator is the port's own: `{ field: { $like: 'acme*' } }`, `*` for
+ * any characters, the rest literal, anchored, case-insensitive
+ * (engine/store/like/). Each adapter runs it in a form that cannot
+ * backtrack: a matcher on the embedded store, a tempered `$regex` on MongoDB.
  */
 export type Filter = Record<string, unknown>;
 

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { loadDefinitions } from '../../engine/definitions/loader.ts';
 import { formatProblem } from '../../engine/definitions/problems.ts';
+import { parseCaseFile } from '../../engine/authoring/case-file.ts';
 import { copyValid, tempDir } from '../support/definition-fixtures.ts';
 
 /** An offline test case file as an author writes it beside an action. */
@@ -34,5 +35,18 @@ describe('offline test case files beside actions', () => {
     await fs.writeFile(path.join(tmp.dir, 'acme/versions/1/list-contacts.test.yaml'), CASES);
     const result = await loadDefinitions(tmp.dir);
     expect(result.problems.map((p) => `${p.file} ${p.code}`)).to.deep.equal(['acme/versions/1/list-contacts.test.yaml FILE_UNEXPECTED']);
+  });
+
+  it('refuse an alias bomb in a case file as a located problem, and read one anchor used 100 times', () => {
+    const bomb = ['a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]'];
+    for (let level = 1; level < 9; level++) bomb.push(`a${level}: &a${level} [${Array(9).fill(`*a${level - 1}`).join(', ')}]`);
+    const refused = parseCaseFile(`${bomb.join('\n')}\ncases: []\n`);
+    if (refused.ok) throw new Error('an alias bomb was read');
+    expect(refused.problems[0]).to.deep.include({ line: 6, column: 10 });
+    expect(refused.problems[0]!.message).to.match(/^aliases expand this file to more than 100000 values/);
+    const uses = Array.from({ length: 100 }, (_, i) => `  - name: case ${i}\n    response: *r\n    expect: { success: true }`);
+    const uses100 = uses.map((use, i) => (i === 0 ? use.replace('*r', '&r { status: 200, body: {} }') : use));
+    const hundred = parseCaseFile(`cases:\n${uses100.join('\n')}\n  - name: case 100\n    response: *r\n    expect: { success: true }\n`);
+    expect(hundred.ok ? [] : hundred.problems.map((p) => p.message)).to.deep.equal([]);
   });
 });

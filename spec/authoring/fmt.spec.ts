@@ -33,8 +33,8 @@ describe('npm run fmt: the canonical form', () => {
     for (const { file, kind, text } of files) {
       const once = formatDefinition(kind, text);
       if (!once.ok) {
-        // Only fixtures that are invalid YAML on purpose may be refused.
-        expect(once.reason, file).to.match(/^not valid YAML/);
+        // Only fixtures that are invalid YAML (or an alias bomb) on purpose may be refused.
+        expect(once.reason, file).to.match(/^(not valid YAML|aliases expand)/);
         continue;
       }
       if (!isDeepStrictEqual(parse(once.text), parse(text))) broken.push(`${file}: meaning changed`);
@@ -97,6 +97,18 @@ describe('npm run fmt: the canonical form', () => {
 
   it('refuses, rather than breaks, a file whose alias the key order would put before its anchor', () => {
     expect(formatDefinition('app', 'name: &n acme\nid: *n\nslug: acme\n')).to.deep.include({ ok: false, line: 1, column: 1 });
+  });
+
+  it('formats a file that uses one anchor 100 times, and refuses an alias bomb at its alias without expanding it', () => {
+    const args = ['  - key: arg0\n    dataType: &type String\n    location: Query'];
+    for (let i = 1; i <= 100; i++) args.push(`  - key: arg${i}\n    dataType: *type\n    location: Query`);
+    const hundred = `id: a\nslug: a\nname: A\noperation: list\nmethod: GET\npath: /a\narguments:\n${args.join('\n')}\nresponse: x\n`;
+    expect(formatDefinition('action', hundred)).to.include({ ok: true });
+    const bomb = ['a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]'];
+    for (let level = 1; level < 9; level++) bomb.push(`a${level}: &a${level} [${Array(9).fill(`*a${level - 1}`).join(', ')}]`);
+    const refused = formatDefinition('app', `id: a\n${bomb.join('\n')}\n`);
+    expect(refused).to.deep.include({ ok: false, line: 7, column: 10 });
+    expect((refused as { reason: string }).reason).to.match(/^aliases expand this file to more than 100000 values/);
   });
 
   it('refuses a file that is not YAML, with its position', () => {

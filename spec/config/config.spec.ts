@@ -17,6 +17,7 @@ describe('configuration', () => {
     expect(config.definitionsDir).to.equal(path.resolve('/srv/gw/definitions'));
     expect(config.encryptionKeys).to.equal(undefined);
     expect(config.definitionsLoadThreads).to.equal(Math.max(1, os.availableParallelism() - 1));
+    expect(config.storeQueryTimeoutMs).to.equal(5000);
   });
 
   it('reads every variable', () => {
@@ -27,6 +28,7 @@ describe('configuration', () => {
     expect(config).to.include({ port: 9090, host: '127.0.0.1', dataDir: '/var/gw', definitionsDir: '/srv/gw/defs', mongodbUri: 'mongodb://db:27017/gw', logLevel: 'debug' });
     expect(config.encryptionKeys).to.deep.equal([KEY]);
     expect(loadConfig({ DEFINITIONS_LOAD_THREADS: '1' }).definitionsLoadThreads).to.equal(1);
+    expect(loadConfig({ STORE_QUERY_TIMEOUT_MS: '250' }).storeQueryTimeoutMs).to.equal(250);
   });
 
   const cases: [string, Record<string, string>, RegExp][] = [
@@ -40,6 +42,7 @@ describe('configuration', () => {
     ['ENCRYPTION_KEY not base64', { ENCRYPTION_KEY: 'not base64!' }, /^ENCRYPTION_KEY must be 32 bytes/],
     ['the second of two ENCRYPTION_KEYs wrong', { ENCRYPTION_KEY: `${KEY},xyz` }, /^ENCRYPTION_KEY key 2 of 2 must be 32 bytes/],
     ['DEFINITIONS_LOAD_THREADS of 0', { DEFINITIONS_LOAD_THREADS: '0' }, /^DEFINITIONS_LOAD_THREADS must be an integer from 1 to 64 \(got "0"\)$/],
+    ['STORE_QUERY_TIMEOUT_MS of 0', { STORE_QUERY_TIMEOUT_MS: '0' }, /^STORE_QUERY_TIMEOUT_MS must be an integer from 1 to 600000 \(got "0"\)$/],
     ['BOOTSTRAP_API_KEY too short', { BOOTSTRAP_API_KEY: 'short' }, /^BOOTSTRAP_API_KEY must be 20 to 200 characters/],
     ['BOOTSTRAP_API_KEY with a space', { BOOTSTRAP_API_KEY: 'a key with spaces in it!!' }, /^BOOTSTRAP_API_KEY must be 20 to 200 characters/],
   ];

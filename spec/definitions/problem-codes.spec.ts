@@ -3,7 +3,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { expect } from 'chai';
 import { parse } from 'yaml';
-import { loadDefinitions } from '../../engine/definitions/loader.ts';
+import { DefinitionsLoader, loadDefinitions } from '../../engine/definitions/loader.ts';
 import { PROBLEM_CODES, type ProblemCode } from '../../engine/definitions/problems.ts';
 import { INVALID, VALID, copyValid, materialiseCase, tempDir } from '../support/definition-fixtures.ts';
 
@@ -16,7 +16,7 @@ const located = (p: { file: string; line: number; column: number; code: string }
  */
 describe('definition problems, one fixture per code', () => {
   const cases = fs.readdirSync(INVALID).sort();
-  const covered = new Set<string>(['DEFINITIONS_DIR_MISSING', 'FILE_UNREADABLE']);
+  const covered = new Set<string>(['DEFINITIONS_DIR_MISSING', 'FILE_UNREADABLE', 'PROBLEMS_OMITTED', 'ANALYSIS_FAILED']);
 
   it('starts from a valid folder', async () => {
     const result = await loadDefinitions(VALID);
@@ -55,6 +55,30 @@ describe('definition problems, one fixture per code', () => {
     } finally {
       await tmp.remove();
     }
+  });
+
+  it('PROBLEMS_OMITTED: a file with more problems than are listed (its own fixture could not show its code alone)', async () => {
+    const tmp = await tempDir('defs-omitted-');
+    try {
+      await copyValid(tmp.dir);
+      const file = path.join(tmp.dir, 'acme/versions/1/actions/list-lists.yaml');
+      const extra = Array.from({ length: 60 }, (_, i) => `unknown${i}: ${i}`).join('\n');
+      await fsp.writeFile(file, `${await fsp.readFile(file, 'utf8')}${extra}\n`);
+      const result = await loadDefinitions(tmp.dir);
+      expect(result.problems.map(located)).to.deep.equal([
+        ...Array.from({ length: 50 }, (_, i) => `acme/versions/1/actions/list-lists.yaml:${8 + i}:1 SCHEMA_UNKNOWN_PROPERTY`),
+        'acme/versions/1/actions/list-lists.yaml:58:1 PROBLEMS_OMITTED',
+      ]);
+      expect(result.problems.at(-1)!.message).to.equal('10 more problems in this file are not listed; fix the 50 above first');
+    } finally {
+      await tmp.remove();
+    }
+  });
+
+  it('ANALYSIS_FAILED: a file whose analysis throws (a source whose text cannot be read)', () => {
+    const throwing = { file: 'acme/app.yaml', hash: '0'.repeat(64), get text(): string { throw new Error('unreadable'); } };
+    const result = new DefinitionsLoader().load([throwing]);
+    expect(result.problems.map(located)).to.deep.equal(['acme/app.yaml:1:1 ANALYSIS_FAILED']);
   });
 
   it('documents every code in docs/definitions.md', async () => {

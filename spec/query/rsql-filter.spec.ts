@@ -131,9 +131,9 @@ describe('RSQL where -> store filter', () => {
   });
 
   describe('the filter documents it builds', () => {
-    it('escapes and anchors =like=, and flattens a chain of ; into one $and', () => {
+    it('hands =like= to the store as its own $like operator (no regular expression), and flattens a chain of ; into one $and', () => {
       expect(rsqlToFilter('name=like="a.b*(c)*";plan==pro;memberCount>=1', COMPANY_FIELDS)).to.deep.equal({
-        $and: [{ name: { $regex: /^a\.b.*\(c\).*$/i } }, { plan: 'pro' }, { memberCount: { $gte: 1 } }],
+        $and: [{ name: { $like: 'a.b*(c)*' } }, { plan: 'pro' }, { memberCount: { $gte: 1 } }],
       });
     });
     it('keeps OR under AND as written', () => {

@@ -279,13 +279,57 @@ describe('outbound HTTP client', () => {
       });
       const c = client();
       const headers = { authorization: 'Bearer t0ken', 'x-api-key': 'k3y', accept: 'application/json' };
-      await c.send({ method: 'GET', url: `${upstream.url}/same`, headers, credentialHeaders: ['X-Api-Key'] });
+      await c.send({ method: 'GET', url: `${upstream.url}/same`, headers, redirect: { crossOrigin: 'strip', credentialHeaders: ['X-Api-Key'] } });
       expect(upstream.requests.at(-1)!.headers).to.include({ authorization: 'Bearer t0ken', 'x-api-key': 'k3y' });
-      await c.send({ method: 'GET', url: `${upstream.url}/away`, headers, credentialHeaders: ['X-Api-Key'] });
+      await c.send({ method: 'GET', url: `${upstream.url}/away`, headers, redirect: { crossOrigin: 'strip', credentialHeaders: ['X-Api-Key'] } });
       const landed = other.requests.at(-1)!.headers;
       expect(landed.authorization).to.equal(undefined);
       expect(landed['x-api-key']).to.equal(undefined);
       expect(landed.accept).to.equal('application/json');
+    });
+
+    it('across origins, also drops the credential query parameters and any header, parameter or 307 body holding a secret', async () => {
+      const other = await server((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+      const upstream = await server((_req, res) => res.writeHead(307, { location: `${other.url}/landing?key=k3y-value&echo=x-k3y-value-x&keep=1` }).end());
+      const c = client();
+      await c.send({
+        method: 'POST',
+        url: `${upstream.url}/away?key=k3y-value`,
+        headers: { 'x-trace': 'k3y-value', 'x-other': 'fine' },
+        body: { note: 'carries k3y-value' },
+        redirect: { crossOrigin: 'strip', credentialQuery: ['key'], secrets: ['k3y-value'] },
+      });
+      const landed = other.requests.at(-1)!;
+      expect(landed.url).to.equal('/landing?keep=1');
+      expect(landed.headers['x-trace']).to.equal(undefined);
+      expect(landed.headers['x-other']).to.equal('fine');
+      expect(landed.body).to.equal('');
+      expect(upstream.requests.at(-1)!.body).to.equal('{"note":"carries k3y-value"}');
+    });
+
+    it('follows no redirect to another origin for a call whose policy refuses it, naming the endpoint; the other origin gets nothing', async () => {
+      const other = await server((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+      const upstream = await server((req, res) => {
+        if (req.url === '/token') res.writeHead(307, { location: `${other.url}/token` }).end();
+        else if (req.url === '/here') res.writeHead(307, { location: '/token2' }).end();
+        else res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+      });
+      const c = client();
+      const redirect = { crossOrigin: 'refuse', endpoint: 'the token endpoint', code: 'TOKEN_EXCHANGE_FAILED' } as const;
+      const error = (await c
+        .send({ method: 'POST', url: `${upstream.url}/token`, body: 'client_secret=s', headers: { 'content-type': 'application/x-www-form-urlencoded' }, redirect })
+        .then(
+          () => expect.fail('the redirect was followed'),
+          (thrown: unknown) => thrown,
+        )) as GatewayError;
+      expect(error.code).to.equal('TOKEN_EXCHANGE_FAILED');
+      expect(error.status).to.equal(502);
+      expect(error.message).to.equal(
+        `the token endpoint 127.0.0.1:${upstream.port} redirected to another origin (${other.url}); the redirect was not followed, so nothing was sent there`,
+      );
+      expect(other.requests).to.have.length(0);
+      const same = await c.send({ method: 'POST', url: `${upstream.url}/here`, body: 'a=1', headers: { 'content-type': 'application/x-www-form-urlencoded' }, redirect });
+      expect(same.body).to.deep.equal({ ok: true });
     });
 
     it('gives up after OUTBOUND_MAX_REDIRECTS with UPSTREAM_PROTOCOL_ERROR', async () => {

@@ -164,6 +164,43 @@ for (const adapter of adapters) {
       expect(await store.endUsers.findOne({ id: 'eu_1' })).to.include({ name: 'kept', email: 'k@e.test' });
     });
 
+    it('stores keys with dots, $, %, NUL, __proto__ and unicode, and arrays in arrays, exactly as given, across a reopen', async () => {
+      const metadata = JSON.parse(
+        '{"api.version":"2","$tier":"gold","100%":{"a.b":["$x"],"%2E":1},"ünï.cødé":{"日本":true},"nul\\u0000key":0,"__proto__":{"p":1},"constructor":{"name":"own"},"d":[[1,[2,{"k.k":[3]}]],[]]}',
+      ) as Record<string, unknown>;
+      await store.endUsers.insert(endUser('eu_1', { metadata }));
+      await store.endUsers.insert(endUser('eu_2', { metadata: { ok: 1 } }));
+      await store.endUsers.updateOne({ id: 'eu_2' }, { $set: { metadata: { ...metadata, 'then.set': true } } });
+      const expectKept = async () => {
+        expect((await store.endUsers.findOne({ id: 'eu_1' }))!.metadata).to.deep.equal(metadata);
+        expect(JSON.stringify((await store.endUsers.findOne({ id: 'eu_1' }))!.metadata)).to.equal(JSON.stringify(metadata));
+        expect((await store.endUsers.findOne({ id: 'eu_2' }))!.metadata).to.deep.equal({ ...metadata, 'then.set': true });
+      };
+      await expectKept();
+      await store.close();
+      store = await reopen();
+      await expectKept();
+    });
+
+    it('filters on keys of objects by own fields only: a prototype name is never a field, a text has no fields', async () => {
+      await store.endUsers.insert(endUser('eu_1', { metadata: { $tier: 'gold', 'ünï': { 日本: true }, constructor: { name: 'own' }, region: 'eu', tags: ['x', 'y'] } }));
+      await store.endUsers.insert(endUser('eu_2', JSON.parse('{"metadata":{"__proto__":{"p":1},"region":"us"}}') as Partial<EndUserRecord>));
+      await store.endUsers.insert(endUser('eu_3', { metadata: {} }));
+      const ids = async (filter: Record<string, unknown>) => (await store.endUsers.find(filter, { sort: { id: 1 } })).map((r) => r.id);
+      expect(await ids({ 'metadata.$tier': 'gold' })).to.deep.equal(['eu_1']);
+      expect(await ids({ 'metadata.ünï.日本': true })).to.deep.equal(['eu_1']);
+      expect(await ids({ 'metadata.constructor.name': 'own' })).to.deep.equal(['eu_1']);
+      expect(await ids({ 'metadata.__proto__.p': 1 })).to.deep.equal(['eu_2']);
+      expect(await ids({ 'metadata.tags': 'x' })).to.deep.equal(['eu_1']);
+      for (const path of ['metadata.constructor.name', 'metadata.toString', 'metadata.hasOwnProperty', 'metadata.__proto__', 'metadata.valueOf', 'metadata.region.length', 'metadata.region.constructor.name', 'metadata.tags.length']) {
+        expect(await ids({ [path]: { $exists: true } }), path).to.deep.equal(path === 'metadata.constructor.name' ? ['eu_1'] : path === 'metadata.__proto__' ? ['eu_2'] : []);
+      }
+      expect(await ids({ 'metadata.constructor.name': 'Object' })).to.deep.equal([]);
+      expect(await ids({ 'metadata.region.length': 2 })).to.deep.equal([]);
+      expect(await ids({ 'metadata.constructor.name': { $ne: 'own' } })).to.deep.equal(['eu_2', 'eu_3']);
+      expect(await ids({ $or: [{ 'metadata.toString': { $in: [null] } }, { 'metadata.toString': { $exists: false } }] })).to.deep.equal(['eu_1', 'eu_2', 'eu_3']);
+    });
+
     it('answers ping while open', async () => {
       await store.ping();
     });

@@ -390,6 +390,10 @@ export interface OAuth2AuthorizationCodeAuth {
     [k: string]: string | undefined;
   };
   refresh?: TokenRefresh;
+  /**
+   * OAuth error codes (the `error` of the token endpoint's answer) that mean the grant is gone, besides invalid_grant, invalid_client and unauthorized_client: a refusal with one of them marks the connection needs_reauthorization. Any other failure leaves the connection active.
+   */
+  grantRevokedErrors?: string[];
 }
 /**
  * Whether and where the access token is refreshed with the refresh token.
@@ -441,6 +445,10 @@ export interface OAuth2ClientCredentialsAuth {
    * How the client id and secret are sent: HTTP Basic header or form Body fields.
    */
   clientAuthentication?: 'Header' | 'Body';
+  /**
+   * OAuth error codes (the `error` of the token endpoint's answer) that mean the grant is gone, besides invalid_grant, invalid_client and unauthorized_client: a refusal with one of them marks the connection needs_reauthorization. Any other failure leaves the connection active.
+   */
+  grantRevokedErrors?: string[];
 }
 /**
  * An API key sent with every request, in a header or the query string.

@@ -2,13 +2,16 @@ import { fillTemplate, headerText } from '../../arguments/index.ts';
 import type { ConnectionSecrets } from '../../connections/connections.ts';
 import type { AuthEntry } from '../../definitions/index.ts';
 import type { ApiKeyAuth, BasicAuth, BearerAuth, CredentialExchangeAuth } from '../../definitions/generated/definition-types.ts';
+import { secretValues } from '../../credentials/secret-values.ts';
 import { validationError, type FieldProblem } from '../../errors/index.ts';
+import type { RedirectPolicy } from '../http/index.ts';
 
-/** What an auth adds to a request: headers (and their names, so a redirect off-origin drops them) and query parameters. */
+/** What an auth adds to a request: headers and query parameters, and what a redirect to another origin must not carry on. */
 export interface AppliedAuth {
   headers: Record<string, string>;
   query: Record<string, string>;
-  credentialHeaders: string[];
+  /** The redirect policy of the call: the auth's header and query names, and every secret value it holds, are dropped off-origin. */
+  redirect: RedirectPolicy;
 }
 
 /**
@@ -21,19 +24,21 @@ export interface AppliedAuth {
  *   -> headers: { authorization: 'Bearer k-123' }
  */
 export function applyAuth(auth: AuthEntry, secrets: ConnectionSecrets, variables: Record<string, string>, token: string | undefined): AppliedAuth {
-  const applied: AppliedAuth = { headers: {}, query: {}, credentialHeaders: [] };
+  const headers: Record<string, string> = {};
+  const query: Record<string, string> = {};
+  const credentialHeaders: string[] = [];
   const problems: FieldProblem[] = [];
   const fill = (template: string, where: string) => fillTemplate(template, variables, where, problems, headerText);
   const header = (name: string, value: string) => {
-    applied.headers[name.toLowerCase()] = value;
-    applied.credentialHeaders.push(name.toLowerCase());
+    headers[name.toLowerCase()] = value;
+    credentialHeaders.push(name.toLowerCase());
   };
   switch (auth.type) {
     case 'ApiKey': {
       const definition = auth.definition as ApiKeyAuth;
       const value = fill(definition.value, `auth ${auth.id}`);
       if (definition.in === 'Header') header(definition.parameterName, value);
-      else applied.query[definition.parameterName] = value;
+      else query[definition.parameterName] = value;
       break;
     }
     case 'Basic': {
@@ -58,5 +63,7 @@ export function applyAuth(auth: AuthEntry, secrets: ConnectionSecrets, variables
     }
   }
   if (problems.length) throw validationError(problems);
-  return applied;
+  // Everything secret the connection holds, and what the auth made of it, in case the app echoes any of it into a redirect.
+  const held = secretValues(Object.values(headers), Object.values(query), token, secrets.arguments, secrets.accessToken, secrets.refreshToken, secrets.clientSecret);
+  return { headers, query, redirect: { crossOrigin: 'strip', credentialHeaders, credentialQuery: Object.keys(query), secrets: held } };
 }

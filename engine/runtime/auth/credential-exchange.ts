@@ -75,6 +75,8 @@ export async function exchangeCredentials(services: Services, context: ExchangeC
     url,
     headers: { ...headers, 'content-type': 'application/json', accept: 'application/json', ...signature },
     body: payload as never,
+    // Signed headers and body: never re-sent to another origin.
+    redirect: { crossOrigin: 'refuse', endpoint: 'the credential exchange at', code: 'CREDENTIAL_EXCHANGE_FAILED' },
   });
   if (response.status < 200 || response.status >= 300) {
     throw GatewayError.of('CREDENTIAL_EXCHANGE_FAILED', `the credential exchange at ${target.host} answered HTTP ${response.status}`);

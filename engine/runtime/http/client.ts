@@ -91,7 +91,15 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
           bodyTimeout: settings.bodyTimeoutMs,
         });
         const responseHeaders = flattenHeaders(response.headers);
-        const next = settings.maxRedirects > 0 ? redirectHop(hop, response.statusCode, responseHeaders.location, outbound.credentialHeaders) : null;
+        let next: Hop | null = null;
+        if (settings.maxRedirects > 0) {
+          try {
+            next = redirectHop(hop, response.statusCode, responseHeaders.location, outbound.redirect);
+          } catch (refused) {
+            await response.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
+            throw refused;
+          }
+        }
         if (next) {
           await response.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
           if (redirects >= settings.maxRedirects) {

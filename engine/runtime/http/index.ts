@@ -10,3 +10,5 @@ export type { JsonValue, OutboundRequest, OutboundResponse } from './types.ts';
 export type { QueryValue } from './encode.ts';
 export { CallStop, onAbort } from './call-stop.ts';
 export type { Abortable } from './call-stop.ts';
+export { STRIP_CREDENTIALS } from './redirect.ts';
+export type { RedirectPolicy } from './redirect.ts';

@@ -1,3 +1,4 @@
+import type { RedirectPolicy } from './redirect.ts';
 import type { Abortable } from './call-stop.ts';
 import type { QueryValue } from './encode.ts';
 
@@ -13,11 +14,12 @@ export interface OutboundRequest {
   /** JSON by default; see encodeBody for forms and text. */
   body?: JsonValue;
   /**
-   * Headers that carry credentials besides Authorization, Proxy-Authorization
-   * and Cookie (an API key header, say): dropped, like those, when a redirect
-   * leaves the origin.
+   * What a redirect to another origin does with this call (see RedirectPolicy):
+   * `strip` (the default) drops its credentials and follows; `refuse` does not
+   * follow, for calls whose request itself is a credential (token endpoints,
+   * credential exchanges).
    */
-  credentialHeaders?: string[];
+  redirect?: RedirectPolicy;
   /** Aborts the call (the client went away); reported as an AbortError, not an OutboundError. */
   signal?: Abortable;
 }

@@ -48,7 +48,12 @@ export async function runAction(services: Services, run: RunRequest): Promise<Ru
   const { version, action } = run;
   let connection = run.connection;
   if (connection.status !== 'active') {
-    throw GatewayError.of('CONNECTION_NEEDS_REAUTHORIZATION', `connection ${connection.id} needs to be authorized again (its token could not be renewed)`);
+    throw GatewayError.of(
+      'CONNECTION_NEEDS_REAUTHORIZATION',
+      connection.authType === 'OAuth2ClientCredentials'
+        ? `connection ${connection.id}: the token endpoint refused its client credentials; PATCH /v2/connections/${connection.id} with a new clientId and clientSecret`
+        : `connection ${connection.id} needs to be authorized again (the provider refused its grant): GET /v2/connect/${connection.appSlug}/authorize, or PATCH /v2/connections/${connection.id} with new tokens`,
+    );
   }
   const auth = version.auths.get(connection.authId);
   if (!auth) {
@@ -83,7 +88,7 @@ export async function runAction(services: Services, run: RunRequest): Promise<Ru
       headers: { ...bodyType(version, built), ...built.request.headers, ...applied.headers },
       query: { ...built.request.query, ...applied.query },
       ...(built.request.body !== undefined ? { body: built.request.body as never } : {}),
-      credentialHeaders: applied.credentialHeaders,
+      redirect: applied.redirect,
       ...(run.signal ? { signal: run.signal } : {}),
     });
     const facts = { status: response.status, response: responseFacts(response), action: actionMeta, retries, deletedId: deletedId(action, built) };

@@ -32,6 +32,8 @@ export function errorEnvelope(logger: Logger): Middleware<AppState> {
       ctx.status = error.status;
       ctx.body = error.toBody();
       if (error.status === 401) ctx.set('WWW-Authenticate', 'Bearer');
+      const retryAfter = (error.details as { retryAfterSeconds?: unknown } | undefined)?.retryAfterSeconds;
+      if (typeof retryAfter === 'number') ctx.set('Retry-After', String(retryAfter));
     }
   };
 }

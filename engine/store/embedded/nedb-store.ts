@@ -14,6 +14,9 @@ import {
   type Update,
 } from '../port.ts';
 import type * as R from '../records.ts';
+import { likeAsWhere } from './like-where.ts';
+import { decodeValue, encodeFilter, encodeSort, encodeUpdate, encodeValue } from '../field-encoding.ts';
+import { ownFieldsOnly } from './own-fields.ts';
 
 /**
  * The embedded default: one NeDB file per collection under DATA_DIR. NeDB
@@ -80,7 +83,7 @@ class NedbCollection<T extends { id: string }> implements Collection<T> {
 
   async insert(record: T): Promise<T> {
     try {
-      await this.db.insertAsync({ ...record, _id: record.id });
+      await this.db.insertAsync({ ...(encodeValue(record) as Record<string, unknown>), _id: record.id });
     } catch (error) {
       throw this.translate(error);
     } finally {
@@ -91,13 +94,13 @@ class NedbCollection<T extends { id: string }> implements Collection<T> {
   }
 
   async findOne(filter: Filter): Promise<T | null> {
-    const found = await this.db.findOneAsync(byPrimaryKey(filter));
+    const found = await this.db.findOneAsync(query(filter));
     return found ? strip<T>(found) : null;
   }
 
   async find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
-    let cursor = this.db.findAsync(byPrimaryKey(filter));
-    if (options.sort) cursor = cursor.sort(options.sort);
+    let cursor = this.db.findAsync(query(filter));
+    if (options.sort) cursor = cursor.sort(encodeSort(options.sort));
     if (options.skip) cursor = cursor.skip(options.skip);
     if (options.limit !== undefined) cursor = cursor.limit(options.limit);
     const found = await cursor;
@@ -105,13 +108,13 @@ class NedbCollection<T extends { id: string }> implements Collection<T> {
   }
 
   async count(filter: Filter): Promise<number> {
-    return await this.db.countAsync(byPrimaryKey(filter));
+    return await this.db.countAsync(query(filter));
   }
 
   async updateOne(filter: Filter, update: Update<T>): Promise<boolean> {
     let numAffected: number;
     try {
-      ({ numAffected } = await this.db.updateAsync(byPrimaryKey(filter), update as Record<string, unknown>, { multi: false }));
+      ({ numAffected } = await this.db.updateAsync(query(filter), encodeUpdate(update as Record<string, unknown>), { multi: false }));
     } catch (error) {
       throw this.translate(error);
     } finally {
@@ -122,13 +125,13 @@ class NedbCollection<T extends { id: string }> implements Collection<T> {
   }
 
   async deleteOne(filter: Filter): Promise<boolean> {
-    const removed = await this.db.removeAsync(byPrimaryKey(filter), { multi: false }).finally(() => this.writeCount++);
+    const removed = await this.db.removeAsync(query(filter), { multi: false }).finally(() => this.writeCount++);
     if (removed > 0) await this.flush();
     return removed > 0;
   }
 
   async deleteMany(filter: Filter): Promise<number> {
-    const removed = await this.db.removeAsync(byPrimaryKey(filter), { multi: true }).finally(() => this.writeCount++);
+    const removed = await this.db.removeAsync(query(filter), { multi: true }).finally(() => this.writeCount++);
     if (removed > 0) await this.flush();
     return removed;
   }
@@ -163,7 +166,16 @@ function byPrimaryKey(filter: Filter): Filter {
   return typeof filter.id === 'string' ? { ...filter, _id: filter.id } : filter;
 }
 
+/**
+ * A filter as NeDB runs it: field names escaped like the stored records
+ * (field-encoding.ts), `$like` as a `$where` running a matcher that cannot
+ * backtrack (like-where.ts), dotted paths on own properties only.
+ */
+function query(filter: Filter): Filter {
+  return ownFieldsOnly(likeAsWhere(encodeFilter(byPrimaryKey(filter))));
+}
+
 function strip<T>(doc: Record<string, unknown>): T {
   const { _id, ...rest } = doc;
-  return rest as T;
+  return decodeValue(rest) as T;
 }

@@ -12,13 +12,24 @@ import {
   type Update,
 } from '../port.ts';
 import type * as R from '../records.ts';
+import { decodeValue, encodeFilter, encodeSort, encodeUpdate, encodeValue } from '../field-encoding.ts';
+import { likeAsRegex } from './like-regex.ts';
+import { DEFAULT_STORE_QUERY_TIMEOUT_MS, isQueryTimeout, queryTimeoutError } from './query-timeout.ts';
+
+export interface MongoStoreOptions {
+  /** `maxTimeMS` of every query (STORE_QUERY_TIMEOUT_MS). */
+  queryTimeoutMs?: number;
+}
 
 /**
  * MongoDB adapter: what a fleet of gateway instances shares. Records keep
  * their own `id` as `_id`; indexes are created at start. Writes use the
- * driver's default write concern (majority on a replica set).
+ * driver's default write concern (majority on a replica set). Every query
+ * (find, count, update, delete) carries `maxTimeMS`; `$like` becomes a
+ * `$regex` that cannot backtrack without bound (like-regex.ts).
  */
-export async function openMongoStore(uri: string, dbName?: string): Promise<Store> {
+export async function openMongoStore(uri: string, dbName?: string, options: MongoStoreOptions = {}): Promise<Store> {
+  const queryTimeoutMs = options.queryTimeoutMs ?? DEFAULT_STORE_QUERY_TIMEOUT_MS;
   const client = new MongoClient(uri, { serverSelectionTimeoutMS: 5_000 });
   await client.connect();
   // The database named in the URI (the driver's default, "test", when none is).
@@ -31,7 +42,7 @@ export async function openMongoStore(uri: string, dbName?: string): Promise<Stor
       await collection.createIndex(keys, { unique: true, sparse: index.sparse ?? false });
     }
     for (const field of LOOKUP_INDEXES[name]) await collection.createIndex({ [field]: 1 });
-    collections[name] = new MongoCollectionAdapter(name, collection);
+    collections[name] = new MongoCollectionAdapter(name, collection, queryTimeoutMs);
   }
   return {
     kind: 'mongodb',
@@ -53,12 +64,17 @@ export async function openMongoStore(uri: string, dbName?: string): Promise<Stor
   };
 }
 
-class MongoCollectionAdapter<T extends { id: string }> implements Collection<T> {
-  constructor(private readonly name: string, private readonly collection: MongoCollection<Document>) {}
+/** One collection; exported for the specs that run it against a stand-in for the driver. */
+export class MongoCollectionAdapter<T extends { id: string }> implements Collection<T> {
+  constructor(
+    private readonly name: string,
+    private readonly collection: MongoCollection<Document>,
+    private readonly queryTimeoutMs: number,
+  ) {}
 
   async insert(record: T): Promise<T> {
     try {
-      await this.collection.insertOne({ ...record, _id: record.id as unknown as Document['_id'] });
+      await this.collection.insertOne({ ...(encodeValue(record) as Document), _id: record.id as unknown as Document['_id'] });
     } catch (error) {
       throw this.translate(error);
     }
@@ -66,39 +82,54 @@ class MongoCollectionAdapter<T extends { id: string }> implements Collection<T> 
   }
 
   async findOne(filter: Filter): Promise<T | null> {
-    const found = await this.collection.findOne(filter);
+    const found = await this.query(() => this.collection.findOne(this.filter(filter), this.limits()));
     return found ? strip<T>(found) : null;
   }
 
   async find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
-    let cursor = this.collection.find(filter);
-    if (options.sort) cursor = cursor.sort(options.sort);
+    let cursor = this.collection.find(this.filter(filter), this.limits());
+    if (options.sort) cursor = cursor.sort(encodeSort(options.sort));
     if (options.skip) cursor = cursor.skip(options.skip);
     if (options.limit !== undefined) cursor = cursor.limit(options.limit);
-    return (await cursor.toArray()).map((doc) => strip<T>(doc));
+    return (await this.query(() => cursor.toArray())).map((doc) => strip<T>(doc));
   }
 
   async count(filter: Filter): Promise<number> {
-    return await this.collection.countDocuments(filter);
+    return await this.query(() => this.collection.countDocuments(this.filter(filter), this.limits()));
   }
 
   async updateOne(filter: Filter, update: Update<T>): Promise<boolean> {
-    try {
-      const result = await this.collection.updateOne(filter, update as Document);
-      return result.matchedCount > 0;
-    } catch (error) {
-      throw this.translate(error);
-    }
+    const result = await this.query(() => this.collection.updateOne(this.filter(filter), encodeUpdate(update as Record<string, unknown>), this.limits()));
+    return result.matchedCount > 0;
   }
 
   async deleteOne(filter: Filter): Promise<boolean> {
-    const result = await this.collection.deleteOne(filter);
+    const result = await this.query(() => this.collection.deleteOne(this.filter(filter), this.limits()));
     return result.deletedCount > 0;
   }
 
   async deleteMany(filter: Filter): Promise<number> {
-    const result = await this.collection.deleteMany(filter);
+    const result = await this.query(() => this.collection.deleteMany(this.filter(filter), this.limits()));
     return result.deletedCount;
+  }
+
+  /** A filter as MongoDB runs it: field names escaped like the stored records (field-encoding.ts), `$like` as a regex that cannot backtrack (like-regex.ts). */
+  private filter(filter: Filter): Document {
+    return likeAsRegex(encodeFilter(filter));
+  }
+
+  private limits(): { maxTimeMS: number } {
+    return { maxTimeMS: this.queryTimeoutMs };
+  }
+
+  /** Runs one query: its time limit ending it is QUERY_TIMEOUT; a unique index violation a DuplicateKeyError. */
+  private async query<R>(run: () => Promise<R>): Promise<R> {
+    try {
+      return await run();
+    } catch (error) {
+      if (isQueryTimeout(error)) throw queryTimeoutError(this.queryTimeoutMs);
+      throw this.translate(error);
+    }
   }
 
   private translate(error: unknown): unknown {
@@ -111,5 +142,5 @@ class MongoCollectionAdapter<T extends { id: string }> implements Collection<T> 
 
 function strip<T>(doc: Document): T {
   const { _id, ...rest } = doc;
-  return rest as T;
+  return decodeValue(rest) as T;
 }
