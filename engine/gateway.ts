@@ -5,6 +5,7 @@ import { bootstrap, type BootstrapOutcome } from './companies/bootstrap.ts';
 import type { Config } from './config/config.ts';
 import { resolveEncryptionKeys } from './credentials/encryption-keys.ts';
 import { createKeyring } from './credentials/keyring.ts';
+import { secretsReadableCheck } from './credentials/readability-check.ts';
 import { DefinitionsLoader, DefinitionsRegistry, watchDefinitions } from './definitions/index.ts';
 import type { Logger } from './log/logger.ts';
 import { createApp } from './server/app.ts';
@@ -40,6 +41,7 @@ export async function startGateway(config: Config, logger: Logger, overrides: Ga
     throw error;
   });
   const outcome = await bootstrap(store, config.bootstrapApiKey);
+  logBootstrap(outcome, logger);
   await ensureSigningKey(store, keyring);
   // Definitions that fail to load do not stop the start: the gateway serves not-ready (503 on /ready and on runs)
   // and logs the located problems, and the fix is taken by hot reload without a restart.
@@ -48,7 +50,7 @@ export async function startGateway(config: Config, logger: Logger, overrides: Ga
   // round, a change between the load's read and the watcher's ready would be missed until that file changed again.
   const stopWatching = await watchDefinitions(definitions, logger);
   await definitions.reload('start');
-  const readiness: ReadinessCheck[] = [definitions.readinessCheck()];
+  const readiness: ReadinessCheck[] = [definitions.readinessCheck(), secretsReadableCheck(store, keyring)];
   const outbound = overrides.http ?? createConfiguredHttpClient(config);
   const services: Services = { config, store, logger, readiness, keyring, definitions, http: outbound };
   services.runAction = runActionForLookups(services);
@@ -84,4 +86,15 @@ export async function startGateway(config: Config, logger: Logger, overrides: Ga
   };
 
   return { server, port: (server.address() as AddressInfo).port, services, bootstrap: outcome, stop };
+}
+
+function logBootstrap(outcome: BootstrapOutcome, logger: Logger): void {
+  if (outcome.kind === 'skipped' && outcome.ignoredKey) {
+    logger.warn(
+      'BOOTSTRAP_API_KEY is set but ignored: the store already has a company, and the key is not one of its keys, so it answers 401. ' +
+        'It only applies to an empty store; create a key with `npm run admin -- keys:create`.',
+    );
+  } else if (outcome.kind === 'created' && outcome.resumed) {
+    logger.warn({ companyId: outcome.companyId }, 'finished the bootstrap of company "Default" that an earlier start left unfinished');
+  }
 }

@@ -4,6 +4,7 @@
  * startGateway, which tests call directly.
  */
 import { ConfigError, loadConfig, type Config } from './config/config.ts';
+import { deliverBootstrapKey } from './companies/bootstrap-key-delivery.ts';
 import { startGateway } from './gateway.ts';
 import { createLogger } from './log/logger.ts';
 import { DataDirLockedError } from './store/embedded/data-dir-lock.ts';
@@ -29,19 +30,14 @@ async function main(): Promise<void> {
 
   const { bootstrap } = gateway;
   if (bootstrap.kind === 'created' && bootstrap.generatedKey) {
-    // Printed once, on purpose, to the terminal and not to the log: only its hash is stored.
-    process.stdout.write(
-      [
-        '',
-        'Created company "Default" with an owner and this API key (shown once; only its hash is stored):',
-        '',
-        `  ${bootstrap.generatedKey}`,
-        '',
-        'Try it:',
-        `  curl -H "Authorization: Bearer ${bootstrap.generatedKey}" http://localhost:${gateway.port}/v1/users`,
-        '',
-      ].join('\n') + '\n',
-    );
+    // Never to stdout, the log stream: to the terminal when there is one, to a 0600 file in DATA_DIR otherwise.
+    // Marked delivered only once it is there, so a kill before that makes the next start issue a new key.
+    try {
+      await deliverBootstrapKey(bootstrap.generatedKey, { port: gateway.port, dataDir: config.dataDir, terminal: process.stderr, logger });
+      await bootstrap.delivered();
+    } catch (error) {
+      logger.error({ err: error }, 'the generated API key could not be delivered; the next start issues a new one');
+    }
   } else if (bootstrap.kind === 'created') {
     logger.info({ companyId: bootstrap.companyId }, 'created company "Default" with BOOTSTRAP_API_KEY');
   }

@@ -6,7 +6,7 @@
  */
 import { sendAdminCommand } from '../engine/admin/admin-socket.ts';
 import { runAdminCommand } from '../engine/admin/commands.ts';
-import { resolveEncryptionKeys } from '../engine/credentials/encryption-keys.ts';
+import { configuredEncryptionKeys, resolveEncryptionKeys } from '../engine/credentials/encryption-keys.ts';
 import { createKeyring } from '../engine/credentials/keyring.ts';
 import { ConfigError, loadConfig } from '../engine/config/config.ts';
 import { lockHolder } from '../engine/store/embedded/data-dir-lock.ts';
@@ -16,7 +16,10 @@ import { openStore } from '../engine/store/index.ts';
 async function main(argv: string[]): Promise<number> {
   const config = loadConfig();
   if (!config.mongodbUri && (await lockHolder(config.dataDir)) !== null) {
-    const result = await sendAdminCommand(config.dataDir, argv);
+    // The gateway carries the command out with its own keys; it refuses a key-using one when the tool's differ.
+    const keys = await configuredEncryptionKeys(config);
+    const keyIds = keys.length ? [...createKeyring(keys).byId.keys()] : [];
+    const result = await sendAdminCommand(config.dataDir, argv, keyIds);
     print(result);
     return result.exitCode;
   }

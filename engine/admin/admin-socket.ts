@@ -2,7 +2,8 @@ import fs from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
 import type { Logger } from '../log/logger.ts';
-import { runAdminCommand, type AdminContext, type AdminResult } from './commands.ts';
+import { COMMANDS, runAdminCommand, type AdminContext, type AdminResult } from './commands.ts';
+import { keyMismatch } from './key-agreement.ts';
 
 export const ADMIN_SOCKET = 'admin.sock';
 
@@ -21,8 +22,9 @@ export async function serveAdminSocket(dataDir: string, context: AdminContext, l
       void (async () => {
         let result: AdminResult;
         try {
-          const { argv } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { argv: string[] };
-          result = await runAdminCommand(context, argv);
+          const { argv, keyIds } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { argv: string[]; keyIds?: string[] };
+          const mismatch = COMMANDS[argv[0] ?? '']?.usesEncryptionKeys ? keyMismatch(context.keyring, keyIds) : null;
+          result = mismatch ? { exitCode: 1, output: mismatch } : await runAdminCommand(context, argv);
           logger.info({ command: argv[0] }, 'admin command');
         } catch (error) {
           logger.error({ err: error }, 'admin command failed');
@@ -44,7 +46,8 @@ export async function serveAdminSocket(dataDir: string, context: AdminContext, l
   };
 }
 
-export async function sendAdminCommand(dataDir: string, argv: string[]): Promise<AdminResult> {
+/** `keyIds`: the ids of the tool's own ENCRYPTION_KEY values, newest first, compared with the gateway's for commands that use them. */
+export async function sendAdminCommand(dataDir: string, argv: string[], keyIds: string[] = []): Promise<AdminResult> {
   const socketPath = path.join(dataDir, ADMIN_SOCKET);
   return await new Promise<AdminResult>((resolve, reject) => {
     const req = http.request({ socketPath, path: '/', method: 'POST', headers: { 'Content-Type': 'application/json' } }, (res) => {
@@ -59,6 +62,6 @@ export async function sendAdminCommand(dataDir: string, argv: string[]): Promise
       });
     });
     req.on('error', reject);
-    req.end(JSON.stringify({ argv }));
+    req.end(JSON.stringify({ argv, keyIds }));
   });
 }

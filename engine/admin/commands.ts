@@ -14,6 +14,8 @@ export interface AdminResult {
 
 interface Command {
   usage: string;
+  /** Seals or re-seals secrets with the keyring: through a running gateway, only when the tool's keys are the gateway's. */
+  usesEncryptionKeys?: true;
   options: Record<string, { type: 'string' | 'boolean' }>;
   run(context: AdminContext, values: Record<string, string | boolean | undefined>, positionals: string[]): Promise<unknown>;
 }
@@ -116,6 +118,7 @@ export const COMMANDS: Record<string, Command> = {
   },
   'credentials:reencrypt': {
     usage: 'credentials:reencrypt',
+    usesEncryptionKeys: true,
     options: {},
     async run({ store, keyring }) {
       const report = await reencryptAll(store, keyring);
@@ -130,6 +133,7 @@ export const COMMANDS: Record<string, Command> = {
   },
   'signing-keys:rotate': {
     usage: 'signing-keys:rotate',
+    usesEncryptionKeys: true,
     options: {},
     async run({ store, keyring }) {
       const key = await createSigningKey(store, keyring);

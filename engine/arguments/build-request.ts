@@ -5,6 +5,7 @@ import { argumentTree, sentName, type ArgumentNode } from './argument-tree.ts';
 import { ABSENT, checkArguments, type CheckContext } from './check-arguments.ts';
 import { isPlainObject } from './coerce.ts';
 import { fillTemplate, headerText, hostVariables } from './host-variables.ts';
+import { fillUrlTemplate } from './url-template.ts';
 import { setPath } from './json-path.ts';
 import { emptyParts, fillPath, joinUrl, place, type RequestParts } from './placement.ts';
 import { problem, shown } from './rules.ts';
@@ -73,7 +74,7 @@ export async function buildOutboundRequest(input: BuildRequestInput, deps: Argum
   if (takesCursor) placeCursor(api, given[CURSOR_ARGUMENT], parts, problems);
 
   const variables = hostVariables(hostSent, input.host?.metadata);
-  const baseUrl = fillTemplate(api.baseUrl, variables, 'baseUrl', hostProblems, encodeURIComponent);
+  const baseUrl = fillUrlTemplate(api.baseUrl, variables, 'baseUrl', hostProblems, { originVariables: api.definition?.originVariables ?? [] });
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(api.headers)) headers[name] = fillTemplate(value, variables, `header ${name}`, hostProblems, headerText);
   const paramKey = (name: string) => actionNodes.find((n) => n.arg.location === 'Param' && sentName(n) === name)?.arg.key ?? name;

@@ -19,21 +19,21 @@ export function hostVariables(argumentValues: ReadonlyMap<string, unknown>, meta
 }
 
 /**
- * Fills {{name}} placeholders of a base URL or header value. A placeholder
+ * Fills {{name}} placeholders of a header value (URLs: fillUrlTemplate, which encodes by URL part). A placeholder
  * without a value is a problem naming the variable and where it was needed,
  * so the connection (or the end user's metadata) can be completed.
  *
- *   fillTemplate('https://{{subdomain}}.zendesk.com', { subdomain: 'acme' }, 'baseUrl', problems, encodeURIComponent)
- *     -> 'https://acme.zendesk.com'
+ *   fillTemplate('Bearer {{apiKey}}', { apiKey: 'k-1' }, 'header Authorization', problems, headerText)
+ *     -> 'Bearer k-1'
  */
 export function fillTemplate(
   template: string,
   variables: Readonly<Record<string, string>>,
   where: string,
   problems: FieldProblem[],
-  encode: (text: string) => string | null,
+  encode: (text: string, offset: number) => string | null | { refused: string },
 ): string {
-  return template.replace(PLACEHOLDER, (whole, name: string) => {
+  return template.replace(PLACEHOLDER, (whole, name: string, offset: number) => {
     const field = name.startsWith(METADATA) ? name : `connection.${name}`;
     const value = Object.hasOwn(variables, name) ? variables[name] : undefined;
     if (value === undefined) {
@@ -41,9 +41,11 @@ export function fillTemplate(
       addOnce(problems, problem(field, 'hostVariable', `${where} needs {{${name}}}, which ${owner}`));
       return whole;
     }
-    const encoded = encode(value);
-    if (encoded === null) {
-      addOnce(problems, problem(field, 'hostVariable', `${where} cannot use {{${name}}}: its value contains a line break or control character`));
+    // `offset`: where the placeholder starts in the template, for encoders that depend on the part it is in (URLs).
+    const encoded = encode(value, offset);
+    if (encoded === null || typeof encoded === 'object') {
+      const why = encoded === null ? 'its value contains a line break or control character' : encoded.refused;
+      addOnce(problems, problem(field, 'hostVariable', `${where} cannot use {{${name}}}: ${why}`));
       return whole;
     }
     return encoded;

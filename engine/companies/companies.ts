@@ -8,6 +8,8 @@ export interface NewCompany {
   timezone?: string;
   plan?: string;
   isPersonal?: boolean;
+  /** Internal: marks the bootstrap company until its owner's key is delivered. */
+  bootstrapPending?: true;
 }
 
 export async function createCompany(store: Store, input: NewCompany): Promise<CompanyRecord> {
@@ -27,6 +29,7 @@ export async function createCompany(store: Store, input: NewCompany): Promise<Co
     subscriptionIsLegacy: false,
     subscriptionUpdatedOn: null,
     memberCount: 0,
+    ...(input.bootstrapPending ? { bootstrapPending: true as const } : {}),
   };
   return await store.companies.insert(company);
 }

@@ -29,3 +29,18 @@ export async function resolveEncryptionKeys(config: Pick<Config, 'encryptionKeys
     throw error;
   }
 }
+
+/**
+ * The keys as the admin tool sees them, to compare with a running gateway's:
+ * ENCRYPTION_KEY, or DATA_DIR/encryption.key when it exists. Unlike
+ * resolveEncryptionKeys it never generates a key; none configured is [].
+ */
+export async function configuredEncryptionKeys(config: Pick<Config, 'encryptionKeys' | 'dataDir'>): Promise<string[]> {
+  if (config.encryptionKeys) return config.encryptionKeys;
+  try {
+    await fs.access(path.join(config.dataDir, ENCRYPTION_KEY_FILE));
+  } catch {
+    return [];
+  }
+  return await resolveEncryptionKeys(config);
+}

@@ -41,6 +41,7 @@ export const PROBLEM_CODES = {
   PUBLISHED_VERSION_MISSING: 'an app whose published version has no folder',
   AUTH_REF_UNRESOLVED: 'an auth id in api.yaml with no auth file of that id',
   TEMPLATE_VARIABLE_UNKNOWN: 'a {{name}} placeholder naming no argument',
+  URL_VARIABLE_IN_AUTHORITY: 'a URL placeholder that could choose the host, port or origin (not whole labels before a fixed domain, nor a declared origin variable)',
   JSONATA_SYNTAX: 'a JSONata expression (mapper or response mapping) that does not compile',
   PROBLEMS_OMITTED: 'a file with more problems than are listed for one file (50): counts the rest, at the first not listed',
   ANALYSIS_FAILED: 'the gateway failed on a file (or the whole load) unexpectedly: a bug to report; the other files are still checked',

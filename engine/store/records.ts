@@ -21,6 +21,8 @@ export interface CompanyRecord {
   subscriptionUpdatedOn: Date | null;
   /** Kept in step with the members collection, so it can be filtered and sorted on. */
   memberCount: number;
+  /** Set on the "Default" company while the first start's bootstrap is unfinished (internal; never answered). */
+  bootstrapPending?: true;
 }
 
 export type MemberRole = 'owner' | 'admin' | 'member';

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { createHmac } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { createPkcePair, pkceChallenge } from '../../engine/connect/pkce.ts';
 import { exchangeSignature, signedExchangeHeaders, verifyExchangeSignature } from '../../engine/credentials/exchange-signature.ts';
 
@@ -21,20 +21,39 @@ describe('credential exchange signature', () => {
   const secret = 'shared-secret';
   const now = Date.UTC(2026, 10, 21, 12, 0, 0);
 
-  it('is HMAC-SHA256 over timestamp, method and path', () => {
-    const expected = createHmac('sha256', secret).update('1795262400\nPOST\n/hooks/credentials').digest('hex');
-    expect(exchangeSignature(secret, 1795262400, 'post', '/hooks/credentials')).to.equal(expected);
-    expect(signedExchangeHeaders(secret, 'POST', '/hooks/credentials', now)).to.deep.equal({ 'X-Timestamp': '1795262400', 'X-Signature': expected });
+  const body = '{"integrationId":"partner","installationId":"ins_1","endUserId":"usr_1"}';
+  const nonce = 'AAAAAAAAAAAAAAAAAAAAAA';
+
+  it('is HMAC-SHA256 over timestamp, nonce, method, path with query and the hex SHA-256 of the body, newline-separated', () => {
+    const bodyHash = createHash('sha256').update(body).digest('hex');
+    const expected = createHmac('sha256', secret).update(`1795262400\n${nonce}\nPOST\n/hooks/credentials?region=eu\n${bodyHash}`).digest('hex');
+    expect(exchangeSignature(secret, { timestamp: 1795262400, nonce, method: 'post', target: '/hooks/credentials?region=eu', body })).to.equal(expected);
+    expect(signedExchangeHeaders(secret, { method: 'POST', target: '/hooks/credentials?region=eu', body }, now, nonce)).to.deep.equal({
+      'X-Timestamp': '1795262400',
+      'X-Nonce': nonce,
+      'X-Signature': expected,
+    });
   });
 
-  it('verifies on the customer side, and refuses a wrong secret, path, method or a stale timestamp', () => {
-    const h = signedExchangeHeaders(secret, 'POST', '/hooks/credentials', now);
-    const req = { method: 'POST', path: '/hooks/credentials', timestamp: h['X-Timestamp'], signature: h['X-Signature'] };
-    expect(verifyExchangeSignature(secret, req, 300, now)).to.equal(true);
-    expect(verifyExchangeSignature('other', req, 300, now)).to.equal(false);
-    expect(verifyExchangeSignature(secret, { ...req, path: '/other' }, 300, now)).to.equal(false);
-    expect(verifyExchangeSignature(secret, { ...req, method: 'GET' }, 300, now)).to.equal(false);
-    expect(verifyExchangeSignature(secret, req, 300, now + 301_000)).to.equal(false);
-    expect(verifyExchangeSignature(secret, { ...req, signature: undefined }, 300, now)).to.equal(false);
+  it('sends a fresh 22-character nonce each time', () => {
+    const a = signedExchangeHeaders(secret, { method: 'POST', target: '/x', body }, now);
+    const b = signedExchangeHeaders(secret, { method: 'POST', target: '/x', body }, now);
+    expect(a['X-Nonce']).to.match(/^[A-Za-z0-9_-]{22}$/).and.not.equal(b['X-Nonce']);
+  });
+
+  it('verifies on the customer side, and refuses a wrong secret, path, method, body, nonce, a seen nonce or a timestamp over 60 s away', () => {
+    const h = signedExchangeHeaders(secret, { method: 'POST', target: '/hooks/credentials', body }, now);
+    const req = { method: 'POST', target: '/hooks/credentials', body, timestamp: h['X-Timestamp'], nonce: h['X-Nonce'], signature: h['X-Signature'] };
+    expect(verifyExchangeSignature(secret, req, now)).to.equal(true);
+    expect(verifyExchangeSignature(secret, req, now + 60_000), 'at 60 s').to.equal(true);
+    expect(verifyExchangeSignature('other', req, now)).to.equal(false);
+    expect(verifyExchangeSignature(secret, { ...req, target: '/other' }, now)).to.equal(false);
+    expect(verifyExchangeSignature(secret, { ...req, method: 'GET' }, now)).to.equal(false);
+    expect(verifyExchangeSignature(secret, { ...req, body: body.replace('usr_1', 'usr_2') }, now), 'another end user').to.equal(false);
+    expect(verifyExchangeSignature(secret, { ...req, nonce: 'BBBBBBBBBBBBBBBBBBBBBB' }, now)).to.equal(false);
+    expect(verifyExchangeSignature(secret, req, now, (n) => n === req.nonce), 'a nonce seen before').to.equal(false);
+    expect(verifyExchangeSignature(secret, req, now + 61_000)).to.equal(false);
+    expect(verifyExchangeSignature(secret, req, now - 61_000)).to.equal(false);
+    expect(verifyExchangeSignature(secret, { ...req, signature: undefined }, now)).to.equal(false);
   });
 });

@@ -52,6 +52,11 @@ describe('egress policy', () => {
       ['unique-local [fd12:3456::1]', 'http://[fd12:3456::1]/', /unique-local address/],
       ['a loopback written as 127.1', 'http://127.1:9/', /^127\.0\.0\.1 is a loopback address/],
       ['a private address in NAT64 form', 'http://[64:ff9b::a00:1]/', /NAT64 form of 10\.0\.0\.1\) is a private address/],
+      ['a loopback address in Teredo form (client inverted)', 'http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/', /\(Teredo client form of 127\.0\.0\.1\) is a loopback address/],
+      ['a loopback address in SIIT form', 'http://[::ffff:0:7f00:1]:9/', /\(SIIT form of 127\.0\.0\.1\) is a loopback address/],
+      ['local-use NAT64 [64:ff9b:1::a00:1]', 'http://[64:ff9b:1::a00:1]/', /^64:ff9b:1::a00:1 is a local-use NAT64 address/],
+      ['documentation 203.0.113.9', 'http://203.0.113.9/', /^203\.0\.113\.9 is a documentation address/],
+      ['documentation [2001:db8::1]', 'http://[2001:db8::1]/', /^2001:db8::1 is a documentation address/],
     ];
     for (const [name, url, message] of literals) {
       it(`refuses ${name} with EGRESS_DENIED before connecting`, async () => {

@@ -3,7 +3,8 @@ import fs from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import { call } from '../helpers/gateway.ts';
-import { spawnGateway, type GatewayProcess } from '../helpers/process.ts';
+import { spawn } from 'node:child_process';
+import { ROOT, spawnGateway, type GatewayProcess } from '../helpers/process.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 
 const CHOSEN_KEY = 'chosen-bootstrap-key-0123456789';
@@ -38,20 +39,54 @@ describe('the gateway process (npm start)', function () {
     expect(running.stdout()).not.to.include(CHOSEN_KEY);
   });
 
-  it('on an empty store without BOOTSTRAP_API_KEY, prints a generated key once with a curl line, and stores only its hash', async () => {
+  it('on an empty store without BOOTSTRAP_API_KEY and no terminal, writes the generated key once to DATA_DIR/bootstrap-api-key (0600), logs only where it is, and stores only its hash', async () => {
     running = await spawnGateway({ PORT: '0', DATA_DIR: dir });
-    const printed = /Bearer (igw_[A-Za-z0-9_-]{43})" http:\/\/localhost:\d+\/v1\/users/.exec(running.stdout());
-    expect(printed, running.stdout()).to.not.equal(null);
-    const key = printed![1]!;
+    const file = path.join(dir, 'bootstrap-api-key');
+    expect(running.stdout() + running.stderr(), 'the key is never in the log stream').not.to.match(/igw_[A-Za-z0-9_-]{43}/);
+    const key = (await fs.readFile(file, 'utf8')).trim();
+    expect(key).to.match(/^igw_[A-Za-z0-9_-]{43}$/);
+    expect((await fs.stat(file)).mode & 0o777).to.equal(0o600);
+    const line = running.stdout().split('\n').find((l) => l.includes('bootstrap-api-key'));
+    expect(line, running.stdout()).to.not.equal(undefined);
+    expect(JSON.parse(line!)).to.include({ file });
     expect((await call({ url: running.url, apiKey: key }, 'GET', '/v1/users')).status).to.equal(200);
     expect(await stopGracefully(running)).to.equal(0);
-    for (const file of await fs.readdir(path.join(dir, 'store'))) {
-      expect(await fs.readFile(path.join(dir, 'store', file), 'utf8')).not.to.include(key);
+    for (const name of await fs.readdir(path.join(dir, 'store'))) {
+      expect(await fs.readFile(path.join(dir, 'store', name), 'utf8')).not.to.include(key);
     }
-    // A second start finds the company and prints no key.
+    // A second start finds the company: no new key, the file is left as it was.
+    await fs.rm(file);
     running = await spawnGateway({ PORT: '0', DATA_DIR: dir });
     expect(running.stdout()).not.to.include('igw_');
+    await fs.access(file).then(() => expect.fail('a second start wrote a key file'), () => {});
     expect((await call({ url: running.url, apiKey: key }, 'GET', '/v1/users')).status).to.equal(200);
+  });
+
+  it('typed in a terminal (npm start on a TTY), shows the generated key on the terminal with a curl line, and writes no file', async function () {
+    // `script` gives the gateway a pseudo-terminal, as a person typing npm start has.
+    const child = spawn('script', ['-qefc', `exec "${process.execPath}" --import tsx engine/main.ts`, '/dev/null'], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', DATA_DIR: dir, LOG_LEVEL: 'info' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let screen = '';
+    child.stdout.on('data', (chunk) => (screen += String(chunk)));
+    const exited = new Promise((resolve) => child.on('exit', resolve));
+    try {
+      const deadline = Date.now() + 30_000;
+      while (!/"msg":"gateway listening"/.test(screen) && Date.now() < deadline && child.exitCode === null) await new Promise((r) => setTimeout(r, 50));
+      const printed = /Bearer (igw_[A-Za-z0-9_-]{43})" http:\/\/localhost:(\d+)\/v1\/users/.exec(screen);
+      expect(printed, screen).to.not.equal(null);
+      expect(screen).to.include('Created company "Default" with an owner and this API key');
+      const port = /"port":(\d+)[^\n]*"msg":"gateway listening"/.exec(screen)![1];
+      expect((await call({ url: `http://127.0.0.1:${port}`, apiKey: printed![1]! }, 'GET', '/v1/users')).status).to.equal(200);
+      await fs.access(path.join(dir, 'bootstrap-api-key')).then(() => expect.fail('a key file was written'), () => {});
+    } finally {
+      const pid = /"pid":(\d+)/.exec(screen)?.[1];
+      if (pid) process.kill(Number(pid), 'SIGTERM');
+      else child.kill('SIGKILL');
+      await exited;
+    }
   });
 
   it('ignores BOOTSTRAP_API_KEY on a store that already has a company', async () => {

@@ -5,6 +5,7 @@ import type { DefinitionPath } from '../parsed-file.ts';
 import { problemAt, type DefinitionProblem } from '../problems.ts';
 import { checkArguments } from './argument-checks.ts';
 import { duplicateNames } from './duplicates.ts';
+import { urlTemplateProblems } from './url-template-checks.ts';
 
 const PATH_PARAM = /:([A-Za-z_][A-Za-z0-9_]*)/g;
 const PLACEHOLDER = /\{\{\s*([^{}\s]+)\s*\}\}/g;
@@ -39,6 +40,7 @@ export function checkVersion(version: VersionFiles): DefinitionProblem[] {
     });
     const def = api.definition!;
     problems.push(...placeholders(api, [['baseUrl'], def.baseUrl], apiArgumentKeys));
+    problems.push(...urlTemplateProblems(api, ['baseUrl'], def.baseUrl, def.originVariables ?? []));
     for (const [name, value] of Object.entries(def.headers ?? {})) problems.push(...placeholders(api, [['headers', name], value!], apiArgumentKeys));
   }
 
@@ -54,6 +56,10 @@ export function checkVersion(version: VersionFiles): DefinitionProblem[] {
     if (!auth.definition) continue;
     const known = [...apiArgumentKeys, ...(auth.definition.arguments ?? []).map((a) => a.key)];
     for (const [path, text] of templateStrings(auth.definition, [])) problems.push(...placeholders(auth, [path, text], known));
+    const originVariables = auth.definition.type === 'CredentialExchange' ? (auth.definition.originVariables ?? []) : [];
+    for (const [path, text] of templateStrings(auth.definition, [])) {
+      if (isUrlPath(path)) problems.push(...urlTemplateProblems(auth, path, text, originVariables));
+    }
   }
 
   for (const action of actions) {
@@ -129,4 +135,10 @@ function templateStrings(value: unknown, path: (string | number)[]): [Definition
   if (Array.isArray(value)) return value.flatMap((v, i) => templateStrings(v, [...path, i]));
   if (value === null || typeof value !== 'object') return [];
   return Object.entries(value).flatMap(([key, v]) => (key === 'arguments' || key === 'response' || key === 'description' ? [] : templateStrings(v, [...path, key])));
+}
+
+/** The URL templates of an auth: authorizeUrl, tokenUrl, refresh.url, url (not a body or header field that happens to be called url). */
+function isUrlPath(path: DefinitionPath): boolean {
+  const last = path.at(-1);
+  return path[0] !== 'body' && path[0] !== 'headers' && (last === 'authorizeUrl' || last === 'tokenUrl' || last === 'url');
 }

@@ -4,6 +4,10 @@
  */
 
 /**
+ * Host variables that may stand for the whole origin of baseUrl ({{origin}}/api); see docs/definitions.md.
+ */
+export type OriginVariables = string[];
+/**
  * For List arguments: where the options come from.
  */
 export type ListSettings = FixedList | LookupList | CountryList | CurrencyList;
@@ -45,6 +49,10 @@ export type Arguments5 = Argument[];
  * What the user enters when connecting (an API key, a subdomain...). {{key}} placeholders in this auth refer to them.
  */
 export type Arguments6 = Argument[];
+/**
+ * Variables that may stand for the whole origin of url ({{metadata.exchangeOrigin}}/exchange); see docs/definitions.md.
+ */
+export type OriginVariables1 = string[];
 /**
  * The action's arguments.
  */
@@ -103,6 +111,7 @@ export interface ApiDefinition {
    */
   baseUrl: string;
   headers?: Headers;
+  originVariables?: OriginVariables;
   /**
    * How Body arguments are sent: Json (application/json) or Form (application/x-www-form-urlencoded, nested objects as a[b]=c, as Stripe expects).
    */
@@ -560,6 +569,7 @@ export interface CredentialExchangeAuth {
    * The exchange endpoint.
    */
   url: string;
+  originVariables?: OriginVariables1;
   headers?: Headers1;
   /**
    * The JSON body of the exchange request; string values may contain {{key}} placeholders.

@@ -1,6 +1,7 @@
 import { requireAppConfiguration } from '../../app-configurations/app-configurations.ts';
 import type { AppConfigurationSecrets } from '../../app-configurations/schemas.ts';
 import { fillTemplate, headerText } from '../../arguments/index.ts';
+import { fillUrlTemplate } from '../../arguments/url-template.ts';
 import { open } from '../../credentials/cipher.ts';
 import { signedExchangeHeaders } from '../../credentials/exchange-signature.ts';
 import type { AuthEntry } from '../../definitions/index.ts';
@@ -34,9 +35,10 @@ export function forgetExchangedToken(connection: ConnectionRecord, context: { in
 /**
  * Credentials that live with the customer: the gateway POSTs
  * `{ integrationId, installationId, endUserId }` (plus the definition's own
- * body) to the customer's endpoint, signed with X-Timestamp and X-Signature
- * (HMAC-SHA256 over `timestamp\nMETHOD\npath` with the shared secret of the
- * app configuration), and maps the answer to an access token with the
+ * body) to the customer's endpoint, signed with X-Timestamp, X-Nonce and
+ * X-Signature (HMAC-SHA256 over timestamp, nonce, method, path and query, and
+ * the SHA-256 of the body, with the shared secret of the app configuration:
+ * exchange-signature.ts), and maps the answer to an access token with the
  * auth's `response` expression. A token with an expiry is reused until
  * shortly before it.
  */
@@ -54,7 +56,9 @@ export async function exchangeCredentials(services: Services, context: ExchangeC
   }
   const problems: FieldProblem[] = [];
   const fill = (text: string, where: string) => fillTemplate(text, context.variables, where, problems, headerText);
-  const url = configuration.exchangeUrl ?? fill(definition.url, `auth ${auth.id} url`);
+  // Each placeholder encoded for its part of the URL: a variable can fill a host label, a path segment or a query
+  // value, never move the request to another host, port or path.
+  const url = configuration.exchangeUrl ?? fillUrlTemplate(definition.url, context.variables, `auth ${auth.id} url`, problems, { originVariables: definition.originVariables ?? [] });
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(definition.headers ?? {})) headers[name.toLowerCase()] = fill(String(value), `auth ${auth.id} header ${name}`);
   const extra: Record<string, unknown> = {};
@@ -63,11 +67,14 @@ export async function exchangeCredentials(services: Services, context: ExchangeC
 
   const method = definition.method ?? 'POST';
   const target = new URL(url);
+  const payload = { ...extra, integrationId: connection.appId, installationId: context.installationId, endUserId: context.endUserId };
+  // The client sends a JSON body as JSON.stringify of it: these are the bytes signed.
+  const signature = signedExchangeHeaders(exchangeSecret, { method, target: target.pathname + target.search, body: JSON.stringify(payload) });
   const response = await services.http.send({
     method,
     url,
-    headers: { ...headers, 'content-type': 'application/json', accept: 'application/json', ...signedExchangeHeaders(exchangeSecret, method, target.pathname) },
-    body: { ...extra, integrationId: connection.appId, installationId: context.installationId, endUserId: context.endUserId } as never,
+    headers: { ...headers, 'content-type': 'application/json', accept: 'application/json', ...signature },
+    body: payload as never,
     // Signed headers and body: never re-sent to another origin.
     redirect: { crossOrigin: 'refuse', endpoint: 'the credential exchange at', code: 'CREDENTIAL_EXCHANGE_FAILED' },
   });
@@ -85,3 +92,4 @@ export async function exchangeCredentials(services: Services, context: ExchangeC
   if (Number.isFinite(expiresIn) && expiresIn > 0) cache.set(cacheKey, { token, until: Date.now() + expiresIn * 1000 - EXPIRY_SKEW_MS });
   return token;
 }
+

@@ -3,6 +3,7 @@ import type { LookupAddress, LookupOptions } from 'node:dns';
 import { classifyAddress, isIpLiteral, bareAddress, type Classification } from './address-classes.ts';
 import { allowsAddress, allowsHost, EMPTY_ALLOW_LIST, type EgressAllowList } from './allow-list.ts';
 import { EgressDeniedError } from './egress-denied.ts';
+import { createHostAddresses, type InterfacesSource } from './host-addresses.ts';
 
 /** The shape of dns.lookup as net.connect calls it (options always an object there). */
 export type LookupFunction = (
@@ -36,6 +37,10 @@ export interface EgressPolicy {
 export interface EgressPolicyOptions {
   /** How names are resolved; dns.lookup by default. Tests inject one to map a name to a chosen address. */
   resolve?: LookupFunction;
+  /** The host's network interfaces; os.networkInterfaces by default. Its non-loopback addresses are refused. */
+  interfaces?: InterfacesSource;
+  /** How long one reading of the interfaces is trusted (10 s by default; 0 reads them on every check). */
+  interfacesMaxAgeMs?: number;
 }
 
 /** How many admitted hosts a policy remembers before it starts over. */
@@ -43,6 +48,7 @@ const ADMITTED_HOSTS_LIMIT = 1_000;
 
 export function createEgressPolicy(allow: EgressAllowList = EMPTY_ALLOW_LIST, options: EgressPolicyOptions = {}): EgressPolicy {
   const resolve: LookupFunction = options.resolve ?? (dns.lookup as unknown as LookupFunction);
+  const hostAddresses = createHostAddresses(options.interfaces, options.interfacesMaxAgeMs);
 
   const refusal = (host: string, address: string): EgressDeniedError | null => {
     if (allowsHost(allow, host)) return null;
@@ -52,7 +58,13 @@ export function createEgressPolicy(allow: EgressAllowList = EMPTY_ALLOW_LIST, op
     } catch {
       return new EgressDeniedError(host, address, 'reserved', `${host} resolved to "${address}", which is not an IP address`);
     }
-    if (classification.addressClass === null || allowsAddress(allow, address)) return null;
+    if (allowsAddress(allow, address)) return null;
+    const ownInterface = hostAddresses.interfaceOf(address) ?? hostAddresses.interfaceOf(classification.effective);
+    if (ownInterface !== undefined) {
+      const own: Classification = { ...classification, addressClass: 'this host' };
+      return new EgressDeniedError(host, address, 'this host', deniedMessage(host, address, own, ownInterface));
+    }
+    if (classification.addressClass === null) return null;
     return new EgressDeniedError(host, address, classification.addressClass, deniedMessage(host, address, classification));
   };
 
@@ -63,8 +75,15 @@ export function createEgressPolicy(allow: EgressAllowList = EMPTY_ALLOW_LIST, op
 
   // Hosts already admitted: the verdict depends on nothing but the host and this policy's fixed allow-list, and
   // parsing and classifying an IP literal on every call cost ~10 µs. Bounded; refusals are always worked out anew.
+  // Forgotten when the host's own addresses change, since an admitted literal may have become one of them.
   const admittedHosts = new Set<string>();
+  let admittedGeneration = hostAddresses.generation();
   const checkHost = (host: string) => {
+    const generation = hostAddresses.generation();
+    if (generation !== admittedGeneration) {
+      admittedHosts.clear();
+      admittedGeneration = generation;
+    }
     if (admittedHosts.has(host)) return null;
     const denied = isIpLiteral(host) ? refusal(bareAddress(host), bareAddress(host)) : null;
     if (!denied) {
@@ -97,9 +116,10 @@ export function createEgressPolicy(allow: EgressAllowList = EMPTY_ALLOW_LIST, op
   return { allow, checkAddress, checkHost, lookup };
 }
 
-function deniedMessage(host: string, address: string, c: Classification): string {
+function deniedMessage(host: string, address: string, c: Classification, ownInterface?: string): string {
   const article = /^[aeiou]/.test(c.addressClass!) ? 'an' : 'a';
   const carried = c.embedding ? ` (${c.embedding} form of ${c.effective})` : '';
   const subject = host === address ? `${address}${carried} is` : `${host} resolved to ${address}${carried},`;
-  return `${subject} ${article} ${c.addressClass} address; add it to EGRESS_ALLOW to permit it`;
+  const what = ownInterface === undefined ? `${article} ${c.addressClass} address` : `an address of this host (${ownInterface})`;
+  return `${subject} ${what}; add it to EGRESS_ALLOW to permit it`;
 }

@@ -122,8 +122,10 @@ describe('runs that need new credentials: OAuth 2.0 refresh and credential excha
     upstream.on('POST /exchange', (req) => {
       verified = verifyExchangeSignature(secret, {
         method: req.method,
-        path: req.path,
+        target: req.path,
+        body: req.body,
         timestamp: req.headers['x-timestamp'] as string,
+        nonce: req.headers['x-nonce'] as string,
         signature: req.headers['x-signature'] as string,
       });
       if (!verified) return { status: 401, body: { error: 'bad signature' } };
