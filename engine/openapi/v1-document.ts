@@ -132,9 +132,10 @@ function responses(endpoint: V1Endpoint): ResponsesObject {
   return out;
 }
 
-/** The error shape with `error.code` limited to the given codes. */
+/** The error shape with `error.code` limited to the given codes (written out whole, so a generator types code as their union). */
 function errorSchema(codes: readonly string[]): SchemaObject {
-  return {
-    allOf: [{ $ref: '#/components/schemas/Error' }, { type: 'object', properties: { error: { type: 'object', properties: { code: { enum: [...codes] } } } } }],
-  };
+  const shape = structuredClone(errorResponseSchema) as unknown as { properties: { error: { properties: { code: Record<string, unknown> } } } };
+  const { examples: _examples, ...code } = shape.properties.error.properties.code;
+  shape.properties.error.properties.code = { ...code, enum: [...codes] };
+  return shape as unknown as SchemaObject;
 }

@@ -180,23 +180,21 @@ export const V1_EXAMPLES: Record<string, Record<string, Record<string, unknown>>
             }
           },
           "action": {
-            "id": "spin",
-            "slug": "spin",
+            "id": "broken",
+            "slug": "broken",
             "operation": "list",
             "query": {},
             "body": null
           },
           "error": {
             "code": "MAPPING_ERROR",
-            "message": "shop/versions/1/actions/spin.yaml:8:38: the mapping was stopped after 500 ms (MAPPING_TIMEOUT_MS); check for an infinite loop",
+            "message": "shop/versions/1/actions/broken.yaml:7:39: The right side of the \"+\" operator must evaluate to a number (T2002)",
             "details": {
-              "file": "shop/versions/1/actions/spin.yaml",
-              "line": 8,
-              "column": 38,
-              "reason": "timeout",
-              "code": "D1012",
-              "limit": 500,
-              "setting": "MAPPING_TIMEOUT_MS"
+              "file": "shop/versions/1/actions/broken.yaml",
+              "line": 7,
+              "column": 39,
+              "reason": "evaluation",
+              "code": "T2002"
             }
           }
         }
