@@ -142,7 +142,7 @@ export const V1_ENDPOINTS: V1Endpoint[] = [
     summary: 'Get the OpenAPI document',
     description: 'This document: the OpenAPI 3.1 description of the v1 surface. No authentication.',
     security: null,
-    response: { description: 'The OpenAPI 3.1 document.', schema: { type: 'object' } },
+    response: { description: 'The OpenAPI 3.1 document.', schema: { type: 'object', additionalProperties: true } },
     errorCodes: TRANSPORT,
   },
 ];

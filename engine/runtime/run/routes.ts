@@ -10,6 +10,7 @@ import { requireBody } from '../../server/require-body.ts';
 import type { Services } from '../../services.ts';
 import { requireEndUserToken } from '../../tokens/require-end-user-token.ts';
 import { compileValidator } from '../../validation/ajv.ts';
+import { anyJsonValue } from '../../validation/json-value.ts';
 import { CallStop } from '../http/index.ts';
 import { envelopeJson } from './envelope-json.ts';
 import { runAction, type RunOutcome } from './run-action.ts';
@@ -21,7 +22,7 @@ export const universalRunBody = {
   properties: {
     connectionId: { type: 'string', minLength: 1, maxLength: 128, description: 'The connection whose credentials the action runs with.' },
     installationId: { type: 'string', minLength: 1, maxLength: 128, description: "Instead of connectionId: the installation whose connection for this app is used." },
-    arguments: { type: 'object', description: "The action's arguments by key; may be empty." },
+    arguments: { type: 'object', additionalProperties: anyJsonValue, description: "The action's arguments by key; may be empty." },
   },
 } as const;
 
