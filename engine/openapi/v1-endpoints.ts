@@ -128,7 +128,8 @@ export const V1_ENDPOINTS: V1Endpoint[] = [
     tag: 'Companies',
     summary: 'List companies',
     description:
-      'The companies the API key\'s owner is a member of: profile, plan and member count, with field selection, sorting, paging and an RSQL filter.',
+      'The companies the API key\'s owner is a member of: profile, plan and member count, with field selection, sorting, paging and an RSQL filter. ' +
+      'Any other query parameter is 400 VALIDATION_ERROR naming it (a misspelt limit is refused, not ignored).',
     security: 'apiKey',
     query: listCompaniesQuery,
     response: { description: 'One page of companies and the pagination meta.', schema: listCompaniesResponse },

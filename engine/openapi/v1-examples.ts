@@ -79,6 +79,22 @@ export const V1_EXAMPLES: Record<string, Record<string, Record<string, unknown>>
             ]
           }
         }
+      },
+      "UNKNOWN_QUERY_PARAMETER": {
+        "success": false,
+        "error": {
+          "code": "VALIDATION_ERROR",
+          "message": "limt: is not a known query parameter",
+          "details": {
+            "problems": [
+              {
+                "field": "limt",
+                "rule": "additionalProperties",
+                "message": "is not a known query parameter"
+              }
+            ]
+          }
+        }
       }
     }
   },
@@ -95,6 +111,22 @@ export const V1_EXAMPLES: Record<string, Record<string, Record<string, unknown>>
                 "field": "installationId",
                 "rule": "required",
                 "message": "is required"
+              }
+            ]
+          }
+        }
+      },
+      "APP_VERSION_INVALID": {
+        "success": false,
+        "error": {
+          "code": "VALIDATION_ERROR",
+          "message": "appVersion: must be published, draft or a version number",
+          "details": {
+            "problems": [
+              {
+                "field": "appVersion",
+                "rule": "pattern",
+                "message": "must be published, draft or a version number"
               }
             ]
           }

@@ -44,9 +44,17 @@ describe('the v1 document declares every status an operation answers, with the b
       '415': { UNSUPPORTED_MEDIA_TYPE: () => documentedCall(gw, 'POST', '/v1/users', { body: 'name=Ada', headers: { 'Content-Type': 'application/x-www-form-urlencoded' } }) },
     },
     getEndUserToken: { '404': { NOT_FOUND: () => documentedCall(gw, 'GET', '/v1/users/eu_missing/token') } },
-    listCompanies: { '400': { VALIDATION_ERROR: () => documentedCall(gw, 'GET', '/v1/companies?limit=0') } },
+    listCompanies: {
+      '400': {
+        VALIDATION_ERROR: () => documentedCall(gw, 'GET', '/v1/companies?limit=0'),
+        UNKNOWN_QUERY_PARAMETER: () => documentedCall(gw, 'GET', '/v1/companies?limt=5'),
+      },
+    },
     runInstallationAction: {
-      '400': { VALIDATION_ERROR: () => runV1('shop', 'published', 'list-orders', { actionArguments: {} }) },
+      '400': {
+        VALIDATION_ERROR: () => runV1('shop', 'published', 'list-orders', { actionArguments: {} }),
+        APP_VERSION_INVALID: () => runV1('shop', 'latest', 'list-orders', { installationId }),
+      },
       '401': { UNAUTHORIZED: () => runV1('shop', 'published', 'list-orders', { installationId }, 'not-a-token') },
       '403': { FORBIDDEN: () => runV1('shop', 'draft', 'list-orders', { installationId }) },
       '404': { NOT_FOUND: () => runV1('shop', 'published', 'list-orders', { installationId: 'ins_missing' }) },
