@@ -52,14 +52,14 @@ describe('GET /v1/openapi.json', () => {
     expect(security('/v1/openapi.json', 'get')).to.deep.equal([]);
   });
 
-  it('documents a 200 and the default error response for every endpoint (itself: only what any request may meet)', () => {
+  it('documents a 200 and the default error response for every endpoint but itself, which declares only its 200 (the specification)', () => {
     for (const [path, item] of Object.entries<any>(doc.paths)) {
       for (const [method, op] of Object.entries<any>(item)) {
         expect(op.responses['200'], `${method} ${path}`).to.have.property('content');
-        expect(op.responses.default, `${method} ${path}`).to.deep.equal({ $ref: '#/components/responses/Error' });
+        if (path === '/v1/openapi.json') expect(Object.keys(op.responses)).to.deep.equal(['200']);
+        else expect(op.responses.default, `${method} ${path}`).to.deep.equal({ $ref: '#/components/responses/Error' });
       }
     }
-    expect(Object.keys(doc.paths['/v1/openapi.json'].get.responses)).to.deep.equal(['200', '400', '408', '431', '500', 'default']);
   });
 
   it('documents the run endpoint: its path parameters, its body and the envelope', () => {
