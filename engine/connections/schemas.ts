@@ -67,7 +67,7 @@ export const connectionView = {
     authType: { type: 'string' },
     endUserId: { type: ['string', 'null'] },
     name: { type: ['string', 'null'] },
-    metadata: { type: 'object' },
+    metadata: { type: 'object', additionalProperties: { type: ['string', 'number', 'boolean'] } },
     status: { enum: ['active', 'needs_reauthorization'] },
     tokenExpiresAt: { type: ['string', 'null'], format: 'date-time' },
     createdOn: { type: 'string', format: 'date-time' },

@@ -1,5 +1,6 @@
 /** The JSON Schemas of the end-user endpoints; requests are validated with them and the OpenAPI document is built from them. */
 import { METADATA_MAX_BYTES } from '../validation/json-limits.ts';
+import { anyJsonValue } from '../validation/json-value.ts';
 
 export { METADATA_MAX_BYTES };
 
@@ -14,6 +15,7 @@ export const createEndUserBody = {
     metadata: {
       type: 'object',
       maxProperties: 100,
+      additionalProperties: anyJsonValue,
       description: `Per-end-user host variables used when exchanging credentials; at most 100 keys and ${METADATA_MAX_BYTES} bytes as JSON.`,
     },
   },

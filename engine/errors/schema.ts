@@ -21,7 +21,8 @@ export const errorResponseSchema = {
         message: { type: 'string', description: 'What went wrong, for a person to read.' },
         details: {
           type: 'object',
-          description: 'VALIDATION_ERROR carries one problem per field.',
+          description: 'More about the failure: VALIDATION_ERROR carries one problem per field; others say more (UPSTREAM_TIMEOUT its phase, MAPPING_ERROR where and why).',
+          additionalProperties: { description: 'Any JSON value.' },
           properties: {
             problems: {
               type: 'array',

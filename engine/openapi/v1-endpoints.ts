@@ -1,3 +1,4 @@
+import type { KnownErrorCode } from '../errors/index.ts';
 import { listCompaniesQuery, listCompaniesResponse } from '../companies/schemas.ts';
 import { createEndUserBody, createEndUserResponse } from '../end-users/schemas.ts';
 import { actionEnvelope, runInstallationActionBody, runPathParameters } from '../installations/run-schemas.ts';
@@ -21,9 +22,21 @@ export interface V1Endpoint {
   query?: { properties: Record<string, Schema>; required?: readonly string[] };
   body?: Schema;
   response: { description: string; schema: Schema };
-  /** Whether failures are documented as the `default` error response. */
-  errors: boolean;
+  /**
+   * Every error code it answers with the error shape; the document declares
+   * each code's status (ERROR_STATUS) with `error.code` limited to these.
+   */
+  errorCodes: readonly KnownErrorCode[];
+  /** Statuses it answers with the envelope (the run: 429, 502), and when. */
+  envelopeStatuses?: Record<string, string>;
 }
+
+/** What any request may meet before a handler runs: a malformed, slow or oversized request, or an unexpected failure. */
+const TRANSPORT: KnownErrorCode[] = ['BAD_REQUEST', 'REQUEST_TIMEOUT', 'HEADERS_TOO_LARGE', 'INTERNAL_ERROR'];
+/** A JSON request body: parsed, decoded, size-checked and validated before the handler reads it. */
+const JSON_BODY: KnownErrorCode[] = ['VALIDATION_ERROR', 'INVALID_JSON', 'INVALID_BODY_ENCODING', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'];
+/** Anything that reads the store: MongoDB may end a query at STORE_QUERY_TIMEOUT_MS. */
+const STORE: KnownErrorCode[] = ['QUERY_TIMEOUT'];
 
 export const V1_ENDPOINTS: V1Endpoint[] = [
   {
@@ -35,7 +48,7 @@ export const V1_ENDPOINTS: V1Endpoint[] = [
     description: 'Every member of the API key\'s company at once: no parameters, no filters, no pagination.',
     security: 'apiKey',
     response: { description: 'The members.', schema: listMembersResponse },
-    errors: true,
+    errorCodes: [...TRANSPORT, 'UNAUTHORIZED', ...STORE],
   },
   {
     method: 'post',
@@ -49,7 +62,7 @@ export const V1_ENDPOINTS: V1Endpoint[] = [
     security: 'apiKey',
     body: createEndUserBody,
     response: { description: 'The userId of the new (or existing) end user.', schema: createEndUserResponse },
-    errors: true,
+    errorCodes: [...TRANSPORT, ...JSON_BODY, 'UNAUTHORIZED', ...STORE],
   },
   {
     method: 'get',
@@ -63,7 +76,7 @@ export const V1_ENDPOINTS: V1Endpoint[] = [
     security: 'apiKey',
     pathParameters: { userId: endUserIdParameter },
     response: { description: 'The token.', schema: endUserTokenResponse },
-    errors: true,
+    errorCodes: [...TRANSPORT, 'VALIDATION_ERROR', 'UNAUTHORIZED', 'NOT_FOUND', ...STORE],
   },
   {
     method: 'post',
@@ -76,7 +89,37 @@ export const V1_ENDPOINTS: V1Endpoint[] = [
     pathParameters: runPathParameters,
     body: runInstallationActionBody,
     response: { description: 'The action result in the common envelope.', schema: actionEnvelope },
-    errors: true,
+    errorCodes: [
+      ...TRANSPORT,
+      ...JSON_BODY,
+      'UNAUTHORIZED',
+      'FORBIDDEN',
+      'EGRESS_DENIED',
+      'NOT_FOUND',
+      'APP_NOT_FOUND',
+      'APP_VERSION_NOT_FOUND',
+      'ACTION_NOT_FOUND',
+      'CONNECTION_APP_MISMATCH',
+      'CONFLICT',
+      'APP_NOT_CONFIGURED',
+      'AUTH_REFRESH_FAILED',
+      'CONNECTION_NEEDS_REAUTHORIZATION',
+      'CREDENTIALS_UNREADABLE',
+      'TOKEN_EXCHANGE_FAILED',
+      'CREDENTIAL_EXCHANGE_FAILED',
+      'LOOKUP_FAILED',
+      'UPSTREAM_UNREACHABLE',
+      'UPSTREAM_PROTOCOL_ERROR',
+      'RESPONSE_TOO_LARGE',
+      'MAPPING_ERROR',
+      'AUTH_PROVIDER_UNAVAILABLE',
+      ...STORE,
+      'UPSTREAM_TIMEOUT',
+    ],
+    envelopeStatuses: {
+      '429': 'The app rate-limited every attempt the retry policy allows: the envelope, success false, meta.tooManyRequests true.',
+      '502': 'The response mapping failed or hit a guardrail: the envelope, success false, meta.error.code MAPPING_ERROR.',
+    },
   },
   {
     method: 'get',
@@ -85,11 +128,12 @@ export const V1_ENDPOINTS: V1Endpoint[] = [
     tag: 'Companies',
     summary: 'List companies',
     description:
-      'The companies the API key\'s owner is a member of: profile, plan and member count, with field selection, sorting, paging and an RSQL filter.',
+      'The companies the API key\'s owner is a member of: profile, plan and member count, with field selection, sorting, paging and an RSQL filter. ' +
+      'Any other query parameter is 400 VALIDATION_ERROR naming it (a misspelt limit is refused, not ignored).',
     security: 'apiKey',
     query: listCompaniesQuery,
     response: { description: 'One page of companies and the pagination meta.', schema: listCompaniesResponse },
-    errors: true,
+    errorCodes: [...TRANSPORT, 'VALIDATION_ERROR', 'UNAUTHORIZED', ...STORE],
   },
   {
     method: 'get',
@@ -99,7 +143,8 @@ export const V1_ENDPOINTS: V1Endpoint[] = [
     summary: 'Get the OpenAPI document',
     description: 'This document: the OpenAPI 3.1 description of the v1 surface. No authentication.',
     security: null,
-    response: { description: 'The OpenAPI 3.1 document.', schema: { type: 'object' } },
-    errors: false,
+    response: { description: 'The OpenAPI 3.1 document.', schema: { type: 'object', additionalProperties: true } },
+    // The specification: this operation declares only its 200 (a malformed or slow request fails before any route, as on every path).
+    errorCodes: [],
   },
 ];

@@ -1,3 +1,5 @@
+import { anyJsonValue } from '../validation/json-value.ts';
+
 /**
  * What a list endpoint lets a client see, sort and filter: one entry per
  * field of the JSON it answers. The table is the allow-list: a field that is
@@ -36,7 +38,7 @@ export function fieldSchema(field: ListField): Record<string, unknown> {
     field.type === 'date-time'
       ? { type: 'string', format: 'date-time' }
       : field.type === 'object'
-        ? { type: 'object' }
+        ? { type: 'object', additionalProperties: anyJsonValue }
         : { type: field.type };
   if (field.nullable) base.type = [base.type as string, 'null'];
   return { ...base, description: field.description };

@@ -37,15 +37,24 @@ export interface Pagination {
   hasPreviousPage: boolean;
 }
 
-/** The JSON Schema of the query string; it validates requests and documents the parameters in OpenAPI. */
+/**
+ * The JSON Schema of the query string; it validates requests and documents
+ * the parameters in OpenAPI. `fields` and `sort` carry a pattern of exactly
+ * the names they accept and `where` must not be blank, so the document forbids
+ * what the service refuses; what a pattern cannot say (a name twice in `sort`,
+ * RSQL grammar and types) the descriptions do.
+ */
 export function listQuerySchema(table: FieldTable, options: ListQueryOptions) {
   const names = Object.keys(table);
+  const sortable = names.filter((name) => table[name]!.type !== 'object');
   return {
     type: 'object',
     additionalProperties: false,
     properties: {
       fields: {
         type: 'string',
+        minLength: 1,
+        pattern: listPattern(names, ''),
         description: `Comma-separated fields to return (default: all). Fields: ${names.join(', ')}.`,
         examples: [names.slice(0, 2).join(',')],
       },
@@ -53,12 +62,16 @@ export function listQuerySchema(table: FieldTable, options: ListQueryOptions) {
       offset: { type: 'integer', minimum: 0, default: 0, description: 'Number of results to skip.' },
       sort: {
         type: 'string',
-        description: 'Comma-separated fields to sort by; a leading minus sorts descending. Ties are broken by id, so pages never overlap.',
+        minLength: 1,
+        pattern: listPattern(sortable, '-?'),
+        description: `Comma-separated fields to sort by, each at most once; a leading minus sorts descending. Ties are broken by id, so pages never overlap. Fields: ${sortable.join(', ')}.`,
         examples: ['-createdOn,name'],
       },
       where: {
         type: 'string',
+        minLength: 1,
         maxLength: WHERE_LIMITS.maxLength,
+        pattern: '\\S',
         description:
           'RSQL filter. Operators: == != > >= < <= =in= =out= =like= (`*` is the wildcard, case-insensitive); `;` is AND, `,` is OR (AND binds tighter), parentheses group. ' +
           'Values are typed by the field: numbers, true/false, ISO 8601 dates (2026-01-31 or 2026-01-31T12:00:00Z), unquoted null on nullable fields; quote values with spaces or reserved characters.',
@@ -66,6 +79,12 @@ export function listQuerySchema(table: FieldTable, options: ListQueryOptions) {
       },
     },
   } as const;
+}
+
+/** A comma-separated list of these names (spaces around items allowed, as the parser trims them), each after `prefix`. */
+function listPattern(names: readonly string[], prefix: string): string {
+  const item = `\\s*${prefix}(?:${names.join('|')})\\s*`;
+  return `^${item}(?:,${item})*$`;
 }
 
 const validators = new WeakMap<object, ValidateFunction>();
@@ -79,8 +98,12 @@ export function parseListQuery(query: Record<string, unknown>, table: FieldTable
   for (const name of ['limit', 'offset']) {
     if (typeof input[name] === 'string' && /^-?\d{1,15}$/.test(input[name])) input[name] = Number(input[name]);
   }
-  if (!validate(input)) throw validationError(toFieldProblems(validate.errors ?? [], 'query').map(queryWords));
   const q = input as { fields?: string; limit?: number; offset?: number; sort?: string; where?: string };
+  if (!validate(input)) {
+    const problems = toFieldProblems(validate.errors ?? [], 'query').map(queryWords).map((p) => precise(p, q, table, options));
+    // minLength and pattern both fail on an empty value; the parser's words say it once.
+    throw validationError(problems.filter((p, i) => problems.findIndex((o) => o.field === p.field && o.message === p.message) === i));
+  }
 
   return {
     filter: q.where === undefined ? {} : rsqlToFilter(q.where, table),
@@ -134,6 +157,24 @@ function splitList(text: string, parameter: string): string[] {
 
 function problem(field: string, rule: string, message: string) {
   return validationError([{ field, rule, message }]);
+}
+
+/**
+ * A pattern or length failure of fields, sort or where in the parser's words
+ * (which name is unknown, which is an object, what is empty): its rule and
+ * message are the parser's, one problem per parameter.
+ */
+function precise(p: FieldProblem, q: { fields?: string; sort?: string; where?: string }, table: FieldTable, options: ListQueryOptions): FieldProblem {
+  if (p.rule !== 'pattern' && p.rule !== 'minLength') return p;
+  try {
+    if (p.field === 'fields') parseFields(q.fields, table);
+    else if (p.field === 'sort') parseSort(q.sort, table, options);
+    else if (p.field === 'where' && q.where !== undefined) rsqlToFilter(q.where, table);
+  } catch (error) {
+    const problems = (error as { details?: { problems?: FieldProblem[] } }).details?.problems;
+    if (problems?.[0]) return problems[0];
+  }
+  return p;
 }
 
 /** A query string has parameters, not fields. */

@@ -4,12 +4,14 @@ import { resolveAction, resolveAppVersion } from '../../definitions/index.ts';
 import { versionFrom } from '../../describe/version-query.ts';
 import { GatewayError } from '../../errors/index.ts';
 import { findInstallation } from '../../installations/installations.ts';
-import { runInstallationActionBody } from '../../installations/run-schemas.ts';
+import { runInstallationActionBody, runPathParameters } from '../../installations/run-schemas.ts';
 import type { AppContext, AppState } from '../../server/context.ts';
 import { requireBody } from '../../server/require-body.ts';
 import type { Services } from '../../services.ts';
 import { requireEndUserToken } from '../../tokens/require-end-user-token.ts';
-import { compileValidator } from '../../validation/ajv.ts';
+import { compileValidator, httpAjv, toFieldProblems } from '../../validation/ajv.ts';
+import { validationError } from '../../errors/index.ts';
+import { anyJsonValue } from '../../validation/json-value.ts';
 import { CallStop } from '../http/index.ts';
 import { envelopeJson } from './envelope-json.ts';
 import { runAction, type RunOutcome } from './run-action.ts';
@@ -21,12 +23,27 @@ export const universalRunBody = {
   properties: {
     connectionId: { type: 'string', minLength: 1, maxLength: 128, description: 'The connection whose credentials the action runs with.' },
     installationId: { type: 'string', minLength: 1, maxLength: 128, description: "Instead of connectionId: the installation whose connection for this app is used." },
-    arguments: { type: 'object', description: "The action's arguments by key; may be empty." },
+    arguments: { type: 'object', additionalProperties: anyJsonValue, description: "The action's arguments by key; may be empty." },
   },
 } as const;
 
 const validateUniversal = compileValidator<{ connectionId?: string; installationId?: string; arguments?: Record<string, unknown> }>(universalRunBody, 'body');
 const validateInstallationRun = compileValidator<{ installationId: string; actionArguments?: Record<string, unknown> }>(runInstallationActionBody, 'body');
+const runPathSchema = httpAjv.compile({ type: 'object', required: Object.keys(runPathParameters), properties: runPathParameters });
+
+/**
+ * The v1 run's path parameters, checked with the schemas the document shows:
+ * `latest` is not a version (400, as the document says), a numbered version
+ * the app lacks is 404.
+ */
+function validateRunPath(params: Record<string, string | undefined>): void {
+  if (runPathSchema(params)) return;
+  throw validationError(
+    toFieldProblems(runPathSchema.errors ?? [], 'path').map((p) =>
+      p.field === 'appVersion' && p.rule === 'pattern' ? { ...p, message: 'must be published, draft or a version number' } : p,
+    ),
+  );
+}
 
 /**
  * The two run endpoints. Both answer the envelope for every outcome of the
@@ -47,6 +64,7 @@ export function runRoutes(services: Services): Router<AppState> {
   });
 
   router.post('/v1/installation/apps/:appId/:appVersion/action/:actionId/run', requireEndUserToken(services), async (ctx) => {
+    validateRunPath(ctx.params);
     const body = validateInstallationRun(requireBody(ctx));
     const { companyId, endUserId } = ctx.state.endUser!;
     const version = resolveAppVersion(services.definitions.current(), { id: ctx.params.appId! }, ctx.params.appVersion!);
