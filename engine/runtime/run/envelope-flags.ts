@@ -5,6 +5,8 @@
  * string `"false"`, `1`, null) counts as not said, and the response's status
  * decides as when the mapping leaves the flag out. JSONata itself reads any
  * non-empty string as true, so no string is read as a boolean here.
+ * `npm run validate` refuses a value there that is certainly not a boolean
+ * (ENVELOPE_FLAG_NOT_BOOLEAN, engine/definitions/envelope-flags.ts).
  */
 export function flagOf(value: unknown): boolean | undefined {
   return typeof value === 'boolean' ? value : undefined;
