@@ -52,8 +52,9 @@ export function checkedExpression(parsed: ParsedFile, path: DefinitionPath, sour
 }
 
 /**
- * Whether `source` parses (and what it sets the envelope's flags to), remembered by its text: a catalogue repeats the
- * same small expressions (`$lowercase(value)`) across thousands of actions.
+ * Whether `source` parses (and what it sets the envelope's flags to),
+ * remembered by its text: a catalogue repeats the same small expressions
+ * (`$lowercase(value)`) across thousands of actions.
  * Only parsed here, so a syntax error is a load problem: a compiled
  * expression holds about 14 KB, and most of a large catalogue's never run
  * (1,000 apps x 30 actions kept 840 MB of them); its first evaluation
