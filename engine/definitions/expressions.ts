@@ -1,6 +1,7 @@
 import type jsonata from 'jsonata';
 import { DEFAULT_MAPPING_LIMITS, guardedJsonata, type MappingLimits } from '../mapping/index.ts';
-import { jsonataSyntaxError, type JsonataSyntaxError } from './jsonata-syntax/index.ts';
+import { envelopeFlagFindings, type EnvelopeFlagFinding } from './envelope-flags.ts';
+import { parseJsonata, type JsonataSyntaxError } from './jsonata-syntax/index.ts';
 import type { DefinitionPath, ParsedFile } from './parsed-file.ts';
 import { problemAt, type DefinitionProblem, type SourceLocation } from './problems.ts';
 import { sourceOffsetOf } from './scalar-offsets.ts';
@@ -23,13 +24,26 @@ export interface CompiledExpression {
  * just after the offending token.
  */
 export function expressionProblem(parsed: ParsedFile, path: DefinitionPath, source: string): DefinitionProblem | null {
-  const error = syntaxErrorOf(source);
+  const { error } = factsOf(source);
   if (!error) return null;
-  const scalar = parsed.scalarAt(path);
-  const offset = Math.min(Math.max(0, (error.position ?? 1) - 1), Math.max(0, source.length - 1));
-  const location = scalar ? parsed.position(sourceOffsetOf(parsed.source.text, scalar, offset)) : parsed.locate(path);
   const code = error.code ? ` (${error.code})` : '';
-  return problemAt(location, 'JSONATA_SYNTAX', `JSONata: ${error.message ?? 'does not parse'}${code}`);
+  return problemAt(locationIn(parsed, path, source, (error.position ?? 1) - 1), 'JSONATA_SYNTAX', `JSONata: ${error.message ?? 'does not parse'}${code}`);
+}
+
+/**
+ * The ENVELOPE_FLAG_NOT_BOOLEAN problems of a response mapping that
+ * compiles: a flag of the envelope given a value that is certainly not a
+ * boolean (envelope-flags.ts says which), each located at the flag's key.
+ */
+export function envelopeFlagProblems(parsed: ParsedFile, path: DefinitionPath, source: string): DefinitionProblem[] {
+  return factsOf(source).flags.map((finding) => problemAt(locationIn(parsed, path, source, finding.offset), 'ENVELOPE_FLAG_NOT_BOOLEAN', finding.message));
+}
+
+/** Where the 0-based `offset` of the expression at `path` is in the file, wherever the YAML string is written. */
+function locationIn(parsed: ParsedFile, path: DefinitionPath, source: string, offset: number): SourceLocation {
+  const scalar = parsed.scalarAt(path);
+  const clamped = Math.min(Math.max(0, offset), Math.max(0, source.length - 1));
+  return scalar ? parsed.position(sourceOffsetOf(parsed.source.text, scalar, clamped)) : parsed.locate(path);
 }
 
 /** The CompiledExpression of a string expressionProblem found no problem with. */
@@ -38,8 +52,9 @@ export function checkedExpression(parsed: ParsedFile, path: DefinitionPath, sour
 }
 
 /**
- * Whether `source` parses, remembered by its text: a catalogue repeats the
- * same small expressions (`$lowercase(value)`) across thousands of actions.
+ * Whether `source` parses (and what it sets the envelope's flags to),
+ * remembered by its text: a catalogue repeats the same small expressions
+ * (`$lowercase(value)`) across thousands of actions.
  * Only parsed here, so a syntax error is a load problem: a compiled
  * expression holds about 14 KB, and most of a large catalogue's never run
  * (1,000 apps x 30 actions kept 840 MB of them); its first evaluation
@@ -47,17 +62,26 @@ export function checkedExpression(parsed: ParsedFile, path: DefinitionPath, sour
  * its symbol table built once (jsonata-syntax/): jsonata() builds it on every
  * call, 50 to 200 µs an expression, 5 to 10x the parse itself.
  */
-function syntaxErrorOf(source: string): JsonataSyntaxError | null {
+function factsOf(source: string): ExpressionFacts {
   const known = checked.get(source);
   if (known !== undefined) return known;
-  const error = jsonataSyntaxError(source);
+  const parse = parseJsonata(source);
+  // The envelope flags are read from the same parse: a second would cost as much again.
+  const facts: ExpressionFacts = parse.error ? { error: parse.error, flags: NO_FLAGS } : { error: null, flags: envelopeFlagFindings(parse.ast) };
   // Bounded: a long-running gateway reloading edited definitions must not keep every text it ever saw.
   if (checked.size >= CHECKED_MAX) checked.clear();
-  checked.set(source, error);
-  return error;
+  checked.set(source, facts);
+  return facts;
 }
 
-const checked = new Map<string, JsonataSyntaxError | null>();
+/** What the parse of an expression's text shows: its syntax error, or the envelope flags it can be seen to get wrong as a response mapping. */
+interface ExpressionFacts {
+  error: JsonataSyntaxError | null;
+  flags: readonly EnvelopeFlagFinding[];
+}
+
+const NO_FLAGS: readonly EnvelopeFlagFinding[] = Object.freeze([]);
+const checked = new Map<string, ExpressionFacts>();
 const CHECKED_MAX = 100_000;
 
 /** Where the expression's text starts in the file: its first character for a block scalar, else the value. */

@@ -1,6 +1,6 @@
 import { DEFAULT_MAPPING_LIMITS, type MappingLimits } from '../mapping/index.ts';
 import type { ActionDefinition, ApiDefinition, AppDefinition, AuthDefinition } from './generated/definition-types.ts';
-import { checkedExpression, expressionProblem, type CompiledExpression } from './expressions.ts';
+import { checkedExpression, envelopeFlagProblems, expressionProblem, type CompiledExpression } from './expressions.ts';
 import { placeOf, type FilePlace } from './layout.ts';
 import { parseDefinitionFile, ParsedFile, type DefinitionPath } from './parsed-file.ts';
 import { failureProblem, listedProblems, MAX_PROBLEMS_PER_FILE, problemAt, type DefinitionProblem } from './problems.ts';
@@ -91,6 +91,7 @@ function summarise(source: SourceFile): FileSummary {
     const problem = expressionProblem(parsed, path, text);
     if (problem) compileProblems.push(problem);
     else expressions.push([path, text]);
+    if (!problem && place.kind === 'action' && path.length === 1 && path[0] === 'response') compileProblems.push(...envelopeFlagProblems(parsed, path, text));
   }
   const valid = !schema.problems.length;
   return { parsed: true, value: parsed.value, valid, names, expressions, problems: listedProblems([...schema.problems, ...compileProblems], schema.omitted) };

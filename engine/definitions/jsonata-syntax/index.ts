@@ -23,14 +23,19 @@ export interface JsonataSyntaxError {
  * cannot run (code `REGEX`, ../../mapping/regex.ts).
  */
 export function jsonataSyntaxError(source: string): JsonataSyntaxError | null {
+  return parseJsonata(source).error;
+}
+
+/** The parse jsonataSyntaxError checks: the tree (jsonata's AST, positions at the end of each token) when there is no error. */
+export function parseJsonata(source: string): { ast: unknown; error: null } | { ast: null; error: JsonataSyntaxError } {
   try {
     // jsonata() passes `options && options.recover`; the gateway never asks for recovery.
     const ast: unknown = parser(source, undefined);
     // Not jsonata's: a regular expression the gateway's linear-time engine cannot run is refused here too, located at its `/`.
     const regex = source.includes('/') ? unsupportedRegex(ast) : undefined;
-    return regex ? { code: regex.refusal.code, position: regex.offset + 1, value: regex.refusal.value, message: regex.refusal.message } : null;
+    return regex ? { ast: null, error: { code: regex.refusal.code, position: regex.offset + 1, value: regex.refusal.value, message: regex.refusal.message } } : { ast, error: null };
   } catch (thrown) {
     populateMessage(thrown);
-    return typeof thrown === 'object' && thrown !== null ? (thrown as JsonataSyntaxError) : { message: String(thrown) };
+    return { ast: null, error: typeof thrown === 'object' && thrown !== null ? (thrown as JsonataSyntaxError) : { message: String(thrown) } };
   }
 }

@@ -1,4 +1,5 @@
 import type { ActionEntry } from '../../definitions/index.ts';
+import { flagOf, statusFlags } from './envelope-flags.ts';
 
 /** What every run answers: `success` always a boolean, `data` always an array, `meta` with what the engine owns. */
 export interface Envelope {
@@ -39,8 +40,13 @@ export interface Proposal {
 
 /**
  * The engine's rules over whatever a mapping proposed:
- * - `success` is a boolean: the mapping's when it gave one, else 2xx;
+ * - `success`, `meta.authenticated` and `meta.tooManyRequests` are booleans:
+ *   the mapping's true or false, else what the status implies (envelope-flags.ts):
+ *   `success` 2xx, `authenticated: false` on a 401, `tooManyRequests: true`
+ *   on a 429, otherwise left out;
  * - `data` is an array: an object becomes [object], null or nothing becomes [];
+ * - a failure's data holds no empty objects: `{}` is what a row mapping
+ *   yields when it finds none of its fields (an error body), not a row;
  * - a 404 on a listing is success with no data, unless the mapping said `success` itself;
  * - `meta.retries`, `meta.response` and `meta.action` are the engine's, whatever the mapping wrote;
  * - a successful delete whose data carries no id answers the deleted id.
@@ -50,8 +56,14 @@ export function enforceEnvelope(
   facts: { status: number; response: EnvelopeMeta['response']; action: ActionMeta; retries: number; deletedId: unknown },
 ): Envelope {
   const meta = isObject(proposal.meta) ? { ...proposal.meta } : {};
-  const mappingDecided = typeof proposal.success === 'boolean';
-  let success = mappingDecided ? (proposal.success as boolean) : facts.status >= 200 && facts.status < 300;
+  const implied = statusFlags(facts.status);
+  const mappingDecided = flagOf(proposal.success) !== undefined;
+  let success = flagOf(proposal.success) ?? implied.success;
+  for (const flag of ['authenticated', 'tooManyRequests'] as const) {
+    const value = flagOf(meta[flag]) ?? implied[flag];
+    if (value === undefined) delete meta[flag];
+    else meta[flag] = value;
+  }
   let data = toArray(proposal.data);
   if (!mappingDecided && facts.status === 404 && facts.action.operation === 'list') {
     success = true;
@@ -60,6 +72,7 @@ export function enforceEnvelope(
   if (success && facts.action.operation === 'delete' && !data.some(hasId) && facts.deletedId !== undefined && facts.deletedId !== null) {
     data = [{ id: facts.deletedId }];
   }
+  if (!success) data = data.filter((row) => !isEmptyObject(row));
   if (meta.cursor !== undefined && meta.cursor !== null && typeof meta.cursor !== 'string') meta.cursor = String(meta.cursor);
   if (meta.cursor === null || meta.cursor === '') delete meta.cursor;
   return { success, data, meta: { ...meta, retries: facts.retries, response: facts.response, action: facts.action } };
@@ -72,6 +85,10 @@ function toArray(value: unknown): unknown[] {
 
 function hasId(row: unknown): boolean {
   return isObject(row) && row.id !== undefined && row.id !== null;
+}
+
+function isEmptyObject(row: unknown): boolean {
+  return isObject(row) && Object.keys(row).length === 0;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

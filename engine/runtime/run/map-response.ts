@@ -21,9 +21,13 @@ export interface MappingInput {
 
 export type MappingOutcome = { ok: true; proposal: Proposal } | { ok: false; error: MappingError };
 
-/** Runs the action's response mapping under its guardrails; without one, a 2xx body is the data as it is. */
+/**
+ * Runs the action's response mapping under its guardrails; without one, a
+ * 2xx body is the data as it is and any other status has no data (an error
+ * page is no row: the client reads it in meta.response.body).
+ */
 export async function mapResponse(action: ActionEntry, input: MappingInput): Promise<MappingOutcome> {
-  if (!action.response) return { ok: true, proposal: { data: input.body } };
+  if (!action.response) return { ok: true, proposal: input.status >= 200 && input.status < 300 ? { data: input.body } : {} };
   try {
     const result = await evaluateGuarded(action.response as never, input);
     const proposal = result !== null && typeof result === 'object' && !Array.isArray(result) ? (result as Proposal) : { data: result };

@@ -12,6 +12,7 @@ import type { Abortable } from '../http/index.ts';
 import { exchangeCredentials, forgetExchangedToken } from '../auth/credential-exchange.ts';
 import { renewToken, tokenExpired } from '../auth/token-renewal.ts';
 import { enforceEnvelope, type ActionMeta, type Envelope } from './envelope.ts';
+import { flagOf, statusFlags } from './envelope-flags.ts';
 import { mapResponse, responseFacts } from './map-response.ts';
 import { retryDelayMs, sleep } from './rate-limit.ts';
 
@@ -100,7 +101,7 @@ export async function runAction(services: Services, run: RunRequest): Promise<Ru
     }
     const meta = (mapped.proposal.meta ?? {}) as { tooManyRequests?: unknown; authenticated?: unknown };
 
-    if (response.status === 429 || meta.tooManyRequests === true) {
+    if (response.status === 429 || flagOf(meta.tooManyRequests) === true) {
       const wait = retries + 1 < version.api.retry.maxAttempts ? retryDelayMs(version.api.retry, retries + 1, response.headers['retry-after']) : null;
       if (wait !== null) {
         await sleep(wait, run.signal);
@@ -112,7 +113,8 @@ export async function runAction(services: Services, run: RunRequest): Promise<Ru
       return { status: 429, envelope };
     }
 
-    const reauthenticate = meta.authenticated === false || (response.status === 401 && meta.authenticated !== true);
+    // The flag the envelope will carry: the mapping's boolean, else false on a 401.
+    const reauthenticate = (flagOf(meta.authenticated) ?? statusFlags(response.status).authenticated) === false;
     if (reauthenticate && !renewed && renewable(auth)) {
       renewed = true;
       if (auth.type === 'CredentialExchange') {
