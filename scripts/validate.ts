@@ -5,7 +5,8 @@
  *   <file>:<line>:<column> <CODE> <message>
  *
  * with the file relative to the current folder, so editors and CI link to
- * it. Exits 1 when there are problems, 0 with a one-line summary otherwise.
+ * it, warnings (which do not stop a load) as well. Exits 1 when there are
+ * problems, 0 with a one-line summary otherwise (and the warnings counted).
  */
 import path from 'node:path';
 import { loadDefinitions } from '../engine/definitions/loader.ts';
@@ -17,10 +18,12 @@ const result = await loadDefinitions(dir);
 const display = (file: string) => path.relative(process.cwd(), path.join(dir, file)) || '.';
 
 // exitCode rather than exit(): output to a pipe is written asynchronously and must not be cut off.
+for (const warning of result.warnings) process.stdout.write(`${formatProblem(warning, display)} (warning)\n`);
+const warned = result.warnings.length ? `; ${result.warnings.length} warning${result.warnings.length === 1 ? '' : 's'}` : '';
 if (!result.ok) {
   for (const problem of result.problems) process.stdout.write(`${formatProblem(problem, display)}\n`);
   const count = result.problems.length;
-  process.stderr.write(`${count} problem${count === 1 ? '' : 's'} in ${display('.')} (${result.stats.files} files)\n`);
+  process.stderr.write(`${count} problem${count === 1 ? '' : 's'} in ${display('.')} (${result.stats.files} files)${warned}\n`);
   process.exitCode = 1;
 } else {
   summarise(result.snapshot);
@@ -31,5 +34,5 @@ function summarise(snapshot: DefinitionsSnapshot): void {
   const versions = apps.flatMap((app) => [...app.versions.values(), ...(app.draft ? [app.draft] : [])]);
   const actions = versions.reduce((n, version) => n + version.actions.size, 0);
   const hash = snapshot.hash.slice(0, 12);
-  process.stdout.write(`ok: ${display('.')} has ${apps.length} apps, ${versions.length} versions, ${actions} actions in ${snapshot.fileCount} files (hash ${hash})\n`);
+  process.stdout.write(`ok: ${display('.')} has ${apps.length} apps, ${versions.length} versions, ${actions} actions in ${snapshot.fileCount} files (hash ${hash})${warned}\n`);
 }

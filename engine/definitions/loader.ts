@@ -2,15 +2,19 @@ import { DEFAULT_MAPPING_LIMITS, type MappingLimits } from '../mapping/index.ts'
 import { rereadChanged } from './changed-files.ts';
 import { analyseFile, type FileAnalysis } from './file-analysis.ts';
 import { LoadedTree, type TreeState } from './loaded-tree.ts';
-import { sortProblems, type DefinitionProblem } from './problems.ts';
+import { isWarning, sortProblems, type DefinitionProblem } from './problems.ts';
 import type { DefinitionsSnapshot } from './snapshot.ts';
 import { defaultLoadThreads } from './load-threads.ts';
 import { AnalysisPool, analyseAside, analyseFiles, PARALLEL_MIN_FILES } from './parallel-analysis.ts';
 import { readSourceFiles, type SourceFile } from './source-files.ts';
 
+/**
+ * A load: the snapshot, or the problems that refuse it (`problems`); and
+ * either way the warnings (WARNING_CODES), which never refuse a load.
+ */
 export type LoadResult =
-  | { ok: true; snapshot: DefinitionsSnapshot; hash: string; problems: []; stats: LoadStats }
-  | { ok: false; snapshot: null; hash: string; problems: DefinitionProblem[]; stats: LoadStats };
+  | { ok: true; snapshot: DefinitionsSnapshot; hash: string; problems: []; warnings: DefinitionProblem[]; stats: LoadStats }
+  | { ok: false; snapshot: null; hash: string; problems: DefinitionProblem[]; warnings: DefinitionProblem[]; stats: LoadStats };
 
 /**
  * How much work a load did: `read` files were read from disk (only the
@@ -113,9 +117,11 @@ export class DefinitionsLoader {
 function result(state: TreeState, readProblems: DefinitionProblem[], reading: { incremental: boolean; read: number }): LoadResult {
   const { hash, files, analysed, reused, appsChecked } = state;
   const stats = { files, ...reading, analysed, reused, appsChecked };
-  const problems = [...readProblems, ...state.problems];
-  if (problems.length) return { ok: false, snapshot: null, hash, problems: sortProblems(problems), stats };
-  return { ok: true, snapshot: state.snapshot(), hash, problems: [], stats };
+  const all = [...readProblems, ...state.problems];
+  const problems = all.filter((problem) => !isWarning(problem));
+  const warnings = sortProblems(all.filter(isWarning));
+  if (problems.length) return { ok: false, snapshot: null, hash, problems: sortProblems(problems), warnings, stats };
+  return { ok: true, snapshot: state.snapshot(), hash, problems: [], warnings, stats };
 }
 
 /** One-off load without a cache kept around: `npm run validate`, tests. */

@@ -50,6 +50,18 @@ export const PROBLEM_CODES = {
 
 export type ProblemCode = keyof typeof PROBLEM_CODES;
 
+/**
+ * The codes that warn and do not refuse: the folder still loads and serves,
+ * `npm run validate` prints them and exits 0, the status route and the log
+ * show them. A warning is something the engine handles by a documented rule
+ * but the author almost certainly did not mean.
+ */
+export const WARNING_CODES: ReadonlySet<ProblemCode> = new Set<ProblemCode>(['ENVELOPE_FLAG_NOT_BOOLEAN']);
+
+export function isWarning(problem: DefinitionProblem): boolean {
+  return WARNING_CODES.has(problem.code);
+}
+
 /** One located problem. `file` is relative to the definitions folder, with forward slashes. */
 export interface DefinitionProblem {
   file: string;

@@ -25,6 +25,9 @@ export interface DefinitionsStatus {
   errors: DefinitionProblem[];
   /** How many problems the latest load attempt had in all. */
   errorCount: number;
+  /** The warnings of the latest load attempt (WARNING_CODES: they do not refuse a load), the first STATUS_MAX_PROBLEMS of them. */
+  warnings: DefinitionProblem[];
+  warningCount: number;
   lastAttempt: { at: string; reason: string; ok: boolean; hash: string } | null;
 }
 
@@ -47,6 +50,7 @@ interface QueuedLoad {
 export class DefinitionsRegistry {
   private live: DefinitionsSnapshot | null = null;
   private errors: DefinitionProblem[] = [];
+  private warnings: DefinitionProblem[] = [];
   private lastAttempt: DefinitionsStatus['lastAttempt'] = null;
   /** The load waiting for the running one. */
   private queued: QueuedLoad | null = null;
@@ -105,6 +109,8 @@ export class DefinitionsRegistry {
       })),
       errors: this.errors.slice(0, STATUS_MAX_PROBLEMS),
       errorCount: this.errors.length,
+      warnings: this.warnings.slice(0, STATUS_MAX_PROBLEMS),
+      warningCount: this.warnings.length,
       lastAttempt: this.lastAttempt,
     };
   }
@@ -125,10 +131,15 @@ export class DefinitionsRegistry {
       this.logger.error({ reason, err: error }, 'definitions could not be loaded (keeping the live snapshot, if any)');
       const problems = [failureProblem('.', error, 'the definitions could not be loaded')];
       const stats = { files: 0, incremental: false, read: 0, analysed: 0, reused: 0, appsChecked: 0 };
-      result = { ok: false, snapshot: null, hash: '', problems, stats };
+      result = { ok: false, snapshot: null, hash: '', problems, warnings: [], stats };
     }
     this.lastAttempt = { at: new Date().toISOString(), reason, ok: result.ok, hash: result.hash };
     const ms = Date.now() - started;
+    this.warnings = result.warnings;
+    if (result.warnings.length) {
+      const shown = this.listed(result.warnings);
+      this.logger.warn({ reason, hash: result.hash, warnings: result.warnings.length }, `definitions have warnings (they load; npm run validate lists them):\n${shown.join('\n')}`);
+    }
     if (result.ok) {
       const previous = this.live?.hash;
       this.live = result.snapshot;
@@ -137,11 +148,17 @@ export class DefinitionsRegistry {
     } else {
       this.errors = result.problems;
       const keeping = this.live ? `keeping snapshot ${this.live.hash.slice(0, 12)}` : 'no snapshot is loaded';
-      const shown = result.problems.slice(0, STATUS_MAX_PROBLEMS).map((p) => formatProblem(p, (f) => `${this.dir}/${f}`));
-      if (result.problems.length > shown.length) shown.push(`... and ${result.problems.length - shown.length} more (npm run validate lists them all)`);
+      const shown = this.listed(result.problems);
       this.logger.error({ reason, hash: result.hash, problems: result.problems.length, ...result.stats, ms }, `definitions rejected (${keeping}):\n${shown.join('\n')}`);
     }
     return result;
+  }
+
+  /** At most STATUS_MAX_PROBLEMS lines of `<dir>/<file>:<line>:<column> <CODE> <message>`, then how many more. */
+  private listed(problems: DefinitionProblem[]): string[] {
+    const shown = problems.slice(0, STATUS_MAX_PROBLEMS).map((p) => formatProblem(p, (f) => `${this.dir}/${f}`));
+    if (problems.length > shown.length) shown.push(`... and ${problems.length - shown.length} more (npm run validate lists them all)`);
+    return shown;
   }
 
   private notReadyReason(): string {

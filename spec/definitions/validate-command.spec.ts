@@ -28,6 +28,26 @@ describe('npm run validate', function () {
     expect(stdout).to.match(/^ok: definitions has \d+ apps, \d+ versions, \d+ actions in \d+ files \(hash [0-9a-f]{12}\)\n$/);
   });
 
+  it('prints warnings (ENVELOPE_FLAG_NOT_BOOLEAN) as located lines marked (warning), counts them, and exits 0: they do not stop a load', async () => {
+    const tmp = await tempDir('defs-cli-');
+    try {
+      const dir = path.join(tmp.dir, 'definitions');
+      await materialiseCase(path.join(INVALID, 'ENVELOPE_FLAG_NOT_BOOLEAN'), dir);
+      const { code, stdout } = await validate(tmp.dir, 'definitions');
+      expect(code).to.equal(0);
+      const lines = stdout.trimEnd().split('\n');
+      expect(lines.slice(0, 3).map((line) => line.replace(/ ENVELOPE_FLAG_NOT_BOOLEAN .*/, ''))).to.deep.equal([
+        'definitions/acme/versions/1/actions/list-contacts.yaml:31:20',
+        'definitions/acme/versions/1/actions/list-contacts.yaml:36:7',
+        'definitions/acme/versions/1/actions/list-contacts.yaml:37:7',
+      ]);
+      expect(lines.slice(0, 3).every((line) => line.endsWith(' (warning)'))).to.equal(true);
+      expect(lines[3]).to.match(/^ok: definitions has \d+ apps, .*; 3 warnings$/);
+    } finally {
+      await tmp.remove();
+    }
+  });
+
   it('lists every problem as <file>:<line>:<column> <CODE> <message>, relative to the current folder, and exits 1', async () => {
     const tmp = await tempDir('defs-cli-');
     try {
