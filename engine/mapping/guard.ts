@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type jsonata from 'jsonata';
 import type { MappingLimits } from './limits.ts';
+import { currentSliceMs } from './slice.ts';
 import { jsonLongerThan, refuseSize } from './size.ts';
 
 /**
@@ -38,7 +39,7 @@ import { jsonLongerThan, refuseSize } from './size.ts';
  * evaluations.
  */
 export const GUARD_BINDING = 'gateway guard';
-export const SLICE_MS = 10;
+export { SLICE_MS } from './slice.ts';
 
 export interface GuardState {
   steps: number;
@@ -67,7 +68,7 @@ export function installGuard(expression: jsonata.Expression, limits: MappingLimi
     const state = environment.lookup(GUARD_BINDING) as GuardState | undefined;
     if (!state) return undefined;
     if (node.position !== undefined) state.position = node.position;
-    if ((++state.steps & 63) !== 0 || performance.now() - state.sliceStart < SLICE_MS) return undefined;
+    if ((++state.steps & 63) !== 0 || performance.now() - state.sliceStart < currentSliceMs()) return undefined;
     state.yields++;
     return new Promise<void>((resolve) =>
       setImmediate(() => {
