@@ -52,7 +52,8 @@ export function installSizedBuiltIns(expression: jsonata.Expression, limits: Map
   );
   expression.registerFunction(
     'string',
-    function (this: unknown, arg: unknown, prettify?: boolean) {
+    // `prettify = false`, as jsonata's own: a function's length is how many arguments $map and its kin pass it (value, index, array)
+    function (this: unknown, arg: unknown, prettify = false) {
       // prettified JSON adds indentation per level: allow for it by checking a quarter of the budget
       if (typeof arg === 'object' && arg !== null && jsonLongerThan(arg, prettify ? limits.maxString / 4 : limits.maxString)) refuseSize('string', limits.maxString);
       return call('string', this, [arg, prettify]);

@@ -19,16 +19,18 @@ export interface GuardedExpression {
 const LIMITS = new WeakMap<jsonata.Expression, MappingLimits>();
 
 /**
- * jsonata(source) with the guardrails always on: jsonata's own `timeout`,
- * `stack` and `sequence` options (fixed at compile time: jsonata reads them
- * from the compiled expression), regular expressions on the linear-time
+ * jsonata(source) with the guardrails always on: jsonata's own `timeout`
+ * and `sequence` options (fixed at compile time: jsonata reads them from the
+ * compiled expression), MAPPING_MAX_DEPTH counted by the guard as nesting
+ * (depth.ts; jsonata's `stack` option is left unset, as it adds up the
+ * members of literals), regular expressions on the linear-time
  * engine (regex.ts), the gateway's hooks (guard.ts) and the size-checked
  * built-ins (builtins.ts). Throws jsonata's syntax error as it is, for a
  * caller that locates it itself.
  */
 export function guardedJsonata(source: string, limits: MappingLimits = DEFAULT_MAPPING_LIMITS): jsonata.Expression {
   const RegexEngine = LinearRegex as unknown as RegExpConstructor; // the part of RegExp jsonata uses: lastIndex and exec
-  const expression = jsonata(source, { timeout: limits.timeoutMs, stack: limits.maxDepth, sequence: limits.maxSequence, RegexEngine });
+  const expression = jsonata(source, { timeout: limits.timeoutMs, sequence: limits.maxSequence, RegexEngine });
   installGuard(expression, limits);
   installSizedBuiltIns(expression, limits);
   LIMITS.set(expression, limits);

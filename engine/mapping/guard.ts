@@ -1,6 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import type jsonata from 'jsonata';
 import type { MappingLimits } from './limits.ts';
+import { enterStep, leaveStep, newDepthState, type DepthState } from './depth.ts';
+import { currentSliceMs } from './slice.ts';
 import { jsonLongerThan, refuseSize } from './size.ts';
 
 /**
@@ -14,6 +16,8 @@ import { jsonLongerThan, refuseSize } from './size.ts';
  *   the event loop turn; past SLICE_MS it waits for one turn (setImmediate).
  * - Where it was: the position of the last step entered, so a timeout or a
  *   stack overflow (which carry no position) can still name the line.
+ * - Depth: MAPPING_MAX_DEPTH counted as nesting (depth.ts), in place of
+ *   jsonata's `stack` option, which adds up the members of a literal.
  *
  * - Sizes: the exit hook refuses a step that builds a string (`&`, a call)
  *   longer than MAPPING_MAX_STRING (a string of the input passes as it
@@ -38,9 +42,9 @@ import { jsonLongerThan, refuseSize } from './size.ts';
  * evaluations.
  */
 export const GUARD_BINDING = 'gateway guard';
-export const SLICE_MS = 10;
+export { SLICE_MS } from './slice.ts';
 
-export interface GuardState {
+export interface GuardState extends DepthState {
   steps: number;
   sliceStart: number;
   /** Position (jsonata's offset, just past the token) of the last step entered. */
@@ -51,11 +55,18 @@ export interface GuardState {
 }
 
 export function newGuardState(): GuardState {
-  return { steps: 0, sliceStart: performance.now(), position: undefined, yields: 0, built: 0 };
+  return { steps: 0, sliceStart: performance.now(), position: undefined, yields: 0, built: 0, ...newDepthState() };
 }
 
 type Node = { position?: number };
-type Environment = { lookup(name: string): unknown };
+type Environment = { lookup(name: string): unknown; base?: { bind(name: string, value: unknown): void } };
+
+/** This evaluation's state: evaluateGuarded binds it; an evaluation started without it (expression.evaluate) gets its own, so the depth limit always holds. */
+function stateOf(environment: Environment): GuardState | undefined {
+  let state = environment.lookup(GUARD_BINDING) as GuardState | undefined;
+  if (!state && environment.base) environment.base.bind(GUARD_BINDING, (state = newGuardState()));
+  return state;
+}
 
 /** Steps whose string result is new: `&` (binary), and calls (function, partial application, `~>`). */
 const BUILDS = new Set(['binary', 'function', 'partial', 'apply']);
@@ -64,23 +75,27 @@ const MAKES = new Set(['binary', 'function', 'partial', 'apply', 'unary', 'path'
 
 export function installGuard(expression: jsonata.Expression, limits: MappingLimits): void {
   const entry = (node: Node, _input: unknown, environment: Environment): Promise<void> | undefined => {
-    const state = environment.lookup(GUARD_BINDING) as GuardState | undefined;
+    const state = stateOf(environment);
     if (!state) return undefined;
-    if (node.position !== undefined) state.position = node.position;
-    if ((++state.steps & 63) !== 0 || performance.now() - state.sliceStart < SLICE_MS) return undefined;
-    state.yields++;
-    return new Promise<void>((resolve) =>
-      setImmediate(() => {
-        state.sliceStart = performance.now();
-        resolve();
-      }),
-    );
+    return enterStep(state, node, () => {
+      if (node.position !== undefined) state.position = node.position;
+      if (++state.depth > limits.maxDepth) throw { code: 'D1011', value: limits.maxDepth, stack: new Error().stack };
+      if ((++state.steps & 63) !== 0 || performance.now() - state.sliceStart < currentSliceMs()) return undefined;
+      state.yields++;
+      return new Promise<void>((resolve) =>
+        setImmediate(() => {
+          state.sliceStart = performance.now();
+          resolve();
+        }),
+      );
+    });
   };
   const exit = (node: Node & { type?: string }, _input: unknown, environment: Environment, result: unknown): undefined => {
+    const state = stateOf(environment);
+    if (state) leaveStep(state, node);
     if (typeof result === 'string') {
       if (result.length > 0 && BUILDS.has(node.type!)) {
         if (result.length > limits.maxString) refuseSize('string', limits.maxString);
-        const state = environment.lookup(GUARD_BINDING) as GuardState | undefined;
         if (state && (state.built += result.length) > limits.maxResultBytes) refuseSize('built', limits.maxResultBytes);
       }
     } else if (typeof result === 'object' && result !== null && (MAKES.has(node.type!) || (node as { group?: unknown }).group !== undefined)) {

@@ -2,7 +2,7 @@
 export interface MappingLimits {
   /** Wall-clock time one evaluation may take, in ms. */
   timeoutMs: number;
-  /** Nesting depth of expression evaluation (jsonata's `stack` guardrail): deep or runaway recursion. */
+  /** Nesting depth of expression evaluation (counted by the guard as nesting, depth.ts; a literal's width does not count): deep or runaway recursion. */
   maxDepth: number;
   /** Longest array a mapping may build or produce (jsonata's `sequence` guardrail, plus a check of every result). */
   maxSequence: number;

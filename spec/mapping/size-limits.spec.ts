@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import jsonata from 'jsonata';
 import { compileExpression, type GuardedExpression } from '../../engine/mapping/compile.ts';
 import { evaluateGuarded } from '../../engine/mapping/evaluate.ts';
 import { fastPathOf } from '../../engine/mapping/fast/index.ts';
@@ -22,6 +23,14 @@ async function failure(compiled: GuardedExpression, input: unknown = {}): Promis
 }
 
 describe('mappings cannot build strings or results past their size limits', () => {
+  it('the sized $pad, $join and $string take the arguments jsonata passes a function value, as jsonata\'s own do ($map([1, 2, 3], $string))', async () => {
+    for (const source of ['$map([1, 2, 3], $string)', '$map(["a"], $pad)', '$map([["a", "b"]], $join)']) {
+      const plain = await jsonata(source).evaluate({}).then((value: unknown) => ({ value }), (error: { code?: string }) => ({ code: error.code }));
+      const gateway = await evaluateGuarded(compileExpression(source, ORIGIN, SMALL), {}).then((value) => ({ value }), (error: MappingError) => ({ code: error.details.code }));
+      expect(gateway, source).to.deep.equal(plain);
+    }
+  });
+
   it('string doubling in a recursion stops at MAPPING_MAX_STRING (reason size), located at the step that built it', async () => {
     const error = await failure(compileExpression(DOUBLING.replace('N', '12'), ORIGIN, SMALL)); // 8,192 characters without the bound
     expect(error.details).to.include({ reason: 'size', limit: 1000, setting: 'MAPPING_MAX_STRING', line: 20 });

@@ -66,7 +66,7 @@ const JSONATA_FUNCTIONS = new Set(
 
 const SLICE_CHECK_EVERY = 64;
 
-/** Compiles `ast`; its nesting may not reach `maxDepth` (jsonata's `stack` guardrail counts one level per node). */
+/** Compiles `ast`; its nesting may not reach `maxDepth` (the guard's depth, depth.ts, counts one level per node under jsonata). */
 export function compileAst(ast: AstNode, maxDepth: number): Evaluator {
   return compileNode(ast, 1, maxDepth);
 }

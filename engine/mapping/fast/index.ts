@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type jsonata from 'jsonata';
 import type { JsonValue } from '../../runtime/http/types.ts';
 import { limitsOf } from '../compile.ts';
-import { SLICE_MS } from '../guard.ts';
+import { currentSliceMs } from '../slice.ts';
 import { toJson } from '../to-json.ts';
 import { compileAst, type AstNode, type Evaluator } from './compile.ts';
 import { createSequence, isSequence, type Run } from './values.ts';
@@ -18,7 +18,7 @@ import { createSequence, isSequence, type Run } from './values.ts';
  * Anything else is jsonata's: an expression outside the subset never takes
  * the fast path, and an evaluation that would fail (a type error, a
  * sequence over the limit), meets something unexpected, or runs past the
- * guard's slice (SLICE_MS) is abandoned and run again by jsonata under its
+ * guard's slice (slice.ts) is abandoned and run again by jsonata under its
  * guardrails, which reports the real error with its position, or yields
  * to the event loop as it goes. So does a string over MAPPING_MAX_STRING
  * (checked after `&` and every built-in, and before $join and $string
@@ -29,8 +29,8 @@ export interface FastPath {
   readonly maxSequence: number;
   readonly maxString: number;
   readonly maxResultBytes: number;
-  /** How long it may run before jsonata takes over: the guard's slice, or the whole timeout if that is shorter. */
-  readonly sliceMs: number;
+  /** The whole timeout: the fast path runs at most the guard's slice (slice.ts), or this if it is shorter, before jsonata takes over. */
+  readonly timeoutMs: number;
 }
 
 /** What evaluateFast answers when jsonata must evaluate the expression after all. */
@@ -53,7 +53,7 @@ function compileFastPath(expression: jsonata.Expression): FastPath | null {
   if (!limits) return null;
   try {
     const evaluate = compileAst(expression.ast() as unknown as AstNode, limits.maxDepth);
-    return { evaluate, maxSequence: limits.maxSequence, maxString: limits.maxString, maxResultBytes: limits.maxResultBytes, sliceMs: Math.min(SLICE_MS, limits.timeoutMs) };
+    return { evaluate, maxSequence: limits.maxSequence, maxString: limits.maxString, maxResultBytes: limits.maxResultBytes, timeoutMs: limits.timeoutMs };
   } catch {
     return null; // NotInSubset, or anything surprising (an AST too deep for the compiler's own stack): jsonata's
   }
@@ -61,7 +61,7 @@ function compileFastPath(expression: jsonata.Expression): FastPath | null {
 
 /** Plain JSON as evaluateGuarded returns it, or FELL_BACK. */
 export function evaluateFast(fast: FastPath, input: unknown, bindings: Record<string, unknown>): JsonValue | undefined | typeof FELL_BACK {
-  const run: Run = { bindings, root: input, maxSequence: fast.maxSequence, maxString: fast.maxString, deadline: performance.now() + fast.sliceMs, steps: 0 };
+  const run: Run = { bindings, root: input, maxSequence: fast.maxSequence, maxString: fast.maxString, deadline: performance.now() + Math.min(currentSliceMs(), fast.timeoutMs), steps: 0 };
   let context = input;
   if (Array.isArray(input) && !isSequence(input)) {
     // jsonata wraps an input array so that a path takes it as one value
