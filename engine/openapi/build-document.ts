@@ -6,6 +6,7 @@ import {
   type ParameterObject,
   type ResponseObject,
   type ResponsesObject,
+  type SecurityRequirementObject,
   type SchemaObject,
   type ServerObject,
 } from 'openapi3-ts/oas31';
@@ -60,7 +61,7 @@ function operation(endpoint: Endpoint, examples: Examples[string]): OperationObj
       parameter(name, 'query', schema, endpoint.query?.required?.includes(name) ?? false),
     ),
   ];
-  const security =
+  const security: SecurityRequirementObject[] =
     endpoint.security === 'apiKeyOrEndUserToken' ? [{ apiKey: [] }, { endUserToken: [] }] : endpoint.security ? [{ [endpoint.security]: [] }] : [];
   const op: OperationObject = {
     operationId: endpoint.operationId,
