@@ -61,10 +61,22 @@ const argumentProperties = {
   hidden: { type: 'boolean' },
   default: { ...anyJsonValue, description: 'As written; null when absent.' },
   mapper: { ...nullableString, description: 'The JSONata source of the mapper.' },
-  escape: nullableString,
+  escape: {
+    type: ['object', 'null'],
+    additionalProperties: false,
+    required: ['characters', 'prefix'],
+    properties: { characters: { type: 'string' }, prefix: { type: 'string' } },
+    description: 'As written: every character in characters gets prefix written before it; null when absent.',
+  },
   maxLength: { type: ['integer', 'null'] },
   component: nullableString,
-  multipleValues: { description: 'As written; null when absent.' },
+  multipleValues: {
+    type: ['object', 'null'],
+    additionalProperties: false,
+    required: ['dataType'],
+    properties: { dataType: { enum: ['String', 'Number', 'Boolean', 'Date'] }, delimiter: { type: 'string' } },
+    description: 'As written: the argument takes a list of single values; null when absent.',
+  },
   format: nullableString,
   list: {
     type: ['object', 'null'],
@@ -99,6 +111,8 @@ export const listOption = {
 /** POST .../arguments/{key}/options: a Lookup needs the connection; the other lists need nothing. */
 export const optionsBody = {
   type: 'object',
+  // Other keys are ignored.
+  additionalProperties: true,
   properties: {
     connectionId: { type: 'string', minLength: 1, description: 'The connection a Lookup list runs its action with (required for Lookup lists).' },
     arguments: { type: 'object', additionalProperties: anyJsonValue, description: 'The argument values filled in so far, passed to the Lookup action.' },

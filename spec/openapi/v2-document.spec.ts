@@ -2,6 +2,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { expect } from 'chai';
 import { featureRoutes } from '../../engine/server/app.ts';
 import { call, startTestGateway, type TestGateway } from '../helpers/gateway.ts';
+import { objectSchemas } from '../helpers/openapi.ts';
 
 describe('GET /v2/openapi.json', () => {
   let gw: TestGateway;
@@ -71,6 +72,11 @@ describe('GET /v2/openapi.json', () => {
     const run = doc.paths['/v2/universal/apps/{appSlug}/actions/{actionSlug}/run'].post.responses;
     expect(run['429'].content['application/json'].schema.required).to.deep.equal(['success', 'data', 'meta']);
     expect(run['502'].content['application/json'].schema.oneOf).to.have.length(2);
+  });
+
+  it('states additionalProperties on every object schema (a generator reads a missing one as "no properties")', () => {
+    const silent = objectSchemas(doc).filter(([, schema]) => !('additionalProperties' in schema)).map(([at]) => at);
+    expect(silent).to.deep.equal([]);
   });
 
   it('uses the schemas that validate the requests', async () => {
