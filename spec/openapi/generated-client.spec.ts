@@ -6,6 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import openapiTS from 'openapi-typescript';
 import { call, startTestGateway, type TestGateway } from '../helpers/gateway.ts';
+import { expectDocumented } from '../helpers/openapi.ts';
 import { ROOT } from '../helpers/process.ts';
 import { definitionsFor, Upstream } from '../helpers/upstream.ts';
 
@@ -92,10 +93,27 @@ describe('a client generated from /v1/openapi.json and /v2/openapi.json', functi
   });
 
   it('calls every operation of both documents and reads what the gateway answers, 4xx, 429 and 502 included', async () => {
-    const program: { main: (baseUrl: string, apiKey: string) => Promise<{ call: string; status: number; read: string }[]> } = await import(
-      pathToFileURL(path.join(work, 'program.ts')).href
-    );
-    const seen = await program.main(gw.url, gw.apiKey);
+    const program: {
+      main: (baseUrl: string, apiKey: string, fetch: (input: Request) => Promise<Response>) => Promise<{ call: string; status: number; read: string }[]>;
+    } = await import(pathToFileURL(path.join(work, 'program.ts')).href);
+    // Every answer the client gets is also checked against its document, status and body.
+    const answers: { method: string; path: string; status: number; body: unknown }[] = [];
+    const recording = async (request: Request) => {
+      const response = await fetch(request);
+      const text = await response.clone().text();
+      let body: unknown = text;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        /* not JSON: the text is the body */
+      }
+      const url = new URL(request.url);
+      answers.push({ method: request.method, path: url.pathname + url.search, status: response.status, body });
+      return response;
+    };
+    const seen = await program.main(gw.url, gw.apiKey, recording);
+    expect(answers).to.have.length(seen.length);
+    for (const answer of answers) expectDocumented(answer.method, answer.path, answer);
     const lines = seen.map((s) => `${s.call} ${s.status} ${s.read}`);
     expect(lines).to.deep.equal([
       'getOpenApiDocument 200 3.1.0',
