@@ -190,7 +190,8 @@ export const V2_ENDPOINTS: Endpoint[] = [
     pathParameters: { appSlug: slug('app') },
     body: putAppConfigurationBody,
     response: { description: 'The configuration, secrets as whether they are set.', schema: one(appConfigurationView) },
-    errorCodes: [...WRITE, 'APP_NOT_FOUND'],
+    // An unknown app is 400 VALIDATION_ERROR naming appSlug; the stored secrets are opened to be kept.
+    errorCodes: [...WRITE, 'CREDENTIALS_UNREADABLE'],
   },
   {
     method: 'get',
@@ -251,7 +252,7 @@ export const V2_ENDPOINTS: Endpoint[] = [
     pathParameters: { connectionId: id('connection') },
     body: updateConnectionBody,
     response: { description: 'The connection.', schema: one(connectionView) },
-    errorCodes: [...WRITE, 'NOT_FOUND', 'CONFLICT'],
+    errorCodes: [...WRITE, 'NOT_FOUND', 'CONFLICT', 'CREDENTIALS_UNREADABLE'],
   },
   {
     method: 'delete',
@@ -324,7 +325,7 @@ export const V2_ENDPOINTS: Endpoint[] = [
     pathParameters: { appSlug: slug('app') },
     query: authorizeQuery,
     response: { description: 'Where to send the browser.', schema: authorizeResponse },
-    errorCodes: [...READ, ...VERSION, 'NOT_FOUND', 'APP_NOT_CONFIGURED'],
+    errorCodes: [...READ, ...VERSION, 'NOT_FOUND', 'APP_NOT_CONFIGURED', 'CREDENTIALS_UNREADABLE'],
   },
   {
     method: 'get',
@@ -338,7 +339,7 @@ export const V2_ENDPOINTS: Endpoint[] = [
     security: null,
     query: callbackQuery,
     response: { status: '302', description: 'The browser goes to the return URL, the outcome in its query.' },
-    errorCodes: [...TRANSPORT, ...STORE, 'OAUTH_STATE_INVALID'],
+    errorCodes: [...TRANSPORT, ...STORE, 'OAUTH_STATE_INVALID', 'CREDENTIALS_UNREADABLE'],
   },
   {
     method: 'get',

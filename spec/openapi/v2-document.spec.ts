@@ -2,7 +2,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { expect } from 'chai';
 import { featureRoutes } from '../../engine/server/app.ts';
 import { call, startTestGateway, type TestGateway } from '../helpers/gateway.ts';
-import { objectSchemas } from '../helpers/openapi.ts';
+import { documentedCall, objectSchemas } from '../helpers/openapi.ts';
 
 describe('GET /v2/openapi.json', () => {
   let gw: TestGateway;
@@ -77,6 +77,27 @@ describe('GET /v2/openapi.json', () => {
   it('states additionalProperties on every object schema (a generator reads a missing one as "no properties")', () => {
     const silent = objectSchemas(doc).filter(([, schema]) => !('additionalProperties' in schema)).map(([at]) => at);
     expect(silent).to.deep.equal([]);
+  });
+
+  it('declares for each operation each status of each code it answers', () => {
+    const statuses = (path: string, method: string) => Object.keys(doc.paths[path][method].responses);
+    expect(statuses('/v2/connections', 'post')).to.deep.equal(['201', '400', '401', '404', '408', '413', '415', '431', '500', '503', 'default']);
+    expect(statuses('/v2/connections/{connectionId}', 'patch')).to.deep.equal(['200', '400', '401', '404', '408', '409', '413', '415', '431', '500', '503', 'default']);
+    expect(statuses('/v2/connections/{connectionId}', 'delete')).to.deep.equal(['200', '400', '401', '404', '408', '409', '431', '500', '503', 'default']);
+    expect(statuses('/v2/apps/{appSlug}/configuration', 'put')).to.deep.equal(['200', '400', '401', '408', '413', '415', '431', '500', '503', 'default']);
+    expect(statuses('/v2/connect/callback', 'get')).to.deep.equal(['302', '400', '408', '431', '500', '503', 'default']);
+    expect(statuses('/v2/universal/apps/{appSlug}/actions/{actionSlug}/run', 'post')).to.deep.equal([
+      '200', '400', '401', '403', '404', '408', '409', '413', '415', '429', '431', '500', '502', '503', '504', 'default',
+    ]);
+    const code = (path: string, method: string, status: string) => doc.paths[path][method].responses[status].content['application/json'].schema.properties.error.properties.code.enum;
+    expect(code('/v2/universal/apps/{appSlug}/actions/{actionSlug}/run', 'post', '400')).to.include.members(['CONNECTION_REQUIRED', 'CONNECTION_SELECTOR_CONFLICT', 'CONNECTION_APP_MISMATCH']);
+    expect(code('/v2/connect/callback', 'get', '400')).to.deep.equal(['BAD_REQUEST', 'OAUTH_STATE_INVALID']);
+  });
+
+  it('an unknown app\'s configuration is refused as documented: 400 naming appSlug', async () => {
+    const { status, body } = await documentedCall(gw, 'PUT', '/v2/apps/nope/configuration', { body: { clientId: 'x' } });
+    expect(status).to.equal(400);
+    expect(body.error.details.problems[0].field).to.equal('appSlug');
   });
 
   it('uses the schemas that validate the requests', async () => {
