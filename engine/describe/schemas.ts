@@ -6,9 +6,9 @@ const nullableString = { type: ['string', 'null'] } as const;
 export const versionQuery = {
   properties: {
     version: {
+      // No pattern: the handler reads any name and answers one the app lacks (latest, say) with 404, as this says.
       type: 'string',
-      pattern: '^(published|draft|[0-9]+)?$',
-      description: 'published (the default), draft, or a version number. A version the app lacks is 404 APP_VERSION_NOT_FOUND.',
+      description: 'published (the default), draft, or a version number. Any other name, or a version the app lacks, is 404 APP_VERSION_NOT_FOUND.',
       examples: ['published', 'draft', '3'],
     },
   },

@@ -3,7 +3,8 @@ import path from 'node:path';
 import type { LookupRun, RunAction } from '../../engine/arguments/index.ts';
 import { ARGUMENT_FIXTURES } from '../support/argument-cases.ts';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
-import { documentedCall } from '../helpers/openapi.ts';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { documentedCall, V2_DOCUMENT } from '../helpers/openapi.ts';
 
 const APPS = '/v2/universal/apps';
 const ORDER = `${APPS}/shop/actions/create-order`;
@@ -48,6 +49,13 @@ describe('describe endpoints for workflow builders', () => {
     expect(draft.body.data.map((a: { slug: string }) => a.slug)).to.deep.equal(['cancel-order', 'create-order', 'list-lists']);
     expect(draft.body.meta.version).to.equal('draft');
     expect((await documentedCall(gw, 'GET', `${APPS}/shop/actions?version=1`)).body.data).to.have.length(2);
+  });
+
+  it('say what the document says of ?version=: any name the app lacks, latest included, is 404 APP_VERSION_NOT_FOUND, not a malformed request', async () => {
+    const documented = V2_DOCUMENT.paths['/v2/universal/apps/{appSlug}/actions'].get.parameters.find((p: any) => p.name === 'version').schema;
+    expect(new Ajv2020({ strict: false }).validate(documented, 'latest'), 'the document refuses version=latest').to.equal(true);
+    const latest = await documentedCall(gw, 'GET', `${APPS}/shop/actions?version=latest`);
+    expect([latest.status, latest.body.error.code]).to.deep.equal([404, 'APP_VERSION_NOT_FOUND']);
   });
 
   it('answer APP_NOT_FOUND, APP_VERSION_NOT_FOUND and ACTION_NOT_FOUND (404)', async () => {
