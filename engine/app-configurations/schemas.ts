@@ -26,3 +26,20 @@ export interface AppConfigurationSecrets {
   clientSecret?: string;
   exchangeSecret?: string;
 }
+
+/** What the API answers for an app configuration: the secrets only as whether they are set. */
+export const appConfigurationView = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['appSlug', 'clientId', 'hasClientSecret', 'redirectUri', 'exchangeUrl', 'hasExchangeSecret', 'createdOn', 'updatedOn'],
+  properties: {
+    appSlug: { type: 'string' },
+    clientId: { type: ['string', 'null'] },
+    hasClientSecret: { type: 'boolean' },
+    redirectUri: { type: ['string', 'null'] },
+    exchangeUrl: { type: ['string', 'null'] },
+    hasExchangeSecret: { type: 'boolean' },
+    createdOn: { type: 'string', format: 'date-time' },
+    updatedOn: { type: 'string', format: 'date-time' },
+  },
+} as const;

@@ -18,6 +18,8 @@ export const createConnectionBody = {
     credentials: {
       type: 'object',
       maxProperties: 50,
+      // Checked against the auth's arguments by the handler (unknown keys are problems there).
+      additionalProperties: true,
       description: "Values of the auth's arguments (an API key, a password), or tokens for an OAuth 2.0 auth. Stored encrypted; never returned. At most 65536 bytes as JSON.",
     },
     metadata: hostVariables,
@@ -33,6 +35,8 @@ export const updateConnectionBody = {
     credentials: {
       type: 'object',
       maxProperties: 50,
+      // Checked against the auth's arguments by the handler (unknown keys are problems there).
+      additionalProperties: true,
       description:
         "Replaces the credentials whole: the auth's arguments, the tokens of an OAuth 2.0 authorization-code auth, or the clientId and clientSecret of a client-credentials auth, checked as on create. Stored encrypted; never returned. Makes a connection marked needs_reauthorization active again.",
     },

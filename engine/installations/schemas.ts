@@ -34,3 +34,26 @@ export interface CreateInstallationBody {
   apps: { appSlug: string; connectionId: string }[];
   metadata?: Record<string, string | number | boolean>;
 }
+
+/** What the API answers for an installation. */
+export const installationView = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'endUserId', 'apps', 'metadata', 'createdOn', 'updatedOn'],
+  properties: {
+    id: { type: 'string' },
+    endUserId: { type: 'string' },
+    apps: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['appId', 'appSlug', 'connectionId'],
+        properties: { appId: { type: 'string' }, appSlug: { type: 'string' }, connectionId: { type: 'string' } },
+      },
+    },
+    metadata: { type: 'object', additionalProperties: { type: ['string', 'number', 'boolean'] } },
+    createdOn: { type: 'string', format: 'date-time' },
+    updatedOn: { type: 'string', format: 'date-time' },
+  },
+} as const;

@@ -1,42 +1,12 @@
-import type { KnownErrorCode } from '../errors/index.ts';
+import { JSON_BODY, STORE, TRANSPORT, type Endpoint } from './endpoint.ts';
 import { listCompaniesQuery, listCompaniesResponse } from '../companies/schemas.ts';
 import { createEndUserBody, createEndUserResponse } from '../end-users/schemas.ts';
 import { actionEnvelope, runInstallationActionBody, runPathParameters } from '../installations/run-schemas.ts';
 import { listMembersResponse } from '../members/schemas.ts';
 import { endUserIdParameter, endUserTokenResponse } from '../tokens/schemas.ts';
 
-type Schema = Record<string, unknown>;
-
 /** One endpoint of the v1 surface, described from the schemas its handler validates and answers with. */
-export interface V1Endpoint {
-  method: 'get' | 'post';
-  /** OpenAPI form, `{name}` for path parameters. */
-  path: string;
-  operationId: string;
-  tag: string;
-  summary: string;
-  description: string;
-  security: 'apiKey' | 'endUserToken' | null;
-  pathParameters?: Record<string, Schema>;
-  /** An object schema whose properties are the query parameters. */
-  query?: { properties: Record<string, Schema>; required?: readonly string[] };
-  body?: Schema;
-  response: { description: string; schema: Schema };
-  /**
-   * Every error code it answers with the error shape; the document declares
-   * each code's status (ERROR_STATUS) with `error.code` limited to these.
-   */
-  errorCodes: readonly KnownErrorCode[];
-  /** Statuses it answers with the envelope (the run: 429, 502), and when. */
-  envelopeStatuses?: Record<string, string>;
-}
-
-/** What any request may meet before a handler runs: a malformed, slow or oversized request, or an unexpected failure. */
-const TRANSPORT: KnownErrorCode[] = ['BAD_REQUEST', 'REQUEST_TIMEOUT', 'HEADERS_TOO_LARGE', 'INTERNAL_ERROR'];
-/** A JSON request body: parsed, decoded, size-checked and validated before the handler reads it. */
-const JSON_BODY: KnownErrorCode[] = ['VALIDATION_ERROR', 'INVALID_JSON', 'INVALID_BODY_ENCODING', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'];
-/** Anything that reads the store: MongoDB may end a query at STORE_QUERY_TIMEOUT_MS. */
-const STORE: KnownErrorCode[] = ['QUERY_TIMEOUT'];
+export type V1Endpoint = Endpoint;
 
 export const V1_ENDPOINTS: V1Endpoint[] = [
   {

@@ -4,7 +4,8 @@ import path from 'node:path';
 import { signState } from '../../engine/connect/oauth-state.ts';
 import { pkceChallenge } from '../../engine/connect/pkce.ts';
 import { seal } from '../../engine/credentials/cipher.ts';
-import { call, startTestGateway, type TestGateway } from '../helpers/gateway.ts';
+import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
+import { documentedCall } from '../helpers/openapi.ts';
 import { ROOT } from '../helpers/process.ts';
 
 const DEFINITIONS_DIR = path.join(ROOT, 'spec/fixtures/connections');
@@ -20,7 +21,7 @@ describe('the OAuth 2.0 connect flow (fake provider: undici MockAgent)', () => {
   const tokenEndpoint = () => provider.get(PROVIDER);
   before(async () => {
     gw = await startTestGateway({ DEFINITIONS_DIR, PUBLIC_BASE_URL: 'https://gateway.example.test' }, { dispatcher: provider });
-    endUserId = (await call(gw, 'POST', '/v1/users', { body: { externalId: 'ada' } })).body.data.userId;
+    endUserId = (await documentedCall(gw, 'POST', '/v1/users', { body: { externalId: 'ada' } })).body.data.userId;
   });
   after(async () => {
     await gw.stop();
@@ -28,12 +29,12 @@ describe('the OAuth 2.0 connect flow (fake provider: undici MockAgent)', () => {
   });
 
   async function configure(): Promise<void> {
-    const put = await call(gw, 'PUT', '/v2/apps/oauthy/configuration', { body: { clientId: 'client-123', clientSecret: 'client-secret-xyz' } });
+    const put = await documentedCall(gw, 'PUT', '/v2/apps/oauthy/configuration', { body: { clientId: 'client-123', clientSecret: 'client-secret-xyz' } });
     expect(put.status).to.equal(200);
   }
 
   async function authorize(query = ''): Promise<URL> {
-    const response = await call(gw, 'GET', `/v2/connect/oauthy/authorize?endUserId=${endUserId}&returnUrl=${encodeURIComponent(RETURN_URL)}${query}`);
+    const response = await documentedCall(gw, 'GET', `/v2/connect/oauthy/authorize?endUserId=${endUserId}&returnUrl=${encodeURIComponent(RETURN_URL)}${query}`);
     expect(response.status, JSON.stringify(response.body)).to.equal(200);
     return new URL(response.body.data.authorizationUrl);
   }
@@ -46,12 +47,12 @@ describe('the OAuth 2.0 connect flow (fake provider: undici MockAgent)', () => {
 
   it('keeps the app configuration, showing only that a secret is set', async () => {
     await configure();
-    const shown = await call(gw, 'GET', '/v2/apps/oauthy/configuration');
+    const shown = await documentedCall(gw, 'GET', '/v2/apps/oauthy/configuration');
     expect(shown.body.data).to.include({ appSlug: 'oauthy', clientId: 'client-123', hasClientSecret: true, hasExchangeSecret: false });
     expect(JSON.stringify(shown.body)).not.to.include('client-secret-xyz');
     // Leaving the secret out keeps it.
-    await call(gw, 'PUT', '/v2/apps/oauthy/configuration', { body: { clientId: 'client-123' } });
-    expect((await call(gw, 'GET', '/v2/apps/oauthy/configuration')).body.data.hasClientSecret).to.equal(true);
+    await documentedCall(gw, 'PUT', '/v2/apps/oauthy/configuration', { body: { clientId: 'client-123' } });
+    expect((await documentedCall(gw, 'GET', '/v2/apps/oauthy/configuration')).body.data.hasClientSecret).to.equal(true);
   });
 
   it('answers the provider URL with client, redirect, scopes, extra params, signed state and a PKCE challenge', async () => {
@@ -98,7 +99,7 @@ describe('the OAuth 2.0 connect flow (fake provider: undici MockAgent)', () => {
     expect(sent!.get('redirect_uri')).to.equal('https://gateway.example.test/v2/connect/callback');
     expect(pkceChallenge(sent!.get('code_verifier')!)).to.equal(url.searchParams.get('code_challenge'));
 
-    const connection = await call(gw, 'GET', `/v2/connections/${connectionId}`);
+    const connection = await documentedCall(gw, 'GET', `/v2/connections/${connectionId}`);
     expect(connection.body.data).to.include({ appSlug: 'oauthy', authType: 'OAuth2AuthorizationCode', endUserId, status: 'active' });
     const expiresIn = Date.parse(connection.body.data.tokenExpiresAt) - Date.now();
     expect(expiresIn).to.be.within(3500_000, 3600_000);
@@ -108,17 +109,17 @@ describe('the OAuth 2.0 connect flow (fake provider: undici MockAgent)', () => {
 
   it("starts an authorization from an end user's session (end-user token) for that end user only", async () => {
     await configure();
-    const token = (await call(gw, 'GET', `/v1/users/${endUserId}/token`)).body.token;
+    const token = (await documentedCall(gw, 'GET', `/v1/users/${endUserId}/token`)).body.token;
     const session = { url: gw.url, apiKey: token };
-    const started = await call(session, 'GET', `/v2/connect/oauthy/authorize?returnUrl=${encodeURIComponent(RETURN_URL)}`);
+    const started = await documentedCall(session, 'GET', `/v2/connect/oauthy/authorize?returnUrl=${encodeURIComponent(RETURN_URL)}`);
     expect(started.status).to.equal(200);
     const state = new URL(started.body.data.authorizationUrl).searchParams.get('state')!;
     const { verifyState } = await import('../../engine/connect/oauth-state.ts');
     expect((await verifyState(gw.gateway.services.keyring, state)).endUserId).to.equal(endUserId);
-    const someoneElse = await call(session, 'GET', `/v2/connect/oauthy/authorize?endUserId=eu_other&returnUrl=${encodeURIComponent(RETURN_URL)}`);
+    const someoneElse = await documentedCall(session, 'GET', `/v2/connect/oauthy/authorize?endUserId=eu_other&returnUrl=${encodeURIComponent(RETURN_URL)}`);
     expect(someoneElse.status).to.equal(400);
     expect(someoneElse.body.error.message).to.equal("endUserId: must be left out (or be the token's own end user) when calling with an end-user token");
-    const forged = await call({ url: gw.url, apiKey: token.slice(0, -4) + 'AAAA' }, 'GET', `/v2/connect/oauthy/authorize?returnUrl=${encodeURIComponent(RETURN_URL)}`);
+    const forged = await documentedCall({ url: gw.url, apiKey: token.slice(0, -4) + 'AAAA' }, 'GET', `/v2/connect/oauthy/authorize?returnUrl=${encodeURIComponent(RETURN_URL)}`);
     expect(forged.status).to.equal(401);
   });
 
@@ -173,24 +174,24 @@ describe('the OAuth 2.0 connect flow (fake provider: undici MockAgent)', () => {
   });
 
   it('explains what is missing before an authorization can start', async () => {
-    const noReturn = await call(gw, 'GET', `/v2/connect/oauthy/authorize`);
+    const noReturn = await documentedCall(gw, 'GET', `/v2/connect/oauthy/authorize`);
     expect(noReturn.status).to.equal(400);
     expect(noReturn.body.error.message).to.equal('returnUrl: is required: where the browser goes when the connection is made');
-    const badReturn = await call(gw, 'GET', `/v2/connect/oauthy/authorize?returnUrl=javascript:alert(1)`);
+    const badReturn = await documentedCall(gw, 'GET', `/v2/connect/oauthy/authorize?returnUrl=javascript:alert(1)`);
     expect(badReturn.body.error.message).to.equal('returnUrl: must be an absolute http(s) URL');
-    const notOauth = await call(gw, 'GET', `/v2/connect/acme-crm/authorize?returnUrl=${encodeURIComponent(RETURN_URL)}`);
+    const notOauth = await documentedCall(gw, 'GET', `/v2/connect/acme-crm/authorize?returnUrl=${encodeURIComponent(RETURN_URL)}`);
     expect(notOauth.status).to.equal(400);
     expect(notOauth.body.error.message).to.include('auth "api-key" is ApiKey; only OAuth2AuthorizationCode auths connect through the browser');
-    const unconfigured = await call(gw, 'GET', `/v2/connect/exchangy/authorize?returnUrl=${encodeURIComponent(RETURN_URL)}`);
+    const unconfigured = await documentedCall(gw, 'GET', `/v2/connect/exchangy/authorize?returnUrl=${encodeURIComponent(RETURN_URL)}`);
     expect(unconfigured.status).to.equal(400);
-    const unauth = await call(gw, 'GET', `/v2/connect/oauthy/authorize?returnUrl=${encodeURIComponent(RETURN_URL)}`, { auth: null });
+    const unauth = await documentedCall(gw, 'GET', `/v2/connect/oauthy/authorize?returnUrl=${encodeURIComponent(RETURN_URL)}`, { auth: null });
     expect(unauth.status).to.equal(401);
   });
 
   it('answers 409 APP_NOT_CONFIGURED until the company configures its OAuth client', async () => {
     const fresh = await startTestGateway({ DEFINITIONS_DIR });
     try {
-      const response = await call(fresh, 'GET', `/v2/connect/oauthy/authorize?returnUrl=${encodeURIComponent(RETURN_URL)}`);
+      const response = await documentedCall(fresh, 'GET', `/v2/connect/oauthy/authorize?returnUrl=${encodeURIComponent(RETURN_URL)}`);
       expect(response.status).to.equal(409);
       expect(response.body.error).to.deep.equal({ code: 'APP_NOT_CONFIGURED', message: 'app "oauthy" is not configured for your company: PUT /v2/apps/oauthy/configuration first' });
     } finally {

@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { call, startTestGateway, type TestGateway } from '../helpers/gateway.ts';
+import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
+import { documentedCall } from '../helpers/openapi.ts';
 import { ROOT } from '../helpers/process.ts';
 import { otherTenant } from '../helpers/tenants.ts';
 import { definitionsFor, Upstream } from '../helpers/upstream.ts';
@@ -16,8 +17,8 @@ describe('PATCH /v2/connections/{id}: credentials and metadata replaced in place
   let gw: TestGateway;
   let cleanupDefs: () => Promise<void>;
   let other: { companyId: string; apiKey: string };
-  const create = async (body: Record<string, unknown>) => (await call(gw, 'POST', '/v2/connections', { body })).body.data;
-  const patch = (id: string, body: unknown, auth?: string) => call(gw, 'PATCH', `/v2/connections/${id}`, { body, ...(auth ? { auth } : {}) });
+  const create = async (body: Record<string, unknown>) => (await documentedCall(gw, 'POST', '/v2/connections', { body })).body.data;
+  const patch = (id: string, body: unknown, auth?: string) => documentedCall(gw, 'PATCH', `/v2/connections/${id}`, { body, ...(auth ? { auth } : {}) });
 
   before(async () => {
     await upstream.start();
@@ -25,7 +26,7 @@ describe('PATCH /v2/connections/{id}: credentials and metadata replaced in place
     cleanupDefs = defs.cleanup;
     gw = await startTestGateway({ DEFINITIONS_DIR: defs.dir, EGRESS_ALLOW: '127.0.0.1/32' });
     other = await otherTenant(gw.gateway.services.store);
-    await call(gw, 'PUT', '/v2/apps/crm/configuration', { body: { clientId: 'crm-client', clientSecret: 'crm-secret' } });
+    await documentedCall(gw, 'PUT', '/v2/apps/crm/configuration', { body: { clientId: 'crm-client', clientSecret: 'crm-secret' } });
   });
   after(async () => {
     await gw.stop();
@@ -37,7 +38,7 @@ describe('PATCH /v2/connections/{id}: credentials and metadata replaced in place
   it('replaces the credentials: answered without them, sealed in the store, and the next run sends the new ones', async () => {
     upstream.on('GET /api/orders', () => ({ body: { result: { orders: [] } } }));
     const created = await create({ appSlug: 'shop', name: 'Shop', credentials: { apiKey: OLD_KEY } });
-    const runOrders = () => call(gw, 'POST', '/v2/universal/apps/shop/actions/list-orders/run', { body: { connectionId: created.id } });
+    const runOrders = () => documentedCall(gw, 'POST', '/v2/universal/apps/shop/actions/list-orders/run', { body: { connectionId: created.id } });
     await runOrders();
 
     const { status, body } = await patch(created.id, { credentials: { apiKey: NEW_KEY }, name: 'Shop (rotated)' });
@@ -75,7 +76,7 @@ describe('PATCH /v2/connections/{id}: credentials and metadata replaced in place
     expect(metadata.status).to.equal(400);
     expect(metadata.body.error.code).to.equal('VALIDATION_ERROR');
 
-    const after = await call(gw, 'GET', `/v2/connections/${created.id}`);
+    const after = await documentedCall(gw, 'GET', `/v2/connections/${created.id}`);
     expect(after.body.data.updatedOn).to.equal(created.updatedOn);
   });
 
@@ -85,7 +86,7 @@ describe('PATCH /v2/connections/{id}: credentials and metadata replaced in place
     expect(answer.status).to.equal(404);
     expect(answer.body.error.code).to.equal('NOT_FOUND');
     expect((await patch('con_000000000000000000000000', { name: 'x' })).status).to.equal(404);
-    const mine = await call(gw, 'GET', `/v2/connections/${created.id}`);
+    const mine = await documentedCall(gw, 'GET', `/v2/connections/${created.id}`);
     expect(mine.body.data.updatedOn).to.equal(created.updatedOn);
   });
 
@@ -93,9 +94,9 @@ describe('PATCH /v2/connections/{id}: credentials and metadata replaced in place
     upstream.on('POST /oauth/token', () => ({ status: 400, body: { error: 'invalid_grant' } }));
     upstream.on('GET /crm/contacts', (req) => (req.headers.authorization === 'Bearer imported-2' ? { body: { contacts: [{ id: 'c9' }] } } : { status: 401, body: {} }));
     const created = await create({ appSlug: 'crm', credentials: { accessToken: 'stale', refreshToken: 'rt-gone' } });
-    const runContacts = () => call(gw, 'POST', '/v2/universal/apps/crm/actions/list-contacts/run', { body: { connectionId: created.id } });
+    const runContacts = () => documentedCall(gw, 'POST', '/v2/universal/apps/crm/actions/list-contacts/run', { body: { connectionId: created.id } });
     expect((await runContacts()).body.error.code).to.equal('AUTH_REFRESH_FAILED');
-    expect((await call(gw, 'GET', `/v2/connections/${created.id}`)).body.data.status).to.equal('needs_reauthorization');
+    expect((await documentedCall(gw, 'GET', `/v2/connections/${created.id}`)).body.data.status).to.equal('needs_reauthorization');
 
     const patched = await patch(created.id, { credentials: { accessToken: 'imported-2', refreshToken: 'rt-2', expiresAt: '2999-01-01T00:00:00Z' } });
     expect(patched.status).to.equal(200);

@@ -3,24 +3,32 @@ import addFormatsModule from 'ajv-formats';
 import { expect } from 'chai';
 import { loadConfig } from '../../engine/config/config.ts';
 import { buildV1Document } from '../../engine/openapi/v1-document.ts';
+import { buildV2Document } from '../../engine/openapi/v2-document.ts';
 import { call, type TestGateway } from './gateway.ts';
 
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
 
 /** The v1 document as the gateway serves it (servers aside, they depend on config). */
 export const V1_DOCUMENT = buildV1Document(loadConfig({})) as any;
+/** The v2 document: everything else. A path is checked against the document that describes its prefix. */
+export const V2_DOCUMENT = buildV2Document(loadConfig({})) as any;
 
 // The document's own schemas, loaded once: responses are checked against exactly what it says.
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 addFormats(ajv);
-ajv.addSchema(V1_DOCUMENT, 'openapi.json');
+ajv.addSchema(V1_DOCUMENT, 'v1.json');
+ajv.addSchema(V2_DOCUMENT, 'v2.json');
+
+const documentOf = (path: string) => (path.startsWith('/v2/') ? { doc: V2_DOCUMENT, id: 'v2.json' } : { doc: V1_DOCUMENT, id: 'v1.json' });
 
 const pointer = (...segments: string[]) => segments.map((s) => s.replace(/~/g, '~0').replace(/\//g, '~1')).join('/');
 
 /** The documented path template a concrete path matches, e.g. /v1/users/eu_1/token -> /v1/users/{userId}/token. */
 export function documentedPath(path: string): string | null {
   const bare = path.split('?')[0]!;
-  for (const template of Object.keys(V1_DOCUMENT.paths)) {
+  // Literal paths first: /v2/connect/callback is not /v2/connect/{appSlug}/... and a template never shadows a literal.
+  const templates = Object.keys(documentOf(bare).doc.paths).sort((a, b) => Number(a.includes('{')) - Number(b.includes('{')));
+  for (const template of templates) {
     const pattern = new RegExp(`^${template.replace(/[.]/g, '\\.').replace(/\{[^}]+\}/g, '[^/]+')}$`);
     if (pattern.test(bare)) return template;
   }
@@ -35,7 +43,8 @@ export function documentedPath(path: string): string | null {
 export function expectDocumented(method: string, path: string, response: { status: number; body: unknown }): void {
   const template = documentedPath(path);
   expect(template, `${method} ${path} is not in the OpenAPI document`).to.be.a('string');
-  const op = V1_DOCUMENT.paths[template!][method.toLowerCase()];
+  const { doc, id } = documentOf(path);
+  const op = doc.paths[template!][method.toLowerCase()];
   expect(op, `${method} ${template} is not in the OpenAPI document`).to.be.an('object');
   const code = String(response.status);
   let at = ['paths', template!, method.toLowerCase(), 'responses', code];
@@ -43,18 +52,37 @@ export function expectDocumented(method: string, path: string, response: { statu
   expect(declared, `${method} ${template} does not declare ${response.status} (answered ${JSON.stringify(response.body).slice(0, 300)})`).to.be.an('object');
   if (declared.$ref) {
     at = declared.$ref.slice(2).split('/');
-    declared = at.reduce((node: any, key: string) => node[key], V1_DOCUMENT);
+    declared = at.reduce((node: any, key: string) => node[key], doc);
   }
-  const validate = ajv.getSchema(`openapi.json#/${pointer(...at, 'content', 'application/json', 'schema')}`)!;
+  if (!declared.content) {
+    // A redirect: no body to check.
+    expect(response.body, `${method} ${path} ${response.status} sends a body the document does not declare`).to.satisfy((b: unknown) => b === undefined || b === null || b === '' || typeof b === 'string');
+    return;
+  }
+  const validate = ajv.getSchema(`${id}#/${pointer(...at, 'content', 'application/json', 'schema')}`)!;
   const valid = validate(response.body);
   expect(valid, `${method} ${path} ${response.status} does not match the document: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(response.body).slice(0, 500)}`).to.equal(true);
 }
 
-/** `call`, then the check that the answer is documented: how the v1 specs talk to the gateway. */
+/** `call`, then the check that the answer is documented (in the v1 or the v2 document, by the path): how the specs talk to the gateway. */
 export async function documentedCall(...args: Parameters<typeof call>): ReturnType<typeof call> {
   const response = await call(...args);
   expectDocumented(args[1], args[2], response);
   return response;
+}
+
+/** Every object schema in the document, with where it is. */
+export function objectSchemas(node: unknown, at: string[] = [], out: [string, any][] = []): [string, any][] {
+  if (Array.isArray(node)) node.forEach((item, i) => objectSchemas(item, [...at, String(i)], out));
+  else if (node && typeof node === 'object') {
+    const n = node as any;
+    // An example's value is data, not a schema.
+    if (at[at.length - 2] === 'examples' || at[at.length - 1] === 'examples') return out;
+    const type = n.type;
+    if (type === 'object' || (Array.isArray(type) && type.includes('object'))) out.push([at.join('/'), n]);
+    for (const [key, value] of Object.entries(n)) objectSchemas(value, [...at, key], out);
+  }
+  return out;
 }
 
 export type { TestGateway };

@@ -1,25 +1,11 @@
 import { expect } from 'chai';
 import path from 'node:path';
 import { call, startTestGateway, type TestGateway } from '../helpers/gateway.ts';
-import { documentedCall, V1_DOCUMENT } from '../helpers/openapi.ts';
+import { documentedCall, objectSchemas, V1_DOCUMENT } from '../helpers/openapi.ts';
 import { ROOT } from '../helpers/process.ts';
 import { definitionsFor, Upstream } from '../helpers/upstream.ts';
 
 const RUN = '/v1/installation/apps/{appId}/{appVersion}/action/{actionId}/run';
-
-/** Every object schema in the document, with where it is. */
-function objectSchemas(node: unknown, at: string[] = [], out: [string, any][] = []): [string, any][] {
-  if (Array.isArray(node)) node.forEach((item, i) => objectSchemas(item, [...at, String(i)], out));
-  else if (node && typeof node === 'object') {
-    const n = node as any;
-    // An example's value is data, not a schema.
-    if (at[at.length - 2] === 'examples' || at[at.length - 1] === 'examples') return out;
-    const type = n.type;
-    if (type === 'object' || (Array.isArray(type) && type.includes('object'))) out.push([at.join('/'), n]);
-    for (const [key, value] of Object.entries(n)) objectSchemas(value, [...at, key], out);
-  }
-  return out;
-}
 
 const json = (op: any, status = '200') => op.responses[status].content['application/json'].schema;
 

@@ -11,21 +11,12 @@ import type { Services } from '../../services.ts';
 import { requireEndUserToken } from '../../tokens/require-end-user-token.ts';
 import { compileValidator, httpAjv, toFieldProblems } from '../../validation/ajv.ts';
 import { validationError } from '../../errors/index.ts';
-import { anyJsonValue } from '../../validation/json-value.ts';
 import { CallStop } from '../http/index.ts';
 import { envelopeJson } from './envelope-json.ts';
 import { runAction, type RunOutcome } from './run-action.ts';
+import { universalRunBody } from './schemas.ts';
 import { selectConnection, throughInstallation } from './select-connection.ts';
 
-export const universalRunBody = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    connectionId: { type: 'string', minLength: 1, maxLength: 128, description: 'The connection whose credentials the action runs with.' },
-    installationId: { type: 'string', minLength: 1, maxLength: 128, description: "Instead of connectionId: the installation whose connection for this app is used." },
-    arguments: { type: 'object', additionalProperties: anyJsonValue, description: "The action's arguments by key; may be empty." },
-  },
-} as const;
 
 const validateUniversal = compileValidator<{ connectionId?: string; installationId?: string; arguments?: Record<string, unknown> }>(universalRunBody, 'body');
 const validateInstallationRun = compileValidator<{ installationId: string; actionArguments?: Record<string, unknown> }>(runInstallationActionBody, 'body');

@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import path from 'node:path';
 import { SPLICE_FROM_CHARS } from '../../../engine/runtime/run/envelope-json.ts';
-import { call, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
+import { startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
+import { documentedCall } from '../../helpers/openapi.ts';
 import { ROOT } from '../../helpers/process.ts';
 import { otherTenant } from '../../helpers/tenants.ts';
 import { definitionsFor, Upstream } from '../../helpers/upstream.ts';
@@ -15,7 +16,7 @@ describe('POST /v2/universal/apps/{appSlug}/actions/{actionSlug}/run', function 
   let gw: TestGateway;
   let cleanupDefs: () => Promise<void>;
   let connectionId: string;
-  const run = (action: string, body: Record<string, unknown>, query = '') => call(gw, 'POST', `/v2/universal/apps/shop/actions/${action}/run${query}`, { body });
+  const run = (action: string, body: Record<string, unknown>, query = '') => documentedCall(gw, 'POST', `/v2/universal/apps/shop/actions/${action}/run${query}`, { body });
 
   before(async () => {
     await upstream.start();
@@ -28,7 +29,7 @@ describe('POST /v2/universal/apps/{appSlug}/actions/{actionSlug}/run', function 
       OUTBOUND_HEADERS_TIMEOUT_MS: '500',
       OUTBOUND_MAX_RESPONSE_BYTES: '100000',
     });
-    connectionId = (await call(gw, 'POST', '/v2/connections', { body: { appSlug: 'shop', credentials: { apiKey: API_KEY } } })).body.data.id;
+    connectionId = (await documentedCall(gw, 'POST', '/v2/connections', { body: { appSlug: 'shop', credentials: { apiKey: API_KEY } } })).body.data.id;
   });
   after(async () => {
     await gw.stop();
@@ -81,12 +82,12 @@ describe('POST /v2/universal/apps/{appSlug}/actions/{actionSlug}/run', function 
 
   it("never serves a connection it has just run to another company, nor after it was deleted", async () => {
     upstream.on('GET /api/orders', () => ({ body: { result: { orders: [], next: null } } }));
-    const id = (await call(gw, 'POST', '/v2/connections', { body: { appSlug: 'shop', credentials: { apiKey: API_KEY } } })).body.data.id;
+    const id = (await documentedCall(gw, 'POST', '/v2/connections', { body: { appSlug: 'shop', credentials: { apiKey: API_KEY } } })).body.data.id;
     for (let i = 0; i < 2; i++) expect((await run('list-orders', { connectionId: id })).status).to.equal(200);
     const other = await otherTenant(gw.gateway.services.store, 'Cache Co');
-    const theirs = await call({ url: gw.url, apiKey: other.apiKey }, 'POST', '/v2/universal/apps/shop/actions/list-orders/run', { body: { connectionId: id } });
+    const theirs = await documentedCall({ url: gw.url, apiKey: other.apiKey }, 'POST', '/v2/universal/apps/shop/actions/list-orders/run', { body: { connectionId: id } });
     expect(theirs.status).to.equal(404);
-    expect((await call(gw, 'DELETE', `/v2/connections/${id}`)).status).to.equal(200);
+    expect((await documentedCall(gw, 'DELETE', `/v2/connections/${id}`)).status).to.equal(200);
     const gone = await run('list-orders', { connectionId: id });
     expect(gone.status).to.equal(404);
     expect(gone.body.error).to.deep.equal({ code: 'NOT_FOUND', message: `connection ${id} does not exist` });
@@ -213,16 +214,16 @@ describe('POST /v2/universal/apps/{appSlug}/actions/{actionSlug}/run', function 
   });
 
   it('answers 404 for an unknown app or action, and for another company\'s connection or installation', async () => {
-    expect((await call(gw, 'POST', '/v2/universal/apps/nope/actions/x/run', { body: { connectionId } })).body.error.code).to.equal('APP_NOT_FOUND');
+    expect((await documentedCall(gw, 'POST', '/v2/universal/apps/nope/actions/x/run', { body: { connectionId } })).body.error.code).to.equal('APP_NOT_FOUND');
     expect((await run('nope', { connectionId })).body.error.code).to.equal('ACTION_NOT_FOUND');
     const other = await otherTenant(gw.gateway.services.store);
     const theirs = { url: gw.url, apiKey: other.apiKey };
-    const viaConnection = await call(theirs, 'POST', '/v2/universal/apps/shop/actions/list-orders/run', { body: { connectionId } });
+    const viaConnection = await documentedCall(theirs, 'POST', '/v2/universal/apps/shop/actions/list-orders/run', { body: { connectionId } });
     expect(viaConnection.status).to.equal(404);
     expect(viaConnection.body.error).to.deep.equal({ code: 'NOT_FOUND', message: `connection ${connectionId} does not exist` });
-    const endUserId = (await call(gw, 'POST', '/v1/users', { body: { externalId: 'shopper' } })).body.data.userId;
-    const installationId = (await call(gw, 'POST', '/v2/installations', { body: { endUserId, apps: [{ appSlug: 'shop', connectionId }] } })).body.data.id;
-    const viaInstallation = await call(theirs, 'POST', '/v2/universal/apps/shop/actions/list-orders/run', { body: { installationId } });
+    const endUserId = (await documentedCall(gw, 'POST', '/v1/users', { body: { externalId: 'shopper' } })).body.data.userId;
+    const installationId = (await documentedCall(gw, 'POST', '/v2/installations', { body: { endUserId, apps: [{ appSlug: 'shop', connectionId }] } })).body.data.id;
+    const viaInstallation = await documentedCall(theirs, 'POST', '/v2/universal/apps/shop/actions/list-orders/run', { body: { installationId } });
     expect(viaInstallation.status).to.equal(404);
     expect(viaInstallation.body.error.message).to.equal(`installation ${installationId} does not exist`);
     expect(upstream.received).to.have.length(0);
@@ -230,11 +231,11 @@ describe('POST /v2/universal/apps/{appSlug}/actions/{actionSlug}/run', function 
 
   it('runs through an installation, and refuses a connection to another app', async () => {
     upstream.on('GET /api/orders', () => ({ body: { result: { orders: [{ id: 'i1' }] } } }));
-    const endUserId = (await call(gw, 'POST', '/v1/users', { body: { externalId: 'installer' } })).body.data.userId;
-    const installationId = (await call(gw, 'POST', '/v2/installations', { body: { endUserId, apps: [{ appSlug: 'shop', connectionId }] } })).body.data.id;
+    const endUserId = (await documentedCall(gw, 'POST', '/v1/users', { body: { externalId: 'installer' } })).body.data.userId;
+    const installationId = (await documentedCall(gw, 'POST', '/v2/installations', { body: { endUserId, apps: [{ appSlug: 'shop', connectionId }] } })).body.data.id;
     const { body } = await run('list-orders', { installationId });
     expect(body.data).to.deep.equal([{ id: 'i1' }]);
-    const crm = (await call(gw, 'POST', '/v2/connections', { body: { appSlug: 'crm', credentials: { accessToken: 't' } } })).body.data.id;
+    const crm = (await documentedCall(gw, 'POST', '/v2/connections', { body: { appSlug: 'crm', credentials: { accessToken: 't' } } })).body.data.id;
     const mismatch = await run('list-orders', { connectionId: crm });
     expect(mismatch.status).to.equal(400);
     expect(mismatch.body.error).to.deep.equal({ code: 'CONNECTION_APP_MISMATCH', message: `connection ${crm} is to app "crm", not "shop"` });
@@ -242,7 +243,7 @@ describe('POST /v2/universal/apps/{appSlug}/actions/{actionSlug}/run', function 
 
   it('answers Lookup options by running the lookup action, and checks a run\'s value against them', async () => {
     upstream.on('GET /api/orders', () => ({ body: { result: { orders: [{ id: 'o1', label: 'First order' }, { id: 'o2', label: 'Second order' }] } } }));
-    const options = await call(gw, 'POST', '/v2/universal/apps/shop/actions/refund-order/arguments/orderId/options', { body: { connectionId } });
+    const options = await documentedCall(gw, 'POST', '/v2/universal/apps/shop/actions/refund-order/arguments/orderId/options', { body: { connectionId } });
     expect(options.status).to.equal(200);
     expect(options.body.data).to.deep.equal([
       { value: 'o1', label: 'First order' },
@@ -262,7 +263,7 @@ describe('POST /v2/universal/apps/{appSlug}/actions/{actionSlug}/run', function 
     const { seal } = await import('../../../engine/credentials/cipher.ts');
     const { createKeyring } = await import('../../../engine/credentials/keyring.ts');
     const { randomBytes } = await import('node:crypto');
-    const broken = (await call(gw, 'POST', '/v2/connections', { body: { appSlug: 'shop', credentials: { apiKey: 'k' } } })).body.data.id;
+    const broken = (await documentedCall(gw, 'POST', '/v2/connections', { body: { appSlug: 'shop', credentials: { apiKey: 'k' } } })).body.data.id;
     const foreignKey = createKeyring([randomBytes(32).toString('base64')]);
     await gw.gateway.services.store.connections.updateOne({ id: broken }, { $set: { credentials: seal(foreignKey, broken, { arguments: { apiKey: 'k' } }) } });
     const { status, body } = await run('list-orders', { connectionId: broken });

@@ -1,0 +1,129 @@
+import { anyJsonValue } from '../validation/json-value.ts';
+
+/** JSON Schemas of what the describe routes answer (descriptions.ts builds the values) and of their inputs. */
+const nullableString = { type: ['string', 'null'] } as const;
+
+export const versionQuery = {
+  properties: {
+    version: {
+      // No pattern: the handler reads any name and answers one the app lacks (latest, say) with 404, as this says.
+      type: 'string',
+      description: 'published (the default), draft, or a version number. Any other name, or a version the app lacks, is 404 APP_VERSION_NOT_FOUND.',
+      examples: ['published', 'draft', '3'],
+    },
+  },
+} as const;
+
+export const appDescription = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'slug', 'name', 'description', 'website', 'published', 'versions', 'draft'],
+  properties: {
+    id: { type: 'string' },
+    slug: { type: 'string' },
+    name: { type: 'string' },
+    description: nullableString,
+    website: nullableString,
+    published: { type: ['integer', 'null'], description: 'The numbered version published resolves to; null while the app has only a draft.' },
+    versions: { type: 'array', items: { type: 'integer' } },
+    draft: { type: 'boolean' },
+  },
+} as const;
+
+const summaryProperties = {
+  id: { type: 'string' },
+  slug: { type: 'string' },
+  name: { type: 'string' },
+  description: nullableString,
+  operation: { type: 'string' },
+  method: { type: 'string' },
+  path: { type: 'string' },
+  cursorArgument: { ...nullableString, description: 'When the API paginates with a cursor: send meta.cursor back as this argument.' },
+} as const;
+
+export const actionSummary = {
+  type: 'object',
+  additionalProperties: false,
+  required: Object.keys(summaryProperties),
+  properties: summaryProperties,
+} as const;
+
+const argumentProperties = {
+  key: { type: 'string' },
+  externalKey: nullableString,
+  label: { type: 'string' },
+  description: nullableString,
+  dataType: { type: 'string' },
+  location: nullableString,
+  placedIn: nullableString,
+  parent: nullableString,
+  required: { type: 'boolean' },
+  hidden: { type: 'boolean' },
+  default: { ...anyJsonValue, description: 'As written; null when absent.' },
+  mapper: { ...nullableString, description: 'The JSONata source of the mapper.' },
+  escape: {
+    type: ['object', 'null'],
+    additionalProperties: false,
+    required: ['characters', 'prefix'],
+    properties: { characters: { type: 'string' }, prefix: { type: 'string' } },
+    description: 'As written: every character in characters gets prefix written before it; null when absent.',
+  },
+  maxLength: { type: ['integer', 'null'] },
+  component: nullableString,
+  multipleValues: {
+    type: ['object', 'null'],
+    additionalProperties: false,
+    required: ['dataType'],
+    properties: { dataType: { enum: ['String', 'Number', 'Boolean', 'Date'] }, delimiter: { type: 'string' } },
+    description: 'As written: the argument takes a list of single values; null when absent.',
+  },
+  format: nullableString,
+  list: {
+    type: ['object', 'null'],
+    additionalProperties: anyJsonValue,
+    required: ['type', 'optionsPath'],
+    properties: { type: { type: 'string' }, optionsPath: { type: 'string', description: 'Where its options are: POST it.' } },
+    description: 'The List settings as written, and where to ask for the options; null when the argument is not a List.',
+  },
+} as const;
+
+export const argumentDescription = {
+  type: 'object',
+  additionalProperties: false,
+  required: Object.keys(argumentProperties),
+  properties: argumentProperties,
+} as const;
+
+export const actionDescription = {
+  type: 'object',
+  additionalProperties: false,
+  required: [...Object.keys(summaryProperties), 'arguments'],
+  properties: { ...summaryProperties, arguments: { type: 'array', items: argumentDescription } },
+} as const;
+
+export const listOption = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['value', 'label'],
+  properties: { value: { type: ['string', 'number', 'boolean'] }, label: { type: 'string' } },
+} as const;
+
+/** POST .../arguments/{key}/options: a Lookup needs the connection; the other lists need nothing. */
+export const optionsBody = {
+  type: 'object',
+  // Other keys are ignored.
+  additionalProperties: true,
+  properties: {
+    connectionId: { type: 'string', minLength: 1, description: 'The connection a Lookup list runs its action with (required for Lookup lists).' },
+    arguments: { type: 'object', additionalProperties: anyJsonValue, description: 'The argument values filled in so far, passed to the Lookup action.' },
+  },
+} as const;
+
+export const appRef = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'slug', 'name'],
+  properties: { id: { type: 'string' }, slug: { type: 'string' }, name: { type: 'string' } },
+} as const;
+
+export const versionName = { type: ['integer', 'string'], description: 'The version answered: a number, or "draft".' } as const;

@@ -1,0 +1,355 @@
+import type { KnownErrorCode } from '../errors/index.ts';
+import { appConfigurationView, putAppConfigurationBody } from '../app-configurations/schemas.ts';
+import { paginationSchema } from '../companies/schemas.ts';
+import { authorizeQuery, authorizeResponse, callbackQuery } from '../connect/schemas.ts';
+import { CONNECTION_FIELDS, CONNECTION_LIST_OPTIONS } from '../connections/connection-fields.ts';
+import { connectionView, createConnectionBody, updateConnectionBody } from '../connections/schemas.ts';
+import { definitionsStatusSchema } from '../definitions/status-schema.ts';
+import { actionDescription, actionSummary, appDescription, appRef, listOption, optionsBody, versionName, versionQuery } from '../describe/schemas.ts';
+import { INSTALLATION_FIELDS, INSTALLATION_LIST_OPTIONS } from '../installations/installation-fields.ts';
+import { actionEnvelope } from '../installations/run-schemas.ts';
+import { createInstallationBody, installationView } from '../installations/schemas.ts';
+import { listQuerySchema } from '../query/list-query.ts';
+import { universalRunBody } from '../runtime/run/schemas.ts';
+import { JSON_BODY, STORE, TRANSPORT, type Endpoint, type Schema } from './endpoint.ts';
+
+/** { success: true, data } around one record. */
+const one = (data: Schema): Schema => ({ type: 'object', additionalProperties: false, required: ['success', 'data'], properties: { success: { const: true }, data } });
+
+/** A list page: `fields` may leave any field out, so the items require none. */
+const page = (item: Schema): Schema => {
+  const { required: _required, ...open } = item as { required?: unknown };
+  return {
+    type: 'object',
+    additionalProperties: false,
+    required: ['success', 'data', 'meta'],
+    properties: {
+      success: { const: true },
+      data: { type: 'array', items: open },
+      meta: { type: 'object', additionalProperties: false, required: ['pagination'], properties: { pagination: paginationSchema } },
+    },
+  };
+};
+
+/** The describe envelope: { success, data: [...], meta } with the meta each route sends. */
+const described = (item: Schema, meta: Record<string, Schema>): Schema => ({
+  type: 'object',
+  additionalProperties: false,
+  required: ['success', 'data', 'meta'],
+  properties: {
+    success: { const: true },
+    data: { type: 'array', items: item },
+    meta: { type: 'object', additionalProperties: false, required: Object.keys(meta), properties: meta },
+  },
+});
+
+const deleted = one({
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'deleted'],
+  properties: { id: { type: 'string' }, deleted: { const: true } },
+});
+
+const id = (what: string): Schema => ({ type: 'string', minLength: 1, description: `The ${what} id.` });
+const slug = (what: string): Schema => ({ type: 'string', minLength: 1, description: `The ${what} slug.` });
+
+const READ: KnownErrorCode[] = [...TRANSPORT, 'UNAUTHORIZED', ...STORE];
+const WRITE: KnownErrorCode[] = [...TRANSPORT, ...JSON_BODY, 'UNAUTHORIZED', ...STORE];
+const VERSION: KnownErrorCode[] = ['VALIDATION_ERROR', 'APP_NOT_FOUND', 'APP_VERSION_NOT_FOUND'];
+
+/** What running an action with a connection may meet, besides the envelope's 429 and 502. */
+const RUN: KnownErrorCode[] = [
+  'EGRESS_DENIED',
+  'NOT_FOUND',
+  'CONNECTION_APP_MISMATCH',
+  'CONFLICT',
+  'APP_NOT_CONFIGURED',
+  'AUTH_REFRESH_FAILED',
+  'CONNECTION_NEEDS_REAUTHORIZATION',
+  'CREDENTIALS_UNREADABLE',
+  'TOKEN_EXCHANGE_FAILED',
+  'CREDENTIAL_EXCHANGE_FAILED',
+  'LOOKUP_FAILED',
+  'UPSTREAM_UNREACHABLE',
+  'UPSTREAM_PROTOCOL_ERROR',
+  'RESPONSE_TOO_LARGE',
+  'MAPPING_ERROR',
+  'AUTH_PROVIDER_UNAVAILABLE',
+  'UPSTREAM_TIMEOUT',
+];
+
+/**
+ * Everything but the v1 surface: definitions status, describe and the
+ * universal run, connections, installations, app configuration and the
+ * connect flow, and this document.
+ */
+export const V2_ENDPOINTS: Endpoint[] = [
+  {
+    method: 'get',
+    path: '/v2/definitions/status',
+    operationId: 'getDefinitionsStatus',
+    tag: 'Definitions',
+    summary: 'Definitions status',
+    description: 'Which snapshot of the app definitions serves (content hash, loaded-at, apps) and the located problems of the latest load attempt.',
+    security: 'apiKey',
+    response: { description: 'The status.', schema: one(definitionsStatusSchema) },
+    errorCodes: READ,
+  },
+  {
+    method: 'get',
+    path: '/v2/universal/apps',
+    operationId: 'listApps',
+    tag: 'Describe',
+    summary: 'List apps',
+    description: 'Every app the gateway serves and its versions, by slug.',
+    security: 'apiKey',
+    response: {
+      description: 'The apps.',
+      schema: described(appDescription, { count: { type: 'integer', minimum: 0 }, definitionsHash: { type: 'string' } }),
+    },
+    errorCodes: READ,
+  },
+  {
+    method: 'get',
+    path: '/v2/universal/apps/{appSlug}/actions',
+    operationId: 'listActions',
+    tag: 'Describe',
+    summary: "List an app version's actions",
+    description: 'The actions of one version of an app (published unless ?version= says otherwise), by slug.',
+    security: 'apiKey',
+    pathParameters: { appSlug: slug('app') },
+    query: versionQuery,
+    response: { description: 'The actions.', schema: described(actionSummary, { app: appRef, version: versionName, count: { type: 'integer', minimum: 0 } }) },
+    errorCodes: [...READ, ...VERSION],
+  },
+  {
+    method: 'get',
+    path: '/v2/universal/apps/{appSlug}/actions/{actionSlug}',
+    operationId: 'describeAction',
+    tag: 'Describe',
+    summary: 'Describe an action',
+    description: 'One action and every argument, hidden ones included and marked, in definition order.',
+    security: 'apiKey',
+    pathParameters: { appSlug: slug('app'), actionSlug: slug('action') },
+    query: versionQuery,
+    response: { description: 'The action, as the one item of data.', schema: described(actionDescription, { app: appRef, version: versionName }) },
+    errorCodes: [...READ, ...VERSION, 'ACTION_NOT_FOUND'],
+  },
+  {
+    method: 'post',
+    path: '/v2/universal/apps/{appSlug}/actions/{actionSlug}/arguments/{key}/options',
+    operationId: 'listArgumentOptions',
+    tag: 'Describe',
+    summary: "A List argument's options",
+    description: 'Fixed, Country and Currency lists answer from the definition; a Lookup runs its action with connectionId.',
+    security: 'apiKey',
+    pathParameters: { appSlug: slug('app'), actionSlug: slug('action'), key: { type: 'string', minLength: 1, description: 'The argument key.' } },
+    query: versionQuery,
+    body: optionsBody,
+    bodyRequired: false,
+    response: {
+      description: 'The options.',
+      schema: described(listOption, {
+        app: appRef,
+        version: versionName,
+        action: { type: 'string' },
+        argument: { type: 'string' },
+        listType: { type: 'string' },
+        count: { type: 'integer', minimum: 0 },
+      }),
+    },
+    errorCodes: [...WRITE, ...VERSION, 'ACTION_NOT_FOUND', 'ARGUMENT_NOT_FOUND', 'ARGUMENT_HAS_NO_OPTIONS', 'LOOKUP_UNAVAILABLE', ...RUN],
+  },
+  {
+    method: 'post',
+    path: '/v2/universal/apps/{appSlug}/actions/{actionSlug}/run',
+    operationId: 'runAction',
+    tag: 'Run',
+    summary: 'Run an action',
+    description: 'Runs one action of an app with a connection (connectionId) or an installation\'s connection for the app (installationId). The result is the common envelope.',
+    security: 'apiKey',
+    pathParameters: { appSlug: slug('app'), actionSlug: slug('action') },
+    query: versionQuery,
+    body: universalRunBody,
+    bodyRequired: false,
+    response: { description: 'The action result in the common envelope.', schema: actionEnvelope },
+    errorCodes: [...WRITE, ...VERSION, 'ACTION_NOT_FOUND', 'CONNECTION_REQUIRED', 'CONNECTION_SELECTOR_CONFLICT', ...RUN],
+    envelopeStatuses: {
+      '429': 'The app rate-limited every attempt the retry policy allows: the envelope, success false, meta.tooManyRequests true.',
+      '502': 'The response mapping failed or hit a guardrail: the envelope, success false, meta.error.code MAPPING_ERROR.',
+    },
+  },
+  {
+    method: 'put',
+    path: '/v2/apps/{appSlug}/configuration',
+    operationId: 'putAppConfiguration',
+    tag: 'App configuration',
+    summary: "Set an app's configuration",
+    description: "Your OAuth 2.0 client and credential-exchange endpoint for one app. Secrets are kept when left out.",
+    security: 'apiKey',
+    pathParameters: { appSlug: slug('app') },
+    body: putAppConfigurationBody,
+    response: { description: 'The configuration, secrets as whether they are set.', schema: one(appConfigurationView) },
+    // An unknown app is 400 VALIDATION_ERROR naming appSlug; the stored secrets are opened to be kept.
+    errorCodes: [...WRITE, 'CREDENTIALS_UNREADABLE'],
+  },
+  {
+    method: 'get',
+    path: '/v2/apps/{appSlug}/configuration',
+    operationId: 'getAppConfiguration',
+    tag: 'App configuration',
+    summary: "Get an app's configuration",
+    description: 'Your configuration of one app; 404 when there is none.',
+    security: 'apiKey',
+    pathParameters: { appSlug: slug('app') },
+    response: { description: 'The configuration, secrets as whether they are set.', schema: one(appConfigurationView) },
+    errorCodes: [...READ, 'NOT_FOUND'],
+  },
+  {
+    method: 'post',
+    path: '/v2/connections',
+    operationId: 'createConnection',
+    tag: 'Connections',
+    summary: 'Create a connection',
+    description: 'Stores a connection to an app account; credentials are checked against the auth and never returned.',
+    security: 'apiKey',
+    body: createConnectionBody,
+    response: { status: '201', description: 'The connection.', schema: one(connectionView) },
+    errorCodes: [...WRITE, 'NOT_FOUND'],
+  },
+  {
+    method: 'get',
+    path: '/v2/connections',
+    operationId: 'listConnections',
+    tag: 'Connections',
+    summary: 'List connections',
+    description: "The company's connections, with field selection, sorting, paging and an RSQL filter.",
+    security: 'apiKey',
+    query: listQuerySchema(CONNECTION_FIELDS, CONNECTION_LIST_OPTIONS),
+    response: { description: 'One page of connections.', schema: page(connectionView) },
+    errorCodes: [...READ, 'VALIDATION_ERROR'],
+  },
+  {
+    method: 'get',
+    path: '/v2/connections/{connectionId}',
+    operationId: 'getConnection',
+    tag: 'Connections',
+    summary: 'Get a connection',
+    description: 'One connection, without its credentials.',
+    security: 'apiKey',
+    pathParameters: { connectionId: id('connection') },
+    response: { description: 'The connection.', schema: one(connectionView) },
+    errorCodes: [...READ, 'NOT_FOUND'],
+  },
+  {
+    method: 'patch',
+    path: '/v2/connections/{connectionId}',
+    operationId: 'updateConnection',
+    tag: 'Connections',
+    summary: 'Update a connection',
+    description: 'Renames it, or replaces its credentials or metadata whole (which makes a connection needing reauthorization active again).',
+    security: 'apiKey',
+    pathParameters: { connectionId: id('connection') },
+    body: updateConnectionBody,
+    response: { description: 'The connection.', schema: one(connectionView) },
+    errorCodes: [...WRITE, 'NOT_FOUND', 'CONFLICT', 'CREDENTIALS_UNREADABLE'],
+  },
+  {
+    method: 'delete',
+    path: '/v2/connections/{connectionId}',
+    operationId: 'deleteConnection',
+    tag: 'Connections',
+    summary: 'Delete a connection',
+    description: 'Deletes it; 409 while an installation uses it.',
+    security: 'apiKey',
+    pathParameters: { connectionId: id('connection') },
+    response: { description: 'It is gone.', schema: deleted },
+    errorCodes: [...READ, 'NOT_FOUND', 'CONFLICT'],
+  },
+  {
+    method: 'post',
+    path: '/v2/installations',
+    operationId: 'createInstallation',
+    tag: 'Installations',
+    summary: 'Create an installation',
+    description: "An end user's installation of apps, each app bound to a connection of the company.",
+    security: 'apiKey',
+    body: createInstallationBody,
+    response: { status: '201', description: 'The installation.', schema: one(installationView) },
+    errorCodes: [...WRITE, 'NOT_FOUND'],
+  },
+  {
+    method: 'get',
+    path: '/v2/installations',
+    operationId: 'listInstallations',
+    tag: 'Installations',
+    summary: 'List installations',
+    description: "The company's installations, with field selection, sorting, paging and an RSQL filter.",
+    security: 'apiKey',
+    query: listQuerySchema(INSTALLATION_FIELDS, INSTALLATION_LIST_OPTIONS),
+    response: { description: 'One page of installations.', schema: page(installationView) },
+    errorCodes: [...READ, 'VALIDATION_ERROR'],
+  },
+  {
+    method: 'get',
+    path: '/v2/installations/{installationId}',
+    operationId: 'getInstallation',
+    tag: 'Installations',
+    summary: 'Get an installation',
+    description: 'One installation.',
+    security: 'apiKey',
+    pathParameters: { installationId: id('installation') },
+    response: { description: 'The installation.', schema: one(installationView) },
+    errorCodes: [...READ, 'NOT_FOUND'],
+  },
+  {
+    method: 'delete',
+    path: '/v2/installations/{installationId}',
+    operationId: 'deleteInstallation',
+    tag: 'Installations',
+    summary: 'Delete an installation',
+    description: 'Deletes it; its connections stay.',
+    security: 'apiKey',
+    pathParameters: { installationId: id('installation') },
+    response: { description: 'It is gone.', schema: deleted },
+    errorCodes: [...READ, 'NOT_FOUND'],
+  },
+  {
+    method: 'get',
+    path: '/v2/connect/{appSlug}/authorize',
+    operationId: 'authorizeConnection',
+    tag: 'Connect',
+    summary: 'Start an OAuth 2.0 connection',
+    description: "An authorization URL to send the browser to; the provider sends it back to the callback. With the API key or an end user's token.",
+    security: 'apiKeyOrEndUserToken',
+    pathParameters: { appSlug: slug('app') },
+    query: authorizeQuery,
+    response: { description: 'Where to send the browser.', schema: authorizeResponse },
+    errorCodes: [...READ, ...VERSION, 'NOT_FOUND', 'APP_NOT_CONFIGURED', 'CREDENTIALS_UNREADABLE'],
+  },
+  {
+    method: 'get',
+    path: '/v2/connect/callback',
+    operationId: 'connectCallback',
+    tag: 'Connect',
+    summary: 'OAuth 2.0 callback',
+    description:
+      "The provider's redirect back (not called by clients): stores the connection and redirects the browser to the return URL with connectionId, or error and error_description. " +
+      'A state that is unknown, used or expired is 400 OAUTH_STATE_INVALID, as there is no return URL to go to.',
+    security: null,
+    query: callbackQuery,
+    response: { status: '302', description: 'The browser goes to the return URL, the outcome in its query.' },
+    errorCodes: [...TRANSPORT, ...STORE, 'OAUTH_STATE_INVALID', 'CREDENTIALS_UNREADABLE'],
+  },
+  {
+    method: 'get',
+    path: '/v2/openapi.json',
+    operationId: 'getOpenApiDocumentV2',
+    tag: 'Meta',
+    summary: 'Get the v2 OpenAPI document',
+    description: 'This document: the OpenAPI 3.1 description of everything but the v1 surface (that is /v1/openapi.json). No authentication.',
+    security: null,
+    response: { description: 'The OpenAPI 3.1 document.', schema: { type: 'object', additionalProperties: true } },
+    errorCodes: [],
+  },
+];
