@@ -42,7 +42,9 @@ describe('a client generated from /v1/openapi.json and /v2/openapi.json', functi
     upstream.on('GET /api/busy', () => ({ status: 429, body: { error: 'slow down' } }));
     upstream.on('GET /api/broken', () => ({ body: { result: { orders: [] } } }));
 
-    // Inside the repository, so the program's `openapi-fetch` resolves from its node_modules.
+    // Inside the repository, so the program's `openapi-fetch` resolves from its node_modules
+    // (.tmp/ is git-ignored, so a fresh clone does not have it).
+    await fs.mkdir(path.join(ROOT, '.tmp'), { recursive: true });
     work = await fs.mkdtemp(path.join(ROOT, '.tmp', 'generated-client-'));
     for (const version of ['v1', 'v2']) {
       const { status, body } = await call(gw, 'GET', `/${version}/openapi.json`, { auth: null });
