@@ -3,6 +3,7 @@ import type { Dispatcher } from 'undici';
 import { startGateway, type RunningGateway } from '../../engine/gateway.ts';
 import { createConfiguredHttpClient } from '../../engine/runtime/http/index.ts';
 import { captureLogs } from './log-capture.ts';
+import { expectDocumentedIfDescribed } from './openapi.ts';
 import { tempDir } from './temp-dir.ts';
 
 export const TEST_API_KEY = 'test-key-0123456789abcdefghij';
@@ -36,7 +37,7 @@ export async function startTestGateway(env: Record<string, string> = {}, testing
   };
 }
 
-/** fetch with the API key and JSON, answering status, headers and parsed body. */
+/** fetch with the API key and JSON, answering status, headers and parsed body; an answer to an operation the OpenAPI documents describe must match them (status and body), or the spec fails. */
 export async function call(
   gw: Pick<TestGateway, 'url' | 'apiKey'>,
   method: string,
@@ -59,5 +60,8 @@ export async function call(
   } catch {
     /* not JSON: the raw text is the body */
   }
-  return { status: response.status, headers: response.headers, body: parsed };
+  const answer = { status: response.status, headers: response.headers, body: parsed };
+  // Every answer the suite sees to a documented operation is held to the OpenAPI documents, whatever its status.
+  expectDocumentedIfDescribed(method, path, answer);
+  return answer;
 }
