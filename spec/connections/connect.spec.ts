@@ -5,7 +5,7 @@ import { signState } from '../../engine/connect/oauth-state.ts';
 import { pkceChallenge } from '../../engine/connect/pkce.ts';
 import { seal } from '../../engine/credentials/cipher.ts';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
-import { documentedCall } from '../helpers/openapi.ts';
+import { documentedCall, expectDocumentedIfDescribed } from '../helpers/openapi.ts';
 import { ROOT } from '../helpers/process.ts';
 
 const DEFINITIONS_DIR = path.join(ROOT, 'spec/fixtures/connections');
@@ -42,7 +42,9 @@ describe('the OAuth 2.0 connect flow (fake provider: undici MockAgent)', () => {
   async function callback(query: Record<string, string>): Promise<{ status: number; location: string | null; body: any }> {
     const response = await fetch(`${gw.url}/v2/connect/callback?${new URLSearchParams(query)}`, { redirect: 'manual' });
     const text = await response.text();
-    return { status: response.status, location: response.headers.get('location'), body: text.startsWith('{') ? JSON.parse(text) : text };
+    const answer = { status: response.status, location: response.headers.get('location'), body: text.startsWith('{') ? JSON.parse(text) : text };
+    expectDocumentedIfDescribed('GET', '/v2/connect/callback', answer);
+    return answer;
   }
 
   it('keeps the app configuration, showing only that a secret is set', async () => {

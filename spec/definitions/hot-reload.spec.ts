@@ -6,6 +6,7 @@ import { resolveAction, resolveAppVersion } from '../../engine/definitions/resol
 import { startGateway } from '../../engine/gateway.ts';
 import { createLogger } from '../../engine/log/logger.ts';
 import { copyValid, tempDir } from '../support/definition-fixtures.ts';
+import { expectDocumentedIfDescribed } from '../helpers/openapi.ts';
 
 const API_KEY = 'hot-reload-spec-key-0123456789';
 /** Generous: a reload takes milliseconds, but CI machines stall. Polling ends as soon as the condition holds. */
@@ -35,7 +36,9 @@ async function startOn(definitionsDir: string) {
       const response = await fetch(`http://127.0.0.1:${gateway.port}${route}`, {
         headers: withKey ? { authorization: `Bearer ${API_KEY}` } : {},
       });
-      return { status: response.status, body: await response.json() };
+      const answer = { status: response.status, body: await response.json() };
+      expectDocumentedIfDescribed('GET', route, answer);
+      return answer;
     },
     stop: async () => {
       await gateway.stop();

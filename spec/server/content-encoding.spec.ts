@@ -3,6 +3,7 @@ import net from 'node:net';
 import zlib from 'node:zlib';
 import { call, startTestGateway, type TestGateway } from '../helpers/gateway.ts';
 import { rawExchange } from '../helpers/raw-http.ts';
+import { expectDocumentedIfDescribed } from '../helpers/openapi.ts';
 
 const ACCEPTED = 'accepted: gzip, deflate, br, identity';
 
@@ -20,7 +21,11 @@ describe('request bodies with a Content-Encoding', () => {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'content-encoding': encoding, ...(auth ? { authorization: `Bearer ${auth}` } : {}) },
       body,
-    }).then(async (response) => ({ status: response.status, headers: response.headers, body: (await response.json()) as any }));
+    }).then(async (response) => {
+      const answer = { status: response.status, headers: response.headers, body: (await response.json()) as any };
+      expectDocumentedIfDescribed('POST', '/v1/users', answer);
+      return answer;
+    });
 
   it('reads gzip, deflate and br JSON bodies as the JSON they encode', async () => {
     const json = JSON.stringify({ name: 'Zipped' });

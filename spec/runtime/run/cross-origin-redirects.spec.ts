@@ -3,6 +3,7 @@ import path from 'node:path';
 import { call, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 import { ROOT } from '../../helpers/process.ts';
 import { definitionsFor, Upstream } from '../../helpers/upstream.ts';
+import { expectDocumentedIfDescribed } from '../../helpers/openapi.ts';
 
 const FIXTURE = path.join(ROOT, 'spec/fixtures/run');
 const SECRET = 'S3cr3t-value-0123456789';
@@ -92,6 +93,7 @@ describe('redirects to another origin: credentials never follow', function () {
       const authorize = await call(gw, 'GET', `/v2/connect/crm/authorize?returnUrl=${encodeURIComponent('https://customer.test/back')}`);
       const state = new URL(authorize.body.data.authorizationUrl).searchParams.get('state')!;
       const response = await fetch(`${gw.url}/v2/connect/callback?${new URLSearchParams({ state, code: `code-${SECRET}` })}`, { redirect: 'manual' });
+      expectDocumentedIfDescribed('GET', '/v2/connect/callback', { status: response.status, body: await response.text() });
       const location = new URL(response.headers.get('location')!);
       expect(location.searchParams.get('error')).to.equal('token_exchange_failed');
       expect(location.searchParams.get('error_description')).to.include('redirected to another origin');

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { call, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 import { ROOT } from '../../helpers/process.ts';
 import { definitionsFor, Upstream, type ReceivedRequest } from '../../helpers/upstream.ts';
+import { expectDocumentedIfDescribed } from '../../helpers/openapi.ts';
 
 const FIXTURE = path.join(ROOT, 'spec/fixtures/run');
 const CLIENT_SECRET = 'company-client-secret/+ 9a8b7c';
@@ -98,6 +99,7 @@ describe('secrets the gateway sent are never reflected back from a provider', fu
       const state = new URL(authorize.body.data.authorizationUrl).searchParams.get('state')!;
       const response = await fetch(`${gw.url}/v2/connect/callback?${new URLSearchParams({ state, ...query })}`, { redirect: 'manual' });
       expect(response.status).to.equal(302);
+      expectDocumentedIfDescribed('GET', '/v2/connect/callback', { status: response.status, body: await response.text() });
       return new URL(response.headers.get('location')!);
     }
 

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import path from 'node:path';
 import { SPLICE_FROM_CHARS } from '../../../engine/runtime/run/envelope-json.ts';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
-import { documentedCall } from '../../helpers/openapi.ts';
+import { documentedCall, expectDocumentedIfDescribed } from '../../helpers/openapi.ts';
 import { ROOT } from '../../helpers/process.ts';
 import { otherTenant } from '../../helpers/tenants.ts';
 import { definitionsFor, Upstream } from '../../helpers/upstream.ts';
@@ -64,7 +64,9 @@ describe('POST /v2/universal/apps/{appSlug}/actions/{actionSlug}/run', function 
         body: JSON.stringify({ connectionId, arguments: { orderId: 'o1' } }),
       });
       expect(response.headers.get('content-type')).to.equal('application/json; charset=utf-8');
-      return await response.text();
+      const text = await response.text();
+      expectDocumentedIfDescribed('POST', '/v2/universal/apps/shop/actions/get-order/run', { status: response.status, body: JSON.parse(text) });
+      return text;
     };
     upstream.on('GET /api/orders/o1', () => ({ body: { id: 'o1', total: 5 } }));
     const compact = await send();
