@@ -35,3 +35,24 @@ export const TRANSPORT: KnownErrorCode[] = ['BAD_REQUEST', 'REQUEST_TIMEOUT', 'H
 export const JSON_BODY: KnownErrorCode[] = ['VALIDATION_ERROR', 'INVALID_JSON', 'INVALID_BODY_ENCODING', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'];
 /** Anything that reads the store: MongoDB may end a query at STORE_QUERY_TIMEOUT_MS. */
 export const STORE: KnownErrorCode[] = ['QUERY_TIMEOUT'];
+
+/** What running an action with a connection or an installation may meet, besides the envelope's 429 and 502 (both surfaces' run endpoints). */
+export const RUN: KnownErrorCode[] = [
+  'EGRESS_DENIED',
+  'NOT_FOUND',
+  'CONNECTION_APP_MISMATCH',
+  'CONFLICT',
+  'APP_NOT_CONFIGURED',
+  'AUTH_REFRESH_FAILED',
+  'CONNECTION_NEEDS_REAUTHORIZATION',
+  'CREDENTIALS_UNREADABLE',
+  'TOKEN_EXCHANGE_FAILED',
+  'CREDENTIAL_EXCHANGE_FAILED',
+  'LOOKUP_FAILED',
+  'UPSTREAM_UNREACHABLE',
+  'UPSTREAM_PROTOCOL_ERROR',
+  'RESPONSE_TOO_LARGE',
+  'MAPPING_ERROR',
+  'AUTH_PROVIDER_UNAVAILABLE',
+  'UPSTREAM_TIMEOUT',
+];

@@ -1,4 +1,4 @@
-import { JSON_BODY, STORE, TRANSPORT, type Endpoint } from './endpoint.ts';
+import { JSON_BODY, RUN, STORE, TRANSPORT, type Endpoint } from './endpoint.ts';
 import { listCompaniesQuery, listCompaniesResponse } from '../companies/schemas.ts';
 import { createEndUserBody, createEndUserResponse } from '../end-users/schemas.ts';
 import { actionEnvelope, runInstallationActionBody, runPathParameters } from '../installations/run-schemas.ts';
@@ -64,27 +64,11 @@ export const V1_ENDPOINTS: V1Endpoint[] = [
       ...JSON_BODY,
       'UNAUTHORIZED',
       'FORBIDDEN',
-      'EGRESS_DENIED',
-      'NOT_FOUND',
       'APP_NOT_FOUND',
       'APP_VERSION_NOT_FOUND',
       'ACTION_NOT_FOUND',
-      'CONNECTION_APP_MISMATCH',
-      'CONFLICT',
-      'APP_NOT_CONFIGURED',
-      'AUTH_REFRESH_FAILED',
-      'CONNECTION_NEEDS_REAUTHORIZATION',
-      'CREDENTIALS_UNREADABLE',
-      'TOKEN_EXCHANGE_FAILED',
-      'CREDENTIAL_EXCHANGE_FAILED',
-      'LOOKUP_FAILED',
-      'UPSTREAM_UNREACHABLE',
-      'UPSTREAM_PROTOCOL_ERROR',
-      'RESPONSE_TOO_LARGE',
-      'MAPPING_ERROR',
-      'AUTH_PROVIDER_UNAVAILABLE',
+      ...RUN,
       ...STORE,
-      'UPSTREAM_TIMEOUT',
     ],
     envelopeStatuses: {
       '429': 'The app rate-limited every attempt the retry policy allows: the envelope, success false, meta.tooManyRequests true.',

@@ -11,7 +11,7 @@ import { actionEnvelope } from '../installations/run-schemas.ts';
 import { createInstallationBody, installationView } from '../installations/schemas.ts';
 import { listQuerySchema } from '../query/list-query.ts';
 import { universalRunBody } from '../runtime/run/schemas.ts';
-import { JSON_BODY, STORE, TRANSPORT, type Endpoint, type Schema } from './endpoint.ts';
+import { JSON_BODY, RUN, STORE, TRANSPORT, type Endpoint, type Schema } from './endpoint.ts';
 
 /** { success: true, data } around one record. */
 const one = (data: Schema): Schema => ({ type: 'object', additionalProperties: false, required: ['success', 'data'], properties: { success: { const: true }, data } });
@@ -57,26 +57,6 @@ const READ: KnownErrorCode[] = [...TRANSPORT, 'UNAUTHORIZED', ...STORE];
 const WRITE: KnownErrorCode[] = [...TRANSPORT, ...JSON_BODY, 'UNAUTHORIZED', ...STORE];
 const VERSION: KnownErrorCode[] = ['VALIDATION_ERROR', 'APP_NOT_FOUND', 'APP_VERSION_NOT_FOUND'];
 
-/** What running an action with a connection may meet, besides the envelope's 429 and 502. */
-const RUN: KnownErrorCode[] = [
-  'EGRESS_DENIED',
-  'NOT_FOUND',
-  'CONNECTION_APP_MISMATCH',
-  'CONFLICT',
-  'APP_NOT_CONFIGURED',
-  'AUTH_REFRESH_FAILED',
-  'CONNECTION_NEEDS_REAUTHORIZATION',
-  'CREDENTIALS_UNREADABLE',
-  'TOKEN_EXCHANGE_FAILED',
-  'CREDENTIAL_EXCHANGE_FAILED',
-  'LOOKUP_FAILED',
-  'UPSTREAM_UNREACHABLE',
-  'UPSTREAM_PROTOCOL_ERROR',
-  'RESPONSE_TOO_LARGE',
-  'MAPPING_ERROR',
-  'AUTH_PROVIDER_UNAVAILABLE',
-  'UPSTREAM_TIMEOUT',
-];
 
 /**
  * Everything but the v1 surface: definitions status, describe and the
