@@ -82,10 +82,17 @@ describe('the gateway process (npm start)', function () {
       expect((await call({ url: `http://127.0.0.1:${port}`, apiKey: printed![1]! }, 'GET', '/v1/users')).status).to.equal(200);
       await fs.access(path.join(dir, 'bootstrap-api-key')).then(() => expect.fail('a key file was written'), () => {});
     } finally {
-      const pid = /"pid":(\d+)/.exec(screen)?.[1];
-      if (pid) process.kill(Number(pid), 'SIGTERM');
-      else child.kill('SIGKILL');
-      await exited;
+      // The gateway runs under `script`, which does not pass SIGTERM on: stop it by the pid it holds
+      // DATA_DIR's lock with (the log lines carry no pid), then `script` ends with it.
+      const pid = Number(await fs.readFile(path.join(dir, 'gateway.pid'), 'utf8').catch(() => ''));
+      if (pid > 0) process.kill(pid, 'SIGTERM');
+      const ended = await Promise.race([exited.then(() => true), new Promise((r) => setTimeout(() => r(false), 15_000))]);
+      if (!ended) {
+        if (pid > 0) process.kill(pid, 'SIGKILL');
+        child.kill('SIGKILL');
+        await exited;
+      }
+      expect(ended, 'the gateway under script did not stop on SIGTERM').to.equal(true);
     }
   });
 
