@@ -9,21 +9,14 @@ export const authorizeQuery = {
   },
 } as const;
 
-export const authorizeResponse = {
+/** What GET /v2/connect/{appSlug}/authorize answers in `data`. */
+export const authorization = {
   type: 'object',
   additionalProperties: false,
-  required: ['success', 'data'],
+  required: ['authorizationUrl', 'expiresAt'],
   properties: {
-    success: { const: true },
-    data: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['authorizationUrl', 'expiresAt'],
-      properties: {
-        authorizationUrl: { type: 'string', description: "Send the browser here: the provider's consent page." },
-        expiresAt: { type: 'string', format: 'date-time', description: 'The authorization must be completed before this.' },
-      },
-    },
+    authorizationUrl: { type: 'string', description: "Send the browser here: the provider's consent page." },
+    expiresAt: { type: 'string', format: 'date-time', description: 'The authorization must be completed before this.' },
   },
 } as const;
 

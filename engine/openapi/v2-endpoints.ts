@@ -1,7 +1,7 @@
 import type { KnownErrorCode } from '../errors/index.ts';
 import { appConfigurationView, putAppConfigurationBody } from '../app-configurations/schemas.ts';
 import { paginationSchema } from '../companies/schemas.ts';
-import { authorizeQuery, authorizeResponse, callbackQuery } from '../connect/schemas.ts';
+import { authorization, authorizeQuery, callbackQuery } from '../connect/schemas.ts';
 import { CONNECTION_FIELDS, CONNECTION_LIST_OPTIONS } from '../connections/connection-fields.ts';
 import { connectionView, createConnectionBody, updateConnectionBody } from '../connections/schemas.ts';
 import { definitionsStatusSchema } from '../definitions/status-schema.ts';
@@ -304,7 +304,7 @@ export const V2_ENDPOINTS: Endpoint[] = [
     security: 'apiKeyOrEndUserToken',
     pathParameters: { appSlug: slug('app') },
     query: authorizeQuery,
-    response: { description: 'Where to send the browser.', schema: authorizeResponse },
+    response: { description: 'Where to send the browser.', schema: one(authorization) },
     errorCodes: [...READ, ...VERSION, 'NOT_FOUND', 'APP_NOT_CONFIGURED', 'CREDENTIALS_UNREADABLE'],
   },
   {
