@@ -201,4 +201,18 @@ describe('meta.appError: the app\'s own error, normalized, in the envelope of a 
     expect(body.success).to.equal(true);
     expect(body.meta).to.not.have.property('appError');
   });
+
+  it('both OpenAPI documents describe meta.appError in the run envelope (status, code, message required; details optional)', async () => {
+    for (const [doc, route] of [
+      ['/v2/openapi.json', '/v2/universal/apps/{appSlug}/actions/{actionSlug}/run'],
+      ['/v1/openapi.json', '/v1/installation/apps/{appId}/{appVersion}/action/{actionId}/run'],
+    ] as const) {
+      const document = (await call(gw, 'GET', doc)).body;
+      const schema = document.paths[route].post.responses['200'].content['application/json'].schema;
+      const appError = schema.properties.meta.properties.appError;
+      expect(appError, doc).to.include({ type: 'object', additionalProperties: false });
+      expect(appError.required, doc).to.deep.equal(['status', 'code', 'message']);
+      expect(Object.keys(appError.properties), doc).to.deep.equal(['status', 'code', 'message', 'details']);
+    }
+  });
 });
