@@ -66,6 +66,7 @@ function compareVersions(was: AppVersion, now: AppVersion, emit: Emit): void {
   if (!same(was.api.retry, now.api.retry)) api(`retry ${shown(was.api.retry)} → ${shown(now.api.retry)}`, 'compatible');
   if (was.api.pagination && !now.api.pagination) api('pagination removed: cursors clients hold are no longer sent', 'breaking');
   else if (!same(was.api.pagination, now.api.pagination)) api(`pagination ${shown(was.api.pagination)} → ${shown(now.api.pagination)}`, 'noted');
+  if (a.appError !== b.appError) api(`default appError mapping ${a.appError === undefined ? 'added' : b.appError === undefined ? 'removed' : 'changed'}: check meta.appError of failed calls`, 'noted');
   if (a.auths[0] !== b.auths[0]) api(`default auth ${a.auths[0]} → ${b.auths[0]}`, 'noted');
   for (const id of a.auths) {
     // An auth whose file is gone is reported once, as the auth removed.

@@ -76,6 +76,7 @@ function buildApi(file: FileAnalysis<'api'>, auths: Map<string, AuthEntry>): Api
     timeoutMs: definition.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     retry: Object.freeze({ ...DEFAULT_RETRY, ...definition.retry }),
     pagination: definition.pagination,
+    appError: file.expressions.get('appError'),
     file: file.source.file,
   });
 }

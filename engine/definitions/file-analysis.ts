@@ -137,10 +137,10 @@ function analysisOf(source: SourceFile, summary: FileSummary, limits: MappingLim
   return { source, place, parsed, definition, names: summary.names, expressions, problems: summary.problems };
 }
 
-/** Every JSONata string of a definition, with its path: argument mappers, response mappings, exchange mappings. */
+/** Every JSONata string of a definition, with its path: argument mappers, response mappings, exchange mappings, an API's default appError mapping. */
 export function expressionsOf(value: unknown): [DefinitionPath, string][] {
   const found: [DefinitionPath, string][] = [];
-  const record = (value ?? {}) as { arguments?: unknown; response?: unknown };
+  const record = (value ?? {}) as { arguments?: unknown; response?: unknown; appError?: unknown };
   if (Array.isArray(record.arguments)) {
     record.arguments.forEach((arg: unknown, i) => {
       const mapper = (arg as { mapper?: unknown } | null)?.mapper;
@@ -148,6 +148,7 @@ export function expressionsOf(value: unknown): [DefinitionPath, string][] {
     });
   }
   if (typeof record.response === 'string') found.push([['response'], record.response]);
+  if (typeof record.appError === 'string') found.push([['appError'], record.appError]);
   return found;
 }
 

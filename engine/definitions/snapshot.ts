@@ -66,6 +66,8 @@ export interface ApiEntry {
   readonly timeoutMs: number;
   readonly retry: Readonly<Required<NonNullable<ApiDefinition['retry']>>>;
   readonly pagination: Readonly<CursorPagination> | undefined;
+  /** The compiled default meta.appError mapping of failed calls; undefined means the engine's default. */
+  readonly appError: CompiledExpression | undefined;
   /** Its api.yaml, relative to the definitions folder. */
   readonly file: string;
 }

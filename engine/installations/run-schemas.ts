@@ -68,6 +68,19 @@ export const actionEnvelope = {
             body: { description: 'The body sent; null without one.' },
           },
         },
+        appError: {
+          type: 'object',
+          description:
+            "The app's own error, sent exactly when the app call failed (success false, including a 401 and a 429 given up on); never on a success, nor when the run failed inside the gateway (then meta.error). code and message come from the action's mapping, else the API's default appError mapping, else the engine: HTTP_<status> and the status' reason phrase, or APP_ERROR for a 2xx the mapping called a failure.",
+          additionalProperties: false,
+          required: ['status', 'code', 'message'],
+          properties: {
+            status: { type: 'integer', description: "The app's HTTP status (of the last attempt)." },
+            code: { type: 'string', maxLength: 500, description: "The app's error code, e.g. card_declined, channel_not_found or HTTP_404." },
+            message: { type: 'string', maxLength: 500, description: "The app's error message, or the status' reason phrase." },
+            details: { description: 'More of what the app said, as its definition picks it: an object or array of at most 4,000 characters of JSON.', anyOf: [{ type: 'object', additionalProperties: anyJsonValue }, { type: 'array', items: anyJsonValue }] },
+          },
+        },
         error: {
           type: 'object',
           description: 'Why the run failed inside the gateway (MAPPING_ERROR on a 502); details say where and why.',

@@ -58,7 +58,7 @@ export const V1_ENDPOINTS: V1Endpoint[] = [
     security: 'endUserToken',
     pathParameters: runPathParameters,
     body: runInstallationActionBody,
-    response: { description: 'The action result in the common envelope.', schema: actionEnvelope },
+    response: { description: 'The action result in the common envelope; when the app call failed (success false), meta.appError is the app\'s own error.', schema: actionEnvelope },
     errorCodes: [
       ...TRANSPORT,
       ...JSON_BODY,
@@ -71,8 +71,8 @@ export const V1_ENDPOINTS: V1Endpoint[] = [
       ...STORE,
     ],
     envelopeStatuses: {
-      '429': 'The app rate-limited every attempt the retry policy allows: the envelope, success false, meta.tooManyRequests true.',
-      '502': 'The response mapping failed or hit a guardrail: the envelope, success false, meta.error.code MAPPING_ERROR.',
+      '429': 'The app rate-limited every attempt the retry policy allows: the envelope, success false, meta.tooManyRequests true, meta.appError the app\'s last answer.',
+      '502': 'The response mapping failed or hit a guardrail: the envelope, success false, meta.error.code MAPPING_ERROR (and no meta.appError: the app\'s verdict is unknown).',
     },
   },
   {

@@ -186,6 +186,11 @@ export const V1_EXAMPLES: Record<string, Record<string, Record<string, unknown>>
             "query": {},
             "body": null
           },
+          "appError": {
+            "status": 429,
+            "code": "HTTP_429",
+            "message": "Too Many Requests"
+          },
           "tooManyRequests": true
         }
       }

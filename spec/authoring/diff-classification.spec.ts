@@ -170,6 +170,11 @@ const CASES: Case[] = [
     head: (f) => delete f.get(`${V1}/api.yaml`).pagination,
     expected: [['breaking', 'api', 'pagination removed: cursors clients hold are no longer sent']],
   },
+  {
+    change: "the API's default appError mapping added",
+    head: (f) => (f.get(`${V1}/api.yaml`).appError = '{ "code": body.error.code, "message": body.error.message }'),
+    expected: [['noted', 'api', 'default appError mapping added: check meta.appError of failed calls']],
+  },
 ];
 
 describe('npm run diff: classification', () => {

@@ -2,6 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
+import { findCaseFiles } from '../../engine/authoring/definition-tests.ts';
+import { parseCaseFile } from '../../engine/authoring/case-file.ts';
 import { loadDefinitions } from '../../engine/definitions/loader.ts';
 import { resolveAction, resolveAppVersion } from '../../engine/definitions/resolve.ts';
 import type { ActionEntry, AppVersion, DefinitionsSnapshot } from '../../engine/definitions/snapshot.ts';
@@ -109,5 +111,27 @@ describe('bundled apps (definitions/)', () => {
     expect(last).to.deep.equal({ success: true, data: [{ id: 'C1', name: 'general', isPrivate: false }], meta: { authenticated: true } });
     const expired = await run(listChannels, { status: 200, body: { ok: false, error: 'token_expired' } });
     expect(expired).to.deep.include({ success: false, meta: { authenticated: false } });
+  });
+
+  it("each has an API-level appError mapping over its provider's documented error body", () => {
+    expect(versions.filter((v) => !v.api.appError).map((v) => `${v.app.slug} ${v.version}`)).to.deep.equal([]);
+  });
+
+  it("every failure case of their offline tests shows the meta.appError it produces (npm run test:definitions checks the values)", async () => {
+    const dir = path.join(ROOT, 'definitions');
+    const missing: string[] = [];
+    let failures = 0;
+    for (const found of await findCaseFiles(dir, snapshot)) {
+      const parsed = parseCaseFile(fs.readFileSync(path.join(dir, found.file), 'utf8'));
+      if (!parsed.ok) throw new Error(`${found.file} is not a valid case file`);
+      for (const testCase of parsed.cases) {
+        if (testCase.expect.kind !== 'envelope' || testCase.expect.success !== false) continue;
+        failures++;
+        const shown = testCase.expect.meta?.appError as Record<string, unknown> | undefined;
+        if (!shown || typeof shown.status !== 'number' || typeof shown.code !== 'string' || typeof shown.message !== 'string') missing.push(`${found.file}: ${testCase.name}`);
+      }
+    }
+    expect(failures).to.be.greaterThan(15);
+    expect(missing).to.deep.equal([]);
   });
 });

@@ -130,6 +130,10 @@ export interface ApiDefinition {
    */
   timeoutMs?: number;
   retry?: RetryPolicy;
+  /**
+   * The default meta.appError of this version's failed calls: a JSONata expression over the failed response ({status, headers, body, action, arguments}) giving {code, message, details}. An action's own meta.appError wins field by field.
+   */
+  appError?: string;
   pagination?: CursorPagination;
 }
 /**

@@ -1,4 +1,5 @@
 import type { ActionEntry } from '../../definitions/index.ts';
+import type { AppError } from './app-error.ts';
 import { flagOf, statusFlags } from './envelope-flags.ts';
 
 /** What every run answers: `success` always a boolean, `data` always an array, `meta` with what the engine owns. */
@@ -21,6 +22,8 @@ export interface EnvelopeMeta {
   action: ActionMeta;
   /** Why a run failed inside the gateway (a mapping error, say), when it did; a mapping error's details say where and why (reason, limit, setting). */
   error?: { code: string; message: string; details?: unknown };
+  /** The app's own error, exactly when the app call failed (app-error.ts); set by the engine from the mapping's proposal. */
+  appError?: AppError;
 }
 
 export interface ActionMeta {
@@ -49,6 +52,7 @@ export interface Proposal {
  *   yields when it finds none of its fields (an error body), not a row;
  * - a 404 on a listing is success with no data, unless the mapping said `success` itself;
  * - `meta.retries`, `meta.response` and `meta.action` are the engine's, whatever the mapping wrote;
+ * - `meta.appError` is left out here: the run adds it to a failure (app-error.ts);
  * - a successful delete whose data carries no id answers the deleted id.
  */
 export function enforceEnvelope(
@@ -56,6 +60,7 @@ export function enforceEnvelope(
   facts: { status: number; response: EnvelopeMeta['response']; action: ActionMeta; retries: number; deletedId: unknown },
 ): Envelope {
   const meta = isObject(proposal.meta) ? { ...proposal.meta } : {};
+  delete meta.appError;
   const implied = statusFlags(facts.status);
   const mappingDecided = flagOf(proposal.success) !== undefined;
   let success = flagOf(proposal.success) ?? implied.success;

@@ -11,6 +11,7 @@ import { applyAuth } from '../auth/apply-auth.ts';
 import type { Abortable } from '../http/index.ts';
 import { exchangeCredentials, forgetExchangedToken } from '../auth/credential-exchange.ts';
 import { renewToken, tokenExpired } from '../auth/token-renewal.ts';
+import { appErrorOf } from './app-error.ts';
 import { enforceEnvelope, type ActionMeta, type Envelope } from './envelope.ts';
 import { flagOf, statusFlags } from './envelope-flags.ts';
 import { mapResponse, responseFacts } from './map-response.ts';
@@ -93,13 +94,19 @@ export async function runAction(services: Services, run: RunRequest): Promise<Ru
       ...(run.signal ? { signal: run.signal } : {}),
     });
     const facts = { status: response.status, response: responseFacts(response), action: actionMeta, retries, deletedId: deletedId(action, built) };
-    const mapped = await mapResponse(action, { ...facts.response, action: actionMeta, arguments: built.arguments });
+    const input = { ...facts.response, action: actionMeta, arguments: built.arguments };
+    const mapped = await mapResponse(action, input);
     if (!mapped.ok) {
       const envelope = enforceEnvelope({ success: false }, facts);
       envelope.meta.error = { code: mapped.error.code, message: mapped.error.message, details: mapped.error.details };
       return { status: 502, envelope };
     }
-    const meta = (mapped.proposal.meta ?? {}) as { tooManyRequests?: unknown; authenticated?: unknown };
+    const meta = (mapped.proposal.meta ?? {}) as { tooManyRequests?: unknown; authenticated?: unknown; appError?: unknown };
+    // A failure of the app call carries the app's own error (meta.appError), never a success.
+    const withAppError = async (envelope: Envelope): Promise<Envelope> => {
+      if (!envelope.success) envelope.meta.appError = await appErrorOf(meta.appError, version.api.appError, input);
+      return envelope;
+    };
 
     if (response.status === 429 || flagOf(meta.tooManyRequests) === true) {
       const wait = retries + 1 < version.api.retry.maxAttempts ? retryDelayMs(version.api.retry, retries + 1, response.headers['retry-after']) : null;
@@ -108,7 +115,7 @@ export async function runAction(services: Services, run: RunRequest): Promise<Ru
         retries++;
         continue;
       }
-      const envelope = enforceEnvelope({ ...mapped.proposal, success: false }, facts);
+      const envelope = await withAppError(enforceEnvelope({ ...mapped.proposal, success: false }, facts));
       envelope.meta.tooManyRequests = true;
       return { status: 429, envelope };
     }
@@ -126,7 +133,7 @@ export async function runAction(services: Services, run: RunRequest): Promise<Ru
       }
       continue;
     }
-    return { status: 200, envelope: enforceEnvelope(mapped.proposal, facts) };
+    return { status: 200, envelope: await withAppError(enforceEnvelope(mapped.proposal, facts)) };
   }
 }
 
