@@ -4,7 +4,7 @@ import { open } from '../../credentials/cipher.ts';
 import { openRemembered } from '../../credentials/opened-secrets.ts';
 import type { ActionEntry, AppVersion, AuthEntry, CompiledExpression } from '../../definitions/index.ts';
 import { GatewayError } from '../../errors/index.ts';
-import { evaluateGuarded } from '../../mapping/index.ts';
+import { evaluateGuarded, MappingError } from '../../mapping/index.ts';
 import type { Services } from '../../services.ts';
 import type { ConnectionRecord, EndUserRecord, InstallationRecord } from '../../store/index.ts';
 import { applyAuth } from '../auth/apply-auth.ts';
@@ -13,7 +13,8 @@ import { exchangeCredentials, forgetExchangedToken } from '../auth/credential-ex
 import { renewToken, tokenExpired } from '../auth/token-renewal.ts';
 import { enforceEnvelope, type ActionMeta, type Envelope } from './envelope.ts';
 import { flagOf, statusFlags } from './envelope-flags.ts';
-import { mapResponse, responseFacts } from './map-response.ts';
+import { mapResponse, responseFacts, type MappingInput } from './map-response.ts';
+import { applyCursor, setNextCursor, type PageFacts } from '../pagination/index.ts';
 import { retryDelayMs, sleep } from './rate-limit.ts';
 
 export interface RunRequest {
@@ -75,6 +76,8 @@ export async function runAction(services: Services, run: RunRequest): Promise<Ru
       lookupOptions: lookupOptionsVia((lookup) => runLookupAction(services, run, lookup), { companyId: run.companyId, connectionId: connection.id, version }),
     },
   );
+  const scope = { appId: version.app.id, version: version.version, actionId: action.id, connectionId: connection.id };
+  applyCursor(services.keyring, scope, action, run.arguments, built);
   const actionMeta: ActionMeta = { id: action.id, slug: action.slug, operation: action.operation, query: built.request.query, body: built.request.body ?? null };
   const exchange = { installationId: run.installation?.id ?? null, endUserId: run.endUser?.id ?? run.installation?.endUserId ?? null, variables: built.variables };
 
@@ -93,7 +96,8 @@ export async function runAction(services: Services, run: RunRequest): Promise<Ru
       ...(run.signal ? { signal: run.signal } : {}),
     });
     const facts = { status: response.status, response: responseFacts(response), action: actionMeta, retries, deletedId: deletedId(action, built) };
-    const mapped = await mapResponse(action, { ...facts.response, action: actionMeta, arguments: built.arguments });
+    const mappingInput = { ...facts.response, action: actionMeta, arguments: built.arguments };
+    const mapped = await mapResponse(action, mappingInput);
     if (!mapped.ok) {
       const envelope = enforceEnvelope({ success: false }, facts);
       envelope.meta.error = { code: mapped.error.code, message: mapped.error.message, details: mapped.error.details };
@@ -110,6 +114,7 @@ export async function runAction(services: Services, run: RunRequest): Promise<Ru
       }
       const envelope = enforceEnvelope({ ...mapped.proposal, success: false }, facts);
       envelope.meta.tooManyRequests = true;
+      await setNextCursor(envelope, action.pagination, services.keyring, scope, pageFacts(envelope, built, mappingInput));
       return { status: 429, envelope };
     }
 
@@ -126,8 +131,22 @@ export async function runAction(services: Services, run: RunRequest): Promise<Ru
       }
       continue;
     }
-    return { status: 200, envelope: enforceEnvelope(mapped.proposal, facts) };
+    const envelope = enforceEnvelope(mapped.proposal, facts);
+    try {
+      await setNextCursor(envelope, action.pagination, services.keyring, scope, pageFacts(envelope, built, mappingInput));
+    } catch (error) {
+      if (!(error instanceof MappingError)) throw error;
+      const failed = enforceEnvelope({ success: false }, facts);
+      failed.meta.error = { code: error.code, message: error.message, details: error.details };
+      return { status: 502, envelope: failed };
+    }
+    return { status: 200, envelope };
   }
+}
+
+/** What the next page's cursor is computed from. */
+function pageFacts(envelope: Envelope, built: BuiltRequest, input: MappingInput): PageFacts {
+  return { input, request: built.request as PageFacts['request'], rows: envelope.data.length, origin: new URL(built.request.url).origin };
 }
 
 /** The token this run starts with: renewed first when known to be expired, obtained first for client credentials. */
