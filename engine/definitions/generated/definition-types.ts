@@ -20,25 +20,6 @@ export type Arguments = Argument[];
  */
 export type Pagination = CursorPagination | NextUrlPagination | OffsetPagination | PagePagination | NoPagination;
 /**
- * The next page is a URL the app gives: in the Link header (rel="next") or in the body. The engine requests it as the whole next request (the action's method, auth applied); it must be on the origin of the API's baseUrl.
- */
-export type NextUrlPagination = {
-  [k: string]: unknown | undefined;
-} & {
-  /**
-   * NextUrl: the app gives the next page's URL.
-   */
-  type: 'NextUrl';
-  /**
-   * LinkHeader: the URL of rel="next" in the Link header (RFC 8288), parsed by the engine.
-   */
-  from?: 'LinkHeader';
-  /**
-   * The next page's URL from the response, absolute or relative to the API's origin; empty or missing on the last page.
-   */
-  next?: string;
-};
-/**
  * definitions/<app>/versions/<n>/auths/<id>.yaml: one way to authenticate with the app. The type decides which other properties apply.
  */
 export type AuthDefinition =
@@ -370,6 +351,23 @@ export interface CursorPagination {
   key: string;
   /**
    * The next page's token, read from the response (e.g. body.response_metadata.next_cursor); empty or missing on the last page. Without it, the response mapping's meta.cursor is the token.
+   */
+  next?: string;
+}
+/**
+ * The next page is a URL the app gives: in the Link header (rel="next") or in the body. The engine requests it as the whole next request (the action's method, auth applied); it must be on the origin of the API's baseUrl. Exactly one of from and next.
+ */
+export interface NextUrlPagination {
+  /**
+   * NextUrl: the app gives the next page's URL.
+   */
+  type: 'NextUrl';
+  /**
+   * LinkHeader: the URL of rel="next" in the Link header (RFC 8288), parsed by the engine.
+   */
+  from?: 'LinkHeader';
+  /**
+   * The next page's URL from the response, absolute or relative to the API's origin; empty or missing on the last page.
    */
   next?: string;
 }
