@@ -22,6 +22,10 @@ export interface BuildRequestInput {
   arguments: unknown;
 }
 
+/** The form of the cursors the engine writes (NextUrl, Offset, Page): base64url payload "." base64url signature, at most 4 KB. */
+const ENGINE_CURSOR = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+export const ENGINE_CURSOR_MAX_CHARS = 4096;
+
 /** The argument a caller sends to get the next page, when the API paginates with a cursor. */
 export const CURSOR_ARGUMENT = 'cursor';
 
@@ -140,7 +144,13 @@ function placeCursor(pagination: PaginationEntry['definition'], cursor: unknown,
     problems.push(problem(CURSOR_ARGUMENT, 'type', `must be the string meta.cursor of the previous page (got ${shown(cursor)})`));
     return;
   }
-  if (pagination.type !== 'Cursor') return;
+  if (pagination.type !== 'Cursor') {
+    // Checked fully (signature, action, connection, origin) when the run places it; a cursor not even of the form is refused here, before any work.
+    if (typeof cursor !== 'string' || cursor.length > ENGINE_CURSOR_MAX_CHARS || !ENGINE_CURSOR.test(cursor)) {
+      problems.push(problem(CURSOR_ARGUMENT, 'cursor', 'must be the meta.cursor of the previous page of this action, sent unchanged'));
+    }
+    return;
+  }
   const { location, key } = pagination;
   if (location === 'Query') parts.query[key] = String(cursor);
   else {

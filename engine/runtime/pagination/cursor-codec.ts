@@ -1,6 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { derivedKeys } from '../../credentials/derived-key.ts';
 import type { Keyring } from '../../credentials/keyring.ts';
+import { ENGINE_CURSOR_MAX_CHARS } from '../../arguments/build-request.ts';
 
 /** Where the next page starts, for the kinds whose cursor the engine writes. */
 export type PagePosition = { url: string } | { offset: number } | { page: number };
@@ -13,8 +14,8 @@ export interface CursorScope {
   connectionId: string;
 }
 
-/** Longer cursors are refused before any work: an engine cursor is a URL and a few ids. */
-export const MAX_CURSOR_CHARS = 4096;
+/** Longer cursors are refused before any work (buildOutboundRequest refuses them first): an engine cursor is a URL and a few ids. */
+export const MAX_CURSOR_CHARS = ENGINE_CURSOR_MAX_CHARS;
 
 const PURPOSE = 'pagination-cursor';
 
