@@ -8,7 +8,7 @@ import type { FieldProblem } from '../errors/index.ts';
  * the golden cases cover each.
  */
 export const ARGUMENT_RULES = {
-  unknown: 'the key is not an argument of the action (nor `cursor` when the API paginates); catches typos',
+  unknown: 'the key is not an argument of the action (nor `cursor` when the action pages); catches typos',
   hidden: 'a hidden argument was set; it cannot be, it always sends its default',
   required: 'a required argument (or a path parameter) has no value',
   type: 'the value is not of the data type and cannot be coerced to it',

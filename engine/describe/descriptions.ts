@@ -23,7 +23,7 @@ export interface ActionSummary {
   operation: ActionEntry['operation'];
   method: ActionEntry['method'];
   path: string;
-  /** When the API paginates with a cursor: the caller sends meta.cursor back as this argument. */
+  /** When the action pages (its own pagination or the API's): the caller sends meta.cursor back as this argument. */
   cursorArgument: string | null;
 }
 

@@ -1,3 +1,4 @@
+import fs from 'node:fs/promises';
 import path from 'node:path';
 import { expect } from 'chai';
 import { loadDefinitions } from '../../engine/definitions/loader.ts';
@@ -48,5 +49,13 @@ describe('pagination in definitions', () => {
       'pager/versions/1/actions/list-offset.yaml:11:3 SCHEMA_UNKNOWN_PROPERTY property "limt" is not allowed in pagination (allowed: type, location, offsetKey, limitKey, total, last)',
       'pager/versions/1/actions/list-page.yaml:11:20 JSONATA_SYNTAX JSONata: Expected ")" before end of expression (S0203)',
     ]);
+  });
+
+  it("loads the complete action examples of docs/definitions.md's Pagination section", async () => {
+    const guide = await fs.readFile(path.join(ROOT, 'docs/definitions.md'), 'utf8');
+    const section = guide.slice(guide.indexOf('## Pagination'), guide.indexOf('## A worked example'));
+    const examples = [...section.matchAll(/```yaml\n# actions\/([a-z-]+)\.yaml\n(id: [\s\S]*?)```/g)].map((m) => [`${ACTIONS}/${m[1]}.yaml`, m[2]!] as const);
+    expect(examples.map(([file]) => path.basename(file))).to.deep.equal(['search-pages.yaml', 'list-users.yaml', 'query.yaml', 'list-contacts.yaml', 'search-issues.yaml', 'list-repos.yaml']);
+    expect(await problems(Object.fromEntries(examples))).to.deep.equal([]);
   });
 });
