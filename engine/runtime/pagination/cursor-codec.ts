@@ -19,6 +19,14 @@ export const MAX_CURSOR_CHARS = ENGINE_CURSOR_MAX_CHARS;
 
 const PURPOSE = 'pagination-cursor';
 
+/** HKDF per key costs about ten HMACs: the keys are derived once per keyring (a keyring never changes; a new one is a new object). */
+const keysOf = new WeakMap<Keyring, { key: Uint8Array }[]>();
+function cursorKeys(keyring: Keyring): { key: Uint8Array }[] {
+  let keys = keysOf.get(keyring);
+  if (!keys) keysOf.set(keyring, (keys = derivedKeys(keyring, PURPOSE)));
+  return keys;
+}
+
 /**
  * The opaque meta.cursor of NextUrl, Offset and Page pages:
  * base64url(JSON payload) "." base64url(HMAC-SHA256 of the payload text),
@@ -28,7 +36,7 @@ const PURPOSE = 'pagination-cursor';
  */
 export function encodeCursor(keyring: Keyring, scope: CursorScope, position: PagePosition): string {
   const payload = Buffer.from(JSON.stringify({ ...position, a: scope.appId, v: String(scope.version), x: scope.actionId, c: scope.connectionId })).toString('base64url');
-  return `${payload}.${sign(derivedKeys(keyring, PURPOSE)[0]!.key, payload)}`;
+  return `${payload}.${sign(cursorKeys(keyring)[0]!.key, payload)}`;
 }
 
 /** The position a cursor stands for, or why it is refused (a reason for the log, never shown with the cursor). */
@@ -38,7 +46,7 @@ export function decodeCursor(keyring: Keyring, scope: CursorScope, cursor: strin
   if (dot < 0 || cursor.indexOf('.', dot + 1) >= 0) return { refused: 'not a cursor of this gateway' };
   const payload = cursor.slice(0, dot);
   const signature = Buffer.from(cursor.slice(dot + 1), 'base64url');
-  const signed = derivedKeys(keyring, PURPOSE).some(({ key }) => {
+  const signed = cursorKeys(keyring).some(({ key }) => {
     const expected = Buffer.from(sign(key, payload), 'base64url');
     return expected.length === signature.length && timingSafeEqual(expected, signature);
   });

@@ -160,6 +160,22 @@ describe('Pagination: every kind, end to end', function () {
     expect(second.body.meta).not.to.have.property('cursor');
   });
 
+  it('only a successful page gets a cursor; a pagination expression that fails is a 502 MAPPING_ERROR located in the file', async () => {
+    upstream.on('GET /api/people', () => ({ status: 500, body: { value: [], '@odata.nextLink': `${upstream.url}/api/people?$skiptoken=X2` } }));
+    const failed = await run('list-odata');
+    expect(failed.body.success).to.equal(false);
+    expect(failed.body.meta).not.to.have.property('cursor');
+    upstream.on('GET /api/broken', () => ({ body: [{ id: 1 }] }));
+    const broken = await run('list-broken');
+    expect(broken.status).to.equal(502);
+    expect(broken.body.success).to.equal(false);
+    expect(broken.body.meta.error.code).to.equal('MAPPING_ERROR');
+    expect(broken.body.meta.error.message).to.match(/^pager\/versions\/1\/actions\/list-broken\.yaml:11:\d+: .*no next page here/);
+    upstream.on('POST /api/search', () => ({ body: { results: [{ id: 'a' }], has_more: true, next_cursor: { nested: true } } }));
+    const objectToken = await run('search-pages', { query: 'x' });
+    expect(objectToken.body.meta.cursor, 'a token that is not a string is sent as JSON text').to.equal('{"nested":true}');
+  });
+
   it("an action's pagination overrides the API's, and { type: None } takes no cursor", async () => {
     upstream.on('GET /api/issues', () => ({ body: [] }));
     const raw = await run('list-link', { cursor: '2' });
