@@ -1,6 +1,6 @@
 import { validationError, type FieldProblem } from '../errors/index.ts';
 import type { LookupList } from '../definitions/generated/definition-types.ts';
-import type { ActionEntry, ApiEntry, AuthEntry } from '../definitions/snapshot.ts';
+import type { ActionEntry, ApiEntry, AuthEntry, PaginationEntry } from '../definitions/snapshot.ts';
 import { argumentTree, sentName, type ArgumentNode } from './argument-tree.ts';
 import { ABSENT, checkArguments, type CheckContext } from './check-arguments.ts';
 import { isPlainObject } from './coerce.ts';
@@ -22,11 +22,14 @@ export interface BuildRequestInput {
   arguments: unknown;
 }
 
+/** The form of the cursors the engine writes (NextUrl, Offset, Page): base64url payload "." base64url signature, at most 4 KB. */
+const ENGINE_CURSOR = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+export const ENGINE_CURSOR_MAX_CHARS = 4096;
+
 /** The argument a caller sends to get the next page, when the API paginates with a cursor. */
 export const CURSOR_ARGUMENT = 'cursor';
 
-/** The operations whose results come in pages, and so take the cursor argument. */
-export const PAGED_OPERATIONS: ReadonlySet<string> = new Set(['list', 'search']);
+export { PAGED_OPERATIONS } from '../definitions/snapshot.ts';
 
 /**
  * Turns a caller's arguments into the outbound request of an action, exactly
@@ -53,8 +56,7 @@ export async function buildOutboundRequest(input: BuildRequestInput, deps: Argum
   else if (input.arguments !== undefined && input.arguments !== null) problems.push(problem('arguments', 'type', `must be an object of argument values by key (got ${shown(input.arguments)})`));
 
   const actionNodes = argumentTree(action.arguments);
-  // Only listings page: a create or a delete that took a cursor would hide a caller's mistake.
-  const takesCursor = api.pagination !== undefined && PAGED_OPERATIONS.has(action.operation) && !actionNodes.some((n) => n.arg.key === CURSOR_ARGUMENT);
+  const takesCursor = takesCursorArgument(action);
   problems.push(...unknownKeys(action, actionNodes, given, takesCursor));
 
   // Host variables: the API's and the auth's arguments, from what the connection stores.
@@ -71,7 +73,7 @@ export async function buildOutboundRequest(input: BuildRequestInput, deps: Argum
   for (const node of hostNodes) if (hostSent.has(node.arg.key)) place(node, hostSent.get(node.arg.key), parts);
   for (const node of actionNodes) if (sent.has(node.arg.key)) place(node, sent.get(node.arg.key), parts);
   parts.hasBody = [...hostNodes, ...actionNodes].some((n) => n.arg.location === 'Body');
-  if (takesCursor) placeCursor(api, given[CURSOR_ARGUMENT], parts, problems);
+  if (takesCursor) placeCursor(action.pagination!.definition, given[CURSOR_ARGUMENT], parts, problems);
 
   const variables = hostVariables(hostSent, input.host?.metadata);
   const baseUrl = fillUrlTemplate(api.baseUrl, variables, 'baseUrl', hostProblems, { originVariables: api.definition?.originVariables ?? [] });
@@ -89,6 +91,15 @@ export async function buildOutboundRequest(input: BuildRequestInput, deps: Argum
     arguments: Object.fromEntries(checked),
     variables,
   };
+}
+
+/**
+ * Whether the action takes the `cursor` argument: it pages (a list or search
+ * with a pagination of its own or the API's; a create or a delete that took a
+ * cursor would hide a caller's mistake) and has no argument of that key itself.
+ */
+export function takesCursorArgument(action: ActionEntry): boolean {
+  return action.pagination !== undefined && !action.arguments.some((a) => a.key === CURSOR_ARGUMENT && a.parent === undefined);
 }
 
 async function sendAll(nodes: readonly ArgumentNode[], checked: Map<string, unknown>, prefix: string, problems: FieldProblem[], deps: ArgumentDependencies): Promise<Map<string, unknown>> {
@@ -121,14 +132,26 @@ function unknownKeys(action: ActionEntry, nodes: readonly ArgumentNode[], given:
   return problems;
 }
 
-/** `cursor` goes where api.yaml's pagination says: a query parameter or a body field. */
-function placeCursor(api: ApiEntry, cursor: unknown, parts: RequestParts, problems: FieldProblem[]): void {
+/**
+ * A Cursor pagination's `cursor` goes where it says: a query parameter or a
+ * body field. The engine's own cursors (NextUrl, Offset, Page) are signed and
+ * placed by the run (engine/runtime/pagination/); here they are only checked
+ * to be strings.
+ */
+function placeCursor(pagination: PaginationEntry['definition'], cursor: unknown, parts: RequestParts, problems: FieldProblem[]): void {
   if (cursor === undefined || cursor === null || cursor === '') return;
   if (typeof cursor !== 'string' && typeof cursor !== 'number') {
     problems.push(problem(CURSOR_ARGUMENT, 'type', `must be the string meta.cursor of the previous page (got ${shown(cursor)})`));
     return;
   }
-  const { location, key } = api.pagination!;
+  if (pagination.type !== 'Cursor') {
+    // Checked fully (signature, action, connection, origin) when the run places it; a cursor not even of the form is refused here, before any work.
+    if (typeof cursor !== 'string' || cursor.length > ENGINE_CURSOR_MAX_CHARS || !ENGINE_CURSOR.test(cursor)) {
+      problems.push(problem(CURSOR_ARGUMENT, 'cursor', 'must be the meta.cursor of the previous page of this action, sent unchanged'));
+    }
+    return;
+  }
+  const { location, key } = pagination;
   if (location === 'Query') parts.query[key] = String(cursor);
   else {
     setPath(parts.body, [key], String(cursor));

@@ -1,4 +1,4 @@
-export { buildOutboundRequest, CURSOR_ARGUMENT, PAGED_OPERATIONS, type BuildRequestInput } from './build-request.ts';
+export { buildOutboundRequest, CURSOR_ARGUMENT, PAGED_OPERATIONS, takesCursorArgument, type BuildRequestInput } from './build-request.ts';
 export { evaluateMapperPlainly } from './default-evaluator.ts';
 export { ARGUMENT_RULES, type ArgumentRule } from './rules.ts';
 export { fillTemplate, headerText } from './host-variables.ts';

@@ -8,7 +8,7 @@ import type { FieldProblem } from '../errors/index.ts';
  * the golden cases cover each.
  */
 export const ARGUMENT_RULES = {
-  unknown: 'the key is not an argument of the action (nor `cursor` when the API paginates); catches typos',
+  unknown: 'the key is not an argument of the action (nor `cursor` when the action pages); catches typos',
   hidden: 'a hidden argument was set; it cannot be, it always sends its default',
   required: 'a required argument (or a path parameter) has no value',
   type: 'the value is not of the data type and cannot be coerced to it',
@@ -18,6 +18,7 @@ export const ARGUMENT_RULES = {
   currency: 'a Currency list value is not an ISO 4217 code',
   lookup: 'a Lookup list value is not one of the options the lookup action returns',
   mapper: "the argument's mapper failed on the value",
+  cursor: 'the cursor is not the meta.cursor of the previous page of this action and connection, sent unchanged (tampered, of another action or connection, too long, or a next URL on another origin)',
   hostVariable: 'a {{placeholder}} of the base URL or a header has no value, or a value that cannot go there',
 } as const;
 

@@ -1,4 +1,4 @@
-import type { AppEntry, AppVersion, DefinitionsSnapshot } from '../definitions/snapshot.ts';
+import type { ActionEntry, AppEntry, AppVersion, DefinitionsSnapshot } from '../definitions/snapshot.ts';
 import { versionLabel, type VersionName } from '../definitions/layout.ts';
 import { compareArguments, type Emit } from './argument-changes.ts';
 import { same, shown, SEVERITIES, type DefinitionChange } from './definition-change.ts';
@@ -65,7 +65,9 @@ function compareVersions(was: AppVersion, now: AppVersion, emit: Emit): void {
   if (was.api.timeoutMs !== now.api.timeoutMs) api(`timeoutMs ${was.api.timeoutMs} → ${now.api.timeoutMs}`, 'compatible');
   if (!same(was.api.retry, now.api.retry)) api(`retry ${shown(was.api.retry)} → ${shown(now.api.retry)}`, 'compatible');
   if (was.api.pagination && !now.api.pagination) api('pagination removed: cursors clients hold are no longer sent', 'breaking');
-  else if (!same(was.api.pagination, now.api.pagination)) api(`pagination ${shown(was.api.pagination)} → ${shown(now.api.pagination)}`, 'noted');
+  else if (was.api.pagination && now.api.pagination && was.api.pagination.type !== now.api.pagination.type) {
+    api(`pagination type ${was.api.pagination.type} → ${now.api.pagination.type}: cursors clients hold are refused`, 'breaking');
+  } else if (!same(was.api.pagination, now.api.pagination)) api(`pagination ${shown(was.api.pagination)} → ${shown(now.api.pagination)}`, 'noted');
   if (a.appError !== b.appError) api(`default appError mapping ${a.appError === undefined ? 'added' : b.appError === undefined ? 'removed' : 'changed'}: check meta.appError of failed calls`, 'noted');
   if (a.auths[0] !== b.auths[0]) api(`default auth ${a.auths[0]} → ${b.auths[0]}`, 'noted');
   for (const id of a.auths) {
@@ -108,11 +110,25 @@ function compareVersions(was: AppVersion, now: AppVersion, emit: Emit): void {
       field('method', 'noted');
       field('path', 'noted');
       if (before.response !== after.response) emit({ subject: 'action', where, change: 'changed', severity: 'noted', what: 'response mapping changed: check the data returned' });
+      comparePagination(where, was.actions.get(id)!, now.actions.get(id)!, before.pagination, after.pagination, emit);
       field('name', 'compatible');
       field('description', 'compatible');
       compareArguments(where, before.arguments, after.arguments, emit);
     }
   }
+}
+
+/**
+ * An action's own pagination: a change of the kind that applies (its own or
+ * the API's) refuses the cursors clients hold, so it is breaking; any other
+ * change of what it writes is noted.
+ */
+function comparePagination(where: string, was: ActionEntry, now: ActionEntry, before: unknown, after: unknown, emit: Emit): void {
+  if (same(before, after)) return;
+  const kind = (action: ActionEntry) => action.pagination?.definition.type ?? (action.definition.pagination?.type === 'None' ? 'None' : undefined);
+  const [from, to] = [kind(was), kind(now)];
+  if (from !== undefined && from !== to) emit({ subject: 'action', where, change: 'changed', severity: 'breaking', what: `pagination ${from} → ${to ?? 'none'}: cursors clients hold are refused` });
+  else emit({ subject: 'action', where, change: 'changed', severity: 'noted', what: `pagination ${shown(before)} → ${shown(after)}` });
 }
 
 function union<T>(a: Iterable<T>, b: Iterable<T>): T[] {

@@ -19,6 +19,7 @@ import type { Services } from '../services.ts';
 import { openEmbeddedStore } from '../store/embedded/nedb-store.ts';
 import type { ConnectionRecord, Store } from '../store/index.ts';
 import { parseCaseFile, type DefinitionCase } from './case-file.ts';
+import { decodedOutcome, encodedArguments } from './case-cursors.ts';
 import { CaseNetwork } from './case-network.ts';
 import { described, differences, formatDifference, MISSING, shown, type Difference } from './structural-diff.ts';
 
@@ -211,6 +212,7 @@ class Harness {
     // Nothing leaves the process, so the egress policy (a deployment's allow-list) is not applied:
     // a definition on a private address, like a local demo API, is tested like any other.
     const http = createHttpClient({ dispatcher: network.agent, policy: { ...createEgressPolicy(), checkHost: () => null } });
+    const scope = { appId: version.app.id, version: version.version, actionId, connectionId: connection.id };
     let outcome: RunOutcome | { error: unknown };
     try {
       outcome = await runAction({ ...this.services, http }, {
@@ -220,8 +222,9 @@ class Harness {
         connection,
         installation: null,
         endUser: null,
-        arguments: testCase.arguments,
+        arguments: encodedArguments(testCase.arguments, this.services.keyring, scope),
       });
+      if (testCase.expect.kind === 'envelope') outcome = decodedOutcome(testCase.expect.meta, outcome, this.services.keyring, scope);
     } catch (error) {
       outcome = { error };
     } finally {

@@ -12,7 +12,12 @@ import {
   type ArgumentEntry,
   type AuthEntry,
   type DefinitionsSnapshot,
+  type PaginationEntry,
+  type PaginationExpression,
+  PAGED_OPERATIONS,
+  PAGINATION_EXPRESSIONS,
 } from './snapshot.ts';
+import type { CompiledExpression } from './expressions.ts';
 
 /**
  * Stage 5: the runtime objects, built only from a tree without problems
@@ -53,11 +58,13 @@ export function buildApp(files: AppFiles): AppEntry {
 
 function buildVersion(app: AppVersion['app'], files: VersionFiles): AppVersion {
   const auths = new Map(files.auths.map((file) => [file.definition!.id, buildAuth(file)]));
-  const actions = files.actions.map(buildAction);
+  const api = buildApi(files.api!, auths);
+  const apiPagination = paginationEntry(files.api!);
+  const actions = files.actions.map((file) => buildAction(file, apiPagination));
   return Object.freeze({
     app,
     version: files.name,
-    api: buildApi(files.api!, auths),
+    api,
     auths,
     actions: new Map(actions.map((a) => [a.id, a])),
     actionsBySlug: new Map(actions.map((a) => [a.slug, a])),
@@ -93,7 +100,20 @@ function buildAuth(file: FileAnalysis<'auth'>): AuthEntry {
   });
 }
 
-function buildAction(file: FileAnalysis<'action'>): ActionEntry {
+/** The pagination a file writes, with its expressions; null for { type: None }, undefined when it writes none. */
+function paginationEntry(file: FileAnalysis<'api'> | FileAnalysis<'action'>): PaginationEntry | null | undefined {
+  const definition = file.definition!.pagination;
+  if (definition === undefined) return undefined;
+  if (definition.type === 'None') return null;
+  const expressions: Partial<Record<PaginationExpression, CompiledExpression>> = {};
+  for (const key of PAGINATION_EXPRESSIONS) {
+    const compiled = file.expressions.get(expressionKey(['pagination', key]));
+    if (compiled) expressions[key] = compiled;
+  }
+  return Object.freeze({ definition: deepFreeze(definition), expressions: Object.freeze(expressions), file: file.source.file });
+}
+
+function buildAction(file: FileAnalysis<'action'>, apiPagination: PaginationEntry | null | undefined): ActionEntry {
   const definition = deepFreeze(file.definition!);
   return Object.freeze({
     id: definition.id,
@@ -105,6 +125,8 @@ function buildAction(file: FileAnalysis<'action'>): ActionEntry {
     path: definition.path,
     arguments: buildArguments(file, definition.arguments),
     response: file.expressions.get('response'),
+    // The action's own pagination wins over the API's; { type: None } turns paging off.
+    pagination: PAGED_OPERATIONS.has(definition.operation) ? (paginationEntry(file) !== undefined ? paginationEntry(file) : apiPagination) ?? undefined : undefined,
     definition,
     file: file.source.file,
   });

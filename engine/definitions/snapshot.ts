@@ -4,7 +4,8 @@ import type {
   AppDefinition,
   Argument,
   AuthDefinition,
-  CursorPagination,
+  NoPagination,
+  Pagination,
 } from './generated/definition-types.ts';
 import type { CompiledExpression } from './expressions.ts';
 import type { VersionName } from './layout.ts';
@@ -65,7 +66,8 @@ export interface ApiEntry {
   readonly auths: readonly AuthEntry[];
   readonly timeoutMs: number;
   readonly retry: Readonly<Required<NonNullable<ApiDefinition['retry']>>>;
-  readonly pagination: Readonly<CursorPagination> | undefined;
+  /** As api.yaml writes it; an action's own pagination may override it (ActionEntry.pagination is what applies). */
+  readonly pagination: Readonly<Pagination> | undefined;
   /** The compiled default meta.appError mapping of failed calls; undefined means the engine's default. */
   readonly appError: CompiledExpression | undefined;
   /** Its api.yaml, relative to the definitions folder. */
@@ -96,10 +98,28 @@ export interface ActionEntry {
   readonly arguments: readonly ArgumentEntry[];
   /** The compiled response mapping; undefined means a 2xx body is the data as is. */
   readonly response: CompiledExpression | undefined;
+  /** How the action pages: its own pagination, else the API's; undefined when it does not page (none, or { type: None }). */
+  readonly pagination: PaginationEntry | undefined;
   readonly definition: Readonly<ActionDefinition>;
   /** Its file, relative to the definitions folder. */
   readonly file: string;
 }
+
+/** A pagination that applies to an action, with its expressions compiled. */
+export interface PaginationEntry {
+  readonly definition: Readonly<Exclude<Pagination, NoPagination>>;
+  /** The compiled next, total, last and totalPages expressions the kind has. */
+  readonly expressions: Readonly<Partial<Record<PaginationExpression, CompiledExpression>>>;
+  /** The file it is written in (api.yaml or the action's), relative to the definitions folder. */
+  readonly file: string;
+}
+
+/** The operations whose results come in pages, and so take the cursor argument. */
+export const PAGED_OPERATIONS: ReadonlySet<string> = new Set(['list', 'search']);
+
+/** The JSONata properties of a pagination. */
+export const PAGINATION_EXPRESSIONS = ['next', 'total', 'last', 'totalPages'] as const;
+export type PaginationExpression = (typeof PAGINATION_EXPRESSIONS)[number];
 
 /** The retry policy a version gets for what its api.yaml leaves out (the schema's documented defaults). */
 export const DEFAULT_RETRY = { delayMs: 1000, multiplier: 2, maxAttempts: 3, retryAfterCapMs: 60_000 } as const;

@@ -1,6 +1,6 @@
 import type { ListSettings } from '../definitions/generated/definition-types.ts';
 import type { ActionEntry, AppEntry, AppVersion, ArgumentEntry } from '../definitions/snapshot.ts';
-import { CURSOR_ARGUMENT, PAGED_OPERATIONS } from '../arguments/index.ts';
+import { CURSOR_ARGUMENT, takesCursorArgument } from '../arguments/index.ts';
 
 /** GET /v2/universal/apps: one app and what versions it has. */
 export interface AppDescription {
@@ -23,7 +23,7 @@ export interface ActionSummary {
   operation: ActionEntry['operation'];
   method: ActionEntry['method'];
   path: string;
-  /** When the API paginates with a cursor: the caller sends meta.cursor back as this argument. */
+  /** When the action pages (its own pagination or the API's): the caller sends meta.cursor back as this argument. */
   cursorArgument: string | null;
 }
 
@@ -64,8 +64,7 @@ export function describeApp(app: AppEntry): AppDescription {
   };
 }
 
-export function summarizeAction(action: ActionEntry, version: AppVersion): ActionSummary {
-  const ownCursor = action.arguments.some((a) => a.key === CURSOR_ARGUMENT && a.parent === undefined);
+export function summarizeAction(action: ActionEntry, _version: AppVersion): ActionSummary {
   return {
     id: action.id,
     slug: action.slug,
@@ -74,7 +73,7 @@ export function summarizeAction(action: ActionEntry, version: AppVersion): Actio
     operation: action.operation,
     method: action.method,
     path: action.path,
-    cursorArgument: version.api.pagination && PAGED_OPERATIONS.has(action.operation) && !ownCursor ? CURSOR_ARGUMENT : null,
+    cursorArgument: takesCursorArgument(action) ? CURSOR_ARGUMENT : null,
   };
 }
 

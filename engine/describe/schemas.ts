@@ -38,7 +38,7 @@ const summaryProperties = {
   operation: { type: 'string' },
   method: { type: 'string' },
   path: { type: 'string' },
-  cursorArgument: { ...nullableString, description: 'When the API paginates with a cursor: send meta.cursor back as this argument.' },
+  cursorArgument: { ...nullableString, description: 'When the action pages (its own pagination or the API\'s): send meta.cursor back, unchanged, as this argument.' },
 } as const;
 
 export const actionSummary = {

@@ -175,6 +175,26 @@ const CASES: Case[] = [
     head: (f) => (f.get(`${V1}/api.yaml`).appError = '{ "code": body.error.code, "message": body.error.message }'),
     expected: [['noted', 'api', 'default appError mapping added: check meta.appError of failed calls']],
   },
+  {
+    change: "the API's pagination kind changed",
+    head: (f) => (f.get(`${V1}/api.yaml`).pagination = { type: 'NextUrl', from: 'LinkHeader' }),
+    expected: [['breaking', 'api', 'pagination type Cursor → NextUrl: cursors clients hold are refused']],
+  },
+  {
+    change: "the API's pagination key changed",
+    head: (f) => (f.get(`${V1}/api.yaml`).pagination.key = 'after'),
+    expected: [['noted', 'api', 'pagination {"type":"Cursor","location":"Query","key":"cursor"} → {"type":"Cursor","location":"Query","key":"after"}']],
+  },
+  {
+    change: "an action's own pagination added, of the API's kind",
+    head: (f) => (f.get(`${V1}/actions/list-lists.yaml`).pagination = { type: 'Cursor', location: 'Query', key: 'cursor', next: 'body.next' }),
+    expected: [['noted', 'action list-lists', 'pagination (none) → {"type":"Cursor","location":"Query","key":"cursor","next"...']],
+  },
+  {
+    change: 'an action no longer pages',
+    head: (f) => (f.get(`${V1}/actions/list-lists.yaml`).pagination = { type: 'None' }),
+    expected: [['breaking', 'action list-lists', 'pagination Cursor → None: cursors clients hold are refused']],
+  },
 ];
 
 describe('npm run diff: classification', () => {

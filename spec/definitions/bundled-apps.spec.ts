@@ -49,12 +49,13 @@ describe('bundled apps (definitions/)', () => {
     expect(args.some((a) => a.multipleValues?.delimiter) && args.some((a) => a.multipleValues && !a.multipleValues.delimiter)).to.equal(true);
   });
 
-  it('use OAuth 2.0 and API-key auths, arguments on APIs and auths, cursor pagination, and a delete', () => {
+  it('use OAuth 2.0 and API-key auths, arguments on APIs and auths, pagination (app cursors and Link headers), and a delete', () => {
     const authTypes = new Set(versions.flatMap((v) => [...v.auths.values()].map((a) => a.type)));
     expect(authTypes).to.include.keys('OAuth2AuthorizationCode', 'ApiKey');
     expect(versions.some((v) => v.api.arguments.length > 0)).to.equal(true);
     expect(versions.some((v) => [...v.auths.values()].some((a) => a.arguments.length > 0))).to.equal(true);
-    expect(versions.filter((v) => v.api.pagination?.type === 'Cursor')).to.have.length(versions.length);
+    expect(versions.filter((v) => v.api.pagination?.type === 'Cursor')).to.have.length(versions.length - 1);
+    expect(versions.filter((v) => v.api.pagination?.type === 'NextUrl').map((v) => v.app.id)).to.deep.equal(['github']);
     expect(versions.flatMap((v) => [...v.actions.values()]).filter((a) => a.operation === 'delete')).to.have.length.greaterThan(2);
   });
 
@@ -65,7 +66,7 @@ describe('bundled apps (definitions/)', () => {
     expect(found.data).to.deep.equal([{ name: 'README.md', path: 'README.md', type: 'file', size: 12, sha: 'abc' }]);
   });
 
-  it('GitHub: list issues leaves pull requests out and reads the next page from the Link header', async () => {
+  it('GitHub: list issues leaves pull requests out; the engine reads the next page from the Link header', async () => {
     const link = '<https://api.github.com/repositories/1/issues?state=open&page=2>; rel="next", <https://api.github.com/repositories/1/issues?page=5>; rel="last"';
     const body = [
       { id: 1, number: 7, title: 'Bug', state: 'open', labels: [{ name: 'bug' }], user: { login: 'octocat' }, html_url: 'u', created_at: 'c', updated_at: 'u2' },
@@ -73,7 +74,8 @@ describe('bundled apps (definitions/)', () => {
     ];
     const result = await run(action('github', 'list-issues'), { status: 200, headers: { link }, body });
     expect(result.data.map((i: { number: number }) => i.number)).to.deep.equal([7]);
-    expect(result.meta.cursor).to.equal('2');
+    expect(result.meta, 'the mapping leaves the cursor to the engine').to.equal(undefined);
+    expect(action('github', 'list-issues').pagination?.definition).to.deep.equal({ type: 'NextUrl', from: 'LinkHeader' });
   });
 
   it('Stripe: the list object is unwrapped and the cursor is the last id when there is more', async () => {

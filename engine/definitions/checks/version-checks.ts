@@ -5,6 +5,7 @@ import type { DefinitionPath } from '../parsed-file.ts';
 import { problemAt, type DefinitionProblem } from '../problems.ts';
 import { checkArguments } from './argument-checks.ts';
 import { duplicateNames } from './duplicates.ts';
+import { nextUrlSourceProblems, paginationProblems } from './pagination-checks.ts';
 import { urlTemplateProblems } from './url-template-checks.ts';
 
 const PATH_PARAM = /:([A-Za-z_][A-Za-z0-9_]*)/g;
@@ -40,7 +41,7 @@ export function checkVersion(version: VersionFiles): DefinitionProblem[] {
     });
     const def = api.definition!;
     problems.push(...placeholders(api, [['baseUrl'], def.baseUrl], apiArgumentKeys));
-    problems.push(...urlTemplateProblems(api, ['baseUrl'], def.baseUrl, def.originVariables ?? []));
+    problems.push(...urlTemplateProblems(api, ['baseUrl'], def.baseUrl, def.originVariables ?? []), ...nextUrlSourceProblems(api));
     for (const [name, value] of Object.entries(def.headers ?? {})) problems.push(...placeholders(api, [['headers', name], value!], apiArgumentKeys));
   }
 
@@ -63,7 +64,7 @@ export function checkVersion(version: VersionFiles): DefinitionProblem[] {
   }
 
   for (const action of actions) {
-    if (action.definition) problems.push(...pathParams(action));
+    if (action.definition) problems.push(...pathParams(action), ...paginationProblems(action, api?.definition ?? undefined), ...nextUrlSourceProblems(action));
   }
   return problems;
 }

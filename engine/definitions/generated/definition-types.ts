@@ -16,6 +16,10 @@ export type ListSettings = FixedList | LookupList | CountryList | CurrencyList;
  */
 export type Arguments = Argument[];
 /**
+ * How the listings of this version page (an action may say otherwise with its own pagination): Cursor, NextUrl, Offset or Page; see docs/definitions.md, Pagination.
+ */
+export type Pagination = CursorPagination | NextUrlPagination | OffsetPagination | PagePagination | NoPagination;
+/**
  * definitions/<app>/versions/<n>/auths/<id>.yaml: one way to authenticate with the app. The type decides which other properties apply.
  */
 export type AuthDefinition =
@@ -57,6 +61,10 @@ export type OriginVariables1 = string[];
  * The action's arguments.
  */
 export type Arguments7 = Argument[];
+/**
+ * How this action pages, instead of the API's pagination; { type: None } for an action that does not page.
+ */
+export type Pagination1 = CursorPagination | NextUrlPagination | OffsetPagination | PagePagination | NoPagination;
 /**
  * How a List argument offers its dropdown options. The type decides which other settings apply.
  */
@@ -134,7 +142,7 @@ export interface ApiDefinition {
    * The default meta.appError of this version's failed calls: a JSONata expression over the failed response ({status, headers, body, action, arguments}) giving {code, message, details}. An action's own meta.appError wins field by field.
    */
   appError?: string;
-  pagination?: CursorPagination;
+  pagination?: Pagination;
 }
 /**
  * Headers sent with every request of this version; an auth may add its own.
@@ -330,11 +338,11 @@ export interface RetryPolicy {
   retryAfterCapMs?: number;
 }
 /**
- * Cursor pagination: a list mapping returns meta.cursor (a string) when there is a next page; the client sends it back as the `cursor` argument, and the engine places it in the request here.
+ * The app's own token (a cursor, nextPageToken, start_cursor) sent back as it is: in a query parameter or a body field.
  */
 export interface CursorPagination {
   /**
-   * Cursor: the only pagination kind so far.
+   * Cursor: the app's token, as it is.
    */
   type: 'Cursor';
   /**
@@ -345,6 +353,106 @@ export interface CursorPagination {
    * The name of the query parameter or body field that carries the cursor.
    */
   key: string;
+  /**
+   * The next page's token, read from the response (e.g. body.response_metadata.next_cursor); empty or missing on the last page. Without it, the response mapping's meta.cursor is the token.
+   */
+  next?: string;
+}
+/**
+ * The next page is a URL the app gives: in the Link header (rel="next") or in the body. The engine requests it as the whole next request (the action's method, auth applied); it must be on the origin of the API's baseUrl. Exactly one of from and next.
+ */
+export interface NextUrlPagination {
+  /**
+   * NextUrl: the app gives the next page's URL.
+   */
+  type: 'NextUrl';
+  /**
+   * LinkHeader: the URL of rel="next" in the Link header (RFC 8288), parsed by the engine.
+   */
+  from?: 'LinkHeader';
+  /**
+   * The next page's URL from the response, absolute or relative to the API's origin; empty or missing on the last page.
+   */
+  next?: string;
+}
+/**
+ * offset/limit (or startAt/maxResults, skip/top): the engine computes the next offset from the request and the response.
+ */
+export interface OffsetPagination {
+  /**
+   * Offset: the next page starts after the rows already read.
+   */
+  type: 'Offset';
+  /**
+   * Where the offset goes (and the limit is read from).
+   */
+  location: 'Query' | 'Body';
+  /**
+   * The query parameter or body field of the offset.
+   */
+  offsetKey: string;
+  /**
+   * The query parameter or body field of the page size (an argument of the action sends it): the next offset is the offset plus this limit, and a page with fewer rows is the last.
+   */
+  limitKey?: string;
+  /**
+   * The number of items in all: no next page once the next offset reaches it.
+   */
+  total?: string;
+  /**
+   * True on the last page.
+   */
+  last?: string;
+}
+/**
+ * Page numbers (page/per_page): the engine computes the next page number from the request and the response.
+ */
+export interface PagePagination {
+  /**
+   * Page: the next page is the page number plus one.
+   */
+  type: 'Page';
+  /**
+   * Where the page number goes (and the page size is read from).
+   */
+  location: 'Query' | 'Body';
+  /**
+   * The query parameter or body field of the page number.
+   */
+  pageKey: string;
+  /**
+   * The number of the first page (the one sent without a cursor).
+   */
+  firstPage?: number;
+  /**
+   * The query parameter or body field of the page size: a page with fewer rows is the last.
+   */
+  sizeKey?: string;
+  /**
+   * The number of items in all (with sizeKey): no next page once the pages read hold them all.
+   */
+  total?: string;
+  /**
+   * The number of pages: no next page from the last one.
+   */
+  totalPages?: string;
+  /**
+   * True on the last page.
+   */
+  last?: string;
+  /**
+   * The next page number as the app gives it (empty on the last page); when set, the other rules are not used.
+   */
+  next?: string;
+}
+/**
+ * In an action: this action does not page, whatever api.yaml says.
+ */
+export interface NoPagination {
+  /**
+   * None: no pages, no cursor argument.
+   */
+  type: 'None';
 }
 /**
  * OAuth 2.0 authorization code grant: the user consents in the browser, the gateway keeps and refreshes the tokens.
@@ -640,4 +748,5 @@ export interface ActionDefinition {
    * Maps the raw response to the envelope. Without it, a 2xx body becomes data as is.
    */
   response?: string;
+  pagination?: Pagination1;
 }

@@ -4,7 +4,7 @@ import { open } from '../../credentials/cipher.ts';
 import { openRemembered } from '../../credentials/opened-secrets.ts';
 import type { ActionEntry, AppVersion, AuthEntry, CompiledExpression } from '../../definitions/index.ts';
 import { GatewayError } from '../../errors/index.ts';
-import { evaluateGuarded } from '../../mapping/index.ts';
+import { evaluateGuarded, MappingError } from '../../mapping/index.ts';
 import type { Services } from '../../services.ts';
 import type { ConnectionRecord, EndUserRecord, InstallationRecord } from '../../store/index.ts';
 import { applyAuth } from '../auth/apply-auth.ts';
@@ -14,7 +14,8 @@ import { renewToken, tokenExpired } from '../auth/token-renewal.ts';
 import { appErrorOf } from './app-error.ts';
 import { enforceEnvelope, type ActionMeta, type Envelope } from './envelope.ts';
 import { flagOf, statusFlags } from './envelope-flags.ts';
-import { mapResponse, responseFacts } from './map-response.ts';
+import { mapResponse, responseFacts, type MappingInput } from './map-response.ts';
+import { applyCursor, setNextCursor, type PageFacts } from '../pagination/index.ts';
 import { retryDelayMs, sleep } from './rate-limit.ts';
 
 export interface RunRequest {
@@ -76,6 +77,8 @@ export async function runAction(services: Services, run: RunRequest): Promise<Ru
       lookupOptions: lookupOptionsVia((lookup) => runLookupAction(services, run, lookup), { companyId: run.companyId, connectionId: connection.id, version }),
     },
   );
+  const scope = { appId: version.app.id, version: version.version, actionId: action.id, connectionId: connection.id };
+  applyCursor(services.keyring, scope, action, run.arguments, built);
   const actionMeta: ActionMeta = { id: action.id, slug: action.slug, operation: action.operation, query: built.request.query, body: built.request.body ?? null };
   const exchange = { installationId: run.installation?.id ?? null, endUserId: run.endUser?.id ?? run.installation?.endUserId ?? null, variables: built.variables };
 
@@ -94,8 +97,8 @@ export async function runAction(services: Services, run: RunRequest): Promise<Ru
       ...(run.signal ? { signal: run.signal } : {}),
     });
     const facts = { status: response.status, response: responseFacts(response), action: actionMeta, retries, deletedId: deletedId(action, built) };
-    const input = { ...facts.response, action: actionMeta, arguments: built.arguments };
-    const mapped = await mapResponse(action, input);
+    const mappingInput = { ...facts.response, action: actionMeta, arguments: built.arguments };
+    const mapped = await mapResponse(action, mappingInput);
     if (!mapped.ok) {
       const envelope = enforceEnvelope({ success: false }, facts);
       envelope.meta.error = { code: mapped.error.code, message: mapped.error.message, details: mapped.error.details };
@@ -104,7 +107,7 @@ export async function runAction(services: Services, run: RunRequest): Promise<Ru
     const meta = (mapped.proposal.meta ?? {}) as { tooManyRequests?: unknown; authenticated?: unknown; appError?: unknown };
     // A failure of the app call carries the app's own error (meta.appError), never a success.
     const withAppError = async (envelope: Envelope): Promise<Envelope> => {
-      if (!envelope.success) envelope.meta.appError = await appErrorOf(meta.appError, version.api.appError, input);
+      if (!envelope.success) envelope.meta.appError = await appErrorOf(meta.appError, version.api.appError, mappingInput);
       return envelope;
     };
 
@@ -117,6 +120,7 @@ export async function runAction(services: Services, run: RunRequest): Promise<Ru
       }
       const envelope = await withAppError(enforceEnvelope({ ...mapped.proposal, success: false }, facts));
       envelope.meta.tooManyRequests = true;
+      await setNextCursor(envelope, action.pagination, services.keyring, scope, pageFacts(envelope, built, mappingInput));
       return { status: 429, envelope };
     }
 
@@ -133,8 +137,22 @@ export async function runAction(services: Services, run: RunRequest): Promise<Ru
       }
       continue;
     }
-    return { status: 200, envelope: await withAppError(enforceEnvelope(mapped.proposal, facts)) };
+    const envelope = await withAppError(enforceEnvelope(mapped.proposal, facts));
+    try {
+      await setNextCursor(envelope, action.pagination, services.keyring, scope, pageFacts(envelope, built, mappingInput));
+    } catch (error) {
+      if (!(error instanceof MappingError)) throw error;
+      const failed = enforceEnvelope({ success: false }, facts);
+      failed.meta.error = { code: error.code, message: error.message, details: error.details };
+      return { status: 502, envelope: failed };
+    }
+    return { status: 200, envelope };
   }
+}
+
+/** What the next page's cursor is computed from. */
+function pageFacts(envelope: Envelope, built: BuiltRequest, input: MappingInput): PageFacts {
+  return { input, request: built.request as PageFacts['request'], rows: envelope.data.length, origin: new URL(built.request.url).origin };
 }
 
 /** The token this run starts with: renewed first when known to be expired, obtained first for client credentials. */
