@@ -89,6 +89,20 @@ describe('Lookup lists: options help, runs do not look up (unless strict)', func
     });
   });
 
+  it('describeAction shows a Lookup list\'s strict and searchArgument as written', async () => {
+    const strict = await documentedCall(gw, 'GET', '/v2/universal/apps/chat/actions/post-strict');
+    expect(strict.body.data[0].arguments[0].list).to.deep.include({ type: 'Lookup', action: 'list-channels', strict: true });
+    const searching = await documentedCall(gw, 'GET', '/v2/universal/apps/chat/actions/post-message');
+    expect(searching.body.data[0].arguments[0].list).to.deep.equal({
+      type: 'Lookup',
+      action: 'list-channels',
+      valueKey: 'id',
+      labelKey: 'name',
+      searchArgument: 'query',
+      optionsPath: '/v2/universal/apps/chat/actions/post-message/arguments/channel/options',
+    });
+  });
+
   describe('the options endpoint', () => {
     it('answers the first page with meta.cursor, and the next page for that cursor without one', async () => {
       serveChannels();
