@@ -170,10 +170,14 @@ describe('Lookup lists: options help, runs do not look up (unless strict)', func
       expect(upstream.received).to.have.length(0);
     });
 
-    it('refuses a cursor for a list that has one page', async () => {
+    it('refuses a cursor for a list that has one page, before calling the app', async () => {
       const { status, body } = await options('priority', { cursor: 'page-2' });
       expect(status).to.equal(400);
       expect(body.error.details.problems).to.deep.equal([{ field: 'cursor', rule: 'unknown', message: 'a Fixed list has one page: it takes no cursor' }]);
+      const teams = await options('team', { cursor: 'page-2' });
+      expect(teams.status).to.equal(400);
+      expect(teams.body.error.details.problems).to.deep.equal([{ field: 'cursor', rule: 'unknown', message: 'lookup action list-teams answers one page: it takes no cursor' }]);
+      expect(upstream.received).to.have.length(0);
     });
   });
 });
