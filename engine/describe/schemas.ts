@@ -1,4 +1,5 @@
 import { anyJsonValue } from '../validation/json-value.ts';
+import { CURSOR_MAX_LENGTH, SEARCH_MAX_LENGTH } from './argument-options.ts';
 
 /** JSON Schemas of what the describe routes answer (descriptions.ts builds the values) and of their inputs. */
 const nullableString = { type: ['string', 'null'] } as const;
@@ -118,12 +119,12 @@ export const optionsBody = {
     arguments: { type: 'object', additionalProperties: anyJsonValue, description: 'The argument values filled in so far, passed to the Lookup action.' },
     search: {
       type: 'string',
-      maxLength: 200,
+      maxLength: SEARCH_MAX_LENGTH,
       description: "Only options whose label or value contains this text (any case). A Lookup with searchArgument passes it to its action; without one the page the app answered is filtered.",
     },
     cursor: {
       type: 'string',
-      maxLength: 1000,
+      maxLength: CURSOR_MAX_LENGTH,
       description: "A Lookup's next page: the meta.cursor of the previous answer, passed to the lookup action as its cursor argument. Other lists have one page.",
     },
   },

@@ -86,11 +86,11 @@ export async function lookupPage(
   if (!result.success) {
     throw GatewayError.of('LOOKUP_FAILED', `lookup action ${action.id} did not succeed, so its options are unknown`, { meta: result.meta });
   }
-  let options = optionsFromRows(Array.isArray(result.data) ? result.data : [], list);
+  const options = optionsFromRows(Array.isArray(result.data) ? result.data : [], list);
   const page: LookupPage = { options };
   if (asked.search !== undefined) {
-    if (!byApp) page.options = options = filterOptions(options, asked.search);
     page.searched = byApp ? 'app' : 'page';
+    if (!byApp) page.options = filterOptions(options, asked.search);
   }
   const next = result.meta?.cursor;
   if ((typeof next === 'string' && next !== '') || (typeof next === 'number' && Number.isFinite(next))) page.cursor = String(next);
