@@ -8,4 +8,5 @@ export { countryOptions, isCountryCode } from './lists/countries.ts';
 export { currencyOptions, isCurrencyCode } from './lists/currencies.ts';
 export type { ArgumentDependencies, BuiltRequest, HostValues, ListOption, LookupOptions, MapperEvaluator, MapperInput, OutboundRequest } from './types.ts';
 export { builtInOptions, optionsFromRows } from './lists/list-options.ts';
-export { lookupOptionsVia, runLookup, type ActionResult, type LookupRun, type RunAction } from './lists/lookup.ts';
+export { lookupOptionsVia, lookupPage, runLookup, type ActionResult, type LookupPage, type LookupPageRequest, type LookupRun, type RunAction } from './lists/lookup.ts';
+export { filterOptions, type Searched } from './lists/search-options.ts';

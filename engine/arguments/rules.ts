@@ -16,7 +16,7 @@ export const ARGUMENT_RULES = {
   option: 'a Fixed list value is not one of the options',
   country: 'a Country list value is not an ISO 3166-1 alpha-2 code',
   currency: 'a Currency list value is not an ISO 4217 code',
-  lookup: 'a Lookup list value is not one of the options the lookup action returns',
+  lookup: 'a strict Lookup list value is not among the options on the first page the lookup action returns',
   mapper: "the argument's mapper failed on the value",
   cursor: 'the cursor is not the meta.cursor of the previous page of this action and connection, sent unchanged (tampered, of another action or connection, too long, or a next URL on another origin)',
   hostVariable: 'a {{placeholder}} of the base URL or a header has no value, or a value that cannot go there',

@@ -1,4 +1,4 @@
-import type { Argument, ListOption } from '../definitions/generated/definition-types.ts';
+import type { Argument, ListOption, LookupList } from '../definitions/generated/definition-types.ts';
 import { same, shown, type DefinitionChange } from './definition-change.ts';
 
 /** Records a change found under some owner (an action, an auth, the API); the caller adds app and version. */
@@ -84,5 +84,21 @@ function listChanges(was: Argument, arg: Argument): Found[] {
     }
     return found;
   }
+  if (before.type === 'Lookup' && after.type === 'Lookup') return lookupChanges(before, after);
   return same(before, after) ? [] : [['noted', `list settings ${shown(before)} → ${shown(after)}`]];
+}
+
+/** strict decides whether a run refuses a value: on is breaking, off compatible; the rest only changes the builder's dropdown. */
+function lookupChanges(before: LookupList, after: LookupList): Found[] {
+  const found: Found[] = [];
+  if (before.strict !== true && after.strict === true) {
+    found.push(['breaking', `list.strict ${shown(before.strict)} → true: runs look the value up and refuse one not on the first page of ${after.action}`]);
+  } else if (before.strict === true && after.strict !== true) {
+    found.push(['compatible', `list.strict true → ${shown(after.strict)}: runs send the value as given`]);
+  }
+  if (before.searchArgument !== after.searchArgument) found.push(['noted', `list.searchArgument ${shown(before.searchArgument)} → ${shown(after.searchArgument)}`]);
+  const { strict: _s1, searchArgument: _a1, ...restBefore } = before;
+  const { strict: _s2, searchArgument: _a2, ...restAfter } = after;
+  if (!same(restBefore, restAfter)) found.push(['noted', `list settings ${shown(restBefore)} → ${shown(restAfter)}`]);
+  return found;
 }

@@ -11,7 +11,7 @@ export interface DefinitionCase {
   line: number;
   connection: { auth?: string; metadata: Record<string, unknown>; credentials: Record<string, unknown> };
   arguments: Record<string, unknown>;
-  /** What the fake network answers, in order: lookups first, then the action's own call (and its re-sends). */
+  /** What the fake network answers, in order: strict lookups first, then the action's own call (and its re-sends). */
   exchanges: Exchange[];
   expect: ExpectedOutcome;
 }
@@ -190,7 +190,7 @@ class Checker {
     let ok = true;
     if (raw.lookups !== undefined) {
       if (!Array.isArray(raw.lookups)) {
-        this.problem([...path, 'lookups'], '`lookups` is a list of { request, response }: the calls of Lookup list actions, in order');
+        this.problem([...path, 'lookups'], '`lookups` is a list of { request, response }: the calls of strict Lookup list actions, in order');
         return null;
       }
       raw.lookups.forEach((item, index) => {

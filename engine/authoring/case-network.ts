@@ -18,7 +18,7 @@ export interface SentRequest {
 
 /**
  * The network of one case: an undici MockAgent that answers the case's
- * recorded responses in order (lookups first, then the action's call and
+ * recorded responses in order (strict lookups first, then the action's call and
  * any re-sends) and compares each request the engine sends with the one the
  * case expects. Nothing reaches a real host: a request beyond the recorded
  * ones is refused (and reported).

@@ -38,6 +38,7 @@ export const PROBLEM_CODES = {
   ARG_FORMAT_NOT_DATE: 'an output format on an argument that is not a Date',
   LOOKUP_ACTION_MISSING: 'a Lookup list naming an action the app version does not have',
   LOOKUP_ARGUMENT_UNKNOWN: 'a Lookup list passing an argument its action does not have',
+  LOOKUP_SEARCH_ARGUMENT_UNKNOWN: 'a Lookup list whose searchArgument is not a visible top-level argument of its action',
   PUBLISHED_VERSION_MISSING: 'an app whose published version has no folder',
   AUTH_REF_UNRESOLVED: 'an auth id in api.yaml with no auth file of that id',
   TEMPLATE_VARIABLE_UNKNOWN: 'a {{name}} placeholder naming no argument',

@@ -1,6 +1,11 @@
-import { GatewayError, validationError } from '../errors/index.ts';
+import { GatewayError, validationError, type FieldProblem } from '../errors/index.ts';
 import type { ActionEntry, AppVersion, ArgumentEntry } from '../definitions/snapshot.ts';
-import { builtInOptions, runLookup, type ListOption, type RunAction } from '../arguments/index.ts';
+import { builtInOptions, filterOptions, lookupPage, type ListOption, type RunAction, type Searched } from '../arguments/index.ts';
+
+/** Longest search text a builder may send: a dropdown's filter box, not a query language. */
+export const SEARCH_MAX_LENGTH = 200;
+/** Longest cursor: the apps' own cursors are opaque but short (Slack's, Stripe's next_page, HubSpot's after). */
+export const CURSOR_MAX_LENGTH = 1000;
 
 export interface OptionsRequest {
   version: AppVersion;
@@ -11,13 +16,23 @@ export interface OptionsRequest {
   runAction: RunAction | undefined;
 }
 
+/** One answer of the options endpoint: the options, and for a Lookup the next cursor; `searched` when a search was asked. */
+export interface ArgumentOptions {
+  argument: ArgumentEntry;
+  options: ListOption[];
+  cursor?: string;
+  searched?: Searched;
+}
+
 /**
  * The options of one List argument. Fixed, Country and Currency are answered
- * from the definition and the platform's data; a Lookup runs its action with
- * the caller's connection through the engine. Without a wired run engine a
- * Lookup answers LOOKUP_UNAVAILABLE rather than made-up options.
+ * from the definition and the platform's data (a search filters them all); a
+ * Lookup runs its action with the caller's connection through the engine,
+ * one page per call: `cursor` is the lookup action's own, `search` goes to its
+ * searchArgument or filters the page. Without a wired run engine a Lookup
+ * answers LOOKUP_UNAVAILABLE rather than made-up options.
  */
-export async function argumentOptions(request: OptionsRequest): Promise<{ argument: ArgumentEntry; options: ListOption[] }> {
+export async function argumentOptions(request: OptionsRequest): Promise<ArgumentOptions> {
   const { action, key } = request;
   const argument = action.arguments.find((a) => a.key === key);
   if (!argument) {
@@ -27,14 +42,43 @@ export async function argumentOptions(request: OptionsRequest): Promise<{ argume
     throw GatewayError.of('ARGUMENT_HAS_NO_OPTIONS', `argument "${key}" is a ${argument.dataType}, not a List, so it has no options`);
   }
   const list = argument.list;
-  if (list.type !== 'Lookup') return { argument, options: builtInOptions(list) ?? [] };
+  const { search, cursor } = pageRequest(request.body);
+  if (list.type !== 'Lookup') {
+    if (cursor !== undefined) throw validationError([{ field: 'cursor', rule: 'unknown', message: `a ${list.type} list has one page: it takes no cursor` }]);
+    const options = builtInOptions(list) ?? [];
+    return search === undefined ? { argument, options } : { argument, options: filterOptions(options, search), searched: 'all' };
+  }
 
   const connectionId = connectionIdFrom(request.body);
   if (!request.runAction) {
     throw GatewayError.of('LOOKUP_UNAVAILABLE', `argument "${key}" looks up its options by running action ${list.action}, and running actions is not available in this gateway yet`);
   }
-  const options = await runLookup(list, request.runAction, { companyId: request.companyId, connectionId, version: request.version }, givenArguments(request.body));
-  return { argument, options };
+  const page = await lookupPage(list, request.runAction, { companyId: request.companyId, connectionId, version: request.version }, givenArguments(request.body), { search, cursor });
+  return { argument, ...page };
+}
+
+/**
+ * `search` and `cursor` of the body: strings of bounded length. An empty (or
+ * blank) search and an empty cursor are the same as none: the first page, unfiltered.
+ */
+function pageRequest(body: unknown): { search?: string; cursor?: string } {
+  const fields = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+  const problems: FieldProblem[] = [];
+  const text = (field: 'search' | 'cursor', max: number, what: string): string | undefined => {
+    const value = fields[field];
+    if (value === undefined || value === null) return undefined;
+    if (typeof value !== 'string') {
+      problems.push({ field, rule: 'type', message: `must be a string: ${what}` });
+      return undefined;
+    }
+    const length = [...value].length;
+    if (length > max) problems.push({ field, rule: 'maxLength', message: `must be at most ${max} characters (got ${length})` });
+    return value;
+  };
+  const search = text('search', SEARCH_MAX_LENGTH, 'the text the options must contain')?.trim();
+  const cursor = text('cursor', CURSOR_MAX_LENGTH, 'the meta.cursor of the previous options answer');
+  if (problems.length > 0) throw validationError(problems);
+  return { ...(search ? { search } : {}), ...(cursor ? { cursor } : {}) };
 }
 
 /** `arguments` the builder has filled in so far, which a Lookup action with the same keys receives (an owner and repo, say). */

@@ -16,7 +16,7 @@ import { versionFrom } from './version-query.ts';
  *   GET  /v2/universal/apps
  *   GET  /v2/universal/apps/{appSlug}/actions?version=published|draft|<n>
  *   GET  /v2/universal/apps/{appSlug}/actions/{actionSlug}?version=...
- *   POST /v2/universal/apps/{appSlug}/actions/{actionSlug}/arguments/{key}/options?version=...  { connectionId }
+ *   POST /v2/universal/apps/{appSlug}/actions/{actionSlug}/arguments/{key}/options?version=...  { connectionId, arguments, search, cursor }
  */
 export function describeRoutes(services: Services): Router<AppState> {
   const router = new Router<AppState>({ prefix: '/v2/universal/apps' });
@@ -46,7 +46,7 @@ export function describeRoutes(services: Services): Router<AppState> {
     const { version: asked } = versionFrom(ctx.query);
     const version = resolveAppVersion(services.definitions.current(), { slug: ctx.params.appSlug! }, asked);
     const action = resolveAction(version, { slug: ctx.params.actionSlug! });
-    const { argument, options } = await argumentOptions({
+    const { argument, options, cursor, searched } = await argumentOptions({
       version,
       action,
       key: ctx.params.key!,
@@ -57,7 +57,16 @@ export function describeRoutes(services: Services): Router<AppState> {
     ctx.body = {
       success: true,
       data: options,
-      meta: { app: version.app, version: version.version, action: action.slug, argument: argument.key, listType: argument.list!.type, count: options.length },
+      meta: {
+        app: version.app,
+        version: version.version,
+        action: action.slug,
+        argument: argument.key,
+        listType: argument.list!.type,
+        count: options.length,
+        ...(cursor !== undefined ? { cursor } : {}),
+        ...(searched !== undefined ? { searched } : {}),
+      },
     };
   });
 

@@ -1,4 +1,5 @@
 import { anyJsonValue } from '../validation/json-value.ts';
+import { CURSOR_MAX_LENGTH, SEARCH_MAX_LENGTH } from './argument-options.ts';
 
 /** JSON Schemas of what the describe routes answer (descriptions.ts builds the values) and of their inputs. */
 const nullableString = { type: ['string', 'null'] } as const;
@@ -116,6 +117,25 @@ export const optionsBody = {
   properties: {
     connectionId: { type: 'string', minLength: 1, description: 'The connection a Lookup list runs its action with (required for Lookup lists).' },
     arguments: { type: 'object', additionalProperties: anyJsonValue, description: 'The argument values filled in so far, passed to the Lookup action.' },
+    search: {
+      type: 'string',
+      maxLength: SEARCH_MAX_LENGTH,
+      description: "Only options whose label or value contains this text (any case). A Lookup with searchArgument passes it to its action; without one the page the app answered is filtered.",
+    },
+    cursor: {
+      type: 'string',
+      maxLength: CURSOR_MAX_LENGTH,
+      description: "A Lookup's next page: the meta.cursor of the previous answer, passed to the lookup action as its cursor argument. Other lists have one page.",
+    },
+  },
+} as const;
+
+/** The options answer's meta beyond the list's identity: present only when they apply. */
+export const optionsPageMeta = {
+  cursor: { type: 'string', description: "A Lookup's next page: send it back as cursor. Absent on the last page." },
+  searched: {
+    enum: ['app', 'page', 'all'],
+    description: 'Present when search was given. app: the lookup action searched (its searchArgument); page: the gateway filtered only the page the app answered, so later pages (meta.cursor) may hold more matches; all: every option of a Fixed, Country or Currency list was filtered.',
   },
 } as const;
 

@@ -5,7 +5,7 @@ import { authorization, authorizeQuery, callbackQuery } from '../connect/schemas
 import { CONNECTION_FIELDS, CONNECTION_LIST_OPTIONS } from '../connections/connection-fields.ts';
 import { connectionView, createConnectionBody, updateConnectionBody } from '../connections/schemas.ts';
 import { definitionsStatusSchema } from '../definitions/status-schema.ts';
-import { actionDescription, actionSummary, appDescription, appRef, listOption, optionsBody, versionName, versionQuery } from '../describe/schemas.ts';
+import { actionDescription, actionSummary, appDescription, appRef, listOption, optionsBody, optionsPageMeta, versionName, versionQuery } from '../describe/schemas.ts';
 import { INSTALLATION_FIELDS, INSTALLATION_LIST_OPTIONS } from '../installations/installation-fields.ts';
 import { actionEnvelope } from '../installations/run-schemas.ts';
 import { createInstallationBody, installationView } from '../installations/schemas.ts';
@@ -32,14 +32,14 @@ const page = (item: Schema): Schema => {
 };
 
 /** The describe envelope: { success, data: [...], meta } with the meta each route sends. */
-const described = (item: Schema, meta: Record<string, Schema>): Schema => ({
+const described = (item: Schema, meta: Record<string, Schema>, optionalMeta: Record<string, Schema> = {}): Schema => ({
   type: 'object',
   additionalProperties: false,
   required: ['success', 'data', 'meta'],
   properties: {
     success: { const: true },
     data: { type: 'array', items: item },
-    meta: { type: 'object', additionalProperties: false, required: Object.keys(meta), properties: meta },
+    meta: { type: 'object', additionalProperties: false, required: Object.keys(meta), properties: { ...meta, ...optionalMeta } },
   },
 });
 
@@ -121,7 +121,10 @@ export const V2_ENDPOINTS: Endpoint[] = [
     operationId: 'listArgumentOptions',
     tag: 'Describe',
     summary: "A List argument's options",
-    description: 'Fixed, Country and Currency lists answer from the definition; a Lookup runs its action with connectionId.',
+    description:
+      'Fixed, Country and Currency lists answer from the definition (search filters them all). A Lookup runs its action with connectionId, one page per call: ' +
+      "cursor is the lookup action's own cursor (send back meta.cursor for the next page), and search goes to the list's searchArgument (meta.searched app) " +
+      'or, without one, filters the page the app answered (meta.searched page: later pages may hold more matches).',
     security: 'apiKey',
     pathParameters: { appSlug: slug('app'), actionSlug: slug('action'), key: { type: 'string', minLength: 1, description: 'The argument key.' } },
     query: versionQuery,
@@ -136,7 +139,7 @@ export const V2_ENDPOINTS: Endpoint[] = [
         argument: { type: 'string' },
         listType: { type: 'string' },
         count: { type: 'integer', minimum: 0 },
-      }),
+      }, optionsPageMeta),
     },
     errorCodes: [...WRITE, ...VERSION, 'ACTION_NOT_FOUND', 'ARGUMENT_NOT_FOUND', 'ARGUMENT_HAS_NO_OPTIONS', 'LOOKUP_UNAVAILABLE', ...RUN],
   },

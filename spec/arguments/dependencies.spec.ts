@@ -53,7 +53,21 @@ describe('arguments: injected dependencies', () => {
     expect(inputs[0]!.arguments).to.deep.equal({ email: 'A@B.C', fullName: 'Ada', hiddenMapped: 'abc' });
   });
 
-  it('a lookup is asked once per list and build, and only when a value needs checking', async () => {
+  it('a Lookup that is not strict is never asked: its value is sent as given', async () => {
+    let calls = 0;
+    const deps: ArgumentDependencies = {
+      evaluateMapper: evaluateMapperPlainly,
+      lookupOptions: async () => {
+        calls++;
+        return [{ value: 11, label: 'Newsletter' }];
+      },
+    };
+    const built = await buildOutboundRequest({ action: lists.actions.get('create-invoice')!, api: lists.api, arguments: { channel: 'C-on-page-7' } }, deps);
+    expect(built.request.body).to.deep.include({ channel: 'C-on-page-7' });
+    expect(calls).to.equal(0);
+  });
+
+  it('a strict lookup is asked once per list and build, and only when a value needs checking', async () => {
     let calls = 0;
     const deps: ArgumentDependencies = {
       evaluateMapper: evaluateMapperPlainly,
@@ -79,7 +93,7 @@ describe('arguments: injected dependencies', () => {
     expect([error.status, error.code]).to.deep.equal([502, 'LOOKUP_FAILED']);
   });
 
-  it('lookupOptionsVia runs the lookup action through the engine and checks against its rows', async () => {
+  it('lookupOptionsVia runs the lookup action through the engine and checks a strict value against its rows', async () => {
     const run: RunAction = async ({ action }) => ({ success: true, data: action.id === 'list-lists' ? [{ id: 11, name: 'Newsletter' }] : [] });
     const deps = { evaluateMapper: evaluateMapperPlainly, lookupOptions: lookupOptionsVia(run, { companyId: 'co', connectionId: 'c-1', version: lists }) };
     const built = await buildOutboundRequest({ action: lists.actions.get('create-invoice')!, api: lists.api, arguments: { listId: '11' } }, deps);

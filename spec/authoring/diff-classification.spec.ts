@@ -105,6 +105,23 @@ const CASES: Case[] = [
     head: (f) => Object.assign(argument(f, 'create-contact', 'birthday'), { hidden: true }),
     expected: [['breaking', 'action create-contact, argument birthday', 'now hidden: callers that send it are refused']],
   },
+  {
+    change: 'a Lookup turning strict',
+    head: (f) => (argument(f, 'list-contacts', 'listId').list.strict = true),
+    expected: [['breaking', 'action list-contacts, argument listId', 'list.strict (none) → true: runs look the value up and refuse one not on the first page of list-lists']],
+  },
+  {
+    change: 'a Lookup no longer strict',
+    base: (f) => (argument(f, 'list-contacts', 'listId').list.strict = true),
+    head: (f) => delete argument(f, 'list-contacts', 'listId').list.strict,
+    expected: [['compatible', 'action list-contacts, argument listId', 'list.strict true → (none): runs send the value as given']],
+  },
+  {
+    change: 'a Lookup searchArgument added',
+    base: (f) => (f.get(`${V1}/actions/list-lists.yaml`).arguments = [{ key: 'query', dataType: 'String', location: 'Query' }]),
+    head: (f) => (argument(f, 'list-contacts', 'listId').list.searchArgument = 'query'),
+    expected: [['noted', 'action list-contacts, argument listId', 'list.searchArgument (none) → query']],
+  },
   { change: 'a hidden default change', head: (f) => (argument(f, 'list-contacts', 'pageSize').default = 25), expected: [['noted', 'action list-contacts, argument pageSize', 'hidden default 50 → 25']] },
   {
     change: 'a response mapping change',

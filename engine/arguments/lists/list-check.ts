@@ -6,7 +6,7 @@ import { isCountryCode } from './countries.ts';
 import { isCurrencyCode } from './currencies.ts';
 
 export interface ListCheckContext {
-  /** The lookup's options, fetched at most once per list during one build. */
+  /** The first page of a strict lookup's options, fetched at most once per list during one build. */
   lookup(list: LookupList): Promise<ListOption[]>;
   /** Defaults are the author's own values: they are not looked up. */
   fromDefault: boolean;
@@ -14,7 +14,8 @@ export interface ListCheckContext {
 
 /**
  * A List value against its options. What is sent is the option's own value,
- * so "5" picks the option 5, and "de" is sent as DE.
+ * so "5" picks the option 5, and "de" is sent as DE. A Lookup is checked only
+ * when it says strict: true; otherwise its value is sent as given.
  */
 export async function checkListValue(list: ListSettings, value: string | number | boolean, ctx: ListCheckContext): Promise<Checked> {
   switch (list.type) {
@@ -32,11 +33,13 @@ export async function checkListValue(list: ListSettings, value: string | number 
       return isCurrencyCode(code) ? accept(code) : reject('currency', `must be an ISO 4217 currency code such as EUR or USD (got ${shown(value)})`);
     }
     case 'Lookup': {
-      if (ctx.fromDefault) return accept(value);
+      // A Lookup fills the builder's dropdown; a run sends what it is given (real accounts have more than one page).
+      if (ctx.fromDefault || list.strict !== true) return accept(value);
+      // strict: one extra call to the app per run, and only its first page counts.
       const options = await ctx.lookup(list);
       const option = matchOption(options, value);
       if (option) return accept(option.value);
-      return reject('lookup', `must be one of the ${options.length} options that action ${list.action} returns (got ${shown(value)})`);
+      return reject('lookup', `is not among the ${options.length} options on the first page of ${list.action} (strict lookup) (got ${shown(value)})`);
     }
   }
 }

@@ -69,7 +69,7 @@ export function checkVersion(version: VersionFiles): DefinitionProblem[] {
   return problems;
 }
 
-/** A Lookup runs an action of this version, with actionArguments that action must have. */
+/** A Lookup runs an action of this version, with actionArguments and a searchArgument that action must have. */
 function lookups(
   file: FileAnalysis,
   args: readonly Argument[],
@@ -92,6 +92,15 @@ function lookups(
       if (keys.includes(name)) continue;
       const at = file.parsed!.locateKey(['arguments', i, 'list', 'actionArguments', name]);
       problems.push(problemAt(at, 'LOOKUP_ARGUMENT_UNKNOWN', `argument "${arg.key}" passes "${name}" to action "${id}", which has no such argument (it has: ${keys.join(', ') || 'none'})`));
+    }
+    const search = arg.list.searchArgument;
+    // The builder's search text is a top-level value the lookup action accepts: a hidden or nested one would be refused.
+    const searchable = (target.arguments ?? []).filter((a) => !a.hidden && a.parent === undefined).map((a) => a.key);
+    if (search !== undefined && !searchable.includes(search)) {
+      const at = file.parsed!.locate(['arguments', i, 'list', 'searchArgument']);
+      problems.push(
+        problemAt(at, 'LOOKUP_SEARCH_ARGUMENT_UNKNOWN', `argument "${arg.key}" searches with "${search}", which is not a visible top-level argument of action "${id}" (it has: ${searchable.join(', ') || 'none'})`),
+      );
     }
   });
   return problems;

@@ -272,7 +272,7 @@ export interface ListOption {
   label?: string;
 }
 /**
- * Options fetched by running another action of the same app version.
+ * Options fetched by running another action of the same app version: for the builder's dropdown. A run does not look the value up unless strict is true.
  */
 export interface LookupList {
   /**
@@ -297,6 +297,14 @@ export interface LookupList {
    * The key of a result row shown to the user (a JSONata path, e.g. name).
    */
   labelKey: string;
+  /**
+   * The key of an argument of the lookup action that receives the builder's search text (the options endpoint's search), e.g. query. Without it the gateway filters the one page it got.
+   */
+  searchArgument?: string;
+  /**
+   * true: a run checks the caller's value against the FIRST page of the lookup action, which costs one extra call to the app per run and refuses values on later pages. false (the default): a run sends any value of the right type without calling the lookup action.
+   */
+  strict?: boolean;
 }
 /**
  * ISO 3166-1 countries; the value sent is the alpha-2 code.
