@@ -1,4 +1,4 @@
-import { watch as watchEntries, type FSWatcher } from 'node:fs';
+import { watch as watchEntries, type FSWatcher, type Stats } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import parcel from '@parcel/watcher';
@@ -57,13 +57,14 @@ export const FOLDER_CHECK_MS = 3_000;
 /**
  * Where the definitions folder really is: `real` is its real path (its
  * symlinks followed), `root` the real folder the tree is watched and read in
- * (`real`, or the folder a Kubernetes volume's `..data` points at), `key`
- * that folder's identity (a folder removed and made again under the same
- * name is a new one).
+ * (`real`, or the folder a Kubernetes volume's `..data` points at).
  */
 interface Place {
   real: string;
   root: string;
+  /** Which folder `real` is. */
+  folder: string;
+  /** Which folders `real` and `root` are. */
   key: string;
 }
 
@@ -113,8 +114,8 @@ export async function watchDefinitions(
   const dir = path.resolve(registry.dir);
   /** Where the tree is watched; null while the folder is missing. */
   let place: Place | null = null;
-  /** The one-entry watches that see the folder replaced. */
-  let anchors: FSWatcher[] = [];
+  /** The one-entry watches that see the folder replaced, by what they watch (see anchor). */
+  let anchors = new Map<string, FSWatcher>();
   let anchorsBroken = false;
   let checkTimer: NodeJS.Timeout | null = null;
   /** Why the next check runs, and whether it watches anew even if the folder looks the same. */
@@ -241,6 +242,8 @@ export async function watchDefinitions(
     place = now;
     anchor(now);
     await watchAgain(why);
+    // Replaced again before its watches were set: their events were missed, so look once more.
+    if ((await locate(dir))?.key !== now?.key) scheduleCheck(`${why}, and again while it was watched anew`);
     // Still not watching the same folder: watch() logged why; nothing was missed that a reload would read.
     if (!moved && !forced && !subscription) return;
     if (now) logger.info({ dir, root: now.root, previous, reason: why }, 'watching the definitions folder anew');
@@ -248,7 +251,7 @@ export async function watchDefinitions(
     changedSince(null, now ? `definitions folder replaced (${why})` : 'definitions folder missing');
   };
   /** One entry watched in `folder`: the folder holding DEFINITIONS_DIR or its real folder, or the real folder (for `..data`). */
-  const anchorIn = (folder: string, name: string) => {
+  const anchorIn = (folder: string, name: string): FSWatcher | null => {
     try {
       const watcher = watchEntries(folder, { persistent: false }, (eventType, filename) => {
         if (filename === null || filename === name) scheduleCheck(`${eventType} of ${path.join(folder, name)}`, eventType === 'rename' && name !== VOLUME_DATA_LINK);
@@ -256,24 +259,41 @@ export async function watchDefinitions(
       watcher.on('error', (error) => {
         logger.warn({ err: error, dir, folder }, 'watching for the definitions folder to be replaced failed; checking every few seconds');
         watcher.close();
+        for (const [key, held] of anchors) if (held === watcher) anchors.delete(key);
         anchorsBroken = true;
       });
-      anchors.push(watcher);
+      return watcher;
     } catch (error) {
       // A folder that is not there: the periodic check looks again.
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') logger.warn({ err: error, dir, folder }, 'watching for the definitions folder to be replaced failed; checking every few seconds');
       anchorsBroken = true;
+      return null;
     }
   };
+  /**
+   * The one-entry watches for `at`. One still wanted is kept, not made
+   * again: an event between closing and opening it would be missed; one
+   * missing (its folder was not there, or it failed) is tried again. The
+   * watch in the real folder belongs to that folder (its key), since a
+   * folder made again under the same name is another one.
+   */
   const anchor = (at: Place | null) => {
-    for (const watcher of anchors) watcher.close();
-    anchors = [];
-    anchorsBroken = false;
     if (closed) return;
-    anchorIn(path.dirname(dir), path.basename(dir));
-    if (!at) return;
-    if (at.real !== dir) anchorIn(path.dirname(at.real), path.basename(at.real));
-    anchorIn(at.real, VOLUME_DATA_LINK);
+    const wanted: [string, string, string][] = [[path.dirname(dir), path.basename(dir), '']];
+    if (at && at.real !== dir) wanted.push([path.dirname(at.real), path.basename(at.real), '']);
+    if (at) wanted.push([at.real, VOLUME_DATA_LINK, at.folder]);
+    const keys = new Set(wanted.map(([folder, name, of]) => `${folder}\0${name}\0${of}`));
+    for (const [key, watcher] of anchors) if (!keys.has(key)) watcher.close();
+    const kept = new Map([...anchors].filter(([key]) => keys.has(key)));
+    // Those that could not be set (or failed since) are tried again.
+    anchorsBroken = false;
+    for (const [folder, name, of] of wanted) {
+      const key = `${folder}\0${name}\0${of}`;
+      if (kept.has(key)) continue;
+      const watcher = anchorIn(folder, name);
+      if (watcher) kept.set(key, watcher);
+    }
+    anchors = kept;
   };
 
   place = await locate(dir);
@@ -287,7 +307,7 @@ export async function watchDefinitions(
     clearInterval(periodic);
     if (timer) clearTimeout(timer);
     if (checkTimer) clearTimeout(checkTimer);
-    for (const watcher of anchors) watcher.close();
+    for (const watcher of anchors.values()) watcher.close();
     await restarting;
     await subscription?.unsubscribe();
   };
@@ -298,9 +318,17 @@ async function locate(dir: string): Promise<Place | null> {
   const real = await fs.realpath(dir).catch(() => null);
   if (!real) return null;
   const root = await contentRoot(real);
-  const stat = await fs.stat(root).catch(() => null);
+  const stat = await fs.stat(real).catch(() => null);
   if (!stat?.isDirectory()) return null;
-  return { real, root, key: `${root}\0${stat.dev}:${stat.ino}:${stat.birthtimeMs}` };
+  const folder = `${real}\0${identity(stat)}`;
+  if (root === real) return { real, root, folder, key: folder };
+  const rootStat = await fs.stat(root).catch(() => null);
+  return rootStat?.isDirectory() ? { real, root, folder, key: `${folder}\0${root}\0${identity(rootStat)}` } : null;
+}
+
+/** Which folder this is: a folder removed and made again under the same name has another inode or birth time. */
+function identity(stat: Stats): string {
+  return `${stat.dev}:${stat.ino}:${stat.birthtimeMs}`;
 }
 
 /** Whether `folder` or one under it (hidden ones aside) had an entry added, removed or renamed at or after `since`. */

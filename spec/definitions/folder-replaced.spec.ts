@@ -1,6 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { expect } from 'chai';
+import { parseAllDocuments } from 'yaml';
 import { loadConfig } from '../../engine/config/config.ts';
 import { loadDefinitions } from '../../engine/definitions/loader.ts';
 import { resolveAction, resolveAppVersion } from '../../engine/definitions/resolve.ts';
@@ -12,6 +13,7 @@ import { copyValid, tempDir } from '../support/definition-fixtures.ts';
 import { captureLogs } from '../helpers/log-capture.ts';
 import { expectDocumentedIfDescribed } from '../helpers/openapi.ts';
 
+const ROOT = path.resolve(import.meta.dirname, '../..');
 const API_KEY = 'folder-replaced-spec-key-0123456789';
 /** Generous: a reload takes milliseconds, but CI machines stall. Polling ends as soon as the condition holds. */
 const WITHIN_MS = 15_000;
@@ -221,6 +223,25 @@ describe('loading a Kubernetes ConfigMap volume', () => {
     } finally {
       await plain.remove();
     }
+  });
+
+  it('loads the ConfigMap and volume of docs/definitions.md laid out as the kubelet lays them', async () => {
+    const guide = await fs.readFile(path.join(ROOT, 'docs/definitions.md'), 'utf8');
+    const section = guide.slice(guide.indexOf('### When the folder itself is replaced'));
+    const [configMap, deployment] = parseAllDocuments(/```yaml\n([\s\S]*?)```/.exec(section)![1]!).map((document) => document.toJS());
+    const volume = deployment.spec.template.spec.volumes[0].configMap;
+    expect(volume.name).to.equal(configMap.metadata.name);
+    const version = path.join(tmp.dir, '..2026_11_24_01_00_00.100');
+    for (const item of volume.items as { key: string; path: string }[]) {
+      await fs.mkdir(path.dirname(path.join(version, item.path)), { recursive: true });
+      await fs.writeFile(path.join(version, item.path), configMap.data[item.key]);
+    }
+    await fs.symlink(path.basename(version), path.join(tmp.dir, '..data'));
+    await fs.symlink(path.join('..data', 'github'), path.join(tmp.dir, 'github'));
+    const result = await loadDefinitions(tmp.dir);
+    expect(result.problems).to.deep.equal([]);
+    expect([...result.snapshot!.apps.keys()]).to.deep.equal(['github']);
+    expect(result.stats.files).to.equal(4);
   });
 
   it('does not follow a ..data link that leads out of the folder: the top-level symlinked folders stay unread', async () => {
