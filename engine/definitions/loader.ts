@@ -1,5 +1,6 @@
 import { DEFAULT_MAPPING_LIMITS, type MappingLimits } from '../mapping/index.ts';
 import { rereadChanged } from './changed-files.ts';
+import { contentRoot, movedPath } from './content-root.ts';
 import { analyseFile, type FileAnalysis } from './file-analysis.ts';
 import { LoadedTree, type TreeState } from './loaded-tree.ts';
 import { isWarning, sortProblems, type DefinitionProblem } from './problems.ts';
@@ -69,24 +70,26 @@ export class DefinitionsLoader {
    * read of this folder, or see rereadChanged), every file is.
    */
   async loadDirectory(dir: string, changed?: readonly string[]): Promise<LoadResult> {
-    const incremental = changed !== undefined && this.readFrom === dir;
+    // A Kubernetes volume is read from the folder its ..data link points at now; an update is a new folder, read whole.
+    const root = await contentRoot(dir);
+    const incremental = changed !== undefined && this.readFrom === root;
     // Until this load has read what it needs, no later load may build on the earlier one.
     this.readFrom = null;
-    const reread = incremental ? await rereadChanged(dir, changed) : null;
+    const reread = incremental ? await rereadChanged(root, root === dir ? changed : changed.map((file) => movedPath(file, dir, root))) : null;
     if (reread) {
       // Analysed ahead, off the request path: small files in slices, large ones on a worker (parallel-analysis.ts).
       const changedSources = [...reread.changes.values()].filter((source): source is SourceFile => !!source && !this.tree.knows(source));
       this.ahead = new Map((await analyseAside(changedSources, this.limits)).map((analysis) => [analysis.source, analysis]));
       const state = this.tree.applyChanges(reread.changes);
       this.ahead = new Map();
-      this.readFrom = dir;
+      this.readFrom = root;
       return result(state, [], { incremental: true, read: reread.read });
     }
     // A cold start of a large tree: the workers load their modules while the files are read.
     // Typed, not narrowed to null: the listing callback sets it.
     let pool = null as AnalysisPool | null;
     const workers = this.threads > 1 ? this.threads : 0;
-    const { files, problems } = await readSourceFiles(dir, (count) => {
+    const { files, problems } = await readSourceFiles(root, (count) => {
       if (this.tree.size === 0 && count >= PARALLEL_MIN_FILES && workers) pool = new AnalysisPool(workers, this.limits);
     });
     try {
@@ -102,7 +105,7 @@ export class DefinitionsLoader {
     }
     const state = this.tree.replaceAll(files);
     this.ahead = new Map();
-    this.readFrom = problems.length ? null : dir;
+    this.readFrom = problems.length ? null : root;
     return result(state, problems, { incremental: false, read: files.length });
   }
 

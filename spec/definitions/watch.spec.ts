@@ -131,8 +131,8 @@ describe('the definitions watcher', function () {
     for (const l of loaded.slice(before)) expect(l.incremental, l.reason).to.equal(true);
   });
 
-  it('lets the gateway start when watching fails (a missing folder), saying so in the log and that SIGHUP still reloads', async () => {
-    const lines: { level: number; msg: string }[] = [];
+  it('lets the gateway start when the folder is missing, saying so in the log, and loads it once it is made', async () => {
+    const lines: { level: number; msg: string; dir?: string }[] = [];
     const log = new Writable({
       write(chunk, _encoding, done) {
         lines.push(JSON.parse(String(chunk)));
@@ -141,8 +141,15 @@ describe('the definitions watcher', function () {
     });
     const missing = new DefinitionsRegistry(at('no-such-folder'), createLogger('silent'));
     const stopMissing = await watchDefinitions(missing, createLogger('info', log));
-    await stopMissing();
-    expect(lines.map((l) => [l.level, l.msg])).to.deep.include([40, 'watching definitions failed; SIGHUP still reloads']);
+    try {
+      await missing.reload('start');
+      expect(lines.map((l) => [l.level, l.msg, l.dir])).to.deep.include([40, 'definitions folder is missing: the last good snapshot, if any, keeps serving until it is back', at('no-such-folder')]);
+      await copyValid(at('no-such-folder'));
+      await eventually(async () => missing.status().appCount === 1 && missing.status().errorCount === 0, 'the folder made after the start serves');
+      expect(lines.map((l) => [l.level, l.msg, l.dir])).to.deep.include([30, 'watching the definitions folder anew', at('no-such-folder')]);
+    } finally {
+      await stopMissing();
+    }
   });
 
   it('serves the last write of a file written twice in quick succession', async () => {
