@@ -5,6 +5,7 @@ import type { DefinitionPath } from '../parsed-file.ts';
 import { problemAt, type DefinitionProblem } from '../problems.ts';
 import { checkArguments } from './argument-checks.ts';
 import { duplicateNames } from './duplicates.ts';
+import { idArgumentProblems } from './id-argument-checks.ts';
 import { urlTemplateProblems } from './url-template-checks.ts';
 
 const PATH_PARAM = /:([A-Za-z_][A-Za-z0-9_]*)/g;
@@ -63,7 +64,7 @@ export function checkVersion(version: VersionFiles): DefinitionProblem[] {
   }
 
   for (const action of actions) {
-    if (action.definition) problems.push(...pathParams(action));
+    if (action.definition) problems.push(...pathParams(action), ...idArgumentProblems(action));
   }
   return problems;
 }

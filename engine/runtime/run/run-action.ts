@@ -11,6 +11,7 @@ import { applyAuth } from '../auth/apply-auth.ts';
 import type { Abortable } from '../http/index.ts';
 import { exchangeCredentials, forgetExchangedToken } from '../auth/credential-exchange.ts';
 import { renewToken, tokenExpired } from '../auth/token-renewal.ts';
+import { deletedId } from './deleted-id.ts';
 import { enforceEnvelope, type ActionMeta, type Envelope } from './envelope.ts';
 import { flagOf, statusFlags } from './envelope-flags.ts';
 import { mapResponse, responseFacts } from './map-response.ts';
@@ -160,17 +161,6 @@ function renewable(auth: AuthEntry): boolean {
 function bodyType(version: AppVersion, built: BuiltRequest): Record<string, string> {
   if (built.request.body === undefined) return {};
   return version.api.definition.bodyEncoding === 'Form' ? { 'content-type': 'application/x-www-form-urlencoded' } : {};
-}
-
-/** The id a delete removed, for a response that does not carry one: query or body `id`, else the first path parameter. */
-function deletedId(action: ActionEntry, built: BuiltRequest): unknown {
-  if (action.operation !== 'delete') return undefined;
-  const query = built.request.query as Record<string, unknown>;
-  const body = built.request.body as Record<string, unknown> | undefined;
-  if (query.id !== undefined) return query.id;
-  if (body && typeof body === 'object' && body.id !== undefined) return body.id;
-  const param = action.arguments.find((a) => a.location === 'Param');
-  return param ? built.arguments[param.key] : undefined;
 }
 
 async function runLookupAction(services: Services, run: RunRequest, lookup: LookupRun) {
