@@ -1,5 +1,5 @@
 import { buildOutboundRequest, lookupOptionsVia, type BuiltRequest, type LookupRun } from '../../arguments/index.ts';
-import type { ConnectionSecrets } from '../../connections/connections.ts';
+import { authArgumentValues, type ConnectionSecrets } from '../../connections/connections.ts';
 import { open } from '../../credentials/cipher.ts';
 import { openRemembered } from '../../credentials/opened-secrets.ts';
 import type { ActionEntry, AppVersion, AuthEntry, CompiledExpression } from '../../definitions/index.ts';
@@ -68,7 +68,7 @@ export async function runAction(services: Services, run: RunRequest): Promise<Ru
       action,
       api: version.api,
       auth,
-      host: { connection: { ...connection.metadata, ...secretsOf(connection).arguments }, metadata: { ...run.endUser?.metadata, ...run.installation?.metadata } },
+      host: { connection: { ...connection.metadata, ...authArgumentValues(auth, secretsOf(connection)) }, metadata: { ...run.endUser?.metadata, ...run.installation?.metadata } },
       arguments: run.arguments,
     },
     {
