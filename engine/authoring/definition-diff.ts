@@ -102,13 +102,14 @@ function compareVersions(was: AppVersion, now: AppVersion, emit: Emit): void {
     if (!before) emit({ subject: 'action', where, change: 'added', severity: 'compatible', what: 'added' });
     else if (!after) emit({ subject: 'action', where, change: 'removed', severity: 'breaking', what: 'removed' });
     else {
-      const field = (key: 'slug' | 'operation' | 'method' | 'path' | 'response' | 'name' | 'description', severity: DefinitionChange['severity'], why = '') => {
+      const field = (key: 'slug' | 'operation' | 'method' | 'path' | 'idArgument' | 'response' | 'name' | 'description', severity: DefinitionChange['severity'], why = '') => {
         if (before[key] !== after[key]) emit({ subject: 'action', where, change: 'changed', severity, what: `${key} ${shown(before[key])} → ${shown(after[key])}${why}` });
       };
       field('slug', 'breaking', ': universal paths change');
       field('operation', 'noted');
       field('method', 'noted');
       field('path', 'noted');
+      field('idArgument', 'noted', ': check the id a delete returns');
       if (before.response !== after.response) emit({ subject: 'action', where, change: 'changed', severity: 'noted', what: 'response mapping changed: check the data returned' });
       comparePagination(where, was.actions.get(id)!, now.actions.get(id)!, before.pagination, after.pagination, emit);
       field('name', 'compatible');

@@ -24,20 +24,31 @@ export function checkValues(
 ): FieldProblem[] {
   const problems: FieldProblem[] = [];
   const known = new Set<string>();
+  // A kind's field the auth also declares as an argument (clientId, say) is one field: checked once, the kind's rule first, then the argument's.
+  const kindProblems = new Map<string, FieldProblem | null>();
   for (const extra of options.extra ?? []) {
     known.add(extra.key);
     const value = values[extra.key];
+    const at = `${field}.${extra.key}`;
+    let problem: FieldProblem | null = null;
     if (value === undefined) {
-      if (extra.required) problems.push({ field: `${field}.${extra.key}`, rule: 'required', message: 'is required' });
+      if (extra.required) problem = { field: at, rule: 'required', message: 'is required' };
     } else if (typeof value !== 'string' || value === '') {
-      problems.push({ field: `${field}.${extra.key}`, rule: 'type', message: 'must be a non-empty string' });
+      problem = { field: at, rule: 'type', message: 'must be a non-empty string' };
     } else if (extra.format === 'date-time' && Number.isNaN(Date.parse(value))) {
-      problems.push({ field: `${field}.${extra.key}`, rule: 'format', message: 'must be an ISO 8601 date-time' });
+      problem = { field: at, rule: 'format', message: 'must be an ISO 8601 date-time' };
     }
+    if (args.some((arg) => !arg.parent && arg.key === extra.key)) kindProblems.set(extra.key, problem);
+    else if (problem) problems.push(problem);
   }
   for (const arg of args) {
     if (arg.parent) continue;
     known.add(arg.key);
+    const kindProblem = kindProblems.get(arg.key);
+    if (kindProblem) {
+      problems.push(kindProblem);
+      continue;
+    }
     const value = values[arg.key];
     const at = `${field}.${arg.key}`;
     if (value === undefined || value === null || value === '') {

@@ -99,6 +99,21 @@ export function secretsFrom(auth: AuthEntry, credentials: Record<string, unknown
   return { secrets, tokenExpiresAt: expiresAt ? new Date(expiresAt) : null };
 }
 
+/**
+ * The values of the auth's arguments, as a run fills its host variables: what
+ * secretsFrom kept as arguments, plus the kind's own fields (a client-credentials
+ * auth's clientId and clientSecret) that the auth also declares as arguments,
+ * which are kept once, where the token call reads them.
+ */
+export function authArgumentValues(auth: AuthEntry, secrets: Readonly<ConnectionSecrets>): Record<string, unknown> {
+  const values: Record<string, unknown> = { ...secrets.arguments };
+  for (const { key } of KIND_FIELDS[auth.type] ?? []) {
+    const kept = (secrets as unknown as Record<string, unknown>)[key];
+    if (kept !== undefined && auth.arguments.some((arg) => !arg.parent && arg.key === key)) values[key] = kept;
+  }
+  return values;
+}
+
 /** Seals the secrets under the new record's id and stores it; the connect callback uses this too. */
 export async function storeConnection(
   services: Services,

@@ -36,6 +36,7 @@ export const PROBLEM_CODES = {
   ARG_MAX_LENGTH_NOT_STRING: 'maxLength on an argument that is not a String',
   ARG_LIST_SETTINGS: 'a List argument without list settings, or list settings on another type',
   ARG_FORMAT_NOT_DATE: 'an output format on an argument that is not a Date',
+  ID_ARGUMENT_INVALID: 'an idArgument naming no top-level argument of the action, or on an action whose operation is not delete',
   LOOKUP_ACTION_MISSING: 'a Lookup list naming an action the app version does not have',
   LOOKUP_ARGUMENT_UNKNOWN: 'a Lookup list passing an argument its action does not have',
   LOOKUP_SEARCH_ARGUMENT_UNKNOWN: 'a Lookup list whose searchArgument is not a visible top-level argument of its action',

@@ -129,6 +129,12 @@ const CASES: Case[] = [
     expected: [['noted', 'action list-lists', 'response mapping changed: check the data returned']],
   },
   {
+    change: 'the id argument of a delete set',
+    base: (f) => f.set(`${V1}/actions/delete-list.yaml`, { id: 'delete-list', slug: 'delete-list', name: 'Delete a list', operation: 'delete', method: 'DELETE', path: '/lists', arguments: [{ key: 'listRef', dataType: 'String', location: 'Query', required: true }] }),
+    head: (f) => (f.get(`${V1}/actions/delete-list.yaml`).idArgument = 'listRef'),
+    expected: [['noted', 'action delete-list', 'idArgument (none) → listRef: check the id a delete returns']],
+  },
+  {
     change: 'wording only',
     head: (f) => Object.assign(argument(f, 'create-contact', 'email'), { label: 'Email address', description: 'Where we write.' }),
     expected: [

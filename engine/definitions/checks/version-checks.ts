@@ -6,6 +6,7 @@ import { problemAt, type DefinitionProblem } from '../problems.ts';
 import { checkArguments } from './argument-checks.ts';
 import { duplicateNames } from './duplicates.ts';
 import { nextUrlSourceProblems, paginationProblems } from './pagination-checks.ts';
+import { idArgumentProblems } from './id-argument-checks.ts';
 import { urlTemplateProblems } from './url-template-checks.ts';
 
 const PATH_PARAM = /:([A-Za-z_][A-Za-z0-9_]*)/g;
@@ -64,7 +65,7 @@ export function checkVersion(version: VersionFiles): DefinitionProblem[] {
   }
 
   for (const action of actions) {
-    if (action.definition) problems.push(...pathParams(action), ...paginationProblems(action, api?.definition ?? undefined), ...nextUrlSourceProblems(action));
+    if (action.definition) problems.push(...pathParams(action), ...paginationProblems(action, api?.definition ?? undefined), ...nextUrlSourceProblems(action), ...idArgumentProblems(action));
   }
   return problems;
 }

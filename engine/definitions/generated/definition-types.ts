@@ -753,6 +753,10 @@ export interface ActionDefinition {
   path: string;
   arguments?: Arguments7;
   /**
+   * Delete actions only: the key of the top-level argument whose value is the deleted id, merged into each returned row that has no id (or returned as [{id}] when there are none). Without it: the last :param of the path, else a Query or Body argument sent as id.
+   */
+  idArgument?: string;
+  /**
    * Maps the raw response to the envelope. Without it, a 2xx body becomes data as is.
    */
   response?: string;

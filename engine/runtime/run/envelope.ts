@@ -53,7 +53,8 @@ export interface Proposal {
  * - a 404 on a listing is success with no data, unless the mapping said `success` itself;
  * - `meta.retries`, `meta.response` and `meta.action` are the engine's, whatever the mapping wrote;
  * - `meta.appError` is left out here: the run adds it to a failure (app-error.ts);
- * - a successful delete whose data carries no id answers the deleted id.
+ * - a successful delete answers the deleted id: merged into each object row
+ *   that has none (a row with its own id is kept as is), `[{ id }]` when there are no rows.
  */
 export function enforceEnvelope(
   proposal: Proposal,
@@ -74,13 +75,19 @@ export function enforceEnvelope(
     success = true;
     data = [];
   }
-  if (success && facts.action.operation === 'delete' && !data.some(hasId) && facts.deletedId !== undefined && facts.deletedId !== null) {
-    data = [{ id: facts.deletedId }];
+  if (success && facts.action.operation === 'delete' && facts.deletedId !== undefined && facts.deletedId !== null) {
+    data = withDeletedId(data, facts.deletedId);
   }
   if (!success) data = data.filter((row) => !isEmptyObject(row));
   if (meta.cursor !== undefined && meta.cursor !== null && typeof meta.cursor !== 'string') meta.cursor = String(meta.cursor);
   if (meta.cursor === null || meta.cursor === '') delete meta.cursor;
   return { success, data, meta: { ...meta, retries: facts.retries, response: facts.response, action: facts.action } };
+}
+
+/** `[{deleted: true}]` becomes `[{id, deleted: true}]`; a row that is not an object (a string, say) is left alone. */
+function withDeletedId(data: unknown[], id: unknown): unknown[] {
+  if (data.length === 0) return [{ id }];
+  return data.map((row) => (isObject(row) && !hasId(row) ? { id, ...row } : row));
 }
 
 function toArray(value: unknown): unknown[] {

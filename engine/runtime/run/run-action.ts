@@ -1,5 +1,5 @@
 import { buildOutboundRequest, lookupOptionsVia, type BuiltRequest, type LookupRun } from '../../arguments/index.ts';
-import type { ConnectionSecrets } from '../../connections/connections.ts';
+import { authArgumentValues, type ConnectionSecrets } from '../../connections/connections.ts';
 import { open } from '../../credentials/cipher.ts';
 import { openRemembered } from '../../credentials/opened-secrets.ts';
 import type { ActionEntry, AppVersion, AuthEntry, CompiledExpression } from '../../definitions/index.ts';
@@ -12,6 +12,7 @@ import type { Abortable } from '../http/index.ts';
 import { exchangeCredentials, forgetExchangedToken } from '../auth/credential-exchange.ts';
 import { renewToken, tokenExpired } from '../auth/token-renewal.ts';
 import { appErrorOf } from './app-error.ts';
+import { deletedId } from './deleted-id.ts';
 import { enforceEnvelope, type ActionMeta, type Envelope } from './envelope.ts';
 import { flagOf, statusFlags } from './envelope-flags.ts';
 import { mapResponse, responseFacts, type MappingInput } from './map-response.ts';
@@ -69,7 +70,7 @@ export async function runAction(services: Services, run: RunRequest): Promise<Ru
       action,
       api: version.api,
       auth,
-      host: { connection: { ...connection.metadata, ...secretsOf(connection).arguments }, metadata: { ...run.endUser?.metadata, ...run.installation?.metadata } },
+      host: { connection: { ...connection.metadata, ...authArgumentValues(auth, secretsOf(connection)) }, metadata: { ...run.endUser?.metadata, ...run.installation?.metadata } },
       arguments: run.arguments,
     },
     {
@@ -185,17 +186,6 @@ function renewable(auth: AuthEntry): boolean {
 function bodyType(version: AppVersion, built: BuiltRequest): Record<string, string> {
   if (built.request.body === undefined) return {};
   return version.api.definition.bodyEncoding === 'Form' ? { 'content-type': 'application/x-www-form-urlencoded' } : {};
-}
-
-/** The id a delete removed, for a response that does not carry one: query or body `id`, else the first path parameter. */
-function deletedId(action: ActionEntry, built: BuiltRequest): unknown {
-  if (action.operation !== 'delete') return undefined;
-  const query = built.request.query as Record<string, unknown>;
-  const body = built.request.body as Record<string, unknown> | undefined;
-  if (query.id !== undefined) return query.id;
-  if (body && typeof body === 'object' && body.id !== undefined) return body.id;
-  const param = action.arguments.find((a) => a.location === 'Param');
-  return param ? built.arguments[param.key] : undefined;
 }
 
 async function runLookupAction(services: Services, run: RunRequest, lookup: LookupRun) {
