@@ -3,10 +3,12 @@ import type { LookupList } from '../definitions/generated/definition-types.ts';
 import type { ArgumentEntry } from '../definitions/snapshot.ts';
 import type { ArgumentNode } from './argument-tree.ts';
 import { coerceScalar, isPlainObject, type Checked } from './coerce.ts';
+import { isDateFormat } from './dates.ts';
 import { checkListValue } from './lists/list-check.ts';
 import { define } from './json-path.ts';
 import { problem, shown } from './rules.ts';
 import type { ListOption } from './types.ts';
+import { checkValueRules } from './value-rules.ts';
 
 export interface CheckContext {
   problems: FieldProblem[];
@@ -114,16 +116,13 @@ async function checkChildren(node: ArgumentNode, value: Record<string, unknown>,
 }
 
 async function checkElement(arg: ArgumentEntry, dataType: ArgumentEntry['dataType'], value: unknown, fromDefault: boolean, ctx: CheckContext): Promise<Checked> {
-  const coerced = coerceScalar(dataType, value, arg.format);
+  const coerced = coerceScalar(dataType, value, isDateFormat(arg.format) ? arg.format : undefined);
   if (!coerced.ok) return coerced;
   if (dataType === 'List' && arg.list) {
     return checkListValue(arg.list, coerced.value as string | number | boolean, { lookup: ctx.lookup, fromDefault });
   }
-  if (arg.maxLength !== undefined && typeof coerced.value === 'string') {
-    const length = [...coerced.value].length;
-    if (length > arg.maxLength) return { ok: false, rule: 'maxLength', message: `must be at most ${arg.maxLength} characters (got ${length})` };
-  }
-  return coerced;
+  // A default is the author's value, held to the rules when the definitions load (ARG_DEFAULT_RULE).
+  return fromDefault ? coerced : checkValueRules(arg, coerced.value);
 }
 
 /** null is how JSON callers say "nothing": it is treated like a missing value. */

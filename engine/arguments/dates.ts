@@ -1,6 +1,12 @@
 import type { Argument } from '../definitions/generated/definition-types.ts';
 
-export type DateFormat = NonNullable<Argument['format']>;
+/** How a Date argument is sent; `format`'s other values are a String's formats (string-formats.ts). */
+export const DATE_FORMATS = ['ISO8601', 'Date', 'UnixSeconds', 'UnixMilliseconds'] as const;
+export type DateFormat = (typeof DATE_FORMATS)[number] & Argument['format'];
+
+export function isDateFormat(format: Argument['format']): format is DateFormat {
+  return (DATE_FORMATS as readonly string[]).includes(format ?? '');
+}
 
 // A calendar date, or a date-time with seconds optional, fractions optional and a zone required:
 // a date-time without a zone would mean a different instant on every server.

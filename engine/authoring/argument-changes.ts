@@ -1,4 +1,5 @@
 import type { Argument, ListOption, LookupList } from '../definitions/generated/definition-types.ts';
+import { isStringFormat } from '../arguments/string-formats.ts';
 import { same, shown, type DefinitionChange } from './definition-change.ts';
 
 /** Records a change found under some owner (an action, an auth, the API); the caller adds app and version. */
@@ -46,9 +47,16 @@ function argumentChanges(was: Argument, arg: Argument): Found[] {
   if (was.hidden && !arg.hidden) found.push(['compatible', 'no longer hidden']);
   // A hidden default is what every run sends; a visible one, what a run sends when the caller gives none.
   if (!same(was.default, arg.default)) found.push(['noted', `${arg.hidden ? 'hidden default' : 'default'} ${shown(was.default)} → ${shown(arg.default)}`]);
-  if (arg.maxLength !== undefined && (was.maxLength === undefined || arg.maxLength < was.maxLength)) {
-    found.push(['breaking', `maxLength ${shown(was.maxLength)} → ${arg.maxLength}: longer values are refused`]);
-  } else field('maxLength', 'compatible');
+  // A value rule added or tightened refuses values that passed; removed or loosened, it refuses none of them.
+  if (arg.integer && !was.integer) found.push(['breaking', `integer ${shown(was.integer)} → true: fractions are refused`]);
+  else field('integer', 'compatible');
+  limit(found, was, arg, 'minimum', (before, now) => now > before, 'smaller values are refused');
+  limit(found, was, arg, 'maximum', (before, now) => now < before, 'larger values are refused');
+  limit(found, was, arg, 'minLength', (before, now) => now > before, 'shorter values are refused');
+  limit(found, was, arg, 'maxLength', (before, now) => now < before, 'longer values are refused');
+  // Whether one pattern accepts all another does is undecidable here: any new or changed pattern counts as tighter.
+  if (arg.pattern !== undefined && arg.pattern !== was.pattern) found.push(['breaking', `pattern ${shown(was.pattern)} → ${arg.pattern}: values that do not match are refused`]);
+  else field('pattern', 'compatible');
   if (!was.multipleValues !== !arg.multipleValues) found.push(['breaking', arg.multipleValues ? 'now takes multiple values' : 'no longer takes multiple values']);
   else if (was.multipleValues && arg.multipleValues) {
     if (was.multipleValues.dataType !== arg.multipleValues.dataType) found.push(['breaking', `multipleValues.dataType ${was.multipleValues.dataType} → ${arg.multipleValues.dataType}`]);
@@ -56,7 +64,9 @@ function argumentChanges(was: Argument, arg: Argument): Found[] {
       found.push(['breaking', `multipleValues.delimiter ${shown(was.multipleValues.delimiter)} → ${shown(arg.multipleValues.delimiter)}`]);
     }
   }
-  field('format', 'noted');
+  // On a String, format is a rule (a new or changed one refuses values); on a Date, how the date is sent.
+  if (isStringFormat(arg.format) && arg.format !== was.format) found.push(['breaking', `format ${shown(was.format)} → ${arg.format}: values of another format are refused`]);
+  else field('format', isStringFormat(was.format) && arg.format === undefined ? 'compatible' : 'noted');
   field('mapper', 'noted');
   field('escape', 'noted');
   field('label', 'compatible');
@@ -101,4 +111,13 @@ function lookupChanges(before: LookupList, after: LookupList): Found[] {
   const { strict: _s2, searchArgument: _a2, ...restAfter } = after;
   if (!same(restBefore, restAfter)) found.push(['noted', `list settings ${shown(restBefore)} → ${shown(restAfter)}`]);
   return found;
+}
+
+/** A numeric limit: added or moved so that it refuses more (`tighter`) is breaking; raised, lowered the other way or removed, compatible. */
+function limit(found: Found[], was: Argument, arg: Argument, name: 'minimum' | 'maximum' | 'minLength' | 'maxLength', tighter: (before: number, now: number) => boolean, refused: string): void {
+  const before = was[name];
+  const now = arg[name];
+  if (now === before) return;
+  if (now !== undefined && (before === undefined || tighter(before, now))) found.push(['breaking', `${name} ${shown(before)} → ${now}: ${refused}`]);
+  else found.push(['compatible', `${name} ${shown(before)} → ${shown(now)}`]);
 }

@@ -44,9 +44,16 @@ export interface ArgumentDescription {
   /** The JSONata source of the mapper. */
   mapper: string | null;
   escape: ArgumentEntry['escape'] | null;
+  /** The value rules a caller's value is held to (each value, with multipleValues); integer is false when absent. */
+  integer: boolean;
+  minimum: number | null;
+  maximum: number | null;
+  minLength: number | null;
   maxLength: number | null;
+  pattern: string | null;
   component: string | null;
   multipleValues: ArgumentEntry['multipleValues'] | null;
+  /** On a String the form its value must have (email, uri, date-time); on a Date how it is sent. */
   format: ArgumentEntry['format'] | null;
   list: (ListSettings & { optionsPath: string }) | null;
 }
@@ -105,7 +112,12 @@ function describeArgument(arg: ArgumentEntry, all: readonly ArgumentEntry[], opt
     default: arg.default ?? null,
     mapper: arg.mapper?.source ?? null,
     escape: arg.escape ?? null,
+    integer: arg.integer ?? false,
+    minimum: arg.minimum ?? null,
+    maximum: arg.maximum ?? null,
+    minLength: arg.minLength ?? null,
     maxLength: arg.maxLength ?? null,
+    pattern: arg.pattern ?? null,
     component: arg.component ?? null,
     multipleValues: arg.multipleValues ?? null,
     format: arg.format ?? null,

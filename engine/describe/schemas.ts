@@ -69,7 +69,12 @@ const argumentProperties = {
     properties: { characters: { type: 'string' }, prefix: { type: 'string' } },
     description: 'As written: every character in characters gets prefix written before it; null when absent.',
   },
-  maxLength: { type: ['integer', 'null'] },
+  integer: { type: 'boolean', description: 'Number values must be whole numbers (each value, with multipleValues); false when absent.' },
+  minimum: { type: ['number', 'null'], description: 'The smallest Number value accepted (inclusive); null when absent.' },
+  maximum: { type: ['number', 'null'], description: 'The largest Number value accepted (inclusive); null when absent.' },
+  minLength: { type: ['integer', 'null'], description: 'The shortest String value accepted, in characters (code points); null when absent.' },
+  maxLength: { type: ['integer', 'null'], description: 'The longest String value accepted, in characters (code points); null when absent.' },
+  pattern: { ...nullableString, description: 'A regular expression (JavaScript syntax, run on RE2) a String value must match somewhere (anchored only by ^ and $); null when absent.' },
   component: nullableString,
   multipleValues: {
     type: ['object', 'null'],
@@ -78,7 +83,11 @@ const argumentProperties = {
     properties: { dataType: { enum: ['String', 'Number', 'Boolean', 'Date'] }, delimiter: { type: 'string' } },
     description: 'As written: the argument takes a list of single values; null when absent.',
   },
-  format: nullableString,
+  format: {
+    type: ['string', 'null'],
+    enum: ['email', 'uri', 'date-time', 'ISO8601', 'Date', 'UnixSeconds', 'UnixMilliseconds', null],
+    description: 'On a String, the form its value must have: email, uri (absolute, with a scheme), date-time (RFC 3339). On a Date, how it is sent: ISO8601, Date, UnixSeconds, UnixMilliseconds. Null when absent.',
+  },
   list: {
     type: ['object', 'null'],
     additionalProperties: anyJsonValue,

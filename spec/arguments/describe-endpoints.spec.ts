@@ -73,7 +73,7 @@ describe('describe endpoints for workflow builders', () => {
     const [action] = res.body.data;
     expect(action).to.deep.include({ id: 'create-order', name: 'Create an order', description: 'Creates an order for a customer.', cursorArgument: null });
     const byKey = Object.fromEntries(action.arguments.map((a: { key: string }) => [a.key, a]));
-    expect(Object.keys(byKey)).to.deep.equal(['status', 'currency', 'customer', 'country', 'listId', 'note', 'tags', 'deliverBy', 'source']);
+    expect(Object.keys(byKey)).to.deep.equal(['status', 'currency', 'customer', 'country', 'listId', 'note', 'tags', 'deliverBy', 'source', 'quantity', 'reference', 'contact']);
     expect(byKey.status).to.deep.equal({
       key: 'status',
       externalKey: null,
@@ -88,7 +88,12 @@ describe('describe endpoints for workflow builders', () => {
       default: 'pending',
       mapper: null,
       escape: null,
+      integer: false,
+      minimum: null,
+      maximum: null,
+      minLength: null,
       maxLength: null,
+      pattern: null,
       component: null,
       multipleValues: null,
       format: null,
@@ -107,6 +112,17 @@ describe('describe endpoints for workflow builders', () => {
     expect(byKey.tags.multipleValues).to.deep.equal({ dataType: 'String', delimiter: ',' });
     expect(byKey.deliverBy.format).to.equal('Date');
     expect(byKey.source).to.deep.include({ hidden: true, default: 'gateway' });
+  });
+
+  it('GET .../actions/{actionSlug} shows the value rules a caller is held to', async () => {
+    const res = await documentedCall(gw, 'GET', ORDER);
+    expect(res.status).to.equal(200);
+    const byKey = Object.fromEntries(res.body.data[0].arguments.map((a: { key: string }) => [a.key, a]));
+    const rules = (a: Record<string, unknown>) => ({ integer: a.integer, minimum: a.minimum, maximum: a.maximum, minLength: a.minLength, maxLength: a.maxLength, pattern: a.pattern, format: a.format });
+    expect(rules(byKey.quantity)).to.deep.equal({ integer: true, minimum: 1, maximum: 100, minLength: null, maxLength: null, pattern: null, format: null });
+    expect(rules(byKey.reference)).to.deep.equal({ integer: false, minimum: null, maximum: null, minLength: 3, maxLength: 20, pattern: '^[A-Z0-9-]+$', format: null });
+    expect(rules(byKey.contact)).to.deep.equal({ integer: false, minimum: null, maximum: null, minLength: null, maxLength: null, pattern: null, format: 'email' });
+    expect(rules(byKey.deliverBy)).to.deep.include({ integer: false, format: 'Date' });
   });
 
   it('options paths keep the version asked for', async () => {

@@ -101,6 +101,51 @@ const CASES: Case[] = [
     expected: [['breaking', 'action list-contacts, argument tags', 'multipleValues.delimiter , → ;']],
   },
   {
+    change: 'value rules added or tightened',
+    base: (f) => Object.assign(argument(f, 'list-contacts', 'pageSize'), { minimum: 1, maximum: 100 }),
+    head: (f) => {
+      Object.assign(argument(f, 'list-contacts', 'pageSize'), { integer: true, minimum: 5, maximum: 50 });
+      Object.assign(argument(f, 'create-contact', 'email'), { minLength: 3, pattern: '@', format: 'email' });
+    },
+    expected: [
+      ['breaking', 'action create-contact, argument email', 'minLength (none) → 3: shorter values are refused'],
+      ['breaking', 'action create-contact, argument email', 'pattern (none) → @: values that do not match are refused'],
+      ['breaking', 'action create-contact, argument email', 'format (none) → email: values of another format are refused'],
+      ['breaking', 'action list-contacts, argument pageSize', 'integer (none) → true: fractions are refused'],
+      ['breaking', 'action list-contacts, argument pageSize', 'minimum 1 → 5: smaller values are refused'],
+      ['breaking', 'action list-contacts, argument pageSize', 'maximum 100 → 50: larger values are refused'],
+    ],
+  },
+  {
+    change: 'value rules removed or loosened',
+    base: (f) => {
+      Object.assign(argument(f, 'list-contacts', 'pageSize'), { integer: true, minimum: 5, maximum: 50 });
+      Object.assign(argument(f, 'create-contact', 'email'), { minLength: 3, pattern: '@', format: 'email' });
+    },
+    head: (f) => {
+      const pageSize = argument(f, 'list-contacts', 'pageSize');
+      delete pageSize.integer;
+      Object.assign(pageSize, { minimum: 1, maximum: 100 });
+      const email = argument(f, 'create-contact', 'email');
+      delete email.pattern;
+      delete email.format;
+      email.minLength = 1;
+    },
+    expected: [
+      ['compatible', 'action create-contact, argument email', 'minLength 3 → 1'],
+      ['compatible', 'action create-contact, argument email', 'pattern @ → (none)'],
+      ['compatible', 'action create-contact, argument email', 'format email → (none)'],
+      ['compatible', 'action list-contacts, argument pageSize', 'integer true → (none)'],
+      ['compatible', 'action list-contacts, argument pageSize', 'minimum 5 → 1'],
+      ['compatible', 'action list-contacts, argument pageSize', 'maximum 50 → 100'],
+    ],
+  },
+  {
+    change: 'a Date output format change is only noted',
+    head: (f) => (argument(f, 'create-contact', 'birthday').format = 'UnixSeconds'),
+    expected: [['noted', 'action create-contact, argument birthday', 'format Date → UnixSeconds']],
+  },
+  {
     change: 'an argument becoming hidden',
     head: (f) => Object.assign(argument(f, 'create-contact', 'birthday'), { hidden: true }),
     expected: [['breaking', 'action create-contact, argument birthday', 'now hidden: callers that send it are refused']],

@@ -71,6 +71,12 @@ const MUTATIONS: Mutation[] = [
   { file: CREATE, path: ['arguments', 3, 'format'], value: 'RFC2822', code: 'SCHEMA_ENUM' },
   { file: CREATE, path: ['arguments', 3, 'dataType'], value: 'String', code: 'ARG_FORMAT_NOT_DATE' },
   { file: CREATE, path: ['arguments', 3, 'list'], value: { type: 'Country' }, code: 'ARG_LIST_SETTINGS' },
+  { file: CREATE, path: ['arguments', 0, 'minLength'], value: 300, code: 'ARG_RULE_RANGE' },
+  { file: CREATE, path: ['arguments', 0, 'minimum'], value: 1, code: 'ARG_RULE_TYPE' },
+  { file: CREATE, path: ['arguments', 0, 'pattern'], value: '^(a)\\1$', code: 'ARG_PATTERN_INVALID' },
+  { file: CREATE, path: ['arguments', 0, 'format'], value: 'ISO8601', code: 'ARG_FORMAT_NOT_DATE' },
+  { file: CREATE, path: ['arguments', 0, 'default'], value: 'x'.repeat(300), code: 'ARG_DEFAULT_RULE' },
+  { file: CREATE, path: ['arguments', 3, 'format'], value: 'email', code: 'ARG_RULE_TYPE' },
 ];
 
 /**

@@ -1,6 +1,8 @@
 import type { Argument } from '../generated/definition-types.ts';
 import type { FileAnalysis } from '../file-analysis.ts';
 import { problemAt, type DefinitionProblem, type ProblemCode } from '../problems.ts';
+import { isDateFormat } from '../../arguments/dates.ts';
+import { checkRules, defaultBreaksRules, shownDefault } from './argument-rule-checks.ts';
 
 const CONTAINERS = new Set(['Object', 'Array']);
 
@@ -8,7 +10,8 @@ const CONTAINERS = new Set(['Object', 'Array']);
  * The rules of one arguments list that a schema cannot say: keys are unique,
  * parents exist and hold children, Object children's external keys start
  * with the parent's, a hidden required argument has a default, defaults fit
- * the data type, and maxLength, list and format fit the data type.
+ * the data type, and maxLength, list and format fit the data type; the
+ * value rules (argument-rule-checks.ts) fit it too, and the default keeps them.
  * `inAction`: top-level arguments of an action must say where they go.
  */
 export function checkArguments(file: FileAnalysis, args: readonly Argument[], inAction: boolean): DefinitionProblem[] {
@@ -58,8 +61,14 @@ export function checkArguments(file: FileAnalysis, args: readonly Argument[], in
     } else if (arg.dataType !== 'List' && arg.list !== undefined) {
       report(i, 'list', 'ARG_LIST_SETTINGS', `${name} is a ${arg.dataType}; list settings apply only to List arguments`);
     }
-    if (arg.format !== undefined && elementType !== 'Date') {
+    if (arg.format !== undefined && isDateFormat(arg.format) && elementType !== 'Date') {
       report(i, 'format', 'ARG_FORMAT_NOT_DATE', `${name} is a ${elementType}; an output format applies only to Date values`);
+    }
+    const ruleProblems = checkRules(arg);
+    for (const { field, code, message } of ruleProblems) report(i, field, code, `${name}${message}`);
+    if (arg.default !== undefined && ruleProblems.length === 0 && defaultMismatch(arg) === null) {
+      const broken = defaultBreaksRules(arg);
+      if (broken) report(i, 'default', 'ARG_DEFAULT_RULE', `${name}: default ${shownDefault(arg.default)} ${broken}`);
     }
   });
   return problems;

@@ -203,18 +203,38 @@ export interface Argument {
   parent?: string;
   escape?: EscapeSettings;
   /**
+   * Number values only: the value must be a whole number (19.99 is refused, 1999 accepted). For amounts in the smallest currency unit, page sizes, counts.
+   */
+  integer?: boolean;
+  /**
+   * Number values only: the smallest value accepted (inclusive).
+   */
+  minimum?: number;
+  /**
+   * Number values only: the largest value accepted (inclusive), e.g. a page size capped at 100.
+   */
+  maximum?: number;
+  /**
+   * String values only: the shortest value accepted, in characters (code points, like maxLength).
+   */
+  minLength?: number;
+  /**
    * The longest value accepted, in characters. Only for String values (and String multiple values).
    */
   maxLength?: number;
+  /**
+   * String values only: a regular expression (JavaScript syntax, run on the linear-time RE2 engine: no backreferences or lookaround) the value must match. Like JSON Schema's pattern it is not anchored: it may match any part of the value; write ^ and $ to match the whole.
+   */
+  pattern?: string;
   /**
    * The name of a custom UI component the builder loads for this argument.
    */
   component?: string;
   multipleValues?: MultipleValues;
   /**
-   * For Date arguments: how the date is sent. ISO8601 (2024-05-01T12:00:00Z), Date (2024-05-01), UnixSeconds or UnixMilliseconds.
+   * On a String: the form the value must have: email (one @, a local part, a domain with a dot, no spaces), uri (an absolute URI with a scheme), date-time (RFC 3339 with seconds and a zone); the value is sent as given. On a Date: how the date is sent: ISO8601 (2024-05-01T12:00:00Z), Date (2024-05-01), UnixSeconds or UnixMilliseconds. Each set only on its own type (with multipleValues, the values' type).
    */
-  format?: 'ISO8601' | 'Date' | 'UnixSeconds' | 'UnixMilliseconds';
+  format?: 'ISO8601' | 'Date' | 'UnixSeconds' | 'UnixMilliseconds' | 'email' | 'uri' | 'date-time';
   list?: ListSettings;
 }
 /**
