@@ -19,6 +19,8 @@ export const ARGUMENT_RULES = {
   lookup: 'a Lookup list value is not one of the options the lookup action returns',
   mapper: "the argument's mapper failed on the value",
   hostVariable: 'a {{placeholder}} of the base URL or a header has no value, or a value that cannot go there',
+  header: 'a Header argument whose value cannot be a header value: a line break or other control character, or an object',
+  pathSegment: 'a path parameter with a . or .. segment, or (allowSlashes) an empty segment',
 } as const;
 
 export type ArgumentRule = keyof typeof ARGUMENT_RULES;
