@@ -11,6 +11,7 @@ import { applyAuth } from '../auth/apply-auth.ts';
 import type { Abortable } from '../http/index.ts';
 import { exchangeCredentials, forgetExchangedToken } from '../auth/credential-exchange.ts';
 import { renewToken, tokenExpired } from '../auth/token-renewal.ts';
+import { apiOf } from './base-url-override.ts';
 import { enforceEnvelope, type ActionMeta, type Envelope } from './envelope.ts';
 import { flagOf, statusFlags } from './envelope-flags.ts';
 import { mapResponse, responseFacts } from './map-response.ts';
@@ -65,7 +66,7 @@ export async function runAction(services: Services, run: RunRequest): Promise<Ru
   const built = await buildOutboundRequest(
     {
       action,
-      api: version.api,
+      api: apiOf(version, services.config.appBaseUrls),
       auth,
       host: { connection: { ...connection.metadata, ...secretsOf(connection).arguments }, metadata: { ...run.endUser?.metadata, ...run.installation?.metadata } },
       arguments: run.arguments,
