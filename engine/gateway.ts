@@ -13,6 +13,7 @@ import { createHttpServer } from './server/http-server.ts';
 import type { ReadinessCheck, Services } from './services.ts';
 import { acquireDataDirLock } from './store/embedded/data-dir-lock.ts';
 import { openStore } from './store/index.ts';
+import { logBaseUrlOverrides } from './runtime/run/base-url-override.ts';
 import { runActionForLookups } from './runtime/run/run-for-lookup.ts';
 import { createConfiguredHttpClient, type HttpClient } from './runtime/http/index.ts';
 import { ensureSigningKey } from './tokens/signing-keys.ts';
@@ -50,6 +51,7 @@ export async function startGateway(config: Config, logger: Logger, overrides: Ga
   // round, a change between the load's read and the watcher's ready would be missed until that file changed again.
   const stopWatching = await watchDefinitions(definitions, logger);
   await definitions.reload('start');
+  logBaseUrlOverrides(config.appBaseUrls, loadedSnapshot(definitions), logger);
   const readiness: ReadinessCheck[] = [definitions.readinessCheck(), secretsReadableCheck(store, keyring)];
   const outbound = overrides.http ?? createConfiguredHttpClient(config);
   const services: Services = { config, store, logger, readiness, keyring, definitions, http: outbound };
@@ -86,6 +88,15 @@ export async function startGateway(config: Config, logger: Logger, overrides: Ga
   };
 
   return { server, port: (server.address() as AddressInfo).port, services, bootstrap: outcome, stop };
+}
+
+/** The definitions the start loaded, or null when they failed to load (the gateway serves not-ready). */
+function loadedSnapshot(definitions: DefinitionsRegistry) {
+  try {
+    return definitions.current();
+  } catch {
+    return null;
+  }
 }
 
 function logBootstrap(outcome: BootstrapOutcome, logger: Logger): void {

@@ -70,8 +70,8 @@ export async function buildOutboundRequest(input: BuildRequestInput, deps: Argum
 
   const parts = emptyParts();
   // Action arguments go last, so they win over an API argument sent under the same name.
-  for (const node of hostNodes) if (hostSent.has(node.arg.key)) place(node, hostSent.get(node.arg.key), parts);
-  for (const node of actionNodes) if (sent.has(node.arg.key)) place(node, sent.get(node.arg.key), parts);
+  for (const node of hostNodes) if (hostSent.has(node.arg.key)) place(node, hostSent.get(node.arg.key), parts, hostProblems, `connection.${node.arg.key}`);
+  for (const node of actionNodes) if (sent.has(node.arg.key)) place(node, sent.get(node.arg.key), parts, problems, node.arg.key);
   parts.hasBody = [...hostNodes, ...actionNodes].some((n) => n.arg.location === 'Body');
   if (takesCursor) placeCursor(action.pagination!.definition, given[CURSOR_ARGUMENT], parts, problems);
 
@@ -79,8 +79,14 @@ export async function buildOutboundRequest(input: BuildRequestInput, deps: Argum
   const baseUrl = fillUrlTemplate(api.baseUrl, variables, 'baseUrl', hostProblems, { originVariables: api.definition?.originVariables ?? [] });
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(api.headers)) headers[name] = fillTemplate(value, variables, `header ${name}`, hostProblems, headerText);
-  const paramKey = (name: string) => actionNodes.find((n) => n.arg.location === 'Param' && sentName(n) === name)?.arg.key ?? name;
-  const url = joinUrl(baseUrl, fillPath(action.path, parts.params, problems, paramKey));
+  // Header arguments win over the API's headers of the same name, whatever the letter case (action arguments were placed last).
+  for (const [name, value] of Object.entries(parts.headers)) {
+    for (const other of Object.keys(headers)) if (other.toLowerCase() === name.toLowerCase()) delete headers[other];
+    headers[name] = value;
+  }
+  const paramNode = (name: string) => actionNodes.find((n) => n.arg.location === 'Param' && sentName(n) === name);
+  const paramKey = (name: string) => paramNode(name)?.arg.key ?? name;
+  const url = joinUrl(baseUrl, fillPath(action.path, parts.params, problems, paramKey, (name) => paramNode(name)?.arg.allowSlashes === true));
   if (hostProblems.length === 0 && !URL.canParse(url)) {
     hostProblems.push(problem('baseUrl', 'hostVariable', `${shown(baseUrl)} is not a valid URL once its host variables are filled`));
   }

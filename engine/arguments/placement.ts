@@ -1,5 +1,6 @@
 import type { FieldProblem } from '../errors/index.ts';
 import { sentName, type ArgumentNode } from './argument-tree.ts';
+import { headerText } from './host-variables.ts';
 import { define, setPath } from './json-path.ts';
 import { problem } from './rules.ts';
 import { asText } from './send-values.ts';
@@ -10,12 +11,14 @@ export interface RequestParts {
   /** Path parameter values, not yet encoded, by :name. */
   params: Map<string, string>;
   body: Record<string, unknown>;
+  /** Header arguments' values by header name as the definition writes it; checked, ready to send. */
+  headers: Record<string, string>;
   /** Whether anything may go in the body: only actions (or APIs) with Body arguments, or a Body cursor, send one. */
   hasBody: boolean;
 }
 
 export function emptyParts(): RequestParts {
-  return { query: {}, params: new Map(), body: {}, hasBody: false };
+  return { query: {}, params: new Map(), body: {}, headers: {}, hasBody: false };
 }
 
 /**
@@ -27,8 +30,12 @@ export function emptyParts(): RequestParts {
  *   Param  replaces :name in the path, URL-encoded; multiple values without a
  *          delimiter are joined with commas
  *   Body   a JSON field; dots in the external key nest (metadata.source)
+ *   Header a request header (Idempotency-Key: k-1); text, numbers and booleans
+ *          as text; multiple values without a delimiter joined with ", " (one
+ *          field, as HTTP combines repeated ones). A line break, another
+ *          control character or an object is a `header` problem of `field`.
  */
-export function place(node: ArgumentNode, sent: unknown, parts: RequestParts): void {
+export function place(node: ArgumentNode, sent: unknown, parts: RequestParts, problems: FieldProblem[], field: string): void {
   const name = sentName(node);
   switch (node.arg.location) {
     case 'Query':
@@ -40,6 +47,21 @@ export function place(node: ArgumentNode, sent: unknown, parts: RequestParts): v
     case 'Body':
       setPath(parts.body, name.split('.'), sent);
       break;
+    case 'Header': {
+      const values = node.arg.multipleValues && Array.isArray(sent) ? sent : [sent];
+      if (values.some((v) => v !== null && typeof v === 'object')) {
+        problems.push(problem(field, 'header', `is sent in header ${name}, so it must be text, a number or a boolean (got an object or array)`));
+        break;
+      }
+      const text = values.map(asText).join(', ');
+      if (headerText(text) === null) problems.push(problem(field, 'header', `is sent in header ${name}, so it must not contain line breaks or other control characters`));
+      else {
+        // An action argument, placed after the API's, replaces its header whatever the letter case.
+        for (const other of Object.keys(parts.headers)) if (other.toLowerCase() === name.toLowerCase()) delete parts.headers[other];
+        parts.headers[name] = text;
+      }
+      break;
+    }
     default:
       // API and auth arguments without a location are host variables only.
       break;
@@ -51,12 +73,29 @@ const PATH_PARAM = /:([A-Za-z_][A-Za-z0-9_]*)/g;
 /**
  * The action path with every :name replaced by its URL-encoded value.
  * encodeURIComponent keeps a value inside its segment: a / or ? in it cannot
- * change which resource is addressed.
+ * change which resource is addressed, and a value of . or .. (which URL
+ * parsing would resolve, climbing the path) is refused. A parameter whose
+ * argument says allowSlashes is split on / instead: each segment encoded,
+ * joined by plain slashes, with empty, . and .. segments refused.
  */
-export function fillPath(path: string, params: ReadonlyMap<string, string>, problems: FieldProblem[], keyOf: (name: string) => string): string {
+export function fillPath(
+  path: string,
+  params: ReadonlyMap<string, string>,
+  problems: FieldProblem[],
+  keyOf: (name: string) => string,
+  allowsSlashes: (name: string) => boolean = () => false,
+): string {
   return path.replace(PATH_PARAM, (whole, name: string) => {
     const value = params.get(name);
-    if (value !== undefined) return encodeURIComponent(value);
+    if (value !== undefined) {
+      const segments = allowsSlashes(name) ? value.split('/') : [value];
+      if (segments.some((s) => s === '.' || s === '..')) {
+        problems.push(problem(keyOf(name), 'pathSegment', 'has a . or .. segment, which would change the path it is sent in'));
+      } else if (segments.length > 1 && segments.some((s) => s === '')) {
+        problems.push(problem(keyOf(name), 'pathSegment', 'has an empty segment (a leading, trailing or doubled /), which would change the path it is sent in'));
+      }
+      return segments.map(encodeURIComponent).join('/');
+    }
     // An argument already reported (missing, or a bad value) is not reported again for its segment.
     const key = keyOf(name);
     const reported = problems.some((p) => p.field === key || p.field.startsWith(`${key}[`) || p.field.startsWith(`${key}.`));

@@ -26,6 +26,8 @@ export const ARGUMENT_RULES = {
   mapper: "the argument's mapper failed on the value",
   cursor: 'the cursor is not the meta.cursor of the previous page of this action and connection, sent unchanged (tampered, of another action or connection, too long, or a next URL on another origin)',
   hostVariable: 'a {{placeholder}} of the base URL or a header has no value, or a value that cannot go there',
+  header: 'a Header argument whose value cannot be a header value: a line break or other control character, or an object',
+  pathSegment: 'a path parameter with a . or .. segment, or (allowSlashes) an empty segment',
 } as const;
 
 export type ArgumentRule = keyof typeof ARGUMENT_RULES;

@@ -69,6 +69,8 @@ function argumentChanges(was: Argument, arg: Argument): Found[] {
   else field('format', isStringFormat(was.format) && arg.format === undefined ? 'compatible' : 'noted');
   field('mapper', 'noted');
   field('escape', 'noted');
+  // The same value reaches another path (src/lib instead of src%2Flib), and ., .. or empty segments are refused with it.
+  field('allowSlashes', 'noted');
   field('label', 'compatible');
   field('description', 'compatible');
   field('component', 'compatible');

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { defaultLoadThreads } from '../definitions/load-threads.ts';
 import { DEFAULT_MAPPING_LIMITS, type MappingLimits } from '../mapping/limits.ts';
 import { parseEgressAllow, type EgressAllowList } from '../runtime/egress/allow-list.ts';
+import { parseAppBaseUrls } from './app-base-urls.ts';
 import { DEFAULT_OUTBOUND_SETTINGS, type OutboundSettings } from '../runtime/http/settings.ts';
 import { DEFAULT_HTTP_SERVER_SETTINGS, type HttpServerSettings } from '../server/settings.ts';
 import { DEFAULT_STORE_QUERY_TIMEOUT_MS } from '../store/mongodb/query-timeout.ts';
@@ -33,6 +34,8 @@ export interface Config {
   outbound: OutboundSettings;
   /** EGRESS_ALLOW: destinations admitted although their address class is refused. */
   egressAllow: EgressAllowList;
+  /** APP_BASE_URLS: base URLs replacing api.yaml's, by app slug (a local stand-in for testing); still held to the egress policy. */
+  appBaseUrls: Readonly<Record<string, string>>;
   /** Retries of a token endpoint that fails transiently (TOKEN_RETRY_*). */
   tokenRetry: TokenRetrySettings;
   /** Guardrails of every JSONata mapping evaluation (MAPPING_*). */
@@ -106,6 +109,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       connectionsPerOrigin: integer(env, 'OUTBOUND_CONNECTIONS_PER_ORIGIN', DEFAULT_OUTBOUND_SETTINGS.connectionsPerOrigin, 1, 1024),
     },
     egressAllow: egressAllow(env),
+    appBaseUrls: appBaseUrls(env),
     tokenRetry: {
       attempts: integer(env, 'TOKEN_RETRY_ATTEMPTS', DEFAULT_TOKEN_RETRY.attempts, 1, 10),
       delayMs: integer(env, 'TOKEN_RETRY_DELAY_MS', DEFAULT_TOKEN_RETRY.delayMs, 0, 60_000),
@@ -153,6 +157,15 @@ function egressAllow(env: Env): EgressAllowList {
     return parseEgressAllow(raw);
   } catch (error) {
     throw new ConfigError('EGRESS_ALLOW', (error as Error).message);
+  }
+}
+
+/** `APP_BASE_URLS`: a JSON object of app slug to base URL; unset overrides none. */
+function appBaseUrls(env: Env): Readonly<Record<string, string>> {
+  try {
+    return parseAppBaseUrls(optional(env, 'APP_BASE_URLS'));
+  } catch (error) {
+    throw new ConfigError('APP_BASE_URLS', (error as Error).message);
   }
 }
 

@@ -167,6 +167,20 @@ const CASES: Case[] = [
     head: (f) => (argument(f, 'list-contacts', 'listId').list.searchArgument = 'query'),
     expected: [['noted', 'action list-contacts, argument listId', 'list.searchArgument (none) → query']],
   },
+  {
+    change: 'allowSlashes turned on (the same value reaches another path)',
+    base: (f) => {
+      f.get(`${V1}/actions/create-contact.yaml`).path = '/contacts/:email';
+      Object.assign(argument(f, 'create-contact', 'email'), { location: 'Param' });
+    },
+    head: (f) => {
+      f.get(`${V1}/actions/create-contact.yaml`).path = '/contacts/:email';
+      Object.assign(argument(f, 'create-contact', 'email'), { location: 'Param', allowSlashes: true });
+    },
+    expected: [
+      ['noted', 'action create-contact, argument email', 'allowSlashes (none) → true'],
+    ],
+  },
   { change: 'a hidden default change', head: (f) => (argument(f, 'list-contacts', 'pageSize').default = 25), expected: [['noted', 'action list-contacts, argument pageSize', 'hidden default 50 → 25']] },
   {
     change: 'a response mapping change',

@@ -42,7 +42,10 @@ export function checkArguments(file: FileAnalysis, args: readonly Argument[], in
         }
       }
     } else if (inAction && arg.location === undefined) {
-      report(i, null, 'ARG_LOCATION_MISSING', `${name} needs a location (Query, Body or Param); only children take their parent's`);
+      report(i, null, 'ARG_LOCATION_MISSING', `${name} needs a location (Query, Body, Param or Header); only children take their parent's`);
+    }
+    if (arg.allowSlashes !== undefined && (arg.location !== 'Param' || arg.parent !== undefined)) {
+      report(i, 'allowSlashes', 'ARG_SLASHES_NOT_PARAM', `${name} is not a Param argument (a :segment of the path); allowSlashes applies only to Param arguments`);
     }
 
     if (arg.hidden && arg.required && arg.default === undefined) {

@@ -7,6 +7,7 @@ import { checkArguments } from './argument-checks.ts';
 import { duplicateNames } from './duplicates.ts';
 import { nextUrlSourceProblems, paginationProblems } from './pagination-checks.ts';
 import { idArgumentProblems } from './id-argument-checks.ts';
+import { authHeaderNames, headerArgumentProblems } from './header-argument-checks.ts';
 import { urlTemplateProblems } from './url-template-checks.ts';
 
 const PATH_PARAM = /:([A-Za-z_][A-Za-z0-9_]*)/g;
@@ -46,11 +47,13 @@ export function checkVersion(version: VersionFiles): DefinitionProblem[] {
     for (const [name, value] of Object.entries(def.headers ?? {})) problems.push(...placeholders(api, [['headers', name], value!], apiArgumentKeys));
   }
 
+  const authHeaders = authHeaderNames(version.auths);
   for (const file of [api, ...version.auths, ...actions]) {
     const definition = file?.definition as { arguments?: Argument[] } | null | undefined;
     if (!file || !definition) continue;
     const args = definition.arguments ?? [];
     problems.push(...checkArguments(file, args, file.place.kind === 'action'));
+    problems.push(...headerArgumentProblems(file, args, authHeaders));
     problems.push(...lookups(file, args, actionIds, actionsById));
   }
 

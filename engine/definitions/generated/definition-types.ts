@@ -178,9 +178,13 @@ export interface Argument {
    */
   dataType: 'String' | 'Number' | 'Boolean' | 'Date' | 'Object' | 'Array' | 'List';
   /**
-   * Where the value goes: Query string, JSON Body, or Param (a :name segment of the action path). Required on top-level arguments; children go where their parent goes.
+   * Where the value goes: Query string, JSON Body, Param (a :name segment of the action path) or Header (a request header named by externalKey, else key). Required on top-level arguments; children go where their parent goes.
    */
-  location?: 'Query' | 'Body' | 'Param';
+  location?: 'Query' | 'Body' | 'Param' | 'Header';
+  /**
+   * Only for Param arguments: the value may hold / and is sent as several path segments (src/lib fills :path as src/lib, not src%2Flib). Each segment is still percent-encoded; empty, . and .. segments are refused.
+   */
+  allowSlashes?: boolean;
   /**
    * Whether the user must fill the argument before the request can be sent.
    */

@@ -13,6 +13,7 @@ import { parseBody } from './parse-body.ts';
 import { readBody } from './read-body.ts';
 import { redirectHop, type Hop } from './redirect.ts';
 import { DEFAULT_OUTBOUND_SETTINGS, type OutboundSettings } from './settings.ts';
+import { DEFAULT_USER_AGENT } from './user-agent.ts';
 import type { OutboundRequest, OutboundResponse } from './types.ts';
 
 export interface HttpClient {
@@ -55,6 +56,8 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
     for (const name of CONNECTION_HEADERS) delete headers[name];
     checkHeaderValues(headers);
     headers['accept-encoding'] ??= 'gzip, deflate, br';
+    // App calls, token and refresh calls, code and credential exchanges, lookups: all come through here.
+    headers['user-agent'] ??= DEFAULT_USER_AGENT;
     const body = encodeBody(outbound.body, headers);
     const hop: Hop = { method: outbound.method.toUpperCase(), url: withQuery(absoluteUrl(outbound.url), outbound.query), headers, body };
     const stop = new CallStop();

@@ -5,6 +5,7 @@ export { createOutboundAgent } from './agent.ts';
 export { OutboundError } from './outbound-error.ts';
 export type { OutboundErrorCode, OutboundErrorDetails, TimeoutPhase } from './outbound-error.ts';
 export { DEFAULT_OUTBOUND_SETTINGS } from './settings.ts';
+export { DEFAULT_USER_AGENT } from './user-agent.ts';
 export type { OutboundSettings } from './settings.ts';
 export type { JsonValue, OutboundRequest, OutboundResponse } from './types.ts';
 export type { QueryValue } from './encode.ts';

@@ -13,6 +13,7 @@ import { exchangeCredentials, forgetExchangedToken } from '../auth/credential-ex
 import { renewToken, tokenExpired } from '../auth/token-renewal.ts';
 import { appErrorOf } from './app-error.ts';
 import { deletedId } from './deleted-id.ts';
+import { apiOf } from './base-url-override.ts';
 import { enforceEnvelope, type ActionMeta, type Envelope } from './envelope.ts';
 import { flagOf, statusFlags } from './envelope-flags.ts';
 import { mapResponse, responseFacts, type MappingInput } from './map-response.ts';
@@ -68,7 +69,7 @@ export async function runAction(services: Services, run: RunRequest): Promise<Ru
   const built = await buildOutboundRequest(
     {
       action,
-      api: version.api,
+      api: apiOf(version, services.config.appBaseUrls),
       auth,
       host: { connection: { ...connection.metadata, ...authArgumentValues(auth, secretsOf(connection)) }, metadata: { ...run.endUser?.metadata, ...run.installation?.metadata } },
       arguments: run.arguments,
