@@ -139,7 +139,9 @@ describe('npm run diff between two versions of one app', function () {
     expect(twoApps.stderr).to.match(/^definitions\/github@1 is app github and definitions\/slack@1 is app slack: compare two versions of one app\n/);
     const mixed = await diff('definitions/github@1', 'definitions');
     expect(mixed.stderr).to.match(/^definitions\/github@1 is one version of an app and definitions is a whole tree: give both sides as <folder>\/<app>@<version>, or neither\n/);
-    for (const run of [unknownApp, unknownVersion, badVersion, noDraft, twoApps, mixed]) expect(run).to.deep.include({ code: 2, stdout: '' });
+    const withDir = await diff('definitions/github@1', 'definitions/github@2', '--dir', 'definitions');
+    expect(withDir.stderr).to.match(/^--dir is for whole-tree sides; a <folder>\/<app>@<version> side names its folder\n/);
+    for (const run of [unknownApp, unknownVersion, badVersion, noDraft, twoApps, mixed, withDir]) expect(run).to.deep.include({ code: 2, stdout: '' });
   });
 
   it('exits 2 with the located problems when the app of an app@version side does not load (a problem in any of its versions)', async () => {
