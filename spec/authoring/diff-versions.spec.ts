@@ -33,7 +33,7 @@ async function addBreakingVersion2(app: string): Promise<void> {
 const BREAKING_ROWS = ['| **breaking** | action delete-label | removed |', '| **breaking** | action list-issues, argument since | now required |'];
 
 describe('npm run diff between two versions of one app', function () {
-  this.timeout(30_000);
+  this.timeout(60_000);
   let tmp: { dir: string; remove: () => Promise<void> };
   beforeEach(async () => {
     tmp = await tempDir('diff-versions-');
@@ -157,7 +157,7 @@ describe('npm run diff between two versions of one app', function () {
 });
 
 describe('npm run diff: a published-version move inside one tree', function () {
-  this.timeout(30_000);
+  this.timeout(60_000);
   let tmp: { dir: string; remove: () => Promise<void> };
   beforeEach(async () => {
     tmp = await tempDir('diff-published-');
