@@ -2,8 +2,10 @@
  * `npm run new-app -- <slug> [--name "Display Name"] [--dir definitions]`:
  * scaffolds a valid app folder (app file, a draft version with an API, an
  * API-key auth, one list action and its offline test cases) that passes
- * `npm run validate` and `npm run fmt -- --check` as generated.
- * Exits 2 on a usage error, an invalid slug or an existing folder.
+ * `npm run validate` and `npm run fmt -- --check` as generated, then prints
+ * the commands to run next, naming the folder it wrote to.
+ * Exits 2 on a usage error, an invalid slug, an existing folder, or an id or
+ * slug an app of the folder or of the bundled definitions/ already uses.
  */
 import path from 'node:path';
 import { createApp } from '../engine/authoring/create-app.ts';
@@ -28,6 +30,11 @@ function parseArgs(args: string[]): { slug: string; name: string | undefined; di
   return { slug: positional[0]!, name, dir };
 }
 
+/** A word a shell reads back as it is: quoted when it holds a space or another special character. */
+function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
 const parsed = parseArgs(process.argv.slice(2));
 if (typeof parsed === 'string') {
   process.stderr.write(`${parsed}\n${USAGE}`);
@@ -38,13 +45,15 @@ if (typeof parsed === 'string') {
     process.stderr.write(`${outcome.reason}\n`);
     process.exitCode = 2;
   } else {
-    const shown = (file: string) => path.relative(process.cwd(), path.resolve(file));
+    const shown = (file: string) => path.relative(process.cwd(), path.resolve(file)) || '.';
+    const folder = shellWord(shown(parsed.dir));
     const lines = [`Created ${shown(outcome.folder)}:`, ...outcome.files.map((f) => `  ${shown(f)}`), ''];
     lines.push(
       'Next: point api.yaml, the auth and the action at the provider, write test cases beside each action, then',
-      `  npm run validate -- ${shown(parsed.dir)}`,
-      `  npm run fmt -- ${shown(parsed.dir)}`,
-      `  npm run test:definitions -- ${parsed.slug}`,
+      `  npm run validate -- ${folder}`,
+      `  npm run fmt -- ${folder}`,
+      // test:definitions reads ./definitions (or DEFINITIONS_DIR) unless told otherwise.
+      `  npm run test:definitions -- ${parsed.slug}${folder === 'definitions' ? '' : ` --dir ${folder}`}`,
       '',
     );
     process.stdout.write(lines.join('\n'));

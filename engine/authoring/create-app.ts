@@ -1,16 +1,22 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { parse } from 'yaml';
+import { SCHEMAS_DIR } from '../definitions/schema-validation.ts';
 import { nameFromSlug, scaffoldFiles, slugProblem } from './app-scaffold.ts';
+
+/** This repository's definitions/, the apps bundled with the gateway. */
+export const BUNDLED_DEFINITIONS = path.join(path.dirname(SCHEMAS_DIR), 'definitions');
 
 export type CreateAppOutcome = { ok: true; folder: string; files: string[] } | { ok: false; reason: string };
 
 /**
  * `npm run new-app`: writes a new app folder `<dir>/<slug>` from the
  * scaffold. Refuses an invalid slug, a folder that exists already (nothing is
- * overwritten), and an id or slug another app of `dir` already uses.
+ * overwritten), and an id or slug another app of `dir`, or of the bundled
+ * definitions (`bundled`, default this repository's definitions/), already
+ * uses: an app written elsewhere is meant to be served beside them.
  */
-export async function createApp(dir: string, slug: string, name: string = nameFromSlug(slug)): Promise<CreateAppOutcome> {
+export async function createApp(dir: string, slug: string, name: string = nameFromSlug(slug), bundled: string = BUNDLED_DEFINITIONS): Promise<CreateAppOutcome> {
   const problem = slugProblem(slug);
   if (problem) return { ok: false, reason: problem };
   if (!name.trim()) return { ok: false, reason: 'the display name must not be empty' };
@@ -18,6 +24,8 @@ export async function createApp(dir: string, slug: string, name: string = nameFr
   if (await fs.lstat(folder).catch(() => null)) return { ok: false, reason: `${folder} already exists; choose another slug or remove it first` };
   const taken = await appUsing(dir, slug);
   if (taken) return { ok: false, reason: `${taken} already uses "${slug}" as its id or slug` };
+  const takenBundled = path.resolve(bundled) === path.resolve(dir) ? null : await appUsing(bundled, slug);
+  if (takenBundled) return { ok: false, reason: `${near(takenBundled)} (the bundled definitions) already uses "${slug}" as its id or slug` };
 
   const files = scaffoldFiles(slug, name, path.resolve(folder));
   for (const [file, text] of files) {
@@ -27,6 +35,12 @@ export async function createApp(dir: string, slug: string, name: string = nameFr
     await fs.writeFile(target, text, { flag: 'wx' });
   }
   return { ok: true, folder, files: [...files.keys()].map((f) => path.join(folder, f)) };
+}
+
+/** A path relative to the current folder when it is inside it, else absolute. */
+function near(file: string): string {
+  const relative = path.relative(process.cwd(), file);
+  return relative.startsWith('..') || path.isAbsolute(relative) ? path.resolve(file) : relative;
 }
 
 /** The app.yaml of `dir` whose id or slug is `slug`, if any (unreadable files are validate's business). */

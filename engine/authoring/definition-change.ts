@@ -21,6 +21,14 @@ export interface DefinitionChange {
   /** `1`, `2`, ... or `draft`; null for changes to the app itself (its published pointer, its slug). */
   version: string | null;
   /**
+   * Set when the change is between two different versions, `from` (old) and
+   * `version` (new), rather than one version on both sides: a diff of
+   * `<app>@1` with `<app>@2`, or the published pointer moving.
+   */
+  from?: string;
+  /** Set when `from` → `version` is the published pointer moving between the sides: what clients of `published` now get. */
+  publishedMove?: true;
+  /**
    * Whether the change reaches released definitions: a numbered version, or the
    * app itself. Breaking changes only in `draft` never fail a review.
    */

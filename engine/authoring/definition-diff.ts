@@ -5,9 +5,11 @@ import { same, shown, SEVERITIES, type DefinitionChange } from './definition-cha
 
 /**
  * The semantic difference between two loaded definitions folders: apps by id,
- * versions by name, actions and auths by id, arguments by key. Each change is
- * classified (see definition-change.ts); the list is ordered by app, then the
- * app itself before its versions (numbered, then draft), then severity.
+ * versions by name, actions and auths by id, arguments by key. When an app's
+ * `published` pointer moves, the old published version is also compared with
+ * the new one (marked `publishedMove`). Each change is classified (see
+ * definition-change.ts); the list is ordered by app, then the app itself, a
+ * published move, its versions (numbered, then draft), then severity.
  */
 export function diffDefinitions(base: DefinitionsSnapshot, head: DefinitionsSnapshot): DefinitionChange[] {
   const changes: DefinitionChange[] = [];
@@ -20,7 +22,28 @@ export function diffDefinitions(base: DefinitionsSnapshot, head: DefinitionsSnap
     else if (!now) changes.push({ app: id, version: null, released: was.versions.size > 0, subject: 'app', where: `app ${id}`, change: 'removed', severity: 'breaking', what: 'removed' });
     else compareApps(was, now, changes);
   }
-  const rank = (c: DefinitionChange) => (c.version === null ? -1 : c.version === 'draft' ? Number.MAX_SAFE_INTEGER : Number(c.version));
+  return ordered(changes);
+}
+
+/**
+ * `npm run diff -- <folder>/<app>@1 <folder>/<app>@2`: one app's version
+ * `base.version` as the old side and `head.version` as the new one, by the
+ * same rules as one version on both sides, plus the app's own fields (its
+ * slug, its wording). Changes into a draft are not released: like any draft's,
+ * they never fail a review.
+ */
+export function diffAppVersions(base: { app: AppEntry; version: AppVersion }, head: { app: AppEntry; version: AppVersion }): DefinitionChange[] {
+  const changes: DefinitionChange[] = [];
+  const released = base.app.versions.size > 0;
+  compareAppFields(base.app, head.app, (c) => changes.push({ app: head.app.id, version: null, released, ...c }));
+  const [from, to] = [versionLabel(base.version.version), versionLabel(head.version.version)];
+  compareVersions(base.version, head.version, (c) => changes.push({ app: head.app.id, version: to, from, released: to !== 'draft', ...c }));
+  return ordered(changes);
+}
+
+/** By app, then the app itself, a published move, its versions (numbered, then draft); then severity. */
+function ordered(changes: DefinitionChange[]): DefinitionChange[] {
+  const rank = (c: DefinitionChange) => (c.version === null ? -2 : c.publishedMove ? -1 : c.version === 'draft' ? Number.MAX_SAFE_INTEGER : Number(c.version));
   return changes
     .map((c, i) => ({ c, i }))
     .sort((a, b) => (a.c.app < b.c.app ? -1 : a.c.app > b.c.app ? 1 : 0) || rank(a.c) - rank(b.c) || SEVERITIES.indexOf(a.c.severity) - SEVERITIES.indexOf(b.c.severity) || a.i - b.i)
@@ -32,15 +55,19 @@ function compareApps(was: AppEntry, now: AppEntry, changes: DefinitionChange[]):
   const released = was.versions.size > 0;
   const emit: Emit = (c) => changes.push({ app: now.id, version: null, released, ...c });
   const where = `app ${now.id}`;
-  if (was.slug !== now.slug) emit({ subject: 'app', where, change: 'changed', severity: 'breaking', what: `slug ${was.slug} → ${now.slug}: universal paths change` });
-  for (const field of ['name', 'description', 'website'] as const) {
-    if (was.definition[field] !== now.definition[field]) emit({ subject: 'app', where, change: 'changed', severity: 'compatible', what: `${field} ${shown(was.definition[field])} → ${shown(now.definition[field])}` });
-  }
+  compareAppFields(was, now, emit);
   if (was.published !== now.published) {
     const moved = `published ${shown(was.published)} → ${shown(now.published)}`;
     if (now.published === undefined) emit({ subject: 'published', where, change: 'removed', severity: 'breaking', what: `${moved}: runs of published fail` });
     else if (was.published !== undefined && now.published < was.published) emit({ subject: 'published', where, change: 'changed', severity: 'breaking', what: `${moved}: moves backwards` });
     else emit({ subject: 'published', where, change: was.published === undefined ? 'added' : 'changed', severity: 'compatible', what: moved });
+  }
+  // Clients of `published` were served the base's old version and now get the head's new one: what changes for them.
+  const before = was.published === undefined ? undefined : was.versions.get(was.published);
+  const after = now.published === undefined ? undefined : now.versions.get(now.published);
+  if (before && after && was.published !== now.published) {
+    const [from, to] = [String(was.published), String(now.published)];
+    compareVersions(before, after, (c) => changes.push({ app: now.id, version: to, from, publishedMove: true, released: true, ...c }));
   }
   const names: VersionName[] = [...new Set([...was.versions.keys(), ...now.versions.keys()])].sort((a, b) => a - b);
   for (const name of [...names, 'draft' as const]) {
@@ -52,6 +79,15 @@ function compareApps(was: AppEntry, now: AppEntry, changes: DefinitionChange[]):
     if (!before) versionEmit({ subject: 'version', where: `version ${label}`, change: 'added', severity: 'compatible', what: 'added' });
     else if (!after) versionEmit({ subject: 'version', where: `version ${label}`, change: 'removed', severity: name === 'draft' ? 'compatible' : 'breaking', what: 'removed' });
     else compareVersions(before, after, versionEmit);
+  }
+}
+
+/** The app's own fields: its slug (universal paths) and its wording. */
+function compareAppFields(was: AppEntry, now: AppEntry, emit: Emit): void {
+  const where = `app ${now.id}`;
+  if (was.slug !== now.slug) emit({ subject: 'app', where, change: 'changed', severity: 'breaking', what: `slug ${was.slug} → ${now.slug}: universal paths change` });
+  for (const field of ['name', 'description', 'website'] as const) {
+    if (was.definition[field] !== now.definition[field]) emit({ subject: 'app', where, change: 'changed', severity: 'compatible', what: `${field} ${shown(was.definition[field])} → ${shown(now.definition[field])}` });
   }
 }
 

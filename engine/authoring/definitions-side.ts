@@ -41,26 +41,42 @@ export async function loadSide(spec: string, options: { cwd: string; definitions
 export class SideNotFound extends Error {}
 
 async function extractRevision(spec: string, options: { cwd: string; definitionsDir: string }): Promise<{ dir: string; prefix: string }> {
-  const git = (...args: string[]) => run('git', args, { cwd: options.cwd, maxBuffer: 64 * 1024 * 1024, encoding: 'utf8' });
+  const revision = await revisionFiles(spec, options.definitionsDir, options.cwd);
+  if (!revision) throw new SideNotFound(`${spec} is neither a folder nor a git revision`);
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'igw-diff-'));
+  for (const { file, text } of revision.files) {
+    const target = path.join(dir, file);
+    await fs.mkdir(path.dirname(target), { recursive: true });
+    await fs.writeFile(target, text);
+  }
+  return { dir, prefix: revision.prefix };
+}
+
+/**
+ * The YAML files under `folder` (relative to `cwd`) in git revision `spec`,
+ * by path inside that folder, with `prefix`, the folder's path in the
+ * repository; null when `spec` is not a revision of the repository around
+ * `cwd`. Read with `git ls-tree` and `git show`: no checkout, no network.
+ */
+export async function revisionFiles(spec: string, folder: string, cwd: string): Promise<{ prefix: string; files: { file: string; text: string }[] } | null> {
+  const git = (...args: string[]) => run('git', args, { cwd, maxBuffer: 64 * 1024 * 1024, encoding: 'utf8' });
   let commit: string;
   let top: string;
   try {
     top = (await git('rev-parse', '--show-toplevel')).stdout.trim();
     commit = (await git('rev-parse', '--verify', '--quiet', `${spec}^{commit}`)).stdout.trim();
   } catch {
-    throw new SideNotFound(`${spec} is neither a folder nor a git revision`);
+    return null;
   }
   // Real paths on both ends: git answers with the resolved top level (/tmp may be a link).
-  const here = await fs.realpath(options.cwd);
-  const prefix = path.relative(top, path.resolve(here, options.definitionsDir)).split(path.sep).join('/');
+  const here = await fs.realpath(cwd);
+  const prefix = path.relative(top, path.resolve(here, folder)).split(path.sep).join('/');
   const listing = (await git('ls-tree', '-r', '-z', '--name-only', commit, '--', prefix || '.')).stdout.split('\0').filter(Boolean);
-  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'igw-diff-'));
   const inside = prefix ? `${prefix}/` : '';
+  const files: { file: string; text: string }[] = [];
   for (const file of listing) {
     if (!file.startsWith(inside) || !/\.ya?ml$/.test(file)) continue;
-    const target = path.join(dir, file.slice(inside.length));
-    await fs.mkdir(path.dirname(target), { recursive: true });
-    await fs.writeFile(target, (await git('show', `${commit}:${file}`)).stdout);
+    files.push({ file: file.slice(inside.length), text: (await git('show', `${commit}:${file}`)).stdout });
   }
-  return { dir, prefix };
+  return { prefix, files };
 }

@@ -27,8 +27,8 @@ const BADGE: Record<Severity, string> = { breaking: '**breaking**', noted: 'note
 
 /**
  * A pull-request comment: a summary line, then one section per app version
- * (the app itself first), breaking changes first in each, and a table of the
- * changes with where they are and what changed.
+ * (the app itself first, then a published move), breaking changes first in
+ * each, and a table of the changes with where they are and what changed.
  */
 export function diffMarkdown(base: string, head: string, changes: readonly DefinitionChange[]): string {
   const s = summarise(changes);
@@ -42,8 +42,7 @@ export function diffMarkdown(base: string, head: string, changes: readonly Defin
   lines.push(`**${s.breaking} breaking, ${s.noted} noted, ${s.compatible} compatible** (${verdict}).`, '');
   const groups = new Map<string, DefinitionChange[]>();
   for (const change of changes) {
-    const title = change.version === null ? `${change.app}` : `${change.app} · version ${change.version}${change.version === 'draft' ? '' : ' (released)'}`;
-    groups.set(title, [...(groups.get(title) ?? []), change]);
+    groups.set(title(change), [...(groups.get(title(change)) ?? []), change]);
   }
   for (const [title, group] of groups) {
     lines.push(`### ${title}`, '', '| | Where | Change |', '|---|---|---|');
@@ -53,6 +52,14 @@ export function diffMarkdown(base: string, head: string, changes: readonly Defin
     lines.push('');
   }
   return `${lines.join('\n')}`;
+}
+
+/** The section of a change: the app itself, a published move, two versions compared, or one version on both sides. */
+function title(change: DefinitionChange): string {
+  if (change.version === null) return change.app;
+  if (change.publishedMove) return `${change.app} · published ${change.from} → ${change.version}`;
+  if (change.from !== undefined) return `${change.app} · version ${change.from} → ${change.version}`;
+  return `${change.app} · version ${change.version}${change.version === 'draft' ? '' : ' (released)'}`;
 }
 
 /** Table cells hold one line, and a pipe would end the cell. */

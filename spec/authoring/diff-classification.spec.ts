@@ -239,6 +239,19 @@ const CASES: Case[] = [
     ],
   },
   {
+    change: 'a published pointer moving forwards to a version without an action: breaking for clients of published',
+    head: (f) => {
+      copyVersion(f, '1', '2');
+      f.delete('acme/versions/2/actions/create-contact.yaml');
+      f.get('acme/app.yaml').published = 2;
+    },
+    expected: [
+      ['compatible', 'app acme', 'published 1 → 2'],
+      ['breaking', 'action create-contact', 'removed'],
+      ['compatible', 'version 2', 'added'],
+    ],
+  },
+  {
     change: 'a numbered version removed',
     base: (f) => copyVersion(f, '1', '2'),
     head: (f) => {

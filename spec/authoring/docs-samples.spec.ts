@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { expect } from 'chai';
 import { parse, stringify } from 'yaml';
-import { diffDefinitions } from '../../engine/authoring/definition-diff.ts';
+import { diffAppVersions, diffDefinitions } from '../../engine/authoring/definition-diff.ts';
 import { diffMarkdown } from '../../engine/authoring/diff-report.ts';
 import { DefinitionsLoader } from '../../engine/definitions/loader.ts';
 import { readSourceFiles, sourceFile } from '../../engine/definitions/source-files.ts';
@@ -37,6 +37,23 @@ describe('docs/definitions.md samples', () => {
       for (const [file, value] of [...folder]) if (file.startsWith('stripe/versions/1/')) folder.set(file.replace('/versions/1/', '/versions/draft/'), structuredClone(value));
     });
     expect(diffMarkdown('main', 'HEAD', diffDefinitions(await bundled(), head))).to.equal(sample);
+  });
+});
+
+describe('docs/definitions.md two-versions sample', () => {
+  it('shows the Markdown npm run diff prints for two versions of one app', async () => {
+    const guide = await fs.readFile(path.join(ROOT, 'docs/definitions.md'), 'utf8');
+    const section = guide.slice(guide.indexOf('### Two versions of one app'));
+    const sample = /```markdown\n([\s\S]*?)```/.exec(section)![1];
+
+    const snapshot = await bundled((folder) => {
+      for (const [file, value] of [...folder]) if (file.startsWith('github/versions/1/')) folder.set(file.replace('/versions/1/', '/versions/2/'), structuredClone(value));
+      folder.delete('github/versions/2/actions/delete-label.yaml');
+      folder.get('github/versions/2/actions/list-issues.yaml').arguments.find((a: { key: string }) => a.key === 'since').required = true;
+    });
+    const github = snapshot.apps.get('github')!;
+    const changes = diffAppVersions({ app: github, version: github.versions.get(1)! }, { app: github, version: github.versions.get(2)! });
+    expect(diffMarkdown('definitions/github@1', 'definitions/github@2', changes)).to.equal(sample);
   });
 });
 

@@ -70,6 +70,54 @@ describe('npm run new-app', function () {
     expect(loaded.ok && loaded.snapshot.apps.get('zendesk')!.name).to.equal('Zendesk');
   });
 
+  it('with --dir, prints next commands that name that folder, and each works as printed', async function () {
+    this.timeout(120_000);
+    const run = await runScript('new-app.ts', ['acme', '--dir', 'some/folder'], { cwd: tmp.dir });
+    expect(run.stderr).to.equal('');
+    const next = run.stdout.slice(run.stdout.indexOf('Next:'));
+    expect(next).to.equal(
+      [
+        'Next: point api.yaml, the auth and the action at the provider, write test cases beside each action, then',
+        '  npm run validate -- some/folder',
+        '  npm run fmt -- some/folder',
+        '  npm run test:definitions -- acme --dir some/folder',
+        '',
+      ].join('\n'),
+    );
+    expect(run.code).to.equal(0);
+    const scripts: Record<string, string> = { validate: 'validate.ts', fmt: 'fmt.ts', 'test:definitions': 'test-definitions.ts' };
+    const commands = next.split('\n').filter((line) => line.startsWith('  npm run '));
+    expect(commands).to.have.length(3);
+    for (const command of commands) {
+      const [, script, args] = /^ {2}npm run (\S+) -- (.*)$/.exec(command)!;
+      const ran = await runScript(scripts[script!]!, args!.split(' '), { cwd: tmp.dir });
+      expect(ran, command).to.deep.include({ code: 0 });
+      // Each command worked on the new app's folder, not on ./definitions (there is none here).
+      expect(ran.stdout + ran.stderr, command).not.to.include('definitions');
+    }
+  });
+
+  it('prints a folder with a space quoted, so the printed command still works when pasted', async function () {
+    this.timeout(60_000);
+    const run = await runScript('new-app.ts', ['acme', '--dir', 'my apps'], { cwd: tmp.dir });
+    expect(run.stdout).to.include("  npm run validate -- 'my apps'\n");
+    expect(run.stdout).to.include("  npm run test:definitions -- acme --dir 'my apps'\n");
+    const validate = await runScript('validate.ts', ['my apps'], { cwd: tmp.dir });
+    expect(validate.code).to.equal(0);
+  });
+
+  it('refuses an id or slug the bundled definitions/ already use, even for another folder, naming where (exit 2, nothing written)', async () => {
+    const github = await runScript('new-app.ts', ['github', '--dir', 'elsewhere'], { cwd: tmp.dir });
+    // Named relative to where the command runs when inside it, else by its absolute path.
+    const near = (file: string) => (path.relative(tmp.dir, file).startsWith('..') ? file : path.relative(tmp.dir, file));
+    const bundled = near(path.join(ROOT, 'definitions/github/app.yaml'));
+    expect(github).to.deep.equal({ code: 2, stdout: '', stderr: `${bundled} (the bundled definitions) already uses "github" as its id or slug\n` });
+    const demo = await runScript('new-app.ts', ['demo-todos'], { cwd: tmp.dir });
+    expect(demo.code).to.equal(2);
+    expect(demo.stderr).to.equal(`${near(path.join(ROOT, 'definitions/demo-todos/app.yaml'))} (the bundled definitions) already uses "demo-todos" as its id or slug\n`);
+    expect(await fs.readdir(tmp.dir)).to.deep.equal([]);
+  });
+
   it('puts an editor modeline in each definition file when the app is inside this repository', () => {
     const files = scaffoldFiles('acme', 'Acme', path.join(ROOT, 'definitions/acme'));
     expect(files.get('app.yaml')).to.match(/^# yaml-language-server: \$schema=\.\.\/\.\.\/schemas\/app\.schema\.json\n/);
