@@ -31,7 +31,7 @@ describe('schemas/', () => {
   const files = fs.readdirSync(SCHEMAS_DIR).filter((f) => f.endsWith('.schema.json'));
 
   it('has one draft 2020-12 schema per definition kind, plus the shared pieces, each with its $id', () => {
-    expect(files.sort()).to.deep.equal(['action', 'api', 'app', 'argument', 'auth', 'common', 'list', 'mapping'].map((k) => `${k}.schema.json`));
+    expect(files.sort()).to.deep.equal(['action', 'api', 'app', 'argument', 'auth', 'common', 'list', 'mapping', 'pagination'].map((k) => `${k}.schema.json`));
     for (const file of files) {
       const schema = JSON.parse(fs.readFileSync(path.join(SCHEMAS_DIR, file), 'utf8'));
       expect([schema.$schema, schema.$id]).to.deep.equal(['https://json-schema.org/draft/2020-12/schema', file]);
