@@ -64,9 +64,7 @@ describe('whole-origin host variables: a self-managed instance at the address th
     let cleanup: () => Promise<void>;
     const runWith = async ({ token, instanceUrl }: { token: string; instanceUrl?: string }) => {
       const metadata = instanceUrl === undefined ? {} : { instanceUrl };
-      const created = await call(gw, 'POST', '/v2/connections', { body: { appSlug: 'gitlab', credentials: { token }, metadata } });
-      if (!created.body.data) console.log(JSON.stringify(created.body));
-      const connectionId = created.body.data.id;
+      const connectionId = (await call(gw, 'POST', '/v2/connections', { body: { appSlug: 'gitlab', credentials: { token }, metadata } })).body.data.id;
       return call(gw, 'POST', '/v2/universal/apps/gitlab/actions/list-projects/run', { body: { connectionId } });
     };
 
