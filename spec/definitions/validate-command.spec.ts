@@ -80,7 +80,7 @@ describe('npm run validate', function () {
       const lines = stdout.trimEnd().split('\n');
       expect(lines[0]).to.match(/^definitions\/acme\/versions\/1\/actions\/bomb\.yaml:13:10 YAML_ALIAS_LIMIT aliases expand this file to more than 100000 values/);
       expect(lines[1]).to.equal(
-        'definitions/acme/versions/1/actions/keys.yaml:8:1 SCHEMA_UNKNOWN_PROPERTY property "unknown0" is not allowed in the action definition (allowed: id, slug, name, description, operation, method, path, arguments, response, pagination)',
+        'definitions/acme/versions/1/actions/keys.yaml:8:1 SCHEMA_UNKNOWN_PROPERTY property "unknown0" is not allowed in the action definition (allowed: id, slug, name, description, operation, method, path, arguments, idArgument, response, pagination)',
       );
       expect(lines.at(-1)).to.equal('definitions/acme/versions/1/actions/keys.yaml:58:1 PROBLEMS_OMITTED 19950 more problems in this file are not listed; fix the 50 above first');
       expect(lines).to.have.length(52);
