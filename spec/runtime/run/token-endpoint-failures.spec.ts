@@ -50,7 +50,8 @@ describe('a token endpoint that fails: only a lost grant strands a connection', 
     gw = await startTestGateway({
       DEFINITIONS_DIR: defs.dir,
       EGRESS_ALLOW: '127.0.0.1/32',
-      OUTBOUND_HEADERS_TIMEOUT_MS: '400',
+      // Long enough for 50 concurrent runs on a busy 2-core machine; the timeout case below waits longer than this.
+      OUTBOUND_HEADERS_TIMEOUT_MS: '2000',
       TOKEN_RETRY_ATTEMPTS: '3',
       TOKEN_RETRY_DELAY_MS: '5',
       TOKEN_RETRY_BUDGET_MS: '5000',
@@ -141,7 +142,7 @@ describe('a token endpoint that fails: only a lost grant strands a connection', 
 
   it('treats a token endpoint that times out as unavailable, not as a lost grant', async () => {
     crmAccepting();
-    upstream.on('POST /oauth/token', () => ({ delayMs: 1_000, body: { access_token: 'fresh-late' } }));
+    upstream.on('POST /oauth/token', () => ({ delayMs: 4_000, body: { access_token: 'fresh-late' } }));
     const connectionId = await connect(expired);
     const answer = await run(connectionId);
     expect(answer.status).to.equal(503);
