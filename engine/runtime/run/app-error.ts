@@ -36,11 +36,16 @@ export const MAX_DETAILS_JSON = 4000;
  * empty, and cut at MAX_TEXT characters; details when a plain object or an
  * array, not empty, of at most MAX_DETAILS_JSON characters of JSON.
  */
-export async function appErrorOf(fromMapping: unknown, apiDefault: CompiledExpression | undefined, input: MappingInput): Promise<AppError> {
+export async function appErrorOf(
+  fromMapping: unknown,
+  apiDefault: CompiledExpression | undefined,
+  input: MappingInput,
+  onDefaultFailed: (error: MappingError) => void = () => {},
+): Promise<AppError> {
   const sources: Record<string, unknown>[] = [];
   if (isObject(fromMapping)) sources.push(fromMapping);
   if (apiDefault && !complete(sources[0])) {
-    const fromApi = await evaluateDefault(apiDefault, input);
+    const fromApi = await evaluateDefault(apiDefault, input, onDefaultFailed);
     if (isObject(fromApi)) sources.push(fromApi);
   }
   const status = input.status;
@@ -59,11 +64,14 @@ export function engineMessage(status: number): string {
   return STATUS_CODES[status] ?? `HTTP ${status}`;
 }
 
-async function evaluateDefault(expression: CompiledExpression, input: MappingInput): Promise<unknown> {
+async function evaluateDefault(expression: CompiledExpression, input: MappingInput, onFailed: (error: MappingError) => void): Promise<unknown> {
   try {
     return await evaluateGuarded(expression as never, input);
   } catch (error) {
-    if (error instanceof MappingError) return undefined;
+    if (error instanceof MappingError) {
+      onFailed(error);
+      return undefined;
+    }
     throw error;
   }
 }

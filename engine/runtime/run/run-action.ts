@@ -109,7 +109,7 @@ export async function runAction(services: Services, run: RunRequest): Promise<Ru
     const meta = (mapped.proposal.meta ?? {}) as { tooManyRequests?: unknown; authenticated?: unknown; appError?: unknown };
     // A failure of the app call carries the app's own error (meta.appError), never a success.
     const withAppError = async (envelope: Envelope): Promise<Envelope> => {
-      if (!envelope.success) envelope.meta.appError = await appErrorOf(meta.appError, version.api.appError, mappingInput);
+      if (!envelope.success) envelope.meta.appError = await appErrorOf(meta.appError, version.api.appError, mappingInput, (error) => appErrorMappingFailed(services, run, error));
       return envelope;
     };
 
@@ -194,4 +194,13 @@ async function runLookupAction(services: Services, run: RunRequest, lookup: Look
   if (depth > MAX_LOOKUP_DEPTH) throw GatewayError.of('LOOKUP_FAILED', `lookup action ${lookup.action.id} needs a lookup of its own more than ${MAX_LOOKUP_DEPTH} deep`);
   const { envelope } = await runAction(services, { ...run, action: lookup.action, arguments: lookup.arguments, depth });
   return envelope;
+}
+
+/** The author hears that api.yaml's appError mapping failed (where and why, never the response it read); the run answers the engine's default. */
+function appErrorMappingFailed(services: Services, run: RunRequest, error: MappingError): void {
+  const { file, line, column, reason } = error.details;
+  services.logger.warn(
+    { app: run.version.app.slug, version: String(run.version.version), action: run.action.id, code: error.code, file, line, column, reason },
+    'api.yaml appError mapping failed: the engine default (HTTP_<status>) answers instead',
+  );
 }

@@ -193,6 +193,14 @@ describe('meta.appError: the app\'s own error, normalized, in the envelope of a 
     expect(body.success).to.equal(false);
     expect(body.meta).to.not.have.property('error');
     expect(body.meta.appError).to.deep.equal({ status: 400, code: 'HTTP_400', message: 'Bad Request' });
+    // The author hears of it: one warn naming the app, version and file, never the response body.
+    const warn = gw.logs().split('\n').find((line) => line.includes('appError mapping failed'));
+    expect(warn, 'a warn line for the failed appError mapping').to.be.a('string');
+    const entry = JSON.parse(warn!);
+    expect(entry.level).to.equal(40);
+    expect(entry).to.include({ app: 'desk', version: '1', action: 'charge' });
+    expect(entry.file).to.match(/desk\/versions\/1\/api\.yaml/);
+    expect(entry.code).to.equal('MAPPING_ERROR');
   });
 
   it('the API default is not run on a success', async () => {
