@@ -44,7 +44,7 @@ describe('bundled apps (definitions/)', () => {
     const used = new Set(written.flatMap((a) => Object.keys(a)));
     expect(Object.keys(schema('argument.schema.json').properties).filter((p) => !used.has(p)), 'argument properties never used').to.deep.equal([]);
     expect(new Set(args.map((a) => a.dataType))).to.have.all.keys('String', 'Number', 'Boolean', 'Date', 'Object', 'Array', 'List');
-    expect(new Set(args.map((a) => a.location).filter(Boolean))).to.have.all.keys('Query', 'Body', 'Param');
+    expect(new Set(args.map((a) => a.location).filter(Boolean))).to.have.all.keys('Query', 'Body', 'Param', 'Header');
     expect(new Set(args.map((a) => a.list?.type).filter(Boolean))).to.have.all.keys('Fixed', 'Lookup', 'Country', 'Currency');
     expect(args.some((a) => a.multipleValues?.delimiter) && args.some((a) => a.multipleValues && !a.multipleValues.delimiter)).to.equal(true);
   });
