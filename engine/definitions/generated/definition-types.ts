@@ -382,7 +382,7 @@ export interface CursorPagination {
    */
   location: 'Query' | 'Body';
   /**
-   * The name of the query parameter or body field that carries the cursor.
+   * The name of the query parameter or body field that carries the cursor; in the Body, dots nest (pagination.starting_after).
    */
   key: string;
   /**
