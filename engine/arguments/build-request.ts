@@ -140,7 +140,8 @@ function unknownKeys(action: ActionEntry, nodes: readonly ArgumentNode[], given:
 
 /**
  * A Cursor pagination's `cursor` goes where it says: a query parameter or a
- * body field. The engine's own cursors (NextUrl, Offset, Page) are signed and
+ * body field, where dots in the key nest as in a Body argument's external key
+ * (a GraphQL API's `variables.after`). The engine's own cursors (NextUrl, Offset, Page) are signed and
  * placed by the run (engine/runtime/pagination/); here they are only checked
  * to be strings.
  */
@@ -160,7 +161,7 @@ function placeCursor(pagination: PaginationEntry['definition'], cursor: unknown,
   const { location, key } = pagination;
   if (location === 'Query') parts.query[key] = String(cursor);
   else {
-    setPath(parts.body, [key], String(cursor));
+    setPath(parts.body, key.split('.'), String(cursor));
     parts.hasBody = true;
   }
 }

@@ -382,7 +382,7 @@ export interface CursorPagination {
    */
   location: 'Query' | 'Body';
   /**
-   * The name of the query parameter or body field that carries the cursor.
+   * The name of the query parameter or body field that carries the cursor. In the body, dots nest, as in a Body argument's external key: variables.after is {"variables": {"after": ...}} (GraphQL).
    */
   key: string;
   /**
