@@ -12,7 +12,7 @@ async function edit(file: string, from: string, to: string): Promise<void> {
 }
 
 describe('npm run catalogue (docs/catalogue.md)', function () {
-  this.timeout(60_000);
+  this.timeout(180_000);
 
   it('docs/catalogue.md is current with definitions/ (after changing an app, run npm run catalogue)', async () => {
     const run = await runScript('catalogue.ts', ['--check']);
