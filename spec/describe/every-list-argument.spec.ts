@@ -43,12 +43,17 @@ function versionsOf(app: AppEntry): AppVersion[] {
   return [...[...app.versions.entries()].sort(([a], [b]) => a - b).map(([, version]) => version), ...(app.draft ? [app.draft] : [])];
 }
 
-/** The first case of the lookup action that succeeds with rows on its first page (no cursor). */
+/**
+ * The case of the lookup action the walk serves: one that succeeds with rows
+ * on its first page (no cursor), preferably one whose responses are all 2xx
+ * (not a 429 then a retry, which would wait out the retry policy).
+ */
 function successfulCase(version: AppVersion, actionId: string): DefinitionCase | undefined {
-  return casesByAction.get(actionKey(version, actionId))?.cases.find((c) => {
+  const succeeding = (casesByAction.get(actionKey(version, actionId))?.cases ?? []).filter((c) => {
     const outcome = c.expect;
     return outcome.kind === 'envelope' && outcome.success !== false && Array.isArray(outcome.data) && outcome.data.length > 0 && !Object.hasOwn(c.arguments, CURSOR_ARGUMENT);
   });
+  return succeeding.find((c) => c.exchanges.every((exchange) => exchange.response.status < 300)) ?? succeeding[0];
 }
 
 const apps = [...snapshot.apps.values()].sort((a, b) => a.slug.localeCompare(b.slug));
