@@ -1,0 +1,81 @@
+/**
+ * `npm run catalogue [-- --check] [--dir definitions] [--out docs/catalogue.md]`:
+ * writes the catalogue page (every app, its auths, actions and their
+ * arguments) from the definitions as the gateway's loader loads them. With
+ * --check it writes nothing and exits 1 listing what of the page is stale
+ * (a spec runs it, so whoever changes an app runs `npm run catalogue`).
+ * Exits 2 on a usage error or when the definitions do not load.
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { cataloguePage, pageText } from '../engine/authoring/catalogue-page.ts';
+import { staleParts } from '../engine/authoring/catalogue-stale.ts';
+import { loadDefinitions } from '../engine/definitions/loader.ts';
+import { formatProblem } from '../engine/definitions/problems.ts';
+import type { AppEntry } from '../engine/definitions/snapshot.ts';
+
+const USAGE = [
+  'usage: npm run catalogue [-- --check] [--dir <definitions folder>] [--out <page>]',
+  '',
+  '  writes <page> (default docs/catalogue.md) from the definitions in <definitions folder> (default definitions)',
+  '  --check   write nothing; exit 1 listing what of the page is stale, 0 when it is current',
+  '  --help    this text',
+  '',
+].join('\n');
+
+let options: { check: boolean; help: boolean; dir: string; out: string };
+try {
+  const { values, positionals } = parseArgs({
+    options: {
+      check: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+      dir: { type: 'string', default: 'definitions' },
+      out: { type: 'string', default: 'docs/catalogue.md' },
+    },
+    allowPositionals: true,
+  });
+  if (positionals.length) throw new Error(`unexpected argument ${positionals[0]}`);
+  options = values as typeof options;
+} catch (error) {
+  process.stderr.write(`${(error as Error).message}\n${USAGE}`);
+  process.exit(2);
+}
+
+// exitCode rather than exit() below: output to a pipe is written asynchronously and must not be cut off.
+if (options.help) {
+  process.stdout.write(USAGE);
+} else {
+  const dir = path.resolve(options.dir);
+  const out = path.resolve(options.out);
+  const display = (file: string) => path.relative(process.cwd(), file) || '.';
+  const loaded = await loadDefinitions(dir);
+  if (!loaded.ok) {
+    for (const problem of loaded.problems) process.stderr.write(`${formatProblem(problem, (file) => display(path.join(dir, file)))}\n`);
+    process.stderr.write(`${display(dir)} does not load: fix it (npm run validate) before writing the catalogue\n`);
+    process.exitCode = 2;
+  } else {
+    const readmes = new Map<AppEntry, string | undefined>();
+    for (const app of loaded.snapshot.apps.values()) {
+      const readme = path.join(dir, app.file.split('/')[0]!, 'README.md');
+      const exists = await fs.stat(readme).then((s) => s.isFile(), () => false);
+      readmes.set(app, exists ? path.relative(path.dirname(out), readme).split(path.sep).join('/') : undefined);
+    }
+    const parts = cataloguePage({ snapshot: loaded.snapshot, readmeLink: (app) => readmes.get(app) });
+    const apps = parts.length - 1;
+    if (options.check) {
+      const written = await fs.readFile(out, 'utf8').catch((error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? null : Promise.reject(error)));
+      const stale = staleParts(parts, written);
+      if (stale.length) {
+        process.stdout.write(`${display(out)} is stale (run npm run catalogue):\n${stale.map((line) => `  ${line}\n`).join('')}`);
+        process.exitCode = 1;
+      } else {
+        process.stdout.write(`${display(out)} is current (${apps} app${apps === 1 ? '' : 's'})\n`);
+      }
+    } else {
+      await fs.mkdir(path.dirname(out), { recursive: true });
+      await fs.writeFile(out, pageText(parts));
+      process.stdout.write(`wrote ${display(out)} (${apps} app${apps === 1 ? '' : 's'})\n`);
+    }
+  }
+}
