@@ -54,7 +54,7 @@ describe('bundled apps (definitions/)', () => {
     expect(authTypes).to.include.keys('OAuth2AuthorizationCode', 'ApiKey');
     expect(versions.some((v) => v.api.arguments.length > 0)).to.equal(true);
     expect(versions.some((v) => [...v.auths.values()].some((a) => a.arguments.length > 0))).to.equal(true);
-    expect(versions.filter((v) => v.api.pagination?.type === 'Cursor')).to.have.length(versions.length - 1);
+    expect(versions.filter((v) => v.api.pagination?.type === 'Cursor').map((v) => v.app.id)).to.include.members(['slack', 'stripe']);
     expect(versions.filter((v) => v.api.pagination?.type === 'NextUrl').map((v) => v.app.id)).to.deep.equal(['github']);
     expect(versions.flatMap((v) => [...v.actions.values()]).filter((a) => a.operation === 'delete')).to.have.length.greaterThan(2);
   });
