@@ -33,6 +33,14 @@ describe('credentials held to their auth arguments\' value rules (bundled Mailch
     expect(JSON.stringify(response.body)).not.to.include(KEY);
   });
 
+  it('refuses a GitLab address without a scheme in the metadata, naming the field and the rule', async () => {
+    const response = await documentedCall(gw, 'POST', '/v2/connections', {
+      body: { appSlug: 'gitlab', credentials: { token: 'glpat-9f8e7d6c5b4a3210zyxw' }, metadata: { instanceUrl: 'gitlab.example.com' } },
+    });
+    expect(response.status).to.equal(400);
+    expect(response.body.error.details.problems.map((p: { field: string; rule: string }) => `${p.field} ${p.rule}`)).to.deep.equal(['metadata.instanceUrl format']);
+  });
+
   it('creates the connection when the key names its data center', async () => {
     const response = await create({ apiKey: `${KEY}-us6` });
     expect(response.status).to.equal(201);
