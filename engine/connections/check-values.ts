@@ -1,5 +1,6 @@
 import type { FieldProblem } from '../errors/index.ts';
 import type { ArgumentEntry } from '../definitions/index.ts';
+import { checkValueRules } from '../arguments/value-rules.ts';
 
 /** A value a connection holds besides the auth's own arguments (tokens an OAuth auth keeps, say). */
 export interface ExtraField {
@@ -74,9 +75,9 @@ function checkOne(arg: ArgumentEntry, value: unknown): { rule: string; message: 
     case 'String':
       if (typeof value !== 'string') return { rule: 'dataType', message: 'must be a string' };
       if (arg.maxLength !== undefined && value.length > arg.maxLength) return { rule: 'maxLength', message: `must be at most ${arg.maxLength} characters` };
-      return null;
+      return ruleProblem(arg, value);
     case 'Number':
-      return typeof value === 'number' && Number.isFinite(value) ? null : { rule: 'dataType', message: 'must be a number' };
+      return typeof value === 'number' && Number.isFinite(value) ? ruleProblem(arg, value) : { rule: 'dataType', message: 'must be a number' };
     case 'Boolean':
       return typeof value === 'boolean' ? null : { rule: 'dataType', message: 'must be a boolean' };
     case 'List': {
@@ -87,4 +88,13 @@ function checkOne(arg: ArgumentEntry, value: unknown): { rule: string; message: 
     default:
       return null;
   }
+}
+
+/**
+ * The argument's other value rules (pattern, minLength, a String format, integer, minimum, maximum), as a run
+ * checks them, so a value no run would accept is not stored. The value may be a secret: the message never shows it.
+ */
+function ruleProblem(arg: ArgumentEntry, value: string | number): { rule: string; message: string } | null {
+  const checked = checkValueRules(arg, value);
+  return checked.ok ? null : { rule: checked.rule, message: checked.message.replace(/ \(got .*\)$/s, '') };
 }
