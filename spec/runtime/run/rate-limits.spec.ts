@@ -4,7 +4,7 @@ import { parseReset } from '../../../engine/runtime/run/rate-limit.ts';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 import { documentedCall } from '../../helpers/openapi.ts';
 import { ROOT } from '../../helpers/process.ts';
-import { definitionsFor, Upstream } from '../../helpers/upstream.ts';
+import { definitionsFor, Upstream, type Reply } from '../../helpers/upstream.ts';
 
 const FIXTURE = path.join(ROOT, 'spec/fixtures/rate-limit');
 const REQUEST_TIMEOUT_MS = 2500;
@@ -97,7 +97,7 @@ describe('rate limits declared by the API (api.yaml retry)', function () {
 
     it('takes Retry-After over the reset header (a secondary limit), and a reset in the past means retry now', async () => {
       let calls = 0;
-      upstream.on('GET /api/limited/things', () => {
+      upstream.on('GET /api/limited/things', (): Reply => {
         calls++;
         if (calls === 1) return { status: 403, headers: { 'retry-after': '0', 'x-ratelimit-reset': unixSeconds(3_600_000) }, body: { message: 'You have exceeded a secondary rate limit.' } };
         if (calls === 2) return { status: 429, headers: { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': unixSeconds(-60_000) }, body: { message: 'API rate limit exceeded' } };
