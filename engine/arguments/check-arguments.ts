@@ -34,7 +34,10 @@ export type MaybeValue = unknown | typeof ABSENT;
 export async function checkArguments(nodes: readonly ArgumentNode[], given: Record<string, unknown>, prefix: string, ctx: CheckContext): Promise<Map<string, unknown>> {
   const checked = new Map<string, unknown>();
   for (const node of nodes) {
-    const value = await checkNode(node, Object.hasOwn(given, node.arg.key) ? given[node.arg.key] : undefined, `${prefix}${node.arg.key}`, ctx, node.arg.location === 'Param');
+    // An optional allowSlashes Param may be left out (the path then ends before it, see fillPath), so it is not held to the path's rule here.
+    const inPath = node.arg.location === 'Param' && !(node.arg.allowSlashes && !node.arg.required);
+    const value = await checkNode(node, Object.hasOwn(given, node.arg.key) ? given[node.arg.key] : undefined, `${prefix}${node.arg.key}`, ctx, inPath);
+    if (value === '' && node.arg.location === 'Param' && !inPath) continue;
     if (value !== ABSENT) checked.set(node.arg.key, value);
   }
   return checked;

@@ -69,6 +69,8 @@ export function place(node: ArgumentNode, sent: unknown, parts: RequestParts, pr
 }
 
 const PATH_PARAM = /:([A-Za-z_][A-Za-z0-9_]*)/g;
+/** Stands for a left-out last parameter until its slash is dropped (a character no filled segment can hold: values are percent-encoded). */
+const LEFT_OUT = '\u0000';
 
 /**
  * The action path with every :name replaced by its URL-encoded value.
@@ -76,7 +78,10 @@ const PATH_PARAM = /:([A-Za-z_][A-Za-z0-9_]*)/g;
  * change which resource is addressed, and a value of . or .. (which URL
  * parsing would resolve, climbing the path) is refused. A parameter whose
  * argument says allowSlashes is split on / instead: each segment encoded,
- * joined by plain slashes, with empty, . and .. segments refused.
+ * joined by plain slashes, with empty, . and .. segments refused. Such a
+ * parameter, when optional and left out, may end the path: the path then
+ * ends before its `/:name` (a tree's root: /repos/o/r/contents); anywhere
+ * else it needs a value like any other.
  */
 export function fillPath(
   path: string,
@@ -85,8 +90,9 @@ export function fillPath(
   keyOf: (name: string) => string,
   allowsSlashes: (name: string) => boolean = () => false,
 ): string {
-  return path.replace(PATH_PARAM, (whole, name: string) => {
+  const filled = path.replace(PATH_PARAM, (whole, name: string, offset: number) => {
     const value = params.get(name);
+    if (value === undefined && allowsSlashes(name) && offset + whole.length === path.length && path[offset - 1] === '/') return LEFT_OUT;
     if (value !== undefined) {
       const segments = allowsSlashes(name) ? value.split('/') : [value];
       if (segments.some((s) => s === '.' || s === '..')) {
@@ -102,6 +108,7 @@ export function fillPath(
     if (!reported) problems.push(problem(key, 'required', `is a path parameter (:${name}), so it needs a value`));
     return whole;
   });
+  return filled.endsWith(`/${LEFT_OUT}`) ? filled.slice(0, -LEFT_OUT.length - 1) : filled;
 }
 
 /** baseUrl + path without doubling or dropping the slash between them. */

@@ -1,4 +1,4 @@
-import type { ActionEntry, AppEntry, AppVersion, DefinitionsSnapshot } from '../definitions/snapshot.ts';
+import { RETRY_EXPRESSIONS, type ActionEntry, type AppEntry, type AppVersion, type DefinitionsSnapshot } from '../definitions/snapshot.ts';
 import { versionLabel, type VersionName } from '../definitions/layout.ts';
 import { compareArguments, type Emit } from './argument-changes.ts';
 import { same, shown, SEVERITIES, type DefinitionChange } from './definition-change.ts';
@@ -99,7 +99,15 @@ function compareVersions(was: AppVersion, now: AppVersion, emit: Emit): void {
   if (!same(a.headers, b.headers)) api(`headers ${shown(a.headers)} → ${shown(b.headers)}`, 'noted');
   if (was.api.bodyEncoding !== now.api.bodyEncoding) api(`bodyEncoding ${was.api.bodyEncoding} → ${now.api.bodyEncoding}`, 'noted');
   if (was.api.timeoutMs !== now.api.timeoutMs) api(`timeoutMs ${was.api.timeoutMs} → ${now.api.timeoutMs}`, 'compatible');
-  if (!same(was.api.retry, now.api.retry)) api(`retry ${shown(was.api.retry)} → ${shown(now.api.retry)}`, 'compatible');
+  const { when: _wasWhen, giveUpWhen: _wasGiveUp, ...wasRetry } = was.api.retry;
+  const { when: _nowWhen, giveUpWhen: _nowGiveUp, ...nowRetry } = now.api.retry;
+  for (const key of union(Object.keys(wasRetry), Object.keys(nowRetry)) as (keyof typeof wasRetry)[]) {
+    if (!same(wasRetry[key], nowRetry[key])) api(`retry.${key} ${shown(wasRetry[key])} → ${shown(nowRetry[key])}`, 'compatible');
+  }
+  for (const key of RETRY_EXPRESSIONS) {
+    const [before, after] = [a.retry?.[key], b.retry?.[key]];
+    if (before !== after) api(`retry.${key} ${before === undefined ? 'added' : after === undefined ? 'removed' : 'changed'}: which answers are rate limits, or retried, changes`, 'noted');
+  }
   if (was.api.pagination && !now.api.pagination) api('pagination removed: cursors clients hold are no longer sent', 'breaking');
   else if (was.api.pagination && now.api.pagination && was.api.pagination.type !== now.api.pagination.type) {
     api(`pagination type ${was.api.pagination.type} → ${now.api.pagination.type}: cursors clients hold are refused`, 'breaking');

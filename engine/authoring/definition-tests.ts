@@ -204,10 +204,8 @@ class Harness {
     if (!auth) {
       return [{ path: 'connection.auth', expected: described(`one of ${[...version.auths.keys()].join(', ')}`), actual: testCase.connection.auth ?? MISSING }];
     }
-    // The policy as written, but without its waits: a case's retries run at once (a Retry-After it records is still honoured).
-    const fast: AppVersion = { ...version, api: { ...version.api, retry: { ...version.api.retry, delayMs: 0 } } };
-    const action = fast.actions.get(actionId)!;
-    const connection = await this.connection(fast, auth.id, auth.type, testCase);
+    const action = version.actions.get(actionId)!;
+    const connection = await this.connection(version, auth.id, auth.type, testCase);
     const network = new CaseNetwork(testCase.exchanges);
     // Nothing leaves the process, so the egress policy (a deployment's allow-list) is not applied:
     // a definition on a private address, like a local demo API, is tested like any other.
@@ -217,8 +215,10 @@ class Harness {
     try {
       outcome = await runAction({ ...this.services, http }, {
         companyId: COMPANY_ID,
-        version: fast,
+        version,
         action,
+        // The policy as written (its caps and budget decide as they would), but its waits are not taken: a case runs at once.
+        sleep: async () => {},
         connection,
         installation: null,
         endUser: null,

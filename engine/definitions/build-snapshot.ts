@@ -14,8 +14,10 @@ import {
   type DefinitionsSnapshot,
   type PaginationEntry,
   type PaginationExpression,
+  type RetryEntry,
   PAGED_OPERATIONS,
   PAGINATION_EXPRESSIONS,
+  RETRY_EXPRESSIONS,
 } from './snapshot.ts';
 import type { CompiledExpression } from './expressions.ts';
 
@@ -81,11 +83,23 @@ function buildApi(file: FileAnalysis<'api'>, auths: Map<string, AuthEntry>): Api
     arguments: buildArguments(file, definition.arguments),
     auths: Object.freeze(definition.auths.map((id) => auths.get(id)!)),
     timeoutMs: definition.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-    retry: Object.freeze({ ...DEFAULT_RETRY, ...definition.retry }),
+    retry: retryEntry(file),
     pagination: definition.pagination,
     appError: file.expressions.get('appError'),
     file: file.source.file,
   });
+}
+
+/** The API's retry policy: the defaults for what it leaves out, its expressions compiled (only those it writes are present). */
+function retryEntry(file: FileAnalysis<'api'>): RetryEntry {
+  const { when: _when, giveUpWhen: _giveUpWhen, resetHeader, ...numbers } = file.definition!.retry ?? {};
+  const entry: { -readonly [K in keyof RetryEntry]: RetryEntry[K] } = { ...DEFAULT_RETRY, ...numbers };
+  if (resetHeader) entry.resetHeader = Object.freeze({ name: resetHeader.name.toLowerCase(), format: resetHeader.format ?? 'UnixSeconds' });
+  for (const key of RETRY_EXPRESSIONS) {
+    const compiled = file.expressions.get(expressionKey(['retry', key]));
+    if (compiled) entry[key] = compiled;
+  }
+  return Object.freeze(entry);
 }
 
 function buildAuth(file: FileAnalysis<'auth'>): AuthEntry {

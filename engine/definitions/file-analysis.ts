@@ -7,7 +7,7 @@ import { failureProblem, listedProblems, MAX_PROBLEMS_PER_FILE, problemAt, type 
 import { validateAgainstSchema } from './schema-validation.ts';
 import { shareStrings } from './shared-strings.ts';
 import { YAML_FILE, type SourceFile } from './source-files.ts';
-import { PAGINATION_EXPRESSIONS } from './snapshot.ts';
+import { PAGINATION_EXPRESSIONS, RETRY_EXPRESSIONS } from './snapshot.ts';
 
 export interface DefinitionOfKind {
   app: AppDefinition;
@@ -138,7 +138,7 @@ function analysisOf(source: SourceFile, summary: FileSummary, limits: MappingLim
   return { source, place, parsed, definition, names: summary.names, expressions, problems: summary.problems };
 }
 
-/** Every JSONata string of a definition, with its path: argument mappers, response mappings, exchange mappings, an API's default appError mapping, pagination expressions. */
+/** Every JSONata string of a definition, with its path: argument mappers, response mappings, exchange mappings, an API's default appError mapping and rate-limit expressions, pagination expressions. */
 export function expressionsOf(value: unknown): [DefinitionPath, string][] {
   const found: [DefinitionPath, string][] = [];
   const record = (value ?? {}) as { arguments?: unknown; response?: unknown; appError?: unknown };
@@ -150,6 +150,13 @@ export function expressionsOf(value: unknown): [DefinitionPath, string][] {
   }
   if (typeof record.response === 'string') found.push([['response'], record.response]);
   if (typeof record.appError === 'string') found.push([['appError'], record.appError]);
+  const retry = (record as { retry?: unknown }).retry;
+  if (retry !== null && typeof retry === 'object') {
+    for (const key of RETRY_EXPRESSIONS) {
+      const text = (retry as Record<string, unknown>)[key];
+      if (typeof text === 'string') found.push([['retry', key], text]);
+    }
+  }
   const pagination = (record as { pagination?: unknown }).pagination;
   if (pagination !== null && typeof pagination === 'object') {
     for (const key of PAGINATION_EXPRESSIONS) {

@@ -4,5 +4,5 @@ export { DefinitionsLoader, loadDefinitions, type LoadResult } from './loader.ts
 export { resolveAppVersion, resolveAction, type AppRef, type ActionRef } from './resolve.ts';
 export { formatProblem, PROBLEM_CODES, type DefinitionProblem, type ProblemCode, type SourceLocation } from './problems.ts';
 export type { CompiledExpression } from './expressions.ts';
-export type { ActionEntry, ApiEntry, AppEntry, AppVersion, ArgumentEntry, AuthEntry, DefinitionsSnapshot, PaginationEntry, PaginationExpression } from './snapshot.ts';
+export type { ActionEntry, ApiEntry, AppEntry, AppVersion, ArgumentEntry, AuthEntry, DefinitionsSnapshot, PaginationEntry, PaginationExpression, RetryEntry } from './snapshot.ts';
 export { definitionsRoutes } from './routes.ts';

@@ -52,7 +52,7 @@ export const PROBLEM_CODES = {
   AUTH_REF_UNRESOLVED: 'an auth id in api.yaml with no auth file of that id',
   TEMPLATE_VARIABLE_UNKNOWN: 'a {{name}} placeholder naming no argument',
   URL_VARIABLE_IN_AUTHORITY: 'a URL placeholder that could choose the host, port or origin (not whole labels before a fixed domain, nor a declared origin variable)',
-  JSONATA_SYNTAX: 'a JSONata expression (mapper, response mapping, an API\'s appError or a pagination expression) that does not compile',
+  JSONATA_SYNTAX: 'a JSONata expression (mapper, response mapping, an API\'s appError or retry when/giveUpWhen, or a pagination expression) that does not compile',
   PAGINATION_BODY_ON_GET: 'a paged GET action (list or search) whose pagination (its own or the API\'s) puts the cursor, offset or page in the Body',
   ENVELOPE_FLAG_NOT_BOOLEAN: 'a response mapping that gives success, meta.authenticated or meta.tooManyRequests a value that is certainly not a boolean (a string or number literal, an object or array)',
   PROBLEMS_OMITTED: 'a file with more problems than are listed for one file (50): counts the rest, at the first not listed',

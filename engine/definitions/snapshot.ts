@@ -65,7 +65,7 @@ export interface ApiEntry {
   /** The auths api.yaml lists, resolved, the default first. */
   readonly auths: readonly AuthEntry[];
   readonly timeoutMs: number;
-  readonly retry: Readonly<Required<NonNullable<ApiDefinition['retry']>>>;
+  readonly retry: RetryEntry;
   /** As api.yaml writes it; an action's own pagination may override it (ActionEntry.pagination is what applies). */
   readonly pagination: Readonly<Pagination> | undefined;
   /** The compiled default meta.appError mapping of failed calls; undefined means the engine's default. */
@@ -122,5 +122,26 @@ export const PAGINATION_EXPRESSIONS = ['next', 'total', 'last', 'totalPages'] as
 export type PaginationExpression = (typeof PAGINATION_EXPRESSIONS)[number];
 
 /** The retry policy a version gets for what its api.yaml leaves out (the schema's documented defaults). */
-export const DEFAULT_RETRY = { delayMs: 1000, multiplier: 2, maxAttempts: 3, retryAfterCapMs: 60_000 } as const;
+export const DEFAULT_RETRY = { delayMs: 1000, multiplier: 2, maxAttempts: 3, retryAfterCapMs: 60_000, budgetMs: 60_000 } as const;
+
+/** The JSONata properties of a retry policy: which answers are rate limits, and which of them are not worth retrying. */
+export const RETRY_EXPRESSIONS = ['when', 'giveUpWhen'] as const;
+export type RetryExpression = (typeof RETRY_EXPRESSIONS)[number];
+
+type RetryPolicy = NonNullable<ApiDefinition['retry']>;
+
+/** An API's retry policy with its defaults filled in and its expressions compiled (see docs/definitions.md, Rate limits). */
+export interface RetryEntry {
+  readonly delayMs: number;
+  readonly multiplier: number;
+  readonly maxAttempts: number;
+  readonly retryAfterCapMs: number;
+  readonly budgetMs: number;
+  /** The header holding the reset time, read when there is no Retry-After. */
+  readonly resetHeader?: Readonly<{ name: string; format: NonNullable<NonNullable<RetryPolicy['resetHeader']>['format']> }>;
+  /** Compiled `when`: true when an answer is a rate limit; undefined means status 429. */
+  readonly when?: CompiledExpression;
+  /** Compiled `giveUpWhen`: true when a rate limit is not worth retrying; undefined means never. */
+  readonly giveUpWhen?: CompiledExpression;
+}
 export const DEFAULT_TIMEOUT_MS = 30_000;

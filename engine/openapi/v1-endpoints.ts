@@ -71,7 +71,7 @@ export const V1_ENDPOINTS: V1Endpoint[] = [
       ...STORE,
     ],
     envelopeStatuses: {
-      '429': 'The app rate-limited every attempt the retry policy allows: the envelope, success false, meta.tooManyRequests true, meta.appError the app\'s last answer.',
+      '429': 'The app rate-limited the call and the API\'s retry policy gave up (every attempt used, a wait past its cap or the run\'s budget, or a limit not worth retrying such as a daily quota): the envelope, success false, meta.tooManyRequests true, meta.appError the app\'s last answer.',
       '502': 'The response mapping failed or hit a guardrail: the envelope, success false, meta.error.code MAPPING_ERROR (and no meta.appError: the app\'s verdict is unknown).',
     },
   },

@@ -271,6 +271,15 @@ const CASES: Case[] = [
     expected: [['noted', 'api', 'default appError mapping added: check meta.appError of failed calls']],
   },
   {
+    change: "the API's rate-limit declaration: which answers are rate limits, the reset header and the budget",
+    head: (f) => Object.assign(f.get(`${V1}/api.yaml`).retry, { when: 'status = 429 or status = 403', resetHeader: { name: 'X-RateLimit-Reset' }, budgetMs: 20000 }),
+    expected: [
+      ['noted', 'api', 'retry.when added: which answers are rate limits, or retried, changes'],
+      ['compatible', 'api', 'retry.budgetMs 60000 → 20000'],
+      ['compatible', 'api', 'retry.resetHeader (none) → {"name":"x-ratelimit-reset","format":"UnixSeconds"}'],
+    ],
+  },
+  {
     change: "the API's pagination kind changed",
     head: (f) => (f.get(`${V1}/api.yaml`).pagination = { type: 'NextUrl', from: 'LinkHeader' }),
     expected: [['breaking', 'api', 'pagination type Cursor → NextUrl: cursors clients hold are refused']],

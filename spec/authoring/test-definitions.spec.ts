@@ -188,6 +188,31 @@ describe('npm run test:definitions', function () {
     expect(run.stdout).to.match(/\n1 passed, 1 failed\n$/);
   });
 
+  it('runs the retry policy as written but never really waits: a 20 s Retry-After and a reset 8 s away pass at once', async () => {
+    await scaffold();
+    const api = path.join(tmp.dir, 'definitions/acme-crm/versions/draft/api.yaml');
+    const resetIn = (seconds: number) => String(Math.floor(Date.now() / 1000) + seconds);
+    await fs.writeFile(api, `${await fs.readFile(api, 'utf8')}retry:\n  maxAttempts: 3\n  resetHeader: { name: x-ratelimit-reset }\n`);
+    const base = 'connection:\n      credentials: { apiKey: k }\n';
+    await fs.writeFile(
+      path.join(tmp.dir, CASES),
+      `cases:
+  - name: waits out a Retry-After of 20 s, then a reset 8 s away, without waiting
+    ${base}    responses:
+      - { status: 429, headers: { retry-after: "20" }, body: { items: [] } }
+      - { status: 429, headers: { x-ratelimit-reset: "${resetIn(8)}" }, body: { items: [] } }
+      - { status: 200, body: { items: [{ id: 7, name: Seven }] } }
+    expect: { success: true, data: [{ id: 7, name: Seven }], meta: { retries: 2 } }
+`,
+    );
+    const started = Date.now();
+    const lines: string[] = [];
+    const summary = await runDefinitionTests(path.join(tmp.dir, 'definitions'), { write: (line) => lines.push(line) });
+    expect(lines).to.deep.equal(['✔ acme-crm draft list-items: waits out a Retry-After of 20 s, then a reset 8 s away, without waiting', '1 passed, 0 failed']);
+    expect(summary.exitCode).to.equal(0);
+    expect(Date.now() - started).to.be.below(10_000);
+  });
+
   it('runs a definition on a private address: nothing leaves the process, so the egress policy does not apply', async () => {
     await scaffold();
     const api = path.join(tmp.dir, 'definitions/acme-crm/versions/draft/api.yaml');

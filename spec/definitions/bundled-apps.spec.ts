@@ -60,11 +60,27 @@ describe('bundled apps (definitions/)', () => {
     expect(versions.flatMap((v) => [...v.actions.values()]).filter((a) => a.operation === 'delete')).to.have.length.greaterThan(2);
   });
 
-  it('GitHub: a 404 for a missing or empty folder is an empty listing, not a failure', async () => {
+  it('GitHub: a 404 (a private, mistyped or empty repository, a missing path) is a failure, never an empty folder', async () => {
     const listDirectory = action('github', 'list-directory');
-    expect(await run(listDirectory, { status: 404, body: { message: 'This repository is empty.' } })).to.deep.equal({ success: true, data: [] });
+    expect(await run(listDirectory, { status: 404, body: { message: 'This repository is empty.' } })).to.deep.equal({ success: false, data: [] });
     const found = await run(listDirectory, { status: 200, body: [{ name: 'README.md', path: 'README.md', type: 'file', size: 12, sha: 'abc' }] });
     expect(found.data).to.deep.equal([{ name: 'README.md', path: 'README.md', type: 'file', size: 12, sha: 'abc' }]);
+  });
+
+  it("GitHub: the OAuth auth is a GitHub App's user tokens: no OAuth scopes, expiring tokens refreshed, said in its description", () => {
+    const auth = resolveAppVersion(snapshot, { id: 'github' }, 'published').auths.get('oauth2')!;
+    const definition = auth.definition as { scopes?: string[]; refresh?: { enabled?: boolean }; description?: string };
+    expect(auth.type).to.equal('OAuth2AuthorizationCode');
+    expect(definition.scopes ?? []).to.deep.equal([]);
+    expect(definition.refresh?.enabled).to.equal(true);
+    expect(definition.description).to.match(/GitHub App/);
+  });
+
+  it('GitHub: one rate-limit declaration for every action (403 with x-ratelimit-remaining 0, wait from x-ratelimit-reset)', () => {
+    const github = resolveAppVersion(snapshot, { id: 'github' }, 'published');
+    expect(github.api.retry.when).to.not.equal(undefined);
+    expect(github.api.retry.resetHeader).to.deep.equal({ name: 'x-ratelimit-reset', format: 'UnixSeconds' });
+    for (const entry of github.actions.values()) expect(entry.definition.response ?? '', entry.id).to.not.include('tooManyRequests');
   });
 
   it('GitHub: list issues leaves pull requests out; the engine reads the next page from the Link header', async () => {

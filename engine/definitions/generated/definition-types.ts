@@ -349,7 +349,7 @@ export interface CurrencyList {
   type: 'Currency';
 }
 /**
- * How a rate-limited request (status 429, or meta.tooManyRequests from the mapping) is retried.
+ * How a rate-limited request is recognised and retried: `when` says which answers are rate limits (default status 429; an action mapping's meta.tooManyRequests, when it gives a boolean, wins), `giveUpWhen` which of them are not worth retrying, the wait comes from Retry-After, else `resetHeader`, else delayMs times multiplier per retry; `budgetMs` bounds the waiting of the whole run. See docs/definitions.md, Rate limits.
  */
 export interface RetryPolicy {
   /**
@@ -365,9 +365,34 @@ export interface RetryPolicy {
    */
   maxAttempts?: number;
   /**
-   * The longest wait honoured from a Retry-After header; a longer one gives up instead.
+   * The longest single wait honoured from Retry-After or `resetHeader`; a longer one gives up at once instead (429).
    */
   retryAfterCapMs?: number;
+  /**
+   * The most one run may wait in all, across its retries; when the next wait would pass it, the run gives up at once (429). Never more than the gateway's REQUEST_TIMEOUT_MS.
+   */
+  budgetMs?: number;
+  /**
+   * A JSONata expression over the response mapping's input ({status, headers, body, action, arguments}): true when the answer is a rate limit. Default: status = 429. An action mapping's meta.tooManyRequests, when it gives a boolean, wins. If it fails or hits a guardrail, the default stands.
+   */
+  when?: string;
+  /**
+   * A JSONata expression over the same input: true when a rate limit is not worth retrying (a daily quota); the run answers 429 at once. Default: never. If it fails or hits a guardrail, the rate limit is retried.
+   */
+  giveUpWhen?: string;
+  /**
+   * A response header telling when the limit resets, read when there is no Retry-After (which always wins): the wait is the time until then, capped by retryAfterCapMs.
+   */
+  resetHeader?: {
+    /**
+     * The header's name (any case).
+     */
+    name: string;
+    /**
+     * UnixSeconds or UnixMilliseconds: the time it resets (wait = reset - now); Seconds: the seconds to wait; HttpDate: an HTTP date.
+     */
+    format?: 'UnixSeconds' | 'UnixMilliseconds' | 'Seconds' | 'HttpDate';
+  };
 }
 /**
  * The app's own token (a cursor, nextPageToken, start_cursor) sent back as it is: in a query parameter or a body field.

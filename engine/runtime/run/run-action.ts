@@ -18,7 +18,8 @@ import { enforceEnvelope, type ActionMeta, type Envelope } from './envelope.ts';
 import { flagOf, statusFlags } from './envelope-flags.ts';
 import { mapResponse, responseFacts, type MappingInput } from './map-response.ts';
 import { applyCursor, setNextCursor, type PageFacts } from '../pagination/index.ts';
-import { retryDelayMs, sleep } from './rate-limit.ts';
+import { retryDelayMs, sleep, type Sleep } from './rate-limit.ts';
+import { rateLimitVerdict } from './rate-limit-signal.ts';
 
 export interface RunRequest {
   companyId: string;
@@ -31,6 +32,8 @@ export interface RunRequest {
   /** Lookups run actions too; this stops a lookup whose lookup has a lookup. */
   depth?: number;
   signal?: Abortable;
+  /** How rate-limit waits are taken; the offline case runner passes one that does not wait. */
+  sleep?: Sleep;
 }
 
 /** The envelope, and the HTTP status the run endpoints answer it with. */
@@ -44,8 +47,9 @@ const MAX_LOOKUP_DEPTH = 2;
 /**
  * One run of an action through a connection: arguments built into the
  * request, auth applied, the call sent, the response mapped, the envelope
- * rules enforced. A rate limit (429, or meta.tooManyRequests from the
- * mapping) is retried by the API's policy; an expired OAuth 2.0 token
+ * rules enforced. A rate limit (the mapping's meta.tooManyRequests, else
+ * the API's retry.when, default a 429) is retried by the API's policy,
+ * within its budget of waiting for the whole run; an expired OAuth 2.0 token
  * (meta.authenticated false, or a 401) is renewed once and the call sent
  * once more.
  */
@@ -87,6 +91,9 @@ export async function runAction(services: Services, run: RunRequest): Promise<Ru
   let token = await accessToken(services, auth, connection, secretsOf(connection), exchange);
   let retries = 0;
   let renewed = false;
+  // The waiting this run may still do: the policy's budget, never beyond the gateway's request timeout.
+  const budgetMs = Math.min(version.api.retry.budgetMs, services.config.server.requestTimeoutMs);
+  let waitedMs = 0;
   for (;;) {
     const applied = applyAuth(auth, secretsOf(connection), built.variables, token);
     const response = await services.http.send({
@@ -113,10 +120,12 @@ export async function runAction(services: Services, run: RunRequest): Promise<Ru
       return envelope;
     };
 
-    if (response.status === 429 || flagOf(meta.tooManyRequests) === true) {
-      const wait = retries + 1 < version.api.retry.maxAttempts ? retryDelayMs(version.api.retry, retries + 1, response.headers['retry-after']) : null;
-      if (wait !== null) {
-        await sleep(wait, run.signal);
+    const rateLimit = await rateLimitVerdict(version.api.retry, meta.tooManyRequests, mappingInput);
+    if (rateLimit.limited) {
+      const wait = !rateLimit.giveUp && retries + 1 < version.api.retry.maxAttempts ? retryDelayMs(version.api.retry, retries + 1, response.headers) : null;
+      if (wait !== null && waitedMs + wait <= budgetMs) {
+        await (run.sleep ?? sleep)(wait, run.signal);
+        waitedMs += wait;
         retries++;
         continue;
       }

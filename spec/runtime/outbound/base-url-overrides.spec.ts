@@ -73,7 +73,7 @@ describe('APP_BASE_URLS: an app sent to a local stand-in without editing its YAM
       expect(body.success).to.equal(true);
       const [sent] = upstream.calls('GET /github-stand-in/repos/octo/hello/labels');
       expect(sent!.headers.authorization).to.equal('Bearer ghp_test');
-      expect(sent!.headers['x-github-api-version']).to.equal('2022-11-28');
+      expect(sent!.headers['x-github-api-version']).to.equal('2026-03-10');
     });
 
     it('says so once at start (warn), and warns about a slug no app has', () => {
