@@ -13,14 +13,17 @@ export interface RateLimitVerdict {
 
 /**
  * Whether an answer is a rate limit: the action mapping's
- * meta.tooManyRequests when it is a boolean, else the API's `retry.when`
- * (default status 429; if the expression fails or hits a guardrail the
- * default stands). A rate limit is given up on at once when the API's
- * `retry.giveUpWhen` says true (if it fails, the rate limit is retried).
+ * meta.tooManyRequests true, or the API's `retry.when` (default status 429;
+ * if the expression fails or hits a guardrail the default stands). A
+ * mapping's `false` adds nothing and takes nothing away: mappings compute
+ * the flag for the signal they know (a body code), and that is false on a
+ * plain 429, which must still be retried. A rate limit is given up on at
+ * once when the API's `retry.giveUpWhen` says true (if it fails, the rate
+ * limit is retried).
  */
 export async function rateLimitVerdict(policy: RetryEntry, fromMapping: unknown, input: MappingInput): Promise<RateLimitVerdict> {
-  const flag = flagOf(fromMapping);
-  const limited = flag ?? (policy.when ? ((await guarded(policy.when, input)) ?? input.status === 429) : input.status === 429);
+  const limited =
+    flagOf(fromMapping) === true || (policy.when ? ((await guarded(policy.when, input)) ?? input.status === 429) : input.status === 429);
   if (!limited) return { limited, giveUp: false };
   return { limited, giveUp: policy.giveUpWhen ? (await guarded(policy.giveUpWhen, input)) === true : false };
 }

@@ -72,13 +72,20 @@ describe('rate limits declared by the API (api.yaml retry)', function () {
       expect(upstream.calls('GET /api/limited/things')).to.have.length(1);
     });
 
-    it("lets an action mapping's meta.tooManyRequests win over the API's when", async () => {
-      upstream.on('GET /api/limited/things', () => ({ status: 403, headers: { 'x-ratelimit-remaining': '0' }, body: { message: 'API rate limit exceeded' } }));
-      const { status, body } = await run('limited', 'list-flagged');
-      expect(status).to.equal(200);
-      expect(body.success).to.equal(false);
-      expect(body.meta).to.include({ retries: 0, tooManyRequests: false });
-      expect(upstream.calls('GET /api/limited/things')).to.have.length(1);
+    it("adds an action mapping's meta.tooManyRequests true to the API's when, and a mapping's false does not stop a declared rate limit", async () => {
+      // The mapping's own signal (slowDown in a 200) is a rate limit the API's when does not know.
+      let calls = 0;
+      upstream.on('GET /api/limited/things', () => (++calls === 1 ? { status: 200, body: { slowDown: true } } : { status: 200, body: [{ id: 't1' }] }));
+      const flagged = await run('limited', 'list-flagged');
+      expect(flagged.body).to.deep.include({ success: true, data: [{ id: 't1' }] });
+      expect(flagged.body.meta.retries).to.equal(1);
+      upstream.reset();
+      // Its false on a 403 with no requests left (the API's when) does not veto the retry: the flag is computed for slowDown, not for this.
+      calls = 0;
+      upstream.on('GET /api/limited/things', () => (++calls === 1 ? { status: 403, headers: { 'x-ratelimit-remaining': '0' }, body: { message: 'API rate limit exceeded' } } : { status: 200, body: [{ id: 't2' }] }));
+      const declared = await run('limited', 'list-flagged');
+      expect(declared.body).to.deep.include({ success: true, data: [{ id: 't2' }] });
+      expect(declared.body.meta.retries).to.equal(1);
     });
   });
 
