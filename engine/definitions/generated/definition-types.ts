@@ -186,6 +186,10 @@ export interface Argument {
    */
   allowSlashes?: boolean;
   /**
+   * Only for a top-level Object argument in the Body, one per action: its fields are the JSON body's own fields, at the top level ({"Name": "Acme"}, not {"fields": {"Name": "Acme"}}), as APIs whose body is the record itself expect (Salesforce sObject rows). Other Body arguments of the action are sent beside them and win on the same field.
+   */
+  asBody?: boolean;
+  /**
    * Whether the user must fill the argument before the request can be sent.
    */
   required?: boolean;
