@@ -539,6 +539,14 @@ export interface OAuth2AuthorizationCodeAuth {
   };
   refresh?: TokenRefresh;
   /**
+   * The header that carries the access token on every call (Shopify: X-Shopify-Access-Token).
+   */
+  header?: string;
+  /**
+   * Written before the access token in that header; an empty string for none.
+   */
+  prefix?: string;
+  /**
    * OAuth error codes (the `error` of the token endpoint's answer) that mean the grant is gone, besides invalid_grant, invalid_client and unauthorized_client: a refusal with one of them marks the connection needs_reauthorization. Any other failure leaves the connection active.
    */
   grantRevokedErrors?: string[];
@@ -593,6 +601,14 @@ export interface OAuth2ClientCredentialsAuth {
    * How the client id and secret are sent: HTTP Basic header or form Body fields.
    */
   clientAuthentication?: 'Header' | 'Body';
+  /**
+   * The header that carries the access token on every call (Shopify: X-Shopify-Access-Token).
+   */
+  header?: string;
+  /**
+   * Written before the access token in that header; an empty string for none.
+   */
+  prefix?: string;
   /**
    * OAuth error codes (the `error` of the token endpoint's answer) that mean the grant is gone, besides invalid_grant, invalid_client and unauthorized_client: a refusal with one of them marks the connection needs_reauthorization. Any other failure leaves the connection active.
    */
