@@ -539,6 +539,12 @@ export interface OAuth2AuthorizationCodeAuth {
   };
   refresh?: TokenRefresh;
   /**
+   * Fields of the token response kept in the connection's metadata (host variables), by metadata key: { instanceUrl: instance_url } keeps Salesforce's instance_url as metadata.instanceUrl. Read when the connection is authorized (the callback); a field the response lacks is left out, and the access and refresh tokens are never kept.
+   */
+  tokenMetadata?: {
+    [k: string]: string | undefined;
+  };
+  /**
    * The header that carries the access token on every call (Shopify: X-Shopify-Access-Token).
    */
   header?: string;
