@@ -29,7 +29,8 @@ export function emptyParts(): RequestParts {
  *          (?tag=a&tag=b); objects and arrays go as JSON text
  *   Param  replaces :name in the path, URL-encoded; multiple values without a
  *          delimiter are joined with commas
- *   Body   a JSON field; dots in the external key nest (metadata.source)
+ *   Body   a JSON field; dots in the external key nest (metadata.source); an
+ *          Object with asBody is the body itself: its fields at the top level
  *   Header a request header (Idempotency-Key: k-1); text, numbers and booleans
  *          as text; multiple values without a delimiter joined with ", " (one
  *          field, as HTTP combines repeated ones). A line break, another
@@ -45,7 +46,8 @@ export function place(node: ArgumentNode, sent: unknown, parts: RequestParts, pr
       parts.params.set(name, Array.isArray(sent) && node.arg.multipleValues ? sent.map(asText).join(',') : asText(sent));
       break;
     case 'Body':
-      setPath(parts.body, name.split('.'), sent);
+      if (node.arg.asBody === true) placeAsBody(parts.body, sent);
+      else setPath(parts.body, name.split('.'), sent);
       break;
     case 'Header': {
       const values = node.arg.multipleValues && Array.isArray(sent) ? sent : [sent];
@@ -114,4 +116,14 @@ export function fillPath(
 /** baseUrl + path without doubling or dropping the slash between them. */
 export function joinUrl(baseUrl: string, path: string): string {
   return baseUrl.replace(/\/+$/, '') + (path.startsWith('/') ? path : `/${path}`);
+}
+
+/**
+ * An asBody Object's fields become the body's own. A field a named Body
+ * argument sets stays the named argument's, whichever is placed first (a
+ * named one placed later overwrites through setPath).
+ */
+function placeAsBody(body: Record<string, unknown>, sent: unknown): void {
+  if (sent === null || typeof sent !== 'object' || Array.isArray(sent)) return;
+  for (const [field, value] of Object.entries(sent)) if (!Object.hasOwn(body, field)) define(body, field, value);
 }

@@ -71,6 +71,8 @@ function argumentChanges(was: Argument, arg: Argument): Found[] {
   field('escape', 'noted');
   // The same value reaches another path (src/lib instead of src%2Flib), and ., .. or empty segments are refused with it.
   field('allowSlashes', 'noted');
+  // The same fields move between the top level of the body and a field of it: what the app receives changes.
+  field('asBody', 'breaking');
   field('label', 'compatible');
   field('description', 'compatible');
   field('component', 'compatible');

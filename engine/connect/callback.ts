@@ -57,7 +57,9 @@ export async function completeAuthorization(services: Services, query: Record<st
     if (appSecrets.clientSecret) form.client_secret = appSecrets.clientSecret;
     if (codeVerifier) form.code_verifier = codeVerifier;
     sent.push(appSecrets.clientSecret ?? '', codeVerifier ?? '');
-    const tokens = await requestTokens(services.http, fillTemplate(definition.tokenUrl, pending.metadata, `auth ${auth.id} tokenUrl`), form);
+    const tokens = await requestTokens(services.http, fillTemplate(definition.tokenUrl, pending.metadata, `auth ${auth.id} tokenUrl`), form, {}, {
+      keep: definition.tokenMetadata,
+    });
     const connection = await storeConnection(services, {
       companyId: state.companyId,
       appId: version.app.id,
@@ -65,7 +67,7 @@ export async function completeAuthorization(services: Services, query: Record<st
       auth,
       endUserId: state.endUserId,
       name: null,
-      metadata: pending.metadata,
+      metadata: { ...pending.metadata, ...tokens.kept },
       secrets: { arguments: {}, accessToken: tokens.accessToken, ...(tokens.refreshToken ? { refreshToken: tokens.refreshToken } : {}) },
       tokenExpiresAt: tokens.expiresIn ? new Date(Date.now() + tokens.expiresIn * 1000) : null,
     });

@@ -7,6 +7,8 @@ export interface TokenResponse {
   accessToken: string;
   refreshToken: string | undefined;
   expiresIn: number | undefined;
+  /** The fields `options.keep` names (metadata key → response field), when the response has them as text, numbers or booleans. */
+  kept: Record<string, string>;
 }
 
 /** The form fields of a token request that are secrets (RFC 6749, RFC 7636, RFC 7523). */
@@ -51,7 +53,7 @@ export async function requestTokens(
   url: string,
   form: Record<string, string>,
   headers: Record<string, string> = {},
-  options: { signal?: Abortable; secrets?: readonly string[] } = {},
+  options: { signal?: Abortable; secrets?: readonly string[]; keep?: Readonly<Record<string, string | undefined>> } = {},
 ): Promise<TokenResponse> {
   const response = await http.send({
     method: 'POST',
@@ -83,7 +85,20 @@ export async function requestTokens(
     accessToken,
     refreshToken: typeof fields.refresh_token === 'string' && fields.refresh_token ? fields.refresh_token : undefined,
     expiresIn: Number.isFinite(expiresIn) && expiresIn > 0 ? expiresIn : undefined,
+    kept: keptFields(fields, options.keep ?? {}),
   };
+}
+
+/** The token fields themselves are never kept: they are credentials, not metadata. */
+const TOKEN_FIELDS = new Set(['access_token', 'refresh_token', 'id_token']);
+
+function keptFields(fields: Record<string, unknown>, keep: Readonly<Record<string, string | undefined>>): Record<string, string> {
+  const kept: Record<string, string> = {};
+  for (const [key, field] of Object.entries(keep)) {
+    const value = field !== undefined && Object.hasOwn(fields, field) && !TOKEN_FIELDS.has(field) ? fields[field] : undefined;
+    if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') Object.defineProperty(kept, key, { value: String(value), enumerable: true });
+  }
+  return kept;
 }
 
 function readFields(body: unknown, contentType: string): Record<string, unknown> {

@@ -181,6 +181,11 @@ const CASES: Case[] = [
       ['noted', 'action create-contact, argument email', 'allowSlashes (none) → true'],
     ],
   },
+  {
+    change: 'asBody turned on (the address fields move to the top level of the body)',
+    head: (f) => (argument(f, 'create-contact', 'address').asBody = true),
+    expected: [['breaking', 'action create-contact, argument address', 'asBody (none) → true']],
+  },
   { change: 'a hidden default change', head: (f) => (argument(f, 'list-contacts', 'pageSize').default = 25), expected: [['noted', 'action list-contacts, argument pageSize', 'hidden default 50 → 25']] },
   {
     change: 'a response mapping change',

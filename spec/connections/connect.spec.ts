@@ -109,6 +109,23 @@ describe('the OAuth 2.0 connect flow (fake provider: undici MockAgent)', () => {
     expect(gw.logs()).not.to.match(/access-abc|refresh-def|client-secret-xyz|code-1/);
   });
 
+  it('keeps the token response fields the auth names (tokenMetadata) in the connection metadata: Salesforce instance_url', async () => {
+    await configure();
+    const url = await authorize();
+    tokenEndpoint()
+      .intercept({ path: '/oauth/token', method: 'POST' })
+      .reply(
+        200,
+        { access_token: 'access-sf', refresh_token: 'refresh-sf', instance_url: 'https://acme.my.salesforce.com', id: 'https://login.salesforce.com/id/00D/005', token_type: 'Bearer' },
+        { headers: { 'content-type': 'application/json' } },
+      );
+    const done = await callback({ code: 'code-sf', state: url.searchParams.get('state')! });
+    const connectionId = new URL(done.location!).searchParams.get('connectionId')!;
+    const connection = await documentedCall(gw, 'GET', `/v2/connections/${connectionId}`);
+    // instanceUrl is named by tokenMetadata; id is not, and the tokens never are metadata.
+    expect(connection.body.data.metadata).to.deep.equal({ instanceUrl: 'https://acme.my.salesforce.com' });
+  });
+
   it("starts an authorization from an end user's session (end-user token) for that end user only", async () => {
     await configure();
     const token = (await documentedCall(gw, 'GET', `/v1/users/${endUserId}/token`)).body.token;

@@ -8,6 +8,7 @@ const OPEN_MAPS = new Set([
   'common.schema.json#/$defs/headers',
   'list.schema.json#/$defs/lookup/properties/actionArguments',
   'auth.schema.json#/$defs/oauth2AuthorizationCode/properties/authorizeParams',
+  'auth.schema.json#/$defs/oauth2AuthorizationCode/properties/tokenMetadata',
   'auth.schema.json#/$defs/credentialExchange/properties/body',
 ]);
 

@@ -48,6 +48,14 @@ export function checkArguments(file: FileAnalysis, args: readonly Argument[], in
       report(i, 'allowSlashes', 'ARG_SLASHES_NOT_PARAM', `${name} is not a Param argument (a :segment of the path); allowSlashes applies only to Param arguments`);
     }
 
+    if (arg.asBody !== undefined) {
+      if (arg.location !== 'Body' || arg.parent !== undefined || arg.dataType !== 'Object') {
+        report(i, 'asBody', 'ARG_AS_BODY_INVALID', `${name} is not a top-level Object argument in the Body; asBody makes such an argument's fields the body's own`);
+      } else if (args.findIndex((other) => other.asBody !== undefined && other.location === 'Body' && other.parent === undefined && other.dataType === 'Object') !== i) {
+        report(i, 'asBody', 'ARG_AS_BODY_INVALID', `${name}: another argument is the body already (asBody); an action has one body`);
+      }
+    }
+
     if (arg.hidden && arg.required && arg.default === undefined) {
       report(i, 'hidden', 'ARG_HIDDEN_REQUIRED_NO_DEFAULT', `${name} is hidden and required but has no default, so nobody could fill it`);
     }

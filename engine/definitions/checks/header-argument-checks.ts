@@ -55,7 +55,9 @@ export function authHeaderNames(auths: readonly FileAnalysis<'auth'>[]): Map<str
     const def = auth.definition;
     if (!def) continue;
     if (def.type === 'ApiKey' && def.in === 'Header') names.set(def.parameterName.toLowerCase(), def.id);
-    if (def.type === 'CredentialExchange') names.set((def.header ?? 'Authorization').toLowerCase(), def.id);
+    if (def.type === 'CredentialExchange' || def.type === 'OAuth2AuthorizationCode' || def.type === 'OAuth2ClientCredentials') {
+      names.set((def.header ?? 'Authorization').toLowerCase(), def.id);
+    }
   }
   return names;
 }

@@ -186,6 +186,10 @@ export interface Argument {
    */
   allowSlashes?: boolean;
   /**
+   * Only for a top-level Object argument in the Body, one per action: its fields are the JSON body's own fields, at the top level ({"Name": "Acme"}, not {"fields": {"Name": "Acme"}}), as APIs whose body is the record itself expect (Salesforce sObject rows). Other Body arguments of the action are sent beside them and win on the same field.
+   */
+  asBody?: boolean;
+  /**
    * Whether the user must fill the argument before the request can be sent.
    */
   required?: boolean;
@@ -560,6 +564,20 @@ export interface OAuth2AuthorizationCodeAuth {
   };
   refresh?: TokenRefresh;
   /**
+   * Fields of the token response kept in the connection's metadata (host variables), by metadata key: { instanceUrl: instance_url } keeps Salesforce's instance_url as metadata.instanceUrl. Read when the connection is authorized (the callback); a field the response lacks is left out, and the access and refresh tokens are never kept.
+   */
+  tokenMetadata?: {
+    [k: string]: string | undefined;
+  };
+  /**
+   * The header that carries the access token on every call (Shopify: X-Shopify-Access-Token).
+   */
+  header?: string;
+  /**
+   * Written before the access token in that header; an empty string for none.
+   */
+  prefix?: string;
+  /**
    * OAuth error codes (the `error` of the token endpoint's answer) that mean the grant is gone, besides invalid_grant, invalid_client and unauthorized_client: a refusal with one of them marks the connection needs_reauthorization. Any other failure leaves the connection active.
    */
   grantRevokedErrors?: string[];
@@ -614,6 +632,14 @@ export interface OAuth2ClientCredentialsAuth {
    * How the client id and secret are sent: HTTP Basic header or form Body fields.
    */
   clientAuthentication?: 'Header' | 'Body';
+  /**
+   * The header that carries the access token on every call (Shopify: X-Shopify-Access-Token).
+   */
+  header?: string;
+  /**
+   * Written before the access token in that header; an empty string for none.
+   */
+  prefix?: string;
   /**
    * OAuth error codes (the `error` of the token endpoint's answer) that mean the grant is gone, besides invalid_grant, invalid_client and unauthorized_client: a refusal with one of them marks the connection needs_reauthorization. Any other failure leaves the connection active.
    */

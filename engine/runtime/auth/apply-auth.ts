@@ -1,7 +1,7 @@
 import { fillTemplate, headerText } from '../../arguments/index.ts';
 import type { ConnectionSecrets } from '../../connections/connections.ts';
 import type { AuthEntry } from '../../definitions/index.ts';
-import type { ApiKeyAuth, BasicAuth, BearerAuth, CredentialExchangeAuth } from '../../definitions/generated/definition-types.ts';
+import type { ApiKeyAuth, BasicAuth, BearerAuth, CredentialExchangeAuth, OAuth2AuthorizationCodeAuth, OAuth2ClientCredentialsAuth } from '../../definitions/generated/definition-types.ts';
 import { secretValues } from '../../credentials/secret-values.ts';
 import { validationError, type FieldProblem } from '../../errors/index.ts';
 import type { RedirectPolicy } from '../http/index.ts';
@@ -53,9 +53,11 @@ export function applyAuth(auth: AuthEntry, secrets: ConnectionSecrets, variables
       break;
     }
     case 'OAuth2AuthorizationCode':
-    case 'OAuth2ClientCredentials':
-      header('authorization', `Bearer ${token ?? secrets.accessToken ?? ''}`);
+    case 'OAuth2ClientCredentials': {
+      const definition = auth.definition as OAuth2AuthorizationCodeAuth | OAuth2ClientCredentialsAuth;
+      header(definition.header ?? 'Authorization', `${definition.prefix ?? 'Bearer '}${token ?? secrets.accessToken ?? ''}`);
       break;
+    }
     case 'CredentialExchange': {
       const definition = auth.definition as CredentialExchangeAuth;
       header(definition.header ?? 'Authorization', `${definition.prefix ?? 'Bearer '}${token ?? ''}`);

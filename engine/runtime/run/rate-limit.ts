@@ -3,7 +3,7 @@ import { onAbort, type Abortable } from '../http/index.ts';
 
 /**
  * How long to wait before retry number `retry` (1-based) of a rate-limited
- * call: the app's Retry-After (seconds or an HTTP date) when it sent one,
+ * call: the app's Retry-After (whole or decimal seconds, or an HTTP date) when it sent one,
  * else the policy's `resetHeader` (the time the limit resets) when the app
  * sent that, else the policy's delay times its multiplier per retry. null
  * means give up now: the app asked for a longer wait than `retryAfterCapMs`
@@ -18,7 +18,10 @@ export function retryDelayMs(policy: RetryEntry, retry: number, headers: Readonl
 export function parseRetryAfter(value: string | undefined, now = Date.now()): number | null {
   if (value === undefined || value.trim() === '') return null;
   const trimmed = value.trim();
-  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
+  // Seconds, whole (RFC 9110) or decimal ("2.0", as Shopify sends them).
+  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.ceil(Number(trimmed) * 1000);
+  // A number that is not a delay ("-5", "1.") is not a date either.
+  if (/^[-+.\d]+$/.test(trimmed)) return null;
   const at = Date.parse(trimmed);
   return Number.isNaN(at) ? null : Math.max(0, at - now);
 }
