@@ -48,15 +48,19 @@ function argumentChanges(was: Argument, arg: Argument): Found[] {
   // A hidden default is what every run sends; a visible one, what a run sends when the caller gives none.
   if (!same(was.default, arg.default)) found.push(['noted', `${arg.hidden ? 'hidden default' : 'default'} ${shown(was.default)} → ${shown(arg.default)}`]);
   // A value rule added or tightened refuses values that passed; removed or loosened, it refuses none of them.
-  if (arg.integer && !was.integer) found.push(['breaking', `integer ${shown(was.integer)} → true: fractions are refused`]);
-  else field('integer', 'compatible');
-  limit(found, was, arg, 'minimum', (before, now) => now > before, 'smaller values are refused');
-  limit(found, was, arg, 'maximum', (before, now) => now < before, 'larger values are refused');
-  limit(found, was, arg, 'minLength', (before, now) => now > before, 'shorter values are refused');
-  limit(found, was, arg, 'maxLength', (before, now) => now < before, 'longer values are refused');
+  // A hidden argument takes no caller's value: its rules only hold its default, which is checked at load, so no caller can be refused.
+  const rules: Found[] = [];
+  if (arg.integer && !was.integer) rules.push(['breaking', `integer ${shown(was.integer)} → true: fractions are refused`]);
+  else if (!same(was.integer, arg.integer)) rules.push(['compatible', `integer ${shown(was.integer)} → ${shown(arg.integer)}`]);
+  limit(rules, was, arg, 'minimum', (before, now) => now > before, 'smaller values are refused');
+  limit(rules, was, arg, 'maximum', (before, now) => now < before, 'larger values are refused');
+  limit(rules, was, arg, 'minLength', (before, now) => now > before, 'shorter values are refused');
+  limit(rules, was, arg, 'maxLength', (before, now) => now < before, 'longer values are refused');
   // Whether one pattern accepts all another does is undecidable here: any new or changed pattern counts as tighter.
-  if (arg.pattern !== undefined && arg.pattern !== was.pattern) found.push(['breaking', `pattern ${shown(was.pattern)} → ${arg.pattern}: values that do not match are refused`]);
-  else field('pattern', 'compatible');
+  if (arg.pattern !== undefined && arg.pattern !== was.pattern) rules.push(['breaking', `pattern ${shown(was.pattern)} → ${arg.pattern}: values that do not match are refused`]);
+  else if (!same(was.pattern, arg.pattern)) rules.push(['compatible', `pattern ${shown(was.pattern)} → ${shown(arg.pattern)}`]);
+  const hiddenBoth = was.hidden === true && arg.hidden === true;
+  for (const [severity, what] of rules) found.push(hiddenBoth && severity === 'breaking' ? ['noted', `${what.replace(/: [^:]*$/, '')} (hidden: callers send no value, its default is checked at load)`] : [severity, what]);
   if (!was.multipleValues !== !arg.multipleValues) found.push(['breaking', arg.multipleValues ? 'now takes multiple values' : 'no longer takes multiple values']);
   else if (was.multipleValues && arg.multipleValues) {
     if (was.multipleValues.dataType !== arg.multipleValues.dataType) found.push(['breaking', `multipleValues.dataType ${was.multipleValues.dataType} → ${arg.multipleValues.dataType}`]);

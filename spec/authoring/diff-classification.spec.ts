@@ -102,9 +102,10 @@ const CASES: Case[] = [
   },
   {
     change: 'value rules added or tightened',
-    base: (f) => Object.assign(argument(f, 'list-contacts', 'pageSize'), { minimum: 1, maximum: 100 }),
+    // pageSize is hidden in the fixture; shown here, so callers send it and its rules can refuse them.
+    base: (f) => Object.assign(argument(f, 'list-contacts', 'pageSize'), { hidden: false, minimum: 1, maximum: 100 }),
     head: (f) => {
-      Object.assign(argument(f, 'list-contacts', 'pageSize'), { integer: true, minimum: 5, maximum: 50 });
+      Object.assign(argument(f, 'list-contacts', 'pageSize'), { hidden: false, integer: true, minimum: 5, maximum: 50 });
       Object.assign(argument(f, 'create-contact', 'email'), { minLength: 3, pattern: '@', format: 'email' });
     },
     expected: [
@@ -114,6 +115,15 @@ const CASES: Case[] = [
       ['breaking', 'action list-contacts, argument pageSize', 'integer (none) → true: fractions are refused'],
       ['breaking', 'action list-contacts, argument pageSize', 'minimum 1 → 5: smaller values are refused'],
       ['breaking', 'action list-contacts, argument pageSize', 'maximum 100 → 50: larger values are refused'],
+    ],
+  },
+  {
+    change: 'value rules added to a hidden argument (no caller sends it; its default is checked at load)',
+    head: (f) => Object.assign(argument(f, 'list-contacts', 'pageSize'), { integer: true, minimum: 1, maximum: 100 }),
+    expected: [
+      ['noted', 'action list-contacts, argument pageSize', 'integer (none) → true (hidden: callers send no value, its default is checked at load)'],
+      ['noted', 'action list-contacts, argument pageSize', 'minimum (none) → 1 (hidden: callers send no value, its default is checked at load)'],
+      ['noted', 'action list-contacts, argument pageSize', 'maximum (none) → 100 (hidden: callers send no value, its default is checked at load)'],
     ],
   },
   {
