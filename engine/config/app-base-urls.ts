@@ -7,7 +7,9 @@ const EXAMPLE = '{"github":"http://127.0.0.1:4010"}';
  * `APP_BASE_URLS`: a JSON object mapping app slugs to the base URL that
  * replaces their api.yaml `baseUrl` (every version), for testing against a
  * local stand-in without editing the YAML. Each URL is absolute http(s),
- * without query, fragment, credentials or placeholders; a trailing slash is
+ * without query, fragment or credentials; `{{name}}` placeholders may stand
+ * in its path only (Twilio's `/2010-04-01/Accounts/{{accountSid}}`), filled
+ * per segment like api.yaml's, never in its origin; a trailing slash is
  * dropped. Throws an Error whose message names the app and the rule, to
  * follow the setting's name.
  *
@@ -29,15 +31,22 @@ export function parseAppBaseUrls(raw: string | undefined): Readonly<Record<strin
   for (const [slug, value] of Object.entries(parsed)) {
     if (!SLUG.test(slug)) throw new Error(`names "${slug}", which is not an app slug (lowercase letters and digits, words joined by single hyphens)`);
     if (!isPlainBaseUrl(value)) {
-      throw new Error(`must map app "${slug}" to an http:// or https:// URL without query, fragment, credentials or {{placeholders}} (got ${JSON.stringify(value)})`);
+      throw new Error(`must map app "${slug}" to an http:// or https:// URL without query, fragment, credentials or {{placeholders}} before its path (got ${JSON.stringify(value)})`);
     }
     urls[slug] = value.replace(/\/+$/, '');
   }
   return urls;
 }
 
+/** A path placeholder as api.yaml writes one; braces anywhere else are refused. */
+const PATH_PLACEHOLDER = /\{\{[A-Za-z][A-Za-z0-9_.]*\}\}/g;
+
 function isPlainBaseUrl(value: unknown): value is string {
-  if (typeof value !== 'string' || value !== value.trim() || /[{}?#]/.test(value) || !URL.canParse(value)) return false;
-  const url = new URL(value);
+  if (typeof value !== 'string' || value !== value.trim() || /[?#]/.test(value)) return false;
+  const origin = /^[a-z][a-z0-9+.-]*:\/\/[^/]*/i.exec(value)?.[0];
+  if (origin === undefined || /[{}]/.test(origin)) return false;
+  const plain = value.replace(PATH_PLACEHOLDER, 'x');
+  if (/[{}]/.test(plain) || !URL.canParse(plain)) return false;
+  const url = new URL(plain);
   return (url.protocol === 'http:' || url.protocol === 'https:') && !url.username && !url.password;
 }

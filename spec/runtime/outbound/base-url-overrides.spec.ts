@@ -19,15 +19,23 @@ describe('APP_BASE_URLS: an app sent to a local stand-in without editing its YAM
       expect(config.appBaseUrls).to.deep.equal({ github: 'http://127.0.0.1:4010', stripe: 'https://stripe-mock.internal:12111/v1' });
     });
 
+    it('takes {{placeholders}} in the path (filled per segment at run time, as in api.yaml), never before it', () => {
+      const config = loadConfig({ APP_BASE_URLS: '{"twilio":"http://127.0.0.1:4021/2010-04-01/Accounts/{{accountSid}}"}' }, '/srv/gw');
+      expect(config.appBaseUrls).to.deep.equal({ twilio: 'http://127.0.0.1:4021/2010-04-01/Accounts/{{accountSid}}' });
+      for (const value of ['http://{{host}}:4021/x', 'http://127.0.0.1:{{port}}/x', 'http://127.0.0.1/{{a}/x', 'http://127.0.0.1/{x}']) {
+        expect(() => loadConfig({ APP_BASE_URLS: JSON.stringify({ twilio: value }) }, '/srv/gw'), value).to.throw(/before its path/);
+      }
+    });
+
     const BAD: [string, string, string][] = [
       ['not JSON', 'github=http://127.0.0.1:4010', 'APP_BASE_URLS must be a JSON object of app slug to base URL, e.g. {"github":"http://127.0.0.1:4010"} (not valid JSON)'],
       ['not an object', '["http://127.0.0.1:4010"]', 'APP_BASE_URLS must be a JSON object of app slug to base URL, e.g. {"github":"http://127.0.0.1:4010"} (got an array)'],
       ['a key that is no app slug', '{"GitHub":"http://127.0.0.1:4010"}', 'APP_BASE_URLS names "GitHub", which is not an app slug (lowercase letters and digits, words joined by single hyphens)'],
-      ['a URL with a query', '{"github":"http://127.0.0.1:4010/?x=1"}', 'APP_BASE_URLS must map app "github" to an http:// or https:// URL without query, fragment, credentials or {{placeholders}} (got "http://127.0.0.1:4010/?x=1")'],
-      ['another scheme', '{"github":"ftp://127.0.0.1"}', 'APP_BASE_URLS must map app "github" to an http:// or https:// URL without query, fragment, credentials or {{placeholders}} (got "ftp://127.0.0.1")'],
-      ['credentials', '{"github":"http://u:p@127.0.0.1"}', 'APP_BASE_URLS must map app "github" to an http:// or https:// URL without query, fragment, credentials or {{placeholders}} (got "http://u:p@127.0.0.1")'],
-      ['a placeholder', '{"github":"https://{{org}}.example.test"}', 'APP_BASE_URLS must map app "github" to an http:// or https:// URL without query, fragment, credentials or {{placeholders}} (got "https://{{org}}.example.test")'],
-      ['a value that is not a string', '{"github":4010}', 'APP_BASE_URLS must map app "github" to an http:// or https:// URL without query, fragment, credentials or {{placeholders}} (got 4010)'],
+      ['a URL with a query', '{"github":"http://127.0.0.1:4010/?x=1"}', 'APP_BASE_URLS must map app "github" to an http:// or https:// URL without query, fragment, credentials or {{placeholders}} before its path (got "http://127.0.0.1:4010/?x=1")'],
+      ['another scheme', '{"github":"ftp://127.0.0.1"}', 'APP_BASE_URLS must map app "github" to an http:// or https:// URL without query, fragment, credentials or {{placeholders}} before its path (got "ftp://127.0.0.1")'],
+      ['credentials', '{"github":"http://u:p@127.0.0.1"}', 'APP_BASE_URLS must map app "github" to an http:// or https:// URL without query, fragment, credentials or {{placeholders}} before its path (got "http://u:p@127.0.0.1")'],
+      ['a placeholder', '{"github":"https://{{org}}.example.test"}', 'APP_BASE_URLS must map app "github" to an http:// or https:// URL without query, fragment, credentials or {{placeholders}} before its path (got "https://{{org}}.example.test")'],
+      ['a value that is not a string', '{"github":4010}', 'APP_BASE_URLS must map app "github" to an http:// or https:// URL without query, fragment, credentials or {{placeholders}} before its path (got 4010)'],
     ];
     for (const [what, value, message] of BAD) {
       it(`refuses ${what}, naming the setting, the app and the rule`, () => {
