@@ -13,6 +13,12 @@ export interface GatewayProcess {
   exited: Promise<number | null>;
 }
 
+/** Gateways spawned and not yet exited: killed when the test process exits, so a test that timed out (mocha's limit before ours) leaves none behind. */
+const running = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
 /** Runs `npm start`'s command as a real process and waits until it listens. */
 export async function spawnGateway(env: Record<string, string>, timeoutMs = 20_000): Promise<GatewayProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'engine/main.ts'], {
@@ -25,8 +31,15 @@ export async function spawnGateway(env: Record<string, string>, timeoutMs = 20_0
   child.stdout!.on('data', (chunk) => (out += String(chunk)));
   child.stderr!.on('data', (chunk) => (err += String(chunk)));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  running.add(child);
+  void exited.then(() => running.delete(child));
   const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`gateway did not start in ${timeoutMs} ms:\n${out}\n${err}`)), timeoutMs);
+    const timer = setTimeout(() => {
+      clearInterval(poll);
+      // A gateway that did not start in time is not left running after the test (nor after the suite).
+      child.kill('SIGKILL');
+      reject(new Error(`gateway did not start in ${timeoutMs} ms:\n${out}\n${err}`));
+    }, timeoutMs);
     const poll = setInterval(() => {
       const match = /"port":(\d+)[^\n]*"msg":"gateway listening"/.exec(out);
       if (match) {
