@@ -12,11 +12,11 @@ import { createLogger } from '../../engine/log/logger.ts';
 import { copyValid, tempDir } from '../support/definition-fixtures.ts';
 import { captureLogs } from '../helpers/log-capture.ts';
 import { expectDocumentedIfDescribed } from '../helpers/openapi.ts';
+import { eventually, WITHIN_MS } from '../support/eventually.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const API_KEY = 'folder-replaced-spec-key-0123456789';
 /** Generous: a reload takes milliseconds, but CI machines stall. Polling ends as soon as the condition holds. */
-const WITHIN_MS = 15_000;
 const ACTION = 'acme/versions/1/actions/list-lists.yaml';
 
 interface Answer {
@@ -48,16 +48,6 @@ async function startOn(definitionsDir: string) {
   };
 }
 
-async function eventually<T>(probe: () => Promise<T>, holds: (value: T) => boolean, what: string): Promise<T> {
-  const deadline = Date.now() + WITHIN_MS;
-  let last: T = await probe();
-  while (!holds(last)) {
-    if (Date.now() > deadline) throw new Error(`not within ${WITHIN_MS} ms: ${what}; last seen ${JSON.stringify(last)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    last = await probe();
-  }
-  return last;
-}
 
 /** The valid definitions with acme's list-lists action named `name`. */
 async function definitionsNamed(into: string, name: string): Promise<void> {

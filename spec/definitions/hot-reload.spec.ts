@@ -7,10 +7,10 @@ import { startGateway } from '../../engine/gateway.ts';
 import { createLogger } from '../../engine/log/logger.ts';
 import { copyValid, tempDir } from '../support/definition-fixtures.ts';
 import { expectDocumentedIfDescribed } from '../helpers/openapi.ts';
+import { eventually, WITHIN_MS } from '../support/eventually.ts';
 
 const API_KEY = 'hot-reload-spec-key-0123456789';
 /** Generous: a reload takes milliseconds, but CI machines stall. Polling ends as soon as the condition holds. */
-const WITHIN_MS = 15_000;
 
 interface Answer {
   status: number;
@@ -47,16 +47,6 @@ async function startOn(definitionsDir: string) {
   };
 }
 
-async function eventually<T>(probe: () => Promise<T>, holds: (value: T) => boolean, what: string): Promise<T> {
-  const deadline = Date.now() + WITHIN_MS;
-  let last: T = await probe();
-  while (!holds(last)) {
-    if (Date.now() > deadline) throw new Error(`not within ${WITHIN_MS} ms: ${what}; last seen ${JSON.stringify(last)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    last = await probe();
-  }
-  return last;
-}
 
 async function edit(file: string, from: string, to: string): Promise<void> {
   const text = await fs.readFile(file, 'utf8');
