@@ -1,8 +1,10 @@
 import { expect } from 'chai';
+import net from 'node:net';
 import path from 'node:path';
 import { call, startTestGateway, type TestGateway } from '../helpers/gateway.ts';
 import { configProblem } from '../helpers/config-problem.ts';
 import { ROOT } from '../helpers/process.ts';
+import { tempDir } from '../helpers/temp-dir.ts';
 import { parseSamples, sampleValue } from '../helpers/prometheus.ts';
 import { definitionsFor, Upstream } from '../helpers/upstream.ts';
 
@@ -164,6 +166,8 @@ describe('GET /metrics when neither METRICS_PORT nor METRICS_TOKEN is set', func
       expect(await response.json()).to.deep.equal({ success: false, error: { code: 'NOT_FOUND', message: 'no route for GET /metrics' } });
     }
     expect(first.gateway.metricsPort).to.equal(undefined);
+    // Nothing is collected that nobody can read.
+    expect(first.gateway.services.metrics).to.equal(undefined);
   });
 
   it('each gateway in a process has a registry of its own: one counts what it served, not the other', async () => {
@@ -183,5 +187,25 @@ describe('METRICS_* configuration', () => {
     expect(configProblem({ METRICS_TOKEN: `${'a'.repeat(40)} b` })).to.match(/^METRICS_TOKEN must be 32 to 512 characters/);
     expect(configProblem({ METRICS_PORT: '70000' })).to.equal('METRICS_PORT must be an integer from 0 to 65535 (got "70000")');
     expect(configProblem({ PORT: '9000', METRICS_PORT: '9000' })).to.equal('METRICS_PORT must differ from PORT (9000): the metrics listener is a port of its own');
+  });
+
+  it('a METRICS_PORT that cannot be opened stops the start, naming it, and closes what was started (the DATA_DIR can be used at once)', async function () {
+    this.timeout(30_000);
+    const busy = net.createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    const port = (busy.address() as net.AddressInfo).port;
+    const { dir, cleanup } = await tempDir();
+    try {
+      const failed = await startTestGateway({ DATA_DIR: dir, METRICS_PORT: String(port), METRICS_HOST: '127.0.0.1' }).then(
+        () => null,
+        (error: Error) => error,
+      );
+      expect(failed?.message).to.match(new RegExp(`^METRICS_PORT ${port} on METRICS_HOST 127\\.0\\.0\\.1 cannot be opened: listen EADDRINUSE`));
+      const next = await startTestGateway({ DATA_DIR: dir });
+      await next.stop({ keepData: true });
+    } finally {
+      busy.close();
+      await cleanup();
+    }
   });
 });

@@ -30,7 +30,7 @@ export async function serveMetrics(config: Config, metrics: GatewayMetrics, logg
   app.use(metricsRoutes(metrics, 'open').routes());
   const server: http.Server = createHttpServer(app.callback(), config.server, logger);
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (error: Error) => reject(new Error(`METRICS_PORT ${config.metrics.port} on METRICS_HOST ${config.metrics.host} cannot be opened: ${error.message}`)));
     server.listen(config.metrics.port, config.metrics.host, () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
