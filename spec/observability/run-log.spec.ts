@@ -34,7 +34,13 @@ describe('the request log line of a run tells its story (never a secret)', funct
 
   before(async () => {
     await upstream.start();
-    const defs = await definitionsFor(FIXTURE, upstream.url);
+    // An app whose base URL is a private address EGRESS_ALLOW does not admit.
+    const defs = await definitionsFor(FIXTURE, upstream.url, {
+      'intranet/app.yaml': 'id: intranet\nslug: intranet\nname: Intranet\npublished: 1\n',
+      'intranet/versions/1/api.yaml': 'baseUrl: http://10.0.0.1\nauths:\n  - token\n',
+      'intranet/versions/1/auths/token.yaml': 'type: Bearer\nid: token\ntoken: fixed\n',
+      'intranet/versions/1/actions/ping.yaml': 'id: ping\nslug: ping\nname: Ping\noperation: get\nmethod: GET\npath: /ping\n',
+    });
     cleanupDefs = defs.cleanup;
     gw = await startTestGateway({ DEFINITIONS_DIR: defs.dir, EGRESS_ALLOW: '127.0.0.1/32', OUTBOUND_HEADERS_TIMEOUT_MS: '300', METRICS_TOKEN });
     companyId = (await gw.gateway.services.store.companies.find({}))[0]!.id;
@@ -115,6 +121,31 @@ describe('the request log line of a run tells its story (never a secret)', funct
     expect(sampleValue(text, 'gateway_token_renewals_total', { app: 'crm', outcome: 'renewed' })).to.equal(1);
     expect(sampleValue(text, 'gateway_token_renewals_total', { app: 'crm', outcome: 'auth_refresh_failed' })).to.equal(1);
     expect(sampleValue(text, 'gateway_runs_total', { app: 'crm', action: 'list-contacts', outcome: 'needs_reauthorization' })).to.equal(2);
+  });
+
+  it('a run refused by the egress policy: egress_denied in the log and as the app call\'s kind in the metrics', async () => {
+    const connectionId = await connect('intranet', {});
+    const { status } = await runAs('run-story-7', 'intranet', 'ping', { connectionId });
+    expect(status).to.equal(403);
+    expect(requestLines('run-story-7')[0]).to.include({ status: 403, app: 'intranet', action: 'ping', connectionId, outcome: 'egress_denied' });
+    const text = await scrape();
+    expect(sampleValue(text, 'gateway_app_calls_total', { app: 'intranet', action: 'ping', status: 'egress_denied' })).to.equal(1);
+    expect(sampleValue(text, 'gateway_runs_total', { app: 'intranet', action: 'ping', outcome: 'egress_denied' })).to.equal(1);
+  });
+
+  it('the v1 run of an installation (end-user token) carries the same story', async () => {
+    const endUserId = (await call(gw, 'POST', '/v1/users', { body: { externalId: 'story-user' } })).body.data.userId as string;
+    const connectionId = (await call(gw, 'POST', '/v2/connections', { body: { appSlug: 'shop', endUserId, credentials: { apiKey: SHOP_KEY } } })).body.data.id as string;
+    const installationId = (await call(gw, 'POST', '/v2/installations', { body: { endUserId, apps: [{ appSlug: 'shop', connectionId }] } })).body.data.id as string;
+    const token = (await call(gw, 'GET', `/v1/users/${endUserId}/token`)).body.token as string;
+    upstream.on('GET /api/orders', () => ({ body: { result: { orders: [{ id: 'v1' }] } } }));
+    const { status } = await call({ url: gw.url, apiKey: token }, 'POST', '/v1/installation/apps/shop/published/action/list-orders/run', {
+      body: { installationId },
+      headers: { 'X-Request-Id': 'run-story-v1' },
+    });
+    expect(status).to.equal(200);
+    expect(requestLines('run-story-v1')[0]).to.include({ companyId, app: 'shop', action: 'list-orders', version: '1', connectionId, upstreamStatus: 200, retries: 0, outcome: 'success' });
+    expect(gw.logs()).not.to.include(token);
   });
 
   it('a request that is not a run carries no run fields', async () => {
