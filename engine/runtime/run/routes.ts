@@ -52,7 +52,8 @@ export function runRoutes(services: Services): Router<AppState> {
     const version = resolveAppVersion(services.definitions.current(), { slug: ctx.params.appSlug! }, versionFrom(ctx.query).version);
     const action = resolveAction(version, { slug: ctx.params.actionSlug! });
     const selected = await selectConnection(services, companyId, version, body);
-    answer(ctx, await observeRun(ctx, { companyId, version, action, ...selected }, (facts) => runAction(services, { companyId, version, action, ...selected, arguments: body.arguments ?? {}, signal: abortOnClose(ctx), facts })));
+    const start = { companyId, version, action, ...selected };
+    answer(ctx, await observeRun(ctx, start, (facts) => runAction(services, { ...start, arguments: body.arguments ?? {}, signal: abortOnClose(ctx), facts })));
   });
 
   router.post('/v1/installation/apps/:appId/:appVersion/action/:actionId/run', requireEndUserToken(services), async (ctx) => {
@@ -68,7 +69,8 @@ export function runRoutes(services: Services): Router<AppState> {
     if (version.version === 'draft' && !selected.endUser?.isTestUser) {
       throw GatewayError.of('FORBIDDEN', 'draft versions run only for test end users (isTestUser: true); use published or a version number');
     }
-    answer(ctx, await observeRun(ctx, { companyId, version, action, ...selected }, (facts) => runAction(services, { companyId, version, action, ...selected, arguments: body.actionArguments ?? {}, signal: abortOnClose(ctx), facts })));
+    const start = { companyId, version, action, ...selected };
+    answer(ctx, await observeRun(ctx, start, (facts) => runAction(services, { ...start, arguments: body.actionArguments ?? {}, signal: abortOnClose(ctx), facts })));
   });
 
   return router;
