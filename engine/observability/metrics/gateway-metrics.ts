@@ -100,7 +100,3 @@ export function createGatewayMetrics() {
 
 export type GatewayMetrics = ReturnType<typeof createGatewayMetrics>;
 
-/** Seconds since `started` (a performance.now() or hrtime value in ms). */
-export function secondsSince(startedMs: number): number {
-  return (performance.now() - startedMs) / 1000;
-}
