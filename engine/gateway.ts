@@ -17,10 +17,16 @@ import { logBaseUrlOverrides } from './runtime/run/base-url-override.ts';
 import { runActionForLookups } from './runtime/run/run-for-lookup.ts';
 import { createConfiguredHttpClient, type HttpClient } from './runtime/http/index.ts';
 import { ensureSigningKey } from './tokens/signing-keys.ts';
+import type { GatewayMetrics } from './observability/metrics/gateway-metrics.ts';
+import { observeDefinitionLoads } from './observability/metrics/definition-loads.ts';
+import { serveMetrics, type MetricsListener } from './observability/metrics/metrics-listener.ts';
+import { timedStore } from './observability/metrics/timed-store.ts';
 
 export interface RunningGateway {
   server: http.Server;
   port: number;
+  /** The port of the metrics listener (METRICS_PORT); undefined when it has none. */
+  metricsPort: number | undefined;
   services: Services;
   bootstrap: BootstrapOutcome;
   /** Stops accepting, lets in-flight requests finish within the grace period, closes the store. */
@@ -37,16 +43,19 @@ export async function startGateway(config: Config, logger: Logger, overrides: Ga
   const embedded = !config.mongodbUri;
   const keyring = createKeyring(await resolveEncryptionKeys(config));
   const releaseLock = embedded ? await acquireDataDirLock(config.dataDir) : async () => {};
-  const store = await openStore(config).catch(async (error: unknown) => {
+  const metrics = await metricsIfServed(config);
+  const opened = await openStore(config).catch(async (error: unknown) => {
     await releaseLock();
     throw error;
   });
+  const store = metrics ? timedStore(opened, metrics) : opened;
   const outcome = await bootstrap(store, config.bootstrapApiKey);
   logBootstrap(outcome, logger);
   await ensureSigningKey(store, keyring);
   // Definitions that fail to load do not stop the start: the gateway serves not-ready (503 on /ready and on runs)
   // and logs the located problems, and the fix is taken by hot reload without a restart.
   const definitions = new DefinitionsRegistry(config.definitionsDir, logger, new DefinitionsLoader(config.mapping, config.definitionsLoadThreads));
+  if (metrics) observeDefinitionLoads(metrics, definitions);
   // Watching first: a change made while the first load runs is seen and reloaded after it. The other way
   // round, a change between the load's read and the watcher's ready would be missed until that file changed again.
   const stopWatching = await watchDefinitions(definitions, logger);
@@ -54,7 +63,7 @@ export async function startGateway(config: Config, logger: Logger, overrides: Ga
   logBaseUrlOverrides(config.appBaseUrls, loadedSnapshot(definitions), logger);
   const readiness: ReadinessCheck[] = [definitions.readinessCheck(), secretsReadableCheck(store, keyring)];
   const outbound = overrides.http ?? createConfiguredHttpClient(config);
-  const services: Services = { config, store, logger, readiness, keyring, definitions, http: outbound };
+  const services: Services = { config, store, logger, readiness, keyring, definitions, http: outbound, metrics };
   services.runAction = runActionForLookups(services);
   const app = createApp(services);
   const server = createHttpServer(app.callback(), config.server, logger);
@@ -67,6 +76,7 @@ export async function startGateway(config: Config, logger: Logger, overrides: Ga
     return async () => {};
   }) : async () => {};
 
+  let metricsListener: MetricsListener | null = null;
   let stopping: Promise<void> | null = null;
   const stop = () => {
     stopping ??= (async () => {
@@ -76,6 +86,7 @@ export async function startGateway(config: Config, logger: Logger, overrides: Ga
       const sweep = setInterval(() => server.closeIdleConnections(), 50);
       const grace = setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs);
       await closed;
+      await metricsListener?.close();
       clearInterval(sweep);
       clearTimeout(grace);
       await stopWatching();
@@ -86,8 +97,23 @@ export async function startGateway(config: Config, logger: Logger, overrides: Ga
     })();
     return stopping;
   };
+  // A metrics port that cannot be opened stops the start, with what was started closed again.
+  if (metrics) metricsListener = await serveMetrics(config, metrics, logger).catch(async (error: unknown) => {
+    await stop();
+    throw error;
+  });
 
-  return { server, port: (server.address() as AddressInfo).port, services, bootstrap: outcome, stop };
+  return { server, port: (server.address() as AddressInfo).port, metricsPort: metricsListener?.port, services, bootstrap: outcome, stop };
+}
+
+/**
+ * The metrics, when something can scrape them (METRICS_PORT or METRICS_TOKEN); none otherwise: nothing is
+ * collected that nobody reads, and prom-client is not even loaded (its import is a measurable part of a start).
+ */
+async function metricsIfServed(config: Config): Promise<GatewayMetrics | undefined> {
+  if (config.metrics.port === undefined && config.metrics.token === undefined) return undefined;
+  const { createGatewayMetrics } = await import('./observability/metrics/gateway-metrics.ts');
+  return createGatewayMetrics();
 }
 
 /** The definitions the start loaded, or null when they failed to load (the gateway serves not-ready). */

@@ -4,6 +4,7 @@ import type { Keyring } from './credentials/keyring.ts';
 import type { HttpClient } from './runtime/http/index.ts';
 import type { DefinitionsRegistry } from './definitions/index.ts';
 import type { Logger } from './log/logger.ts';
+import type { GatewayMetrics } from './observability/metrics/gateway-metrics.ts';
 import type { Store } from './store/index.ts';
 
 /** A named probe for GET /ready: null when healthy, the reason otherwise. */
@@ -30,4 +31,6 @@ export interface Services {
    * Read per request, so it can be set after the app is built.
    */
   runAction?: RunAction;
+  /** The gateway's Prometheus metrics (its own registry); unset where nothing is scraped (offline tools, some tests). */
+  metrics?: GatewayMetrics;
 }

@@ -47,6 +47,15 @@ export interface Config {
   /** The embedded host serving the same /v1 paths (no trailing slash); the second OpenAPI `servers` entry. */
   embeddedBaseUrl: string;
   endUserTokens: EndUserTokenConfig;
+  /** How GET /metrics is served (METRICS_*); neither a port nor a token: not served. */
+  metrics: MetricsConfig;
+}
+
+/** GET /metrics: unauthenticated on a listener of its own (METRICS_PORT, METRICS_HOST), and/or on the main port behind a Bearer token (METRICS_TOKEN). */
+export interface MetricsConfig {
+  port: number | undefined;
+  host: string;
+  token: string | undefined;
 }
 
 /** How end-user tokens (GET /v1/users/{userId}/token) are issued and checked. */
@@ -132,7 +141,21 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       audience: tokenClaim(env, 'END_USER_TOKEN_AUDIENCE') ?? `${embeddedBaseUrl}/v1`,
       ttlSeconds: integer(env, 'END_USER_TOKEN_TTL_SECONDS', 600, 30, 86_400),
     },
+    metrics: metricsConfig(env, port, optional(env, 'HOST') ?? '0.0.0.0'),
   };
+}
+
+/** METRICS_PORT (its own listener, on METRICS_HOST, default HOST) and METRICS_TOKEN (a Bearer token on the main port). */
+function metricsConfig(env: Env, port: number, host: string): MetricsConfig {
+  const metricsPort = optional(env, 'METRICS_PORT') === undefined ? undefined : integer(env, 'METRICS_PORT', 0, 0, 65535);
+  if (metricsPort !== undefined && metricsPort !== 0 && metricsPort === port) {
+    throw new ConfigError('METRICS_PORT', `must differ from PORT (${port}): the metrics listener is a port of its own`);
+  }
+  const token = optional(env, 'METRICS_TOKEN');
+  if (token !== undefined && !/^[A-Za-z0-9._~+/=-]{32,512}$/.test(token)) {
+    throw new ConfigError('METRICS_TOKEN', 'must be 32 to 512 characters of A-Z, a-z, 0-9, ".", "_", "~", "+", "/", "=" or "-" (e.g. `openssl rand -hex 32`)');
+  }
+  return { port: metricsPort, host: optional(env, 'METRICS_HOST') ?? host, token };
 }
 
 /** The HTTP server's limits; Node refuses a headers timeout longer than the request timeout, so that is a config error. */

@@ -55,6 +55,8 @@ export class DefinitionsRegistry {
   /** The load waiting for the running one. */
   private queued: QueuedLoad | null = null;
   private tail: Promise<unknown> = Promise.resolve();
+  /** Told the result of every load attempt (the metrics count them). */
+  onLoad: ((ok: boolean) => void) | null = null;
 
   constructor(
     readonly dir: string,
@@ -134,6 +136,7 @@ export class DefinitionsRegistry {
       result = { ok: false, snapshot: null, hash: '', problems, warnings: [], stats };
     }
     this.lastAttempt = { at: new Date().toISOString(), reason, ok: result.ok, hash: result.hash };
+    this.onLoad?.(result.ok);
     const ms = Date.now() - started;
     this.warnings = result.warnings;
     if (result.warnings.length) {

@@ -20,6 +20,8 @@ import { connectionRoutes } from '../connections/routes.ts';
 import { installationRoutes } from '../installations/routes.ts';
 import { connectRoutes } from '../connect/routes.ts';
 import { runRoutes } from '../runtime/run/routes.ts';
+import { httpMetrics } from '../observability/metrics/http-metrics.ts';
+import { metricsRoutes } from '../observability/metrics/metrics-routes.ts';
 
 /** Every feature's routes, in one list: the surface of the gateway at a glance. */
 export function featureRoutes(services: Services): Router<AppState>[] {
@@ -37,6 +39,7 @@ export function featureRoutes(services: Services): Router<AppState>[] {
     installationRoutes(services),
     connectRoutes(services),
     runRoutes(services),
+    metricsRoutes(services.metrics, services.config.metrics.token ? { token: services.config.metrics.token } : null),
   ];
 }
 
@@ -47,6 +50,7 @@ export function createApp(services: Services): Koa<AppState> {
   app.use(requestId());
   app.use(closeUnread());
   app.use(requestLog(services.logger));
+  app.use(httpMetrics(services.metrics));
   app.use(errorEnvelope(services.logger));
   app.use(jsonBody());
   // One root router, so 405 answers know every method any feature mounts on a path.

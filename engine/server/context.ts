@@ -1,5 +1,6 @@
 import type { ParameterizedContext } from 'koa';
 import type Router from '@koa/router';
+import type { RunFacts } from '../observability/run-facts.ts';
 
 /** Who made the request, once an authentication middleware has decided. */
 export interface ApiKeyPrincipal {
@@ -26,6 +27,8 @@ export interface AppState {
   endUser?: EndUserPrincipal;
   /** The parsed JSON body of a POST/PUT/PATCH; undefined when the request had none. */
   body?: unknown;
+  /** Set by the run endpoints: the run's facts, for the request log line and the metrics. */
+  run?: RunFacts;
 }
 
 export type AppContext = ParameterizedContext<AppState>;

@@ -8,6 +8,7 @@ import type { AuthEntry } from '../../definitions/index.ts';
 import type { OAuth2AuthorizationCodeAuth, OAuth2ClientCredentialsAuth } from '../../definitions/generated/definition-types.ts';
 import { GatewayError } from '../../errors/index.ts';
 import { CallStop } from '../http/index.ts';
+import { observeRenewal } from '../../observability/metrics/token-renewals.ts';
 import { parseRetryAfter, sleep } from '../run/rate-limit.ts';
 import type { Services } from '../../services.ts';
 import type { ConnectionRecord } from '../../store/index.ts';
@@ -35,7 +36,7 @@ export function tokenExpired(connection: ConnectionRecord, now = Date.now()): bo
 export function renewToken(services: Services, connection: ConnectionRecord, auth: AuthEntry): Promise<ConnectionRecord> {
   let renewal = inFlight.get(connection.id);
   if (!renewal) {
-    renewal = renew(services, connection, auth).finally(() => inFlight.delete(connection.id));
+    renewal = observeRenewal(services.metrics, connection.appSlug, renew(services, connection, auth)).finally(() => inFlight.delete(connection.id));
     inFlight.set(connection.id, renewal);
   }
   return renewal;

@@ -14,6 +14,7 @@ import { validationError } from '../../errors/index.ts';
 import { CallStop } from '../http/index.ts';
 import { envelopeJson } from './envelope-json.ts';
 import { runAction, type RunOutcome } from './run-action.ts';
+import { observeRun } from '../../observability/observe-run.ts';
 import { universalRunBody } from './schemas.ts';
 import { selectConnection, throughInstallation } from './select-connection.ts';
 
@@ -51,7 +52,8 @@ export function runRoutes(services: Services): Router<AppState> {
     const version = resolveAppVersion(services.definitions.current(), { slug: ctx.params.appSlug! }, versionFrom(ctx.query).version);
     const action = resolveAction(version, { slug: ctx.params.actionSlug! });
     const selected = await selectConnection(services, companyId, version, body);
-    answer(ctx, await runAction(services, { companyId, version, action, ...selected, arguments: body.arguments ?? {}, signal: abortOnClose(ctx) }));
+    const start = { companyId, version, action, ...selected };
+    answer(ctx, await observeRun(ctx, start, (facts) => runAction(services, { ...start, arguments: body.arguments ?? {}, signal: abortOnClose(ctx), facts })));
   });
 
   router.post('/v1/installation/apps/:appId/:appVersion/action/:actionId/run', requireEndUserToken(services), async (ctx) => {
@@ -67,7 +69,8 @@ export function runRoutes(services: Services): Router<AppState> {
     if (version.version === 'draft' && !selected.endUser?.isTestUser) {
       throw GatewayError.of('FORBIDDEN', 'draft versions run only for test end users (isTestUser: true); use published or a version number');
     }
-    answer(ctx, await runAction(services, { companyId, version, action, ...selected, arguments: body.actionArguments ?? {}, signal: abortOnClose(ctx) }));
+    const start = { companyId, version, action, ...selected };
+    answer(ctx, await observeRun(ctx, start, (facts) => runAction(services, { ...start, arguments: body.actionArguments ?? {}, signal: abortOnClose(ctx), facts })));
   });
 
   return router;

@@ -20,6 +20,8 @@ import { mapResponse, responseFacts, type MappingInput } from './map-response.ts
 import { applyCursor, setNextCursor, type PageFacts } from '../pagination/index.ts';
 import { retryDelayMs, sleep, type Sleep } from './rate-limit.ts';
 import { rateLimitVerdict } from './rate-limit-signal.ts';
+import { observeAppCall } from '../../observability/metrics/app-call.ts';
+import type { RunFacts } from '../../observability/run-facts.ts';
 
 export interface RunRequest {
   companyId: string;
@@ -34,6 +36,8 @@ export interface RunRequest {
   signal?: Abortable;
   /** How rate-limit waits are taken; the offline case runner passes one that does not wait. */
   sleep?: Sleep;
+  /** Where the run records its app calls' status and time for the request log (the run endpoints pass ctx.state.run). */
+  facts?: RunFacts;
 }
 
 /** The envelope, and the HTTP status the run endpoints answer it with. */
@@ -96,7 +100,7 @@ export async function runAction(services: Services, run: RunRequest): Promise<Ru
   let waitedMs = 0;
   for (;;) {
     const applied = applyAuth(auth, secretsOf(connection), built.variables, token);
-    const response = await services.http.send({
+    const response = await observeAppCall(services.metrics, run.facts, { app: version.app.slug, action: action.slug }, () => services.http.send({
       method: built.request.method,
       url: built.request.url,
       headers: { ...bodyType(version, built), ...built.request.headers, ...applied.headers },
@@ -104,11 +108,12 @@ export async function runAction(services: Services, run: RunRequest): Promise<Ru
       ...(built.request.body !== undefined ? { body: built.request.body as never } : {}),
       redirect: applied.redirect,
       ...(run.signal ? { signal: run.signal } : {}),
-    });
+    }));
     const facts = { status: response.status, response: responseFacts(response), action: actionMeta, retries, deletedId: deletedId(action, built) };
     const mappingInput = { ...facts.response, action: actionMeta, arguments: built.arguments };
     const mapped = await mapResponse(action, mappingInput);
     if (!mapped.ok) {
+      services.metrics?.mappingErrors.inc({ reason: mapped.error.details.reason });
       const envelope = enforceEnvelope({ success: false }, facts);
       envelope.meta.error = { code: mapped.error.code, message: mapped.error.message, details: mapped.error.details };
       return { status: 502, envelope };
@@ -127,6 +132,7 @@ export async function runAction(services: Services, run: RunRequest): Promise<Ru
         await (run.sleep ?? sleep)(wait, run.signal);
         waitedMs += wait;
         retries++;
+        services.metrics?.rateLimitRetries.inc({ app: version.app.slug });
         continue;
       }
       const envelope = await withAppError(enforceEnvelope({ ...mapped.proposal, success: false }, facts));
@@ -153,6 +159,7 @@ export async function runAction(services: Services, run: RunRequest): Promise<Ru
       await setNextCursor(envelope, action.pagination, services.keyring, scope, pageFacts(envelope, built, mappingInput));
     } catch (error) {
       if (!(error instanceof MappingError)) throw error;
+      services.metrics?.mappingErrors.inc({ reason: error.details.reason });
       const failed = enforceEnvelope({ success: false }, facts);
       failed.meta.error = { code: error.code, message: error.message, details: error.details };
       return { status: 502, envelope: failed };
@@ -201,12 +208,14 @@ function bodyType(version: AppVersion, built: BuiltRequest): Record<string, stri
 async function runLookupAction(services: Services, run: RunRequest, lookup: LookupRun) {
   const depth = (run.depth ?? 0) + 1;
   if (depth > MAX_LOOKUP_DEPTH) throw GatewayError.of('LOOKUP_FAILED', `lookup action ${lookup.action.id} needs a lookup of its own more than ${MAX_LOOKUP_DEPTH} deep`);
-  const { envelope } = await runAction(services, { ...run, action: lookup.action, arguments: lookup.arguments, depth });
+  // The lookup's calls are not the run's own: its facts (status, time) stay the outer call's.
+  const { envelope } = await runAction(services, { ...run, action: lookup.action, arguments: lookup.arguments, depth, facts: undefined });
   return envelope;
 }
 
 /** The author hears that api.yaml's appError mapping failed (where and why, never the response it read); the run answers the engine's default. */
 function appErrorMappingFailed(services: Services, run: RunRequest, error: MappingError): void {
+  services.metrics?.mappingErrors.inc({ reason: error.details.reason });
   const { file, line, column, reason } = error.details;
   services.logger.warn(
     { app: run.version.app.slug, version: String(run.version.version), action: run.action.id, code: error.code, file, line, column, reason },
