@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -135,5 +136,15 @@ export function commandLine<O extends Record<string, CliOption>>(
 
 /** True when the module at `url` (pass import.meta.url) is the process's entry: a script imported (by a spec) declares its command line and runs nothing. */
 export function isEntry(url: string): boolean {
-  return process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLToPath(url);
+  const entry = process.argv[1];
+  if (entry === undefined) return false;
+  // The module's URL is the file's real path; the command line may name it through a symbolic link.
+  const real = (file: string) => {
+    try {
+      return fs.realpathSync(file);
+    } catch {
+      return path.resolve(file);
+    }
+  };
+  return real(entry) === real(fileURLToPath(url));
 }
