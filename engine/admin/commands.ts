@@ -219,6 +219,10 @@ export function adminUsage(): string {
     'commands:',
     ...Object.entries(COMMANDS).flatMap(([name, command]) => [`  ${usageLine(declaration(name, command)).replace(/^usage: npm run admin -- /, '')}`, `      ${command.summary}`]),
     '',
+    'options:',
+    '  --json      print the result as JSON',
+    '  -h, --help  show this help',
+    '',
   ].join('\n');
 }
 
