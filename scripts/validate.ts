@@ -1,5 +1,5 @@
 /**
- * `npm run validate [-- <dir>]`: checks a definitions folder (default
+ * `npm run validate -- [<dir>]`: checks a definitions folder (default
  * DEFINITIONS_DIR, else ./definitions) the way the gateway loads it, and prints every problem as
  *
  *   <file>:<line>:<column> <CODE> <message>
