@@ -63,7 +63,7 @@ export const COMMANDS: Record<string, Command> = {
     async run({ store }, v) {
       const company = await createCompany(store, {
         name: required(v, 'name'),
-        ...(typeof v.timezone === 'string' ? { timezone: ianaTimeZone(v.timezone)! } : {}),
+        ...(typeof v.timezone === 'string' ? { timezone: ianaTimeZone(v.timezone.trim())! } : {}),
         ...(typeof v.plan === 'string' ? { plan: v.plan } : {}),
       });
       return { companyId: company.id, name: company.name };

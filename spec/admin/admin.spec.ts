@@ -110,7 +110,8 @@ describe('admin commands', () => {
     expect(await refused('companies:create', '--name', ' ')).to.equal('--name must not be empty');
     const { companyId } = await json(store, 'companies:create', '--name', 'Acme', '--timezone', 'europe/berlin');
     expect((await store.companies.findOne({ id: companyId }))!.timezone).to.equal('Europe/Berlin');
-    await json(store, 'companies:create', '--name', 'Zulu', '--timezone', 'UTC');
+    const zulu = await json(store, 'companies:create', '--name', 'Zulu', '--timezone', ' UTC ');
+    expect((await store.companies.findOne({ id: zulu.companyId }))!.timezone).to.equal('UTC');
     expect(await refused('members:add', '--company', companyId, '--email', 'ada-at-acme', '--name', 'Ada')).to.equal('--email must be an email address (name@example.com), got "ada-at-acme"');
     expect(await refused('members:add', '--company', 'acme', '--email', 'ada@acme.test', '--name', 'Ada')).to.equal('--company must be a company id (cmp_ and 24 hex digits), got "acme"');
     expect(await refused('members:list', '--company', 'cmp_nope')).to.equal('--company must be a company id (cmp_ and 24 hex digits), got "cmp_nope"');
