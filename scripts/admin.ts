@@ -1,11 +1,12 @@
 /**
- * The admin tool: `npm run admin -- <command> [options]`. Works with the
+ * The admin tool: `npm run admin -- <command> [options]`; `--help` lists the
+ * commands, `<command> --help` shows one's options (engine/admin/commands.ts). Works with the
  * gateway stopped (opens the store itself) or running on the embedded store
  * (asks the gateway over DATA_DIR/admin.sock). With MONGODB_URI it always
  * talks to MongoDB directly.
  */
 import { sendAdminCommand } from '../engine/admin/admin-socket.ts';
-import { runAdminCommand } from '../engine/admin/commands.ts';
+import { parseAdminCommand, runAdminCommand } from '../engine/admin/commands.ts';
 import { configuredEncryptionKeys, resolveEncryptionKeys } from '../engine/credentials/encryption-keys.ts';
 import { createKeyring } from '../engine/credentials/keyring.ts';
 import { ConfigError, loadConfig } from '../engine/config/config.ts';
@@ -14,6 +15,12 @@ import { acquireDataDirLock } from '../engine/store/embedded/data-dir-lock.ts';
 import { openStore } from '../engine/store/index.ts';
 
 async function main(argv: string[]): Promise<number> {
+  // Help and a mistyped command line are answered here, without the configuration, the store or the gateway.
+  const early = parseAdminCommand(argv);
+  if ('exitCode' in early) {
+    print(early);
+    return early.exitCode;
+  }
   const config = loadConfig();
   if (!config.mongodbUri && (await lockHolder(config.dataDir)) !== null) {
     // The gateway carries the command out with its own keys; it refuses a key-using one when the tool's differ.
@@ -37,7 +44,7 @@ async function main(argv: string[]): Promise<number> {
 }
 
 function print(result: { exitCode: number; output: string }): void {
-  (result.exitCode === 0 ? process.stdout : process.stderr).write(result.output + '\n');
+  (result.exitCode === 0 ? process.stdout : process.stderr).write(result.output.endsWith('\n') ? result.output : `${result.output}\n`);
 }
 
 main(process.argv.slice(2)).then(

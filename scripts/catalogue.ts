@@ -1,5 +1,5 @@
 /**
- * `npm run catalogue [-- --check] [--dir definitions] [--out docs/catalogue.md]`:
+ * `npm run catalogue -- [--check] [--dir <definitions folder>] [--out <page>]`:
  * writes the catalogue page (every app, its auths, actions and their
  * arguments) from the definitions as the gateway's loader loads them. With
  * --check it writes nothing and exits 1 listing what of the page is stale
@@ -8,46 +8,30 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { cataloguePage, pageText } from '../engine/authoring/catalogue-page.ts';
 import { staleParts } from '../engine/authoring/catalogue-stale.ts';
+import { commandLine, isEntry } from '../engine/cli/command-line.ts';
 import { loadDefinitions } from '../engine/definitions/loader.ts';
 import { formatProblem } from '../engine/definitions/problems.ts';
 import type { AppEntry } from '../engine/definitions/snapshot.ts';
 
-const USAGE = [
-  'usage: npm run catalogue [-- --check] [--dir <definitions folder>] [--out <page>]',
-  '',
-  '  writes <page> (default docs/catalogue.md) from the definitions in <definitions folder> (default definitions)',
-  '  --check   write nothing; exit 1 listing what of the page is stale, 0 when it is current',
-  '  --help    this text',
-  '',
-].join('\n');
-
-let options: { check: boolean; help: boolean; dir: string; out: string };
-try {
-  const { values, positionals } = parseArgs({
-    options: {
-      check: { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h', default: false },
-      dir: { type: 'string', default: 'definitions' },
-      out: { type: 'string', default: 'docs/catalogue.md' },
-    },
-    allowPositionals: true,
-  });
-  if (positionals.length) throw new Error(`unexpected argument ${positionals[0]}`);
-  options = values as typeof options;
-} catch (error) {
-  process.stderr.write(`${(error as Error).message}\n${USAGE}`);
-  process.exit(2);
-}
+export const cli = {
+  command: 'npm run catalogue --',
+  summary: 'Writes the catalogue page (every app, its auths, actions and their arguments) from the definitions as the gateway loads them.',
+  options: {
+    check: { type: 'boolean' as const, description: 'write nothing; exit 1 listing what of the page is stale, 0 when it is current' },
+    dir: { type: 'string' as const, value: '<definitions folder>', description: 'where the definitions are (default definitions)' },
+    out: { type: 'string' as const, value: '<page>', description: 'the page to write (default docs/catalogue.md)' },
+  },
+  examples: ['npm run catalogue', 'npm run catalogue -- --check'],
+};
 
 // exitCode rather than exit() below: output to a pipe is written asynchronously and must not be cut off.
-if (options.help) {
-  process.stdout.write(USAGE);
-} else {
-  const dir = path.resolve(options.dir);
-  const out = path.resolve(options.out);
+const args = isEntry(import.meta.url) ? commandLine(cli) : null;
+if (args) {
+  const options = { check: args.values.check === true };
+  const dir = path.resolve(args.values.dir ?? 'definitions');
+  const out = path.resolve(args.values.out ?? 'docs/catalogue.md');
   const display = (file: string) => path.relative(process.cwd(), file) || '.';
   const loaded = await loadDefinitions(dir);
   if (!loaded.ok) {

@@ -1,5 +1,5 @@
 /**
- * `npm run diff -- <base> <head> [--json] [--dir definitions]`: what a
+ * `npm run diff -- [--json] [--dir <definitions folder>] <base> <head>`: what a
  * definitions change means, for a pull-request comment. Each side is a folder
  * or a git revision (`npm run diff -- main HEAD`); `--dir` names the
  * definitions folder inside the repository for revisions (default
@@ -17,6 +17,7 @@
  * app or version among them) or when a side does not load (its located
  * problems are printed).
  */
+import { commandLine, isEntry, usageLine } from '../engine/cli/command-line.ts';
 import { isAppVersionSpec, loadAppVersion } from '../engine/authoring/app-version-side.ts';
 import { loadSide, SideNotFound } from '../engine/authoring/definitions-side.ts';
 import { diffAppVersions, diffDefinitions } from '../engine/authoring/definition-diff.ts';
@@ -24,37 +25,34 @@ import type { DefinitionChange } from '../engine/authoring/definition-change.ts'
 import { diffJson, diffMarkdown, summarise } from '../engine/authoring/diff-report.ts';
 import { formatProblem, type DefinitionProblem } from '../engine/definitions/problems.ts';
 
-const USAGE = [
-  'usage: npm run diff -- <base> <head> [--json] [--dir <definitions folder>]   (each side a folder or a git revision)',
-  '       npm run diff -- <folder>/<app>@<version> <folder>/<app>@<version> [--json]   (a side may be <rev>:<folder>/<app>@<version>; a version is a number, draft or published)',
-  '',
-].join('\n');
+export const cli = {
+  command: 'npm run diff --',
+  summary:
+    "What a definitions change means, as Markdown for a pull-request comment: each side a folder or a git revision, or both one version of one app (<folder>/<app>@<version>, or <rev>:<folder>/<app>@<version>; a version is a number, draft or published). Exits 1 on a breaking change in a released version.",
+  options: {
+    json: { type: 'boolean' as const, description: 'print JSON for tools instead of Markdown' },
+    dir: { type: 'string' as const, value: '<definitions folder>', description: 'the definitions folder inside the repository, for revisions (default DEFINITIONS_DIR, else definitions)' },
+  },
+  positionals: [
+    { name: '<base>', description: 'the old side: a folder, a git revision, or <folder>/<app>@<version>' },
+    { name: '<head>', description: 'the new side, of the same kind' },
+  ],
+  examples: ['npm run diff -- main HEAD', 'npm run diff -- main HEAD --dir defs --json', 'npm run diff -- definitions/github@1 definitions/github@2'],
+};
 
 class UsageError extends Error {}
 
-function parseArgs(args: string[]): { sides: [string, string]; json: boolean; dir: string; dirGiven: boolean } | string {
-  const sides: string[] = [];
-  let json = false;
-  let dir = process.env.DEFINITIONS_DIR ?? 'definitions';
-  let dirGiven = false;
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!;
-    if (arg === '--json') json = true;
-    else if (arg === '--dir') {
-      const value = args[++i];
-      if (!value) return '--dir needs a folder';
-      dir = value;
-      dirGiven = true;
-    } else if (arg.startsWith('-')) return `unknown option ${arg}`;
-    else sides.push(arg);
-  }
-  return sides.length === 2 ? { sides: sides as [string, string], json, dir, dirGiven } : `expected two sides, got ${sides.length}`;
+interface DiffOptions {
+  sides: [string, string];
+  json: boolean;
+  dir: string;
+  dirGiven: boolean;
 }
 
 type Failed = { ok: false; label: string; problems: DefinitionProblem[]; displayFile: (file: string) => string };
 
 /** The changes, or the sides that do not load. */
-async function compare(options: Exclude<ReturnType<typeof parseArgs>, string>): Promise<{ changes: DefinitionChange[] } | { failed: Failed[] }> {
+async function compare(options: DiffOptions): Promise<{ changes: DefinitionChange[] } | { failed: Failed[] }> {
   const cwd = process.cwd();
   const [base, head] = options.sides;
   const [baseApp, headApp] = [await isAppVersionSpec(base, cwd), await isAppVersionSpec(head, cwd)];
@@ -78,11 +76,14 @@ async function compare(options: Exclude<ReturnType<typeof parseArgs>, string>): 
   return { changes: diffDefinitions(was!.snapshot, now!.snapshot) };
 }
 
-const parsed = parseArgs(process.argv.slice(2));
-if (typeof parsed === 'string') {
-  process.stderr.write(`${parsed}\n${USAGE}`);
-  process.exitCode = 2;
-} else {
+const args = isEntry(import.meta.url) ? commandLine(cli) : null;
+if (args) {
+  const parsed: DiffOptions = {
+    sides: args.positionals as [string, string],
+    json: args.values.json === true,
+    dir: args.values.dir ?? process.env.DEFINITIONS_DIR ?? 'definitions',
+    dirGiven: args.values.dir !== undefined,
+  };
   try {
     const outcome = await compare(parsed);
     if ('failed' in outcome) {
@@ -99,7 +100,7 @@ if (typeof parsed === 'string') {
     }
   } catch (error) {
     if (!(error instanceof SideNotFound || error instanceof UsageError)) throw error;
-    process.stderr.write(`${error.message}\n${USAGE}`);
+    process.stderr.write(`${error.message}\n${usageLine(cli)}\n`);
     process.exitCode = 2;
   }
 }

@@ -8,6 +8,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compile, type JSONSchema } from 'json-schema-to-typescript';
+import { commandLine, isEntry } from '../engine/cli/command-line.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const SCHEMAS_DIR = path.join(root, 'schemas');
@@ -39,7 +40,13 @@ export async function generateDefinitionTypes(): Promise<string> {
   });
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+export const cli = {
+  command: 'npm run gen:types --',
+  summary: `Writes ${path.relative(root, GENERATED_FILE)}, the TypeScript types of the raw definitions, from the JSON Schemas in schemas/.`,
+  options: {},
+};
+
+if (isEntry(import.meta.url) && commandLine(cli)) {
   await fs.writeFile(GENERATED_FILE, await generateDefinitionTypes());
   process.stdout.write(`wrote ${path.relative(process.cwd(), GENERATED_FILE)}\n`);
 }

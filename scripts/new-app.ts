@@ -1,5 +1,5 @@
 /**
- * `npm run new-app -- <slug> [--name "Display Name"] [--dir definitions]`:
+ * `npm run new-app -- [--name "Display Name"] [--dir <folder>] <slug>`:
  * scaffolds a valid app folder (app file, a draft version with an API, an
  * API-key auth, one list action and its offline test cases) that passes
  * `npm run validate` and `npm run fmt -- --check` as generated, then prints
@@ -9,37 +9,27 @@
  */
 import path from 'node:path';
 import { createApp } from '../engine/authoring/create-app.ts';
+import { commandLine, isEntry } from '../engine/cli/command-line.ts';
 
-const USAGE = 'usage: npm run new-app -- <slug> [--name "Display Name"] [--dir <definitions folder>]\n';
-
-function parseArgs(args: string[]): { slug: string; name: string | undefined; dir: string } | string {
-  const positional: string[] = [];
-  let name: string | undefined;
-  let dir = process.env.DEFINITIONS_DIR ?? 'definitions';
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!;
-    if (arg === '--name' || arg === '--dir') {
-      const value = args[++i];
-      if (value === undefined) return `${arg} needs a value`;
-      if (arg === '--name') name = value;
-      else dir = value;
-    } else if (arg.startsWith('-')) return `unknown option ${arg}`;
-    else positional.push(arg);
-  }
-  if (positional.length !== 1) return positional.length ? `one slug, got ${positional.join(' ')}` : 'missing the app slug';
-  return { slug: positional[0]!, name, dir };
-}
+export const cli = {
+  command: 'npm run new-app --',
+  summary: 'Scaffolds an app folder that passes validate, fmt and its own offline tests as generated, and prints the commands to run next.',
+  options: {
+    name: { type: 'string' as const, value: '"Display Name"', description: 'the app\'s display name (default: from the slug)' },
+    dir: { type: 'string' as const, value: '<folder>', description: 'the definitions folder to write to (default DEFINITIONS_DIR, else definitions)' },
+  },
+  positionals: [{ name: '<slug>', description: 'the app\'s slug: lower-case letters, digits and dashes' }],
+  examples: ['npm run new-app -- acme-crm --name "Acme CRM"', 'npm run new-app -- acme-crm --dir some/folder'],
+};
 
 /** A word a shell reads back as it is: quoted when it holds a space or another special character. */
 function shellWord(word: string): string {
   return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
-const parsed = parseArgs(process.argv.slice(2));
-if (typeof parsed === 'string') {
-  process.stderr.write(`${parsed}\n${USAGE}`);
-  process.exitCode = 2;
-} else {
+const args = isEntry(import.meta.url) ? commandLine(cli) : null;
+if (args) {
+  const parsed = { slug: args.positionals[0]!, name: args.values.name, dir: args.values.dir ?? process.env.DEFINITIONS_DIR ?? 'definitions' };
   const outcome = await createApp(parsed.dir, parsed.slug, parsed.name);
   if (!outcome.ok) {
     process.stderr.write(`${outcome.reason}\n`);

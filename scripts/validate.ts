@@ -1,35 +1,54 @@
 /**
- * `npm run validate [-- <dir>]`: checks a definitions folder (default
+ * `npm run validate -- [<dir>]`: checks a definitions folder (default
  * DEFINITIONS_DIR, else ./definitions) the way the gateway loads it, and prints every problem as
  *
  *   <file>:<line>:<column> <CODE> <message>
  *
  * with the file relative to the current folder, so editors and CI link to
  * it, warnings (which do not stop a load) as well. Exits 1 when there are
- * problems, 0 with a one-line summary otherwise (and the warnings counted).
+ * problems, 0 with a one-line summary otherwise (and the warnings counted),
+ * 2 on a usage error. On a terminal, stderr shows how many files are analysed.
  */
 import path from 'node:path';
+import { commandLine, isEntry } from '../engine/cli/command-line.ts';
+import { progressLine } from '../engine/cli/progress.ts';
 import { loadDefinitions } from '../engine/definitions/loader.ts';
 import { formatProblem } from '../engine/definitions/problems.ts';
 import type { DefinitionsSnapshot } from '../engine/definitions/snapshot.ts';
 
-const dir = path.resolve(process.argv[2] ?? process.env.DEFINITIONS_DIR ?? 'definitions');
-const result = await loadDefinitions(dir);
-const display = (file: string) => path.relative(process.cwd(), path.join(dir, file)) || '.';
+export const cli = {
+  command: 'npm run validate --',
+  summary: 'Checks a definitions folder the way the gateway loads it and prints every problem as <file>:<line>:<column> <CODE> <message>; exits 1 when there are problems.',
+  options: {},
+  positionals: [{ name: '<dir>', description: 'the definitions folder (default DEFINITIONS_DIR, else definitions)', optional: true as const }],
+  examples: ['npm run validate', 'npm run validate -- path/to/dir'],
+};
 
-// exitCode rather than exit(): output to a pipe is written asynchronously and must not be cut off.
-for (const warning of result.warnings) process.stdout.write(`${formatProblem(warning, display)} (warning)\n`);
-const warned = result.warnings.length ? `; ${result.warnings.length} warning${result.warnings.length === 1 ? '' : 's'}` : '';
-if (!result.ok) {
-  for (const problem of result.problems) process.stdout.write(`${formatProblem(problem, display)}\n`);
-  const count = result.problems.length;
-  process.stderr.write(`${count} problem${count === 1 ? '' : 's'} in ${display('.')} (${result.stats.files} files)${warned}\n`);
-  process.exitCode = 1;
-} else {
-  summarise(result.snapshot);
+if (isEntry(import.meta.url)) {
+  const args = commandLine(cli);
+  if (args) await validate(path.resolve(args.positionals[0] ?? process.env.DEFINITIONS_DIR ?? 'definitions'));
 }
 
-function summarise(snapshot: DefinitionsSnapshot): void {
+async function validate(dir: string): Promise<void> {
+  const progress = progressLine('validate', 'files');
+  const result = await loadDefinitions(dir, (done, total) => progress.update(done, total));
+  progress.end();
+  const display = (file: string) => path.relative(process.cwd(), path.join(dir, file)) || '.';
+
+  // exitCode rather than exit(): output to a pipe is written asynchronously and must not be cut off.
+  for (const warning of result.warnings) process.stdout.write(`${formatProblem(warning, display)} (warning)\n`);
+  const warned = result.warnings.length ? `; ${result.warnings.length} warning${result.warnings.length === 1 ? '' : 's'}` : '';
+  if (!result.ok) {
+    for (const problem of result.problems) process.stdout.write(`${formatProblem(problem, display)}\n`);
+    const count = result.problems.length;
+    process.stderr.write(`${count} problem${count === 1 ? '' : 's'} in ${display('.')} (${result.stats.files} files)${warned}\n`);
+    process.exitCode = 1;
+  } else {
+    summarise(result.snapshot, display, warned);
+  }
+}
+
+function summarise(snapshot: DefinitionsSnapshot, display: (file: string) => string, warned: string): void {
   const apps = [...snapshot.apps.values()];
   const versions = apps.flatMap((app) => [...app.versions.values(), ...(app.draft ? [app.draft] : [])]);
   const actions = versions.reduce((n, version) => n + version.actions.size, 0);

@@ -1,9 +1,11 @@
-import { parseArgs } from 'node:util';
 import { issueApiKey } from '../auth/api-keys.ts';
+import { parseCommandLine, usageLine, type CliDeclaration, type CliOption, type CliPositional } from '../cli/command-line.ts';
+import { ianaTimeZone } from '../companies/time-zone.ts';
 import { addMember, createCompany } from '../companies/companies.ts';
 import { GatewayError } from '../errors/index.ts';
 import type { Keyring } from '../credentials/keyring.ts';
 import { reencryptAll } from '../credentials/reencrypt.ts';
+import type { IdPrefix } from '../ids.ts';
 import type { MemberRole, Store } from '../store/index.ts';
 import { createSigningKey, listSigningKeys, retireSigningKey } from '../tokens/signing-keys.ts';
 
@@ -12,11 +14,17 @@ export interface AdminResult {
   output: string;
 }
 
+/** A check of an option's (or positional's) value: the rule it breaks, or null. */
+type Rule = (value: string) => string | null;
+
 interface Command {
-  usage: string;
+  summary: string;
   /** Seals or re-seals secrets with the keyring: through a running gateway, only when the tool's keys are the gateway's. */
   usesEncryptionKeys?: true;
-  options: Record<string, { type: 'string' | 'boolean' }>;
+  options: Record<string, CliOption>;
+  positionals?: CliPositional[];
+  /** Checked before the command runs (and before the store is opened): by option name, or by positional name. */
+  rules?: Record<string, Rule>;
   run(context: AdminContext, values: Record<string, string | boolean | undefined>, positionals: string[]): Promise<unknown>;
 }
 
@@ -26,26 +34,43 @@ export interface AdminContext {
   keyring: Keyring;
 }
 
-/**
- * The admin tool's commands. Each returns plain data: printed as readable
- * lines, or as JSON with --json. The same functions run in the CLI process
- * (store opened directly) and inside a running gateway (over its admin socket).
- */
+const ROLES: readonly MemberRole[] = ['owner', 'admin', 'member'];
+/** An id as engine/ids.ts makes them: the prefix, then 24 hex digits. */
+const idRule =
+  (prefix: IdPrefix, what: string): Rule =>
+  (value) =>
+    new RegExp(`^${prefix}_[0-9a-f]{24}$`).test(value) ? null : `must be ${what} id (${prefix}_ and 24 hex digits), got ${JSON.stringify(value)}`;
+const RULES = {
+  company: idRule('cmp', 'a company'),
+  email: (value: string) => (/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(value) ? null : `must be an email address (name@example.com), got ${JSON.stringify(value)}`),
+  role: (value: string) => (ROLES.includes(value as MemberRole) ? null : 'must be owner, admin or member'),
+  timezone: (value: string) =>
+    ianaTimeZone(value) ? null : `must be an IANA time zone such as Europe/Berlin or UTC, got ${JSON.stringify(value)} (the names: Intl.supportedValuesOf('timeZone'))`,
+  text: (value: string) => (value.trim() === '' ? 'must not be empty' : null),
+} satisfies Record<string, Rule>;
+
+const company: CliOption = { type: 'string', value: '<companyId>', description: 'the company (cmp_...)' };
+
 export const COMMANDS: Record<string, Command> = {
   'companies:create': {
-    usage: 'companies:create --name <name> [--timezone <tz>] [--plan <plan>]',
-    options: { name: { type: 'string' }, timezone: { type: 'string' }, plan: { type: 'string' } },
+    summary: 'creates a company',
+    options: {
+      name: { type: 'string', value: '<name>', required: true, description: 'its display name' },
+      timezone: { type: 'string', value: '<tz>', description: 'an IANA time zone, e.g. Europe/Berlin (default UTC)' },
+      plan: { type: 'string', value: '<plan>', description: 'its plan (default free)' },
+    },
+    rules: { name: RULES.text, timezone: RULES.timezone, plan: RULES.text },
     async run({ store }, v) {
       const company = await createCompany(store, {
         name: required(v, 'name'),
-        ...(typeof v.timezone === 'string' ? { timezone: v.timezone } : {}),
+        ...(typeof v.timezone === 'string' ? { timezone: ianaTimeZone(v.timezone.trim())! } : {}),
         ...(typeof v.plan === 'string' ? { plan: v.plan } : {}),
       });
       return { companyId: company.id, name: company.name };
     },
   },
   'companies:list': {
-    usage: 'companies:list',
+    summary: 'lists the companies, oldest first',
     options: {},
     async run({ store }) {
       const companies = await store.companies.find({}, { sort: { createdOn: 1 } });
@@ -53,28 +78,38 @@ export const COMMANDS: Record<string, Command> = {
     },
   },
   'members:add': {
-    usage: 'members:add --company <companyId> --email <email> --name <name> [--role owner|admin|member]',
-    options: { company: { type: 'string' }, email: { type: 'string' }, name: { type: 'string' }, role: { type: 'string' } },
+    summary: 'adds a member to a company',
+    options: {
+      company: { ...company, required: true },
+      email: { type: 'string', value: '<email>', required: true, description: 'their email address' },
+      name: { type: 'string', value: '<name>', required: true, description: 'their name' },
+      role: { type: 'string', value: 'owner|admin|member', description: 'their role (default member)' },
+    },
+    rules: { company: RULES.company, email: RULES.email, name: RULES.text, role: RULES.role },
     async run({ store }, v) {
       const role = (v.role ?? 'member') as string;
-      if (!['owner', 'admin', 'member'].includes(role)) throw usageError('--role must be owner, admin or member');
       const email = required(v, 'email');
-      if (!/^[^@\s]+@[^@\s]+$/.test(email)) throw usageError('--email must be an email address');
       const member = await addMember(store, required(v, 'company'), { email, name: required(v, 'name'), role: role as MemberRole });
       return { userId: member.userId, companyId: member.companyId, email: member.email, role: member.role };
     },
   },
   'members:list': {
-    usage: 'members:list --company <companyId>',
-    options: { company: { type: 'string' } },
+    summary: "lists a company's members",
+    options: { company: { ...company, required: true } },
+    rules: { company: RULES.company },
     async run({ store }, v) {
       const members = await store.members.find({ companyId: required(v, 'company') }, { sort: { createdOn: 1 } });
       return members.map((m) => ({ userId: m.userId, name: m.name, email: m.email, role: m.role }));
     },
   },
   'keys:create': {
-    usage: 'keys:create --company <companyId> --email <member email> [--name <label>]',
-    options: { company: { type: 'string' }, email: { type: 'string' }, name: { type: 'string' } },
+    summary: 'issues an API key for a member (shown once)',
+    options: {
+      company: { ...company, required: true },
+      email: { type: 'string', value: '<member email>', required: true, description: 'the member the key acts as' },
+      name: { type: 'string', value: '<label>', description: 'a label for the key (default admin)' },
+    },
+    rules: { company: RULES.company, email: RULES.email, name: RULES.text },
     async run({ store }, v) {
       const companyId = required(v, 'company');
       const email = required(v, 'email').toLowerCase();
@@ -86,8 +121,9 @@ export const COMMANDS: Record<string, Command> = {
     },
   },
   'keys:list': {
-    usage: 'keys:list [--company <companyId>]',
-    options: { company: { type: 'string' } },
+    summary: 'lists API keys (never the keys themselves)',
+    options: { company: { ...company, description: "only this company's keys" } },
+    rules: { company: RULES.company },
     async run({ store }, v) {
       const filter = typeof v.company === 'string' ? { companyId: v.company } : {};
       const keys = await store.apiKeys.find(filter, { sort: { createdOn: 1 } });
@@ -103,11 +139,12 @@ export const COMMANDS: Record<string, Command> = {
     },
   },
   'keys:revoke': {
-    usage: 'keys:revoke <apiKeyId>',
+    summary: 'revokes an API key',
     options: {},
+    positionals: [{ name: '<apiKeyId>', description: 'the key (key_...), as keys:list shows it' }],
+    rules: { '<apiKeyId>': idRule('key', 'an API key') },
     async run({ store }, _v, positionals) {
-      const id = positionals[0];
-      if (!id) throw usageError('name the key to revoke: keys:revoke <apiKeyId>');
+      const id = positionals[0]!;
       const revoked = await store.apiKeys.updateOne({ id, revokedOn: null }, { $set: { revokedOn: new Date() } });
       if (!revoked) {
         const exists = await store.apiKeys.findOne({ id });
@@ -117,7 +154,7 @@ export const COMMANDS: Record<string, Command> = {
     },
   },
   'credentials:reencrypt': {
-    usage: 'credentials:reencrypt',
+    summary: 're-seals every stored secret with the newest ENCRYPTION_KEY',
     usesEncryptionKeys: true,
     options: {},
     async run({ store, keyring }) {
@@ -132,7 +169,7 @@ export const COMMANDS: Record<string, Command> = {
     },
   },
   'signing-keys:rotate': {
-    usage: 'signing-keys:rotate',
+    summary: 'creates a new signing key for end-user tokens; older ones keep verifying until retired',
     usesEncryptionKeys: true,
     options: {},
     async run({ store, keyring }) {
@@ -141,45 +178,94 @@ export const COMMANDS: Record<string, Command> = {
     },
   },
   'signing-keys:list': {
-    usage: 'signing-keys:list',
+    summary: 'lists the signing keys and their status',
     options: {},
     async run({ store }) {
       return await listSigningKeys(store);
     },
   },
   'signing-keys:retire': {
-    usage: 'signing-keys:retire <kid>',
+    summary: 'retires a signing key: tokens it signed are refused from then on',
     options: {},
+    positionals: [{ name: '<kid>', description: 'the key (sig_...), as signing-keys:list shows it' }],
+    rules: { '<kid>': idRule('sig', 'a signing key') },
     async run({ store }, _v, positionals) {
-      const kid = positionals[0];
-      if (!kid) throw usageError('name the key to retire: signing-keys:retire <kid>');
+      const kid = positionals[0]!;
       await retireSigningKey(store, kid);
       return { kid, retired: true, note: 'tokens it signed are refused from now on' };
     },
   },
 };
 
+const JSON_OPTION: CliOption = { type: 'boolean', description: 'print the result as JSON' };
+
+/** A command's line as the shared parser reads it: its options and --json. */
+function declaration(name: string, command: Command): CliDeclaration {
+  return {
+    command: `npm run admin -- ${name}`,
+    summary: `${name}: ${command.summary}.`,
+    options: { ...command.options, json: JSON_OPTION },
+    ...(command.positionals ? { positionals: command.positionals } : {}),
+  };
+}
+
+/** The tool's own help: every command with its usage and what it does. */
 export function adminUsage(): string {
-  return ['usage: npm run admin -- <command> [options] [--json]', '', 'commands:', ...Object.values(COMMANDS).map((c) => `  ${c.usage}`)].join('\n');
+  return [
+    'usage: npm run admin -- <command> [options] [--json]',
+    '',
+    'Runs an administrative command on the store, or through the running gateway (embedded store). `npm run admin -- <command> --help` shows its options.',
+    '',
+    'commands:',
+    ...Object.entries(COMMANDS).flatMap(([name, command]) => [`  ${usageLine(declaration(name, command)).replace(/^usage: npm run admin -- /, '')}`, `      ${command.summary}`]),
+    '',
+    'options:',
+    '  --json      print the result as JSON',
+    '  -h, --help  show this help',
+    '',
+  ].join('\n');
+}
+
+type Parsed = { name: string; command: Command; values: Record<string, string | boolean | undefined>; positionals: string[] };
+
+/**
+ * The command line read and checked, without the store: help (exit 0), a
+ * refusal naming the option and the rule (exit 2), or the command to run.
+ * The tool answers the first two before it opens the store or asks the gateway.
+ */
+export function parseAdminCommand(argv: readonly string[]): AdminResult | Parsed {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === 'help' || argv.includes('--help') || argv.includes('-h')) {
+    if (name === undefined || !Object.hasOwn(COMMANDS, name)) return { exitCode: 0, output: adminUsage() };
+  }
+  if (name.startsWith('-')) return { exitCode: 2, output: `unknown option ${name.replace(/=.*$/, '')}\n${adminUsage().split('\n')[0]}` };
+  const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (!command) return { exitCode: 2, output: `unknown command "${name}"\n\n${adminUsage()}` };
+  const line = declaration(name, command);
+  const outcome = parseCommandLine(line, rest);
+  if (outcome.kind === 'help') return { exitCode: 0, output: outcome.text };
+  if (outcome.kind === 'refused') return { exitCode: 2, output: outcome.text };
+  const named: [string, string | boolean | undefined][] = [
+    ...Object.entries(outcome.values).map(([option, value]): [string, string | boolean | undefined] => [`--${option}`, value]),
+    ...(command.positionals ?? []).map((p, i): [string, string | undefined] => [p.name, outcome.positionals[i]]),
+  ];
+  for (const [shown, value] of named) {
+    const rule = command.rules?.[shown.replace(/^--/, '')];
+    const broken = typeof value === 'string' && rule ? rule(value.trim()) : null;
+    if (broken) return { exitCode: 2, output: `${shown} ${broken}\n${usageLine(line)}` };
+  }
+  return { name, command, values: outcome.values, positionals: outcome.positionals };
 }
 
 export async function runAdminCommand(context: AdminContext, argv: string[]): Promise<AdminResult> {
-  const [name, ...rest] = argv;
-  const command = name ? COMMANDS[name] : undefined;
-  if (!command) {
-    return { exitCode: name && name !== 'help' ? 2 : 0, output: (name && name !== 'help' ? `unknown command "${name}"\n\n` : '') + adminUsage() };
-  }
-  let parsed;
+  const parsed = parseAdminCommand(argv);
+  if ('exitCode' in parsed) return parsed;
+  const { name, command, values, positionals } = parsed;
   try {
-    parsed = parseArgs({ args: rest, options: { ...command.options, json: { type: 'boolean' } }, allowPositionals: true, strict: true });
+    const result = await command.run(context, values, positionals);
+    return { exitCode: 0, output: values.json ? JSON.stringify(result, null, 2) : render(result) };
   } catch (error) {
-    return { exitCode: 2, output: `${(error as Error).message}\nusage: npm run admin -- ${command.usage}` };
-  }
-  try {
-    const result = await command.run(context, parsed.values, parsed.positionals);
-    return { exitCode: 0, output: parsed.values.json ? JSON.stringify(result, null, 2) : render(result) };
-  } catch (error) {
-    if (error instanceof UsageError) return { exitCode: 2, output: `${error.message}\nusage: npm run admin -- ${command.usage}` };
+    if (error instanceof UsageError) return { exitCode: 2, output: `${error.message}\n${usageLine(declaration(name, command))}` };
     if (error instanceof GatewayError) return { exitCode: 1, output: `error: ${error.message}` };
     throw error;
   }
@@ -187,13 +273,9 @@ export async function runAdminCommand(context: AdminContext, argv: string[]): Pr
 
 class UsageError extends Error {}
 
-function usageError(message: string): UsageError {
-  return new UsageError(message);
-}
-
 function required(values: Record<string, string | boolean | undefined>, name: string): string {
   const value = values[name];
-  if (typeof value !== 'string' || value.trim() === '') throw usageError(`--${name} is required`);
+  if (typeof value !== 'string' || value.trim() === '') throw new UsageError(`--${name} is required`);
   return value.trim();
 }
 

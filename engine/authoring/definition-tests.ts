@@ -48,6 +48,8 @@ export interface TestRunOptions {
   write: (line: string) => void;
   /** Usage and load errors (default: `write`). */
   error?: (line: string) => void;
+  /** Told how far the run is: definition files loaded, then case files run (a tool's progress line). */
+  progress?: (done: number, total: number, what: 'files loaded' | 'case files run') => void;
 }
 
 const COMPANY_ID = 'cmp_definition_tests';
@@ -71,7 +73,7 @@ export async function runDefinitionTests(dir: string, options: TestRunOptions): 
     return { passed: 0, failed: 0, exitCode: 2 };
   };
 
-  const loaded = await new DefinitionsLoader().loadDirectory(dir);
+  const loaded = await new DefinitionsLoader().loadDirectory(dir, undefined, options.progress && ((done, total) => options.progress!(done, total, 'files loaded')));
   if (!loaded.ok) {
     for (const problem of loaded.problems) error(formatProblem(problem, display));
     return usage(`${loaded.problems.length} problem${loaded.problems.length === 1 ? '' : 's'} in the definitions: fix them (npm run validate) before running their tests`);
@@ -88,7 +90,8 @@ export async function runDefinitionTests(dir: string, options: TestRunOptions): 
   let passed = 0;
   let failed = 0;
   try {
-    for (const found of files) {
+    for (const [index, found] of files.entries()) {
+      options.progress?.(index, files.length, 'case files run');
       const title = `${found.app.slug} ${versionLabel(found.version.version)} ${found.actionId}`;
       const action = found.version.actions.get(found.actionId);
       if (!action) {

@@ -23,12 +23,14 @@ export interface FolderFormatResult {
  * the former, and the latter are data, not definitions.
  * With `write: false` (`--check`) nothing is written.
  */
-export async function formatFolder(dir: string, options: { write: boolean }): Promise<FolderFormatResult> {
+/** `progress`: told of the files formatted (or checked) so far, for a tool's progress line. */
+export async function formatFolder(dir: string, options: { write: boolean; progress?: (done: number, total: number) => void }): Promise<FolderFormatResult> {
   const { files, problems } = await readSourceFiles(dir);
   const missing = problems.find((p) => p.code === 'DEFINITIONS_DIR_MISSING');
   if (missing) return { files: [], folderProblem: missing.message };
   const results: FileFormatStatus[] = [];
-  for (const source of files) {
+  for (const [index, source] of files.entries()) {
+    options.progress?.(index, files.length);
     const place = placeOf(source.file);
     if (place.kind === 'unexpected') continue;
     const outcome = formatDefinition(place.kind, source.text);
@@ -43,5 +45,6 @@ export async function formatFolder(dir: string, options: { write: boolean }): Pr
       results.push({ file: source.file, status: 'not-canonical', text: outcome.text });
     }
   }
+  options.progress?.(files.length, files.length);
   return { files: results, folderProblem: null };
 }

@@ -6,7 +6,7 @@ import { LoadedTree, type TreeState } from './loaded-tree.ts';
 import { isWarning, sortProblems, type DefinitionProblem } from './problems.ts';
 import type { DefinitionsSnapshot } from './snapshot.ts';
 import { defaultLoadThreads } from './load-threads.ts';
-import { AnalysisPool, analyseAside, analyseFiles, PARALLEL_MIN_FILES } from './parallel-analysis.ts';
+import { AnalysisPool, analyseAside, analyseFiles, PARALLEL_MIN_FILES, type Analysed } from './parallel-analysis.ts';
 import { readSourceFiles, type SourceFile } from './source-files.ts';
 
 /**
@@ -68,8 +68,9 @@ export class DefinitionsLoader {
    * changed or deleted since the last load of this folder), only those are
    * read again; without it, or when that cannot be trusted (no earlier full
    * read of this folder, or see rereadChanged), every file is.
+   * `progress`: told of a full load's files analysed so far (a tool's progress line).
    */
-  async loadDirectory(dir: string, changed?: readonly string[]): Promise<LoadResult> {
+  async loadDirectory(dir: string, changed?: readonly string[], progress?: (done: number, total: number) => void): Promise<LoadResult> {
     // A Kubernetes volume is read from the folder its ..data link points at now; an update is a new folder, read whole.
     const root = await contentRoot(dir);
     const incremental = changed !== undefined && this.readFrom === root;
@@ -96,8 +97,15 @@ export class DefinitionsLoader {
       // The files new to the tree are analysed ahead, on every core when they are many (a cold start).
       const fresh = files.filter((source) => !this.tree.knows(source));
       const many = fresh.length >= PARALLEL_MIN_FILES;
+      let done = files.length - fresh.length;
+      const analysed: Analysed | undefined = progress && ((count) => progress((done += count), files.length));
+      progress?.(done, files.length);
       const analyses =
-        pool && many ? (await pool.analyse(fresh)).analyses : many && workers ? (await analyseFiles(fresh, this.limits, workers)).analyses : await analyseAside(fresh, this.limits);
+        pool && many
+          ? (await pool.analyse(fresh, undefined, analysed)).analyses
+          : many && workers
+            ? (await analyseFiles(fresh, this.limits, workers, undefined, analysed)).analyses
+            : await analyseAside(fresh, this.limits, analysed);
       this.ahead = new Map(analyses.map((analysis) => [analysis.source, analysis]));
     } finally {
       // Before the tree is built: the workers' heaps are let go first.
@@ -128,6 +136,6 @@ function result(state: TreeState, readProblems: DefinitionProblem[], reading: { 
 }
 
 /** One-off load without a cache kept around: `npm run validate`, tests. */
-export function loadDefinitions(dir: string): Promise<LoadResult> {
-  return new DefinitionsLoader().loadDirectory(dir);
+export function loadDefinitions(dir: string, progress?: (done: number, total: number) => void): Promise<LoadResult> {
+  return new DefinitionsLoader().loadDirectory(dir, undefined, progress);
 }

@@ -27,33 +27,76 @@ import { RECORD_COUNTS } from './records.ts';
 import type { ScaleResult } from './scale.ts';
 import { generateTree } from './scale-tree.ts';
 import { round, table } from './stats.ts';
+import { commandLine, isEntry, usageLine, type CliValues } from '../../engine/cli/command-line.ts';
 
-const flags = new Map(
-  process.argv.slice(2).map((arg) => {
-    const [name, value] = arg.replace(/^--/, '').split('=');
-    return [name!, value ?? 'true'] as const;
-  }),
-);
-const quick = flags.has('quick');
-const setting = (flag: string, env: string, full: number, smoke: number) => Number(flags.get(flag) ?? process.env[env] ?? (quick ? smoke : full));
-const settings = {
-  quick,
-  connections: setting('connections', 'BENCH_CONNECTIONS', 10, 10),
-  warmupSeconds: setting('warmup', 'BENCH_WARMUP', 2, 0.5),
-  durationSeconds: setting('duration', 'BENCH_DURATION', 5, 1),
-  /** The latency pass: one connection, so p50 is the time of one request and not a queue's. */
-  latencyDurationSeconds: setting('latency-duration', 'BENCH_LATENCY_DURATION', 3, 1),
-  apps: setting('apps', 'BENCH_APPS', 1000, 100),
-  actions: setting('actions', 'BENCH_ACTIONS', 30, 30),
-  reloads: setting('reloads', 'BENCH_RELOADS', 3, 2),
-  mappingMs: setting('mapping-ms', 'BENCH_MAPPING_MS', 400, 50),
-  debounceMs: flags.get('debounce') ?? process.env.BENCH_DEBOUNCE_MS,
+export const cli = {
+  command: 'npm run bench --',
+  summary:
+    'Measures the gateway next to a direct call and a bare proxy, the mapping cost alone, and definition loading at scale, and reports figures (bench-results.json); never fails on speed. Every number option has an env twin (BENCH_DURATION, ...).',
+  options: {
+    quick: { type: 'boolean' as const, description: 'smoke run: short loads, a 100 x 30 tree' },
+    only: { type: 'string' as const, value: '<parts>', description: 'any of load,budget,mapping,scale (comma-separated; default all)' },
+    duration: { type: 'string' as const, value: '<s>', description: 'seconds of each measured load (BENCH_DURATION; 5, quick 1)' },
+    warmup: { type: 'string' as const, value: '<s>', description: 'seconds of warm-up before each (BENCH_WARMUP; 2, quick 0.5)' },
+    connections: { type: 'string' as const, value: '<n>', description: 'concurrent connections (BENCH_CONNECTIONS; 10)' },
+    'latency-duration': { type: 'string' as const, value: '<s>', description: 'seconds of the one-connection latency pass (BENCH_LATENCY_DURATION; 3, quick 1)' },
+    apps: { type: 'string' as const, value: '<n>', description: 'apps in the generated tree (BENCH_APPS; 1000, quick 100)' },
+    actions: { type: 'string' as const, value: '<n>', description: 'actions per app (BENCH_ACTIONS; 30)' },
+    reloads: { type: 'string' as const, value: '<n>', description: 'reloads measured (BENCH_RELOADS; 3, quick 2)' },
+    debounce: { type: 'string' as const, value: '<ms>', description: 'the reload debounce (BENCH_DEBOUNCE_MS; the gateway default)' },
+    'mapping-ms': { type: 'string' as const, value: '<ms>', description: 'time spent on each mapping cost (BENCH_MAPPING_MS; 400, quick 50)' },
+    'cpu-prof': { type: 'string' as const, value: '<target>', description: 'profile gateway, proxy or scale into .tmp/profiles' },
+    out: { type: 'string' as const, value: '<file>', description: 'where the figures go (BENCH_OUT; bench-results.json)' },
+  },
+  examples: ['npm run bench -- --quick', 'npm run bench -- --only=load,mapping --duration=5', 'npm run bench -- --only=load --cpu-prof=gateway'],
 };
-const only = new Set((flags.get('only') ?? 'load,budget,mapping,scale').split(','));
+
+const NUMBERS = ['duration', 'warmup', 'connections', 'latency-duration', 'apps', 'actions', 'reloads', 'debounce', 'mapping-ms'] as const;
+const PARTS = ['load', 'budget', 'mapping', 'scale'];
+
+/** The options a run goes by, or what is wrong with them (the usage line follows it). */
+function settingsFrom(values: CliValues<typeof cli.options>) {
+  for (const name of NUMBERS) {
+    const value = values[name];
+    if (value !== undefined && !(Number(value) >= 0 && value.trim() !== '')) return `--${name} must be a number, 0 or more (got ${value})`;
+  }
+  const parts = (values.only ?? PARTS.join(',')).split(',');
+  const unknownPart = parts.find((part) => !PARTS.includes(part));
+  if (unknownPart !== undefined) return `--only takes ${PARTS.join(', ')} (got ${unknownPart})`;
+  if (values['cpu-prof'] !== undefined && !['gateway', 'proxy', 'scale'].includes(values['cpu-prof'])) return `--cpu-prof takes gateway, proxy or scale (got ${values['cpu-prof']})`;
+  const quick = values.quick === true;
+  const setting = (flag: (typeof NUMBERS)[number], env: string, full: number, smoke: number) => Number(values[flag] ?? process.env[env] ?? (quick ? smoke : full));
+  return {
+    settings: {
+      quick,
+      connections: setting('connections', 'BENCH_CONNECTIONS', 10, 10),
+      warmupSeconds: setting('warmup', 'BENCH_WARMUP', 2, 0.5),
+      durationSeconds: setting('duration', 'BENCH_DURATION', 5, 1),
+      /** The latency pass: one connection, so p50 is the time of one request and not a queue's. */
+      latencyDurationSeconds: setting('latency-duration', 'BENCH_LATENCY_DURATION', 3, 1),
+      apps: setting('apps', 'BENCH_APPS', 1000, 100),
+      actions: setting('actions', 'BENCH_ACTIONS', 30, 30),
+      reloads: setting('reloads', 'BENCH_RELOADS', 3, 2),
+      mappingMs: setting('mapping-ms', 'BENCH_MAPPING_MS', 400, 50),
+      debounceMs: values.debounce ?? process.env.BENCH_DEBOUNCE_MS,
+    },
+    only: new Set(parts),
+    profile: values['cpu-prof'],
+    out: path.resolve(values.out ?? process.env.BENCH_OUT ?? 'bench-results.json'),
+  };
+}
+
+const args = isEntry(import.meta.url) ? commandLine(cli) : null;
+const chosen = args ? settingsFrom(args.values) : null;
+if (typeof chosen === 'string') {
+  process.stderr.write(`${chosen}\n${usageLine(cli)}\n`);
+  process.exitCode = 2;
+}
+const run = chosen !== null && typeof chosen !== 'string' ? chosen : null;
+// Read by the parts below only when the bench runs (run !== null).
+const { settings, only, profile, out } = run ?? ({} as Exclude<ReturnType<typeof settingsFrom>, string>);
 /** The budget part: µs of work added to each of the bare proxy's requests. */
 const BURNS_US = [0, 50, 100, 200, 400];
-const profile = flags.get('cpu-prof');
-const out = path.resolve(flags.get('out') ?? process.env.BENCH_OUT ?? 'bench-results.json');
 const profileDir = path.resolve('.tmp/profiles');
 const profiled = (name: string) => (profile === name ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []);
 
@@ -387,4 +430,4 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+if (run) await main();

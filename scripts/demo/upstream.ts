@@ -5,6 +5,14 @@
  * answers like a typical third-party API (nested payloads, 404s, 204 deletes).
  */
 import http from 'node:http';
+import { commandLine, isEntry } from '../../engine/cli/command-line.ts';
+
+export const cli = {
+  command: 'npm run demo:upstream --',
+  summary: 'Serves a small to-do API on 127.0.0.1 (DEMO_PORT, default 4010; token demo-token) behind the bundled demo-todos app, until Ctrl-C.',
+  options: {},
+  examples: ['npm run demo:upstream', 'DEMO_PORT=4020 npm run demo:upstream'],
+};
 
 const port = Number(process.env.DEMO_PORT ?? 4010);
 const TOKEN = 'demo-token';
@@ -92,9 +100,11 @@ const server = http.createServer((req, res) => {
   });
 });
 
-server.listen(port, '127.0.0.1', () => {
-  const { port: actual } = server.address() as import('node:net').AddressInfo;
-  console.log(`demo to-do API on http://127.0.0.1:${actual}/v1/todos (token: ${TOKEN}); Ctrl-C stops it`);
-});
-process.once('SIGINT', () => server.close(() => process.exit(0)));
-process.once('SIGTERM', () => server.close(() => process.exit(0)));
+if (isEntry(import.meta.url) && commandLine(cli)) {
+  server.listen(port, '127.0.0.1', () => {
+    const { port: actual } = server.address() as import('node:net').AddressInfo;
+    console.log(`demo to-do API on http://127.0.0.1:${actual}/v1/todos (token: ${TOKEN}); Ctrl-C stops it`);
+  });
+  process.once('SIGINT', () => server.close(() => process.exit(0)));
+  process.once('SIGTERM', () => server.close(() => process.exit(0)));
+}

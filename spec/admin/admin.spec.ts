@@ -42,8 +42,9 @@ describe('admin commands', () => {
     await json(store, 'members:add', '--company', companyId, '--email', 'ada@acme.test', '--name', 'Ada');
     const twice = await runAdminCommand({ store, keyring }, ['members:add', '--company', companyId, '--email', 'ada@acme.test', '--name', 'Ada']);
     expect(twice).to.deep.equal({ exitCode: 1, output: `error: ada@acme.test is already a member of company ${companyId}` });
-    const unknown = await runAdminCommand({ store, keyring }, ['members:add', '--company', 'cmp_nope', '--email', 'x@y.z', '--name', 'X']);
-    expect(unknown).to.deep.equal({ exitCode: 1, output: 'error: company cmp_nope does not exist' });
+    const nobody = `cmp_${'0'.repeat(24)}`;
+    const unknown = await runAdminCommand({ store, keyring }, ['members:add', '--company', nobody, '--email', 'x@y.z', '--name', 'X']);
+    expect(unknown).to.deep.equal({ exitCode: 1, output: `error: company ${nobody} does not exist` });
     const role = await runAdminCommand({ store, keyring }, ['members:add', '--company', companyId, '--email', 'x@y.z', '--name', 'X', '--role', 'god']);
     expect(role.exitCode).to.equal(2);
     expect(role.output).to.match(/^--role must be owner, admin or member\nusage: npm run admin -- members:add/);
@@ -70,12 +71,75 @@ describe('admin commands', () => {
     expect(unknown.output).to.match(/^unknown command "frobnicate"\n\nusage: npm run admin/);
     const option = await runAdminCommand({ store, keyring }, ['companies:create', '--nmae', 'x']);
     expect(option.exitCode).to.equal(2);
-    expect(option.output).to.include("Unknown option '--nmae'");
+    expect(option.output).to.equal('unknown option --nmae\nusage: npm run admin -- companies:create --name <name> [--timezone <tz>] [--plan <plan>] [--json]');
+    const extra = await runAdminCommand({ store, keyring }, ['companies:list', 'everything']);
+    expect(extra).to.deep.equal({ exitCode: 2, output: 'unexpected argument everything\nusage: npm run admin -- companies:list [--json]' });
+    const missing = await runAdminCommand({ store, keyring }, ['keys:revoke']);
+    expect(missing).to.deep.equal({ exitCode: 2, output: 'missing <apiKeyId>\nusage: npm run admin -- keys:revoke [--json] <apiKeyId>' });
+    const noName = await runAdminCommand({ store, keyring }, ['companies:create']);
+    expect(noName.output).to.match(/^--name is required\nusage: npm run admin -- companies:create/);
+  });
+
+  it("lists its commands on --help, and one command's options on <command> --help", async () => {
+    for (const argv of [[], ['--help'], ['-h'], ['help']]) {
+      const help = await runAdminCommand({ store, keyring }, argv);
+      expect(help.exitCode, argv.join(' ')).to.equal(0);
+      expect(help.output).to.match(/^usage: npm run admin -- <command> \[options\] \[--json\]\n/);
+      expect(help.output).to.include('\n  companies:create --name <name> [--timezone <tz>] [--plan <plan>] [--json]\n      creates a company\n');
+      expect(help.output).to.include('\n  signing-keys:retire [--json] <kid>\n');
+    }
+    const one = await runAdminCommand({ store, keyring }, ['members:add', '--help']);
+    expect(one.exitCode).to.equal(0);
+    expect(one.output).to.match(/^usage: npm run admin -- members:add --company <companyId> --email <email> --name <name> \[--role owner\|admin\|member\] \[--json\]\n/);
+    expect(one.output).to.match(/\n  --role owner\|admin\|member +their role \(default member\)\n/);
+    // --help wins over a mistake elsewhere on the line, and runs nothing.
+    expect((await runAdminCommand({ store, keyring }, ['companies:create', '--nmae', 'x', '-h'])).exitCode).to.equal(0);
+    expect(await store.companies.find({})).to.deep.equal([]);
+  });
+
+  it('refuses a time zone, an email or an id of the wrong form, naming the option and the rule', async () => {
+    const refused = async (...argv: string[]) => {
+      const result = await runAdminCommand({ store, keyring }, argv);
+      expect(result.exitCode, result.output).to.equal(2);
+      return result.output.split('\n')[0];
+    };
+    expect(await refused('companies:create', '--name', 'Acme', '--timezone', 'Mars/Olympus_Mons')).to.equal(
+      `--timezone must be an IANA time zone such as Europe/Berlin or UTC, got "Mars/Olympus_Mons" (the names: Intl.supportedValuesOf('timeZone'))`,
+    );
+    expect(await refused('companies:create', '--name', 'Acme', '--timezone', '+01:00')).to.match(/^--timezone must be an IANA time zone/);
+    expect(await refused('companies:create', '--name', ' ')).to.equal('--name must not be empty');
+    const { companyId } = await json(store, 'companies:create', '--name', 'Acme', '--timezone', 'europe/berlin');
+    expect((await store.companies.findOne({ id: companyId }))!.timezone).to.equal('Europe/Berlin');
+    const zulu = await json(store, 'companies:create', '--name', 'Zulu', '--timezone', ' UTC ');
+    expect((await store.companies.findOne({ id: zulu.companyId }))!.timezone).to.equal('UTC');
+    expect(await refused('members:add', '--company', companyId, '--email', 'ada-at-acme', '--name', 'Ada')).to.equal('--email must be an email address (name@example.com), got "ada-at-acme"');
+    expect(await refused('members:add', '--company', 'acme', '--email', 'ada@acme.test', '--name', 'Ada')).to.equal('--company must be a company id (cmp_ and 24 hex digits), got "acme"');
+    expect(await refused('members:list', '--company', 'cmp_nope')).to.equal('--company must be a company id (cmp_ and 24 hex digits), got "cmp_nope"');
+    expect(await refused('keys:revoke', 'igw_secret')).to.equal('<apiKeyId> must be an API key id (key_ and 24 hex digits), got "igw_secret"');
+    expect(await refused('signing-keys:retire', 'sig_nope')).to.equal('<kid> must be a signing key id (sig_ and 24 hex digits), got "sig_nope"');
+    expect(await json(store, 'members:list', '--company', companyId)).to.deep.equal([]);
   });
 });
 
 describe('the admin tool (npm run admin)', function () {
   this.timeout(60_000);
+
+  it('answers --help on stdout and refuses a mistyped line on stderr, without the configuration or the store', async () => {
+    // A configuration that would not load: help and refusals come first, so they do not need one.
+    const env = { PORT: 'not-a-port', DATA_DIR: '/nonexistent/admin-help' };
+    const help = await runCommand(['--import', 'tsx', 'scripts/admin.ts', '--help'], env);
+    expect(help.code, help.stderr).to.equal(0);
+    expect(help.stdout).to.match(/^usage: npm run admin -- <command> \[options\] \[--json\]\n[\s\S]*\n  keys:create --company <companyId>/);
+    expect(help.stderr).to.equal('');
+    const one = await runCommand(['--import', 'tsx', 'scripts/admin.ts', 'keys:list', '--help'], env);
+    expect(one.code).to.equal(0);
+    expect(one.stdout).to.match(/^usage: npm run admin -- keys:list \[--company <companyId>\] \[--json\]\n/);
+    const unknown = await runCommand(['--import', 'tsx', 'scripts/admin.ts', 'keys:list', '--all'], env);
+    expect(unknown).to.deep.include({ code: 2, stdout: '', stderr: 'unknown option --all\nusage: npm run admin -- keys:list [--company <companyId>] [--json]\n' });
+    const zone = await runCommand(['--import', 'tsx', 'scripts/admin.ts', 'companies:create', '--name', 'A', '--timezone', 'CEST'], env);
+    expect(zone.code).to.equal(2);
+    expect(zone.stderr).to.match(/^--timezone must be an IANA time zone such as Europe\/Berlin or UTC, got "CEST"/);
+  });
 
   it('works with the gateway stopped, and through a running gateway on the same DATA_DIR', async () => {
     const { dir, cleanup } = await tempDir();

@@ -105,7 +105,7 @@ describe('npm run diff (command)', function () {
   it('exits 2 on a usage error or a side that is neither a folder nor a revision', async () => {
     const one = await runScript('diff.ts', ['base'], { cwd: tmp.dir });
     expect(one.code).to.equal(2);
-    expect(one.stderr).to.match(/^expected two sides, got 1\nusage: npm run diff -- <base> <head>/);
+    expect(one.stderr).to.equal('missing <head>\nusage: npm run diff -- [--json] [--dir <definitions folder>] <base> <head>\n');
     const nowhere = await runScript('diff.ts', ['base', 'nowhere'], { cwd: tmp.dir });
     expect(nowhere.code).to.equal(2);
     expect(nowhere.stderr).to.match(/^nowhere is neither a folder nor a git revision\n/);

@@ -58,7 +58,7 @@ describe('npm run fmt (command)', function () {
 
   it('exits 2 on an unknown option or a missing folder', async () => {
     const option = await runScript('fmt.ts', ['--fix'], { cwd: tmp.dir });
-    expect(option).to.deep.equal({ code: 2, stdout: '', stderr: 'unknown option --fix\nusage: npm run fmt [-- --check] [-- <dir>]\n' });
+    expect(option).to.deep.equal({ code: 2, stdout: '', stderr: 'unknown option --fix\nusage: npm run fmt -- [--check] [<dir>]\n' });
     const missing = await runScript('fmt.ts', ['nowhere'], { cwd: tmp.dir });
     expect(missing.code).to.equal(2);
     expect(missing.stderr).to.match(/nowhere is not a folder\n$/);

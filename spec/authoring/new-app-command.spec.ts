@@ -140,7 +140,7 @@ describe('npm run new-app', function () {
     expect(taken).to.deep.equal({ code: 2, stdout: '', stderr: 'definitions/acme/app.yaml already uses "acme-crm" as its id or slug\n' });
     const usage = await runScript('new-app.ts', [], { cwd: tmp.dir });
     expect(usage.code).to.equal(2);
-    expect(usage.stderr).to.equal('missing the app slug\nusage: npm run new-app -- <slug> [--name "Display Name"] [--dir <definitions folder>]\n');
+    expect(usage.stderr).to.equal('missing <slug>\nusage: npm run new-app -- [--name "Display Name"] [--dir <folder>] <slug>\n');
     expect((await fs.readdir(dir)).sort()).to.deep.equal(['acme']);
   });
 });

@@ -148,7 +148,7 @@ describe('npm run test:definitions', function () {
     expect(unknown).to.deep.equal({ code: 2, stdout: '', stderr: 'no app with slug or id "nope" (there are: acme-crm, zen-desk)\n' });
     const usage = await runScript('test-definitions.ts', ['a', 'b'], { cwd: tmp.dir });
     expect(usage.code).to.equal(2);
-    expect(usage.stderr).to.equal('one app at most, got a b\nusage: npm run test:definitions [-- <app slug or id>] [--dir <definitions folder>]\n');
+    expect(usage.stderr).to.equal('unexpected argument b\nusage: npm run test:definitions -- [--dir <folder>] [<app>]\n');
   });
 
   it('exits 2 with the located problems when the definitions do not load', async () => {

@@ -262,7 +262,7 @@ describe('end-user tokens', () => {
       });
       const [retired] = (await admin('signing-keys:list')).json.filter((k: any) => k.status === 'retired');
       expect((await runAdminCommand(gw.gateway.services, ['signing-keys:retire', retired.kid])).output).to.equal(`error: signing key ${retired.kid} is already retired`);
-      expect((await runAdminCommand(gw.gateway.services, ['signing-keys:retire', 'sig_nope'])).output).to.equal('error: signing key sig_nope does not exist');
+      expect((await runAdminCommand(gw.gateway.services, ['signing-keys:retire', `sig_${'0'.repeat(24)}`])).output).to.equal(`error: signing key sig_${'0'.repeat(24)} does not exist`);
       expect((await runAdminCommand(gw.gateway.services, ['signing-keys:retire'])).exitCode).to.equal(2);
     });
   });
