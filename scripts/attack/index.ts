@@ -17,7 +17,9 @@ import { printReport, type Attack } from './support.ts';
 
 const { values } = parseArgs({ options: { only: { type: 'string' }, list: { type: 'boolean' } } });
 const dir = path.dirname(fileURLToPath(import.meta.url));
-const files = (await fs.readdir(dir)).filter((file) => file.endsWith('.attack.ts')).sort();
+// `.attack.ts` under tsx, `.attack.js` compiled.
+const ownExtension = path.extname(fileURLToPath(import.meta.url));
+const files = (await fs.readdir(dir)).filter((file) => file.endsWith(`.attack${ownExtension}`)).sort();
 const attacks: Attack[] = [];
 for (const file of files) attacks.push(((await import(pathToFileURL(path.join(dir, file)).href)) as { attack: Attack }).attack);
 
