@@ -1,0 +1,109 @@
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { expect } from 'chai';
+import { ROOT, spawnGateway, type GatewayProcess } from '../helpers/process.ts';
+import { ensureBuilt, START_ARGS } from '../helpers/start-command.ts';
+import { tempDir } from '../helpers/temp-dir.ts';
+
+const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+  scripts: Record<string, string>;
+  dependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
+};
+/** node's options of the production start (everything before the entry file). */
+const NODE_OPTIONS = START_ARGS.slice(0, -1);
+
+/** Runs a module text with the production start's node options, in the repository folder. */
+function runCompiled(source: string) {
+  return spawnSync(process.execPath, [...NODE_OPTIONS, '--input-type=module', '-e', source], { cwd: ROOT, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
+}
+
+/** The command lines of a process's children (Linux /proc). */
+function childCommands(pid: number): string[] {
+  const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
+  return children.map((child) => {
+    try {
+      return readFileSync(`/proc/${child}/cmdline`, 'utf8').split('\0').join(' ');
+    } catch {
+      return '(exited)';
+    }
+  });
+}
+
+describe('the compiled build (npm run build, npm start)', function () {
+  this.timeout(120_000);
+  before(() => ensureBuilt());
+
+  it('starts with plain node on dist/, source maps on, and needs neither tsx nor TypeScript installed', () => {
+    expect(pkg.scripts.start).to.equal('node --enable-source-maps dist/engine/main.js');
+    expect(pkg.scripts.dev).to.equal('node --import tsx engine/main.ts');
+    expect(Object.keys(pkg.dependencies)).to.not.include.members(['tsx']);
+    expect(Object.keys(pkg.dependencies)).to.not.include.members(['typescript']);
+    expect(pkg.devDependencies).to.include.keys('tsx', 'typescript');
+  });
+
+  describe('the gateway process', () => {
+    let data: Awaited<ReturnType<typeof tempDir>>;
+    let gateway: GatewayProcess | null = null;
+    beforeEach(async () => {
+      data = await tempDir();
+    });
+    afterEach(async () => {
+      if (gateway && gateway.child.exitCode === null) {
+        gateway.child.kill('SIGKILL');
+        await gateway.exited;
+      }
+      gateway = null;
+      await data.cleanup();
+    });
+
+    it('answers /health and runs no esbuild helper processes (tsx runs two)', async () => {
+      gateway = await spawnGateway({ PORT: '0', DATA_DIR: data.dir });
+      expect((await fetch(`${gateway.url}/health`)).status).to.equal(200);
+      expect(childCommands(gateway.child.pid!).filter((command) => /esbuild|tsx/.test(command))).to.deep.equal([]);
+    });
+  });
+
+  it('maps a stack trace of compiled code to the TypeScript line', () => {
+    const run = runCompiled(`
+      const { loadConfig } = await import('./dist/engine/config/config.js');
+      try { loadConfig({ PORT: 'not-a-port' }); } catch (error) { console.log(error.stack); }
+    `);
+    expect(run.stdout).to.include('PORT');
+    expect(run.stdout).to.match(/engine\/config\/config\.ts:\d+:\d+/);
+    expect(run.stdout).to.not.match(/config\.js:\d+/);
+  });
+
+  it('analyses definitions on worker threads when compiled (the worker is dist/…/analysis-worker.js, no tsx)', () => {
+    const run = runCompiled(`
+      const { analyseFiles, PARALLEL_MIN_FILES } = await import('./dist/engine/definitions/parallel-analysis.js');
+      const { sourceFile } = await import('./dist/engine/definitions/source-files.js');
+      const { DEFAULT_MAPPING_LIMITS } = await import('./dist/engine/mapping/index.js');
+      const { appFiles } = await import('./dist/scripts/bench/scale-tree.js');
+      const files = [];
+      for (let app = 1; files.length < PARALLEL_MIN_FILES; app++) for (const [file, text] of appFiles(app, 30)) files.push(sourceFile(file, text));
+      const { analyses, workersDone } = await analyseFiles(files, DEFAULT_MAPPING_LIMITS, 2);
+      console.log(JSON.stringify({ files: analyses.length, workersDone, problems: analyses.flatMap((a) => a.problems).length }));
+    `);
+    expect(run.stderr).to.equal('');
+    const result = JSON.parse(run.stdout) as { files: number; workersDone: number; problems: number };
+    expect(result.workersDone).to.equal(2);
+    expect(result.problems).to.equal(0);
+  });
+
+  it('runs the scripts compiled too: the admin tool answers from dist/', async () => {
+    const data = await tempDir();
+    try {
+      const run = spawnSync(process.execPath, [...NODE_OPTIONS, 'dist/scripts/admin.js', 'no-such-command'], {
+        cwd: ROOT,
+        encoding: 'utf8',
+        env: { PATH: process.env.PATH ?? '', DATA_DIR: data.dir },
+      });
+      expect(run.stderr + run.stdout).to.match(/no-such-command/);
+      expect(run.stderr).to.not.match(/ERR_MODULE_NOT_FOUND|ERR_UNKNOWN_FILE_EXTENSION/);
+    } finally {
+      await data.cleanup();
+    }
+  });
+});
