@@ -8,6 +8,7 @@
  *   npm run bench                       # full run (a few minutes on 2 cores)
  *   npm run bench -- --quick            # smoke run: short loads, 100 x 30 tree
  *   npm run bench -- --only=load,mapping,scale
+ *   npm run bench -- --only=start --rounds=5   # npm start (compiled) against npm run dev (tsx), side by side
  *   npm run bench -- --duration=5 --warmup=2 --connections=10 --latency-duration=3
  *   npm run bench -- --apps=1000 --actions=30 --reloads=5 --debounce=150
  *   npm run bench -- --cpu-prof=gateway    # or proxy, scale: profiles into .tmp/profiles
@@ -16,16 +17,19 @@
  * Every flag has an env twin: BENCH_DURATION, BENCH_WARMUP, BENCH_CONNECTIONS, BENCH_LATENCY_DURATION,
  * BENCH_APPS, BENCH_ACTIONS, BENCH_RELOADS, BENCH_DEBOUNCE_MS, BENCH_MAPPING_MS, BENCH_OUT.
  */
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { PACKAGE_ROOT } from '../../engine/package-root.ts';
 import { runChild, startChild, type Child } from './child.ts';
 import { measure, type LoadFigures, type LoadTarget } from './load.ts';
 import type { MappingCost } from './mapping-cost.ts';
 import { RECORD_COUNTS } from './records.ts';
 import type { ScaleResult } from './scale.ts';
 import { generateTree } from './scale-tree.ts';
+import { startBenchmark } from './start.ts';
 import { round, table } from './stats.ts';
 
 const flags = new Map(
@@ -48,8 +52,10 @@ const settings = {
   reloads: setting('reloads', 'BENCH_RELOADS', 3, 2),
   mappingMs: setting('mapping-ms', 'BENCH_MAPPING_MS', 400, 50),
   debounceMs: flags.get('debounce') ?? process.env.BENCH_DEBOUNCE_MS,
+  /** The start part: rounds of one compiled and one tsx start each. */
+  rounds: setting('rounds', 'BENCH_ROUNDS', 5, 2),
 };
-const only = new Set((flags.get('only') ?? 'load,budget,mapping,scale').split(','));
+const only = new Set((flags.get('only') ?? 'load,budget,mapping,scale,start').split(','));
 /** The budget part: µs of work added to each of the bare proxy's requests. */
 const BURNS_US = [0, 50, 100, 200, 400];
 const profile = flags.get('cpu-prof');
@@ -355,6 +361,28 @@ async function main(): Promise<void> {
       ),
     );
     log('');
+  });
+
+  await part('start', async () => {
+    log(`== start: npm start (compiled, plain node) against npm run dev (tsx) and compiled without source maps, ${settings.rounds} rounds rotating, ${settings.connections} connections, 10 records`);
+    // dist/ as npm start has it: its prestart, the incremental build.
+    const built = spawnSync(process.execPath, [path.join(PACKAGE_ROOT, 'scripts/build-if-needed.mjs')], { stdio: 'inherit' });
+    if (built.status !== 0) throw new Error('building dist/ failed');
+    const upstream = await startChild<{ url: string }>('upstream.ts');
+    try {
+      const start = await startBenchmark(upstream.info.url, settings.rounds, settings, log);
+      results.start = start;
+      log('');
+      log(
+        table(
+          ['variant', 'command', 'start to /health p50', 'all starts (ms)', 'CPU µs/request p50', 'req/s p50', 'RSS at /health', 'helper processes'],
+          start.summary.map((s) => [s.variant, s.command, `${s.startMsMedian} ms`, s.startMsAll.join(' '), s.cpuUsPerRequestMedian, s.requestsPerSecondMedian, `${s.rssMbAtHealthMedian} MB`, s.helperProcesses.join(', ') || 'none']),
+        ),
+      );
+      log('');
+    } finally {
+      await upstream.stop();
+    }
   });
 
   const targets: { target: string; goal: string; result: string; status: string }[] = [];
