@@ -66,6 +66,14 @@ describe('the gateway process when optional packages cannot load', function () {
     );
   });
 
+  it('loads mongodb when MONGODB_URI is set: the same refusal then stops the start, naming it (so the embedded start above did not load it)', async () => {
+    const failed = await start({ REFUSE_IMPORTS: 'mongodb', MONGODB_URI: 'mongodb://127.0.0.1:1/gateway', ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') }).then(
+      () => null,
+      (error: Error) => error.message,
+    );
+    expect(failed).to.include('gateway exited with 1 before listening').and.include("Cannot find package 'mongodb' (refused by spec/fixtures/refuse-imports)");
+  });
+
   it('without @parcel/watcher nor recursive fs.watch: starts, warns that only SIGHUP reloads, and reloads on SIGHUP', async () => {
     gateway = await start({ REFUSE_IMPORTS: '@parcel/watcher', REFUSE_RECURSIVE_WATCH: '1' });
     expect((await fetch(`${gateway.url}/health`)).status).to.equal(200);
