@@ -6,11 +6,11 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { compile, type JSONSchema } from 'json-schema-to-typescript';
 import { commandLine, isEntry } from '../engine/cli/command-line.ts';
+import { PACKAGE_ROOT } from '../engine/package-root.ts';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const root = PACKAGE_ROOT;
 export const SCHEMAS_DIR = path.join(root, 'schemas');
 export const GENERATED_FILE = path.join(root, 'engine/definitions/generated/definition-types.ts');
 

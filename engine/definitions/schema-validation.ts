@@ -1,14 +1,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ErrorObject, ValidateFunction } from 'ajv';
+import { PACKAGE_ROOT } from '../package-root.ts';
 import type { DefinitionKind } from './layout.ts';
 import type { DefinitionPath, ParsedFile } from './parsed-file.ts';
 import { problemAt, type DefinitionProblem, type ProblemCode } from './problems.ts';
 
 /** schemas/ at the repository root: the single source of truth for every definition kind. */
-export const SCHEMAS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../schemas');
+export const SCHEMAS_DIR = path.join(PACKAGE_ROOT, 'schemas');
 
 const SCHEMA_OF: Record<DefinitionKind, string> = {
   app: 'app.schema.json',

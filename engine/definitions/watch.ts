@@ -1,10 +1,10 @@
 import { watch as watchEntries, type FSWatcher, type Stats } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import parcel from '@parcel/watcher';
 import type { Logger } from '../log/logger.ts';
 import { contentRoot, movedPath, VOLUME_DATA_LINK } from './content-root.ts';
 import type { DefinitionsRegistry } from './registry.ts';
+import { loadTreeWatcher, type TreeEvent, type TreeSubscription, type TreeWatcher } from './tree-watcher.ts';
 import { isDefinitionPath } from './source-files.ts';
 
 /**
@@ -27,13 +27,6 @@ import { isDefinitionPath } from './source-files.ts';
  * edit.
  */
 export const RELOAD_DEBOUNCE_MS = 25;
-
-/**
- * Hidden files and folders (.git, editor swap files): any path part starting
- * with '.'. Matched against the path relative to the watched folder, so
- * hidden folders are not crawled nor watched.
- */
-const HIDDEN = ['**/.*', '**/.*/**'];
 
 /**
  * A folder's mtime comes from the kernel's coarse clock, which lags the real
@@ -104,13 +97,19 @@ interface Place {
  * back), logs that, and reloads everything: a gone folder is a load that
  * fails with DEFINITIONS_DIR_MISSING, so the last good snapshot keeps
  * serving.
+ *
+ * `tree`: how the tree is watched (tree-watcher.ts): @parcel/watcher, or
+ * Node's recursive fs.watch when parcel cannot load, or null when neither
+ * can watch: then only the folder checks and SIGHUP reload.
  */
 export async function watchDefinitions(
   registry: DefinitionsRegistry,
   logger: Logger,
   debounceMs = RELOAD_DEBOUNCE_MS,
   checkEveryMs = FOLDER_CHECK_MS,
+  tree?: TreeWatcher | null,
 ): Promise<() => Promise<void>> {
+  const treeWatcher = tree === undefined ? await loadTreeWatcher(logger) : tree;
   const dir = path.resolve(registry.dir);
   /** Where the tree is watched; null while the folder is missing. */
   let place: Place | null = null;
@@ -126,7 +125,7 @@ export async function watchDefinitions(
   let changed: Set<string> | null = new Set();
   /** A folder appeared in this window: watch the tree anew before the reload. */
   let rewatch = false;
-  let subscription: parcel.AsyncSubscription | null = null;
+  let subscription: TreeSubscription | null = null;
   /** The latest restart of watching; the next one and stop wait for it. */
   let restarting: Promise<void> = Promise.resolve();
   let closed = false;
@@ -156,7 +155,7 @@ export async function watchDefinitions(
   /** Paths seen created or changed as files whose names are not a definition file's: their deletion is a file's too. */
   let seenFiles = new Set<string>();
   /** `root`: the real folder the event was seen under; the reload is told the path under the definitions folder. */
-  const onEvent = async (root: string, event: parcel.Event) => {
+  const onEvent = async (root: string, event: TreeEvent) => {
     const file = root === dir ? event.path : movedPath(event.path, root, dir);
     const relative = path.relative(dir, file);
     if (relative === '') {
@@ -184,7 +183,7 @@ export async function watchDefinitions(
   };
   /** Events are looked at one after another, in the order reported: a temporary file's creation before its deletion. */
   let handling: Promise<void> = Promise.resolve();
-  const onEvents = (root: string, error: Error | null, events: parcel.Event[]) => {
+  const onEvents = (root: string, error: Error | null, events: TreeEvent[]) => {
     if (error) {
       logger.warn({ err: error, dir, root }, 'watching definitions failed; SIGHUP still reloads');
       // Events may have been lost: the next reload reads everything, from wherever the folder is now.
@@ -197,11 +196,13 @@ export async function watchDefinitions(
     });
   };
   /** Watching starts; a watcher that fails (no inotify watches left, say) must not stop the gateway from starting. */
-  const watch = (root: string) =>
-    parcel.subscribe(root, (error, events) => onEvents(root, error, events), { ignore: HIDDEN }).catch((error: unknown) => {
+  const watch = async (root: string) => {
+    if (!treeWatcher) return null;
+    return await treeWatcher.subscribe(root, (error, events) => onEvents(root, error, events)).catch((error: unknown) => {
       logger.warn({ err: error, dir, root }, 'watching definitions failed; SIGHUP still reloads');
       return null;
     });
+  };
   /** Watches the tree of `place` anew (none while the folder is missing). */
   const watchAgain = async (reason: string) => {
     if (closed) return;
@@ -232,7 +233,7 @@ export async function watchDefinitions(
     const now = await locate(dir);
     const moved = now?.key !== place?.key;
     // A watch that could not start is tried again at each check.
-    const retry = !!now && !subscription;
+    const retry = !!now && !subscription && !!treeWatcher;
     if (!moved && !forced && !retry) {
       if (anchorsBroken) anchor(now);
       return;

@@ -31,7 +31,9 @@ if (args) await main(args.values);
 
 async function main(values: { only?: string | undefined; list?: boolean | undefined }): Promise<void> {
   const dir = path.dirname(fileURLToPath(import.meta.url));
-  const files = (await fs.readdir(dir)).filter((file) => file.endsWith('.attack.ts')).sort();
+  // `.attack.ts` under tsx, `.attack.js` compiled.
+  const ownExtension = path.extname(fileURLToPath(import.meta.url));
+  const files = (await fs.readdir(dir)).filter((file) => file.endsWith(`.attack${ownExtension}`)).sort();
   const attacks: Attack[] = [];
   for (const file of files) attacks.push(((await import(pathToFileURL(path.join(dir, file)).href)) as { attack: Attack }).attack);
 

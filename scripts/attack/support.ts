@@ -1,6 +1,7 @@
 /**
  * What every attack script shares: the real gateway started as its own
- * process (`node --import tsx engine/main.ts`, embedded store in a temp
+ * process (`node --import tsx engine/main.ts`, or dist/engine/main.js when
+ * the attack runs compiled; embedded store in a temp
  * DATA_DIR, on 127.0.0.1), a `/health` poller that measures how long the
  * gateway's event loop keeps other callers waiting while an attack runs, and
  * requests with a deadline, so a script never hangs on a stalled gateway.
@@ -15,9 +16,11 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
+import { PACKAGE_ROOT } from '../../engine/package-root.ts';
 
-export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const ROOT = PACKAGE_ROOT;
+/** The gateway started the way this script runs: from source under tsx, or compiled from dist/ (as `npm start` does). */
+const GATEWAY_COMMAND = import.meta.url.endsWith('.ts') ? ['--import', 'tsx', 'engine/main.ts'] : ['--enable-source-maps', 'dist/engine/main.js'];
 export const ATTACK_API_KEY = 'attack-key-0123456789abcdefghij';
 
 export interface AttackGateway {
@@ -62,7 +65,7 @@ export async function startAttackGateway(options: { env?: Record<string, string>
     }
   }
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'engine/main.ts')], {
+  const child = spawn(process.execPath, GATEWAY_COMMAND, {
     cwd: ROOT,
     env: {
       ...process.env,

@@ -10,6 +10,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
+/** `.ts` under tsx, `.js` compiled (dist/scripts/bench/): children run the way this file runs. */
+const OWN_EXTENSION = path.extname(fileURLToPath(import.meta.url));
+const RUNNER = OWN_EXTENSION === '.ts' ? ['--import', 'tsx'] : ['--enable-source-maps'];
 
 export interface Child<T> {
   process: ChildProcess;
@@ -17,10 +20,10 @@ export interface Child<T> {
   stop(): Promise<void>;
 }
 
-/** Forks `scripts/bench/<file>` under tsx and waits for its ready message (or its failure). */
+/** Forks `scripts/bench/<file>` (named `x.ts`; its `.js` when compiled) the way this file runs, and waits for its ready message (or its failure). */
 export async function startChild<T>(file: string, options: { env?: Record<string, string>; execArgv?: string[]; args?: string[]; timeoutMs?: number } = {}): Promise<Child<T>> {
-  const child = fork(path.join(BENCH_DIR, file), options.args ?? [], {
-    execArgv: ['--import', 'tsx', ...(options.execArgv ?? [])],
+  const child = fork(path.join(BENCH_DIR, file.replace(/\.ts$/, OWN_EXTENSION)), options.args ?? [], {
+    execArgv: [...RUNNER, ...(options.execArgv ?? [])],
     env: { ...process.env, ...options.env },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });

@@ -8,24 +8,28 @@
  *   npm run bench                       # full run (a few minutes on 2 cores)
  *   npm run bench -- --quick            # smoke run: short loads, 100 x 30 tree
  *   npm run bench -- --only=load,mapping,scale
+ *   npm run bench -- --only=start --rounds=5   # npm start (compiled) against npm run dev (tsx), side by side
  *   npm run bench -- --duration=5 --warmup=2 --connections=10 --latency-duration=3
  *   npm run bench -- --apps=1000 --actions=30 --reloads=5 --debounce=150
  *   npm run bench -- --cpu-prof=gateway    # or proxy, scale: profiles into .tmp/profiles
  *   npm run bench -- --out=bench-results.json
  *
  * Every flag has an env twin: BENCH_DURATION, BENCH_WARMUP, BENCH_CONNECTIONS, BENCH_LATENCY_DURATION,
- * BENCH_APPS, BENCH_ACTIONS, BENCH_RELOADS, BENCH_DEBOUNCE_MS, BENCH_MAPPING_MS, BENCH_OUT.
+ * BENCH_APPS, BENCH_ACTIONS, BENCH_RELOADS, BENCH_DEBOUNCE_MS, BENCH_MAPPING_MS, BENCH_ROUNDS, BENCH_OUT.
  */
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { PACKAGE_ROOT } from '../../engine/package-root.ts';
 import { runChild, startChild, type Child } from './child.ts';
 import { measure, type LoadFigures, type LoadTarget } from './load.ts';
 import type { MappingCost } from './mapping-cost.ts';
 import { RECORD_COUNTS } from './records.ts';
 import type { ScaleResult } from './scale.ts';
 import { generateTree } from './scale-tree.ts';
+import { startBenchmark } from './start.ts';
 import { round, table } from './stats.ts';
 import { commandLine, isEntry, usageLine, type CliValues } from '../../engine/cli/command-line.ts';
 
@@ -35,7 +39,7 @@ export const cli = {
     'Measures the gateway next to a direct call and a bare proxy, the mapping cost alone, and definition loading at scale, and reports figures (bench-results.json); never fails on speed. Every number option has an env twin (BENCH_DURATION, ...).',
   options: {
     quick: { type: 'boolean' as const, description: 'smoke run: short loads, a 100 x 30 tree' },
-    only: { type: 'string' as const, value: '<parts>', description: 'any of load,budget,mapping,scale (comma-separated; default all)' },
+    only: { type: 'string' as const, value: '<parts>', description: 'any of load,budget,mapping,scale,start (comma-separated; default all)' },
     duration: { type: 'string' as const, value: '<s>', description: 'seconds of each measured load (BENCH_DURATION; 5, quick 1)' },
     warmup: { type: 'string' as const, value: '<s>', description: 'seconds of warm-up before each (BENCH_WARMUP; 2, quick 0.5)' },
     connections: { type: 'string' as const, value: '<n>', description: 'concurrent connections (BENCH_CONNECTIONS; 10)' },
@@ -45,14 +49,15 @@ export const cli = {
     reloads: { type: 'string' as const, value: '<n>', description: 'reloads measured (BENCH_RELOADS; 3, quick 2)' },
     debounce: { type: 'string' as const, value: '<ms>', description: 'the reload debounce (BENCH_DEBOUNCE_MS; the gateway default)' },
     'mapping-ms': { type: 'string' as const, value: '<ms>', description: 'time spent on each mapping cost (BENCH_MAPPING_MS; 400, quick 50)' },
+    rounds: { type: 'string' as const, value: '<n>', description: 'rounds of the start part, each one compiled and one tsx start (BENCH_ROUNDS; 5, quick 2)' },
     'cpu-prof': { type: 'string' as const, value: '<target>', description: 'profile gateway, proxy or scale into .tmp/profiles' },
     out: { type: 'string' as const, value: '<file>', description: 'where the figures go (BENCH_OUT; bench-results.json)' },
   },
   examples: ['npm run bench -- --quick', 'npm run bench -- --only=load,mapping --duration=5', 'npm run bench -- --only=load --cpu-prof=gateway'],
 };
 
-const NUMBERS = ['duration', 'warmup', 'connections', 'latency-duration', 'apps', 'actions', 'reloads', 'debounce', 'mapping-ms'] as const;
-const PARTS = ['load', 'budget', 'mapping', 'scale'];
+const NUMBERS = ['duration', 'warmup', 'connections', 'latency-duration', 'apps', 'actions', 'reloads', 'debounce', 'mapping-ms', 'rounds'] as const;
+const PARTS = ['load', 'budget', 'mapping', 'scale', 'start'];
 
 /** The options a run goes by, or what is wrong with them (the usage line follows it). */
 function settingsFrom(values: CliValues<typeof cli.options>) {
@@ -79,6 +84,8 @@ function settingsFrom(values: CliValues<typeof cli.options>) {
       reloads: setting('reloads', 'BENCH_RELOADS', 3, 2),
       mappingMs: setting('mapping-ms', 'BENCH_MAPPING_MS', 400, 50),
       debounceMs: values.debounce ?? process.env.BENCH_DEBOUNCE_MS,
+      /** The start part: rounds of one compiled and one tsx start each. */
+      rounds: setting('rounds', 'BENCH_ROUNDS', 5, 2),
     },
     only: new Set(parts),
     profile: values['cpu-prof'],
@@ -398,6 +405,28 @@ async function main(): Promise<void> {
       ),
     );
     log('');
+  });
+
+  await part('start', async () => {
+    log(`== start: npm start (compiled, plain node) against npm run dev (tsx) and compiled without source maps, ${settings.rounds} rounds rotating, ${settings.connections} connections, 10 records`);
+    // dist/ as npm start has it: its prestart, the incremental build.
+    const built = spawnSync(process.execPath, [path.join(PACKAGE_ROOT, 'scripts/build-if-needed.mjs')], { stdio: 'inherit' });
+    if (built.status !== 0) throw new Error('building dist/ failed');
+    const upstream = await startChild<{ url: string }>('upstream.ts');
+    try {
+      const start = await startBenchmark(upstream.info.url, settings.rounds, settings, log);
+      results.start = start;
+      log('');
+      log(
+        table(
+          ['variant', 'command', 'start to /health p50', 'all starts (ms)', 'CPU µs/request p50', 'req/s p50', 'RSS at /health', 'helper processes'],
+          start.summary.map((s) => [s.variant, s.command, `${s.startMsMedian} ms`, s.startMsAll.join(' '), s.cpuUsPerRequestMedian, s.requestsPerSecondMedian, `${s.rssMbAtHealthMedian} MB`, s.helperProcesses.join(', ') || 'none']),
+        ),
+      );
+      log('');
+    } finally {
+      await upstream.stop();
+    }
   });
 
   const targets: { target: string; goal: string; result: string; status: string }[] = [];

@@ -5,6 +5,7 @@ import { Writable } from 'node:stream';
 import { expect } from 'chai';
 import { DefinitionsLoader } from '../../engine/definitions/loader.ts';
 import { DefinitionsRegistry } from '../../engine/definitions/registry.ts';
+import { FS_WATCH, loadTreeWatcher, type TreeWatcher } from '../../engine/definitions/tree-watcher.ts';
 import { watchDefinitions } from '../../engine/definitions/watch.ts';
 import { createLogger } from '../../engine/log/logger.ts';
 import { copyValid, tempDir } from '../support/definition-fixtures.ts';
@@ -28,7 +29,10 @@ async function eventually(holds: () => Promise<boolean>, what: string): Promise<
   }
 }
 
-describe('the definitions watcher', function () {
+const parcel = (await loadTreeWatcher(createLogger('silent')))!;
+
+// The same guarantees through @parcel/watcher and through Node's recursive fs.watch, the fallback when parcel cannot load.
+for (const tree of [parcel, FS_WATCH] as TreeWatcher[]) describe(`the definitions watcher (${tree.name})`, function () {
   this.timeout(WITHIN_MS * 3);
   let tmp: Awaited<ReturnType<typeof tempDir>>;
   let registry: DefinitionsRegistry;
@@ -51,7 +55,7 @@ describe('the definitions watcher', function () {
     });
     registry = new DefinitionsRegistry(tmp.dir, createLogger('info', stream));
     await registry.reload('start');
-    stop = await watchDefinitions(registry, createLogger('silent'));
+    stop = await watchDefinitions(registry, createLogger('silent'), undefined, undefined, tree);
   });
   afterEach(async () => {
     await stop();
@@ -140,7 +144,7 @@ describe('the definitions watcher', function () {
       },
     });
     const missing = new DefinitionsRegistry(at('no-such-folder'), createLogger('silent'));
-    const stopMissing = await watchDefinitions(missing, createLogger('info', log));
+    const stopMissing = await watchDefinitions(missing, createLogger('info', log), undefined, undefined, tree);
     try {
       await missing.reload('start');
       expect(lines.map((l) => [l.level, l.msg, l.dir])).to.deep.include([40, 'definitions folder is missing: the last good snapshot, if any, keeps serving until it is back', at('no-such-folder')]);

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ensureBuilt, START_ARGS } from './start-command.ts';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -19,9 +20,10 @@ process.on('exit', () => {
   for (const child of running) child.kill('SIGKILL');
 });
 
-/** Runs `npm start`'s command as a real process and waits until it listens. */
+/** Runs `npm start`'s command (the compiled gateway, dist/ built first) as a real process and waits until it listens. */
 export async function spawnGateway(env: Record<string, string>, timeoutMs = 20_000): Promise<GatewayProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'engine/main.ts'], {
+  ensureBuilt();
+  const child = spawn(process.execPath, START_ARGS, {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -14,7 +14,14 @@ import {
 import type * as R from '../records.ts';
 import { decodeValue, encodeFilter, encodeSort, encodeUpdate, encodeValue } from '../field-encoding.ts';
 import { likeAsRegex } from './like-regex.ts';
-import { DEFAULT_STORE_QUERY_TIMEOUT_MS, isQueryTimeout, queryTimeoutError } from './query-timeout.ts';
+import { DEFAULT_STORE_QUERY_TIMEOUT_MS, queryTimeoutError } from './query-timeout.ts';
+
+const MAX_TIME_MS_EXPIRED = 50;
+
+/** The server ended a query at its `maxTimeMS` (query-timeout.ts). */
+function isQueryTimeout(error: unknown): boolean {
+  return error instanceof MongoServerError && (error.code === MAX_TIME_MS_EXPIRED || error.codeName === 'MaxTimeMSExpired');
+}
 
 export interface MongoStoreOptions {
   /** `maxTimeMS` of every query (STORE_QUERY_TIMEOUT_MS). */
