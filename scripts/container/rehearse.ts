@@ -19,8 +19,17 @@ import fs from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { commandLine, isEntry } from '../../engine/cli/command-line.ts';
 import { PACKAGE_ROOT } from '../../engine/package-root.ts';
 import { last, readDockerfile, stageEnv, type Stage } from './dockerfile.ts';
+
+export const cli = {
+  command: 'npm run rehearse:container',
+  summary:
+    "Runs what of the Dockerfile can run without a container engine, in temporary folders: its npm commands, its CMD until the HEALTHCHECK passes, a SIGTERM; says what it could not rehearse. Exits 1 when a step fails.",
+  options: {},
+  examples: ['npm run rehearse:container'],
+};
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
 const notRehearsed: string[] = [];
@@ -136,4 +145,4 @@ async function main(): Promise<number> {
   return failed ? 1 : 0;
 }
 
-process.exitCode = await main();
+if (isEntry(import.meta.url) && commandLine(cli)) process.exitCode = await main();
