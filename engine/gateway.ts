@@ -23,8 +23,17 @@ export interface RunningGateway {
   port: number;
   services: Services;
   bootstrap: BootstrapOutcome;
-  /** Stops accepting, lets in-flight requests finish within the grace period, closes the store. */
-  stop(): Promise<void>;
+  /**
+   * Stops: /ready answers 503 at once; requests are still served for `drainMs` (0 by default); then the
+   * listener closes, in-flight requests finish within SHUTDOWN_GRACE_MS, and the store closes. Called
+   * again while it drains with no drainMs, it ends the drain (a second Ctrl-C).
+   */
+  stop(options?: StopOptions): Promise<void>;
+}
+
+export interface StopOptions {
+  /** How long to keep serving with /ready at 503 before the listener closes (so a load balancer stops sending). */
+  drainMs?: number;
 }
 
 /** Opens the store, bootstraps an empty one, and serves the HTTP app: everything `npm start` does but signals. */
@@ -52,7 +61,9 @@ export async function startGateway(config: Config, logger: Logger, overrides: Ga
   const stopWatching = await watchDefinitions(definitions, logger);
   await definitions.reload('start');
   logBaseUrlOverrides(config.appBaseUrls, loadedSnapshot(definitions), logger);
-  const readiness: ReadinessCheck[] = [definitions.readinessCheck(), secretsReadableCheck(store, keyring)];
+  let shuttingDown: string | null = null;
+  const shutdownCheck: ReadinessCheck = { name: 'lifecycle', check: async () => shuttingDown };
+  const readiness: ReadinessCheck[] = [shutdownCheck, definitions.readinessCheck(), secretsReadableCheck(store, keyring)];
   const outbound = overrides.http ?? createConfiguredHttpClient(config);
   const services: Services = { config, store, logger, readiness, keyring, definitions, http: outbound };
   services.runAction = runActionForLookups(services);
@@ -68,8 +79,25 @@ export async function startGateway(config: Config, logger: Logger, overrides: Ga
   }) : async () => {};
 
   let stopping: Promise<void> | null = null;
-  const stop = () => {
-    stopping ??= (async () => {
+  let endDrain: (() => void) | null = null;
+  const stop = (options: StopOptions = {}) => {
+    const drainMs = options.drainMs ?? 0;
+    if (stopping) {
+      if (drainMs === 0) endDrain?.();
+      return stopping;
+    }
+    shuttingDown = drainMs > 0 ? `shutting down; requests are still served for ${drainMs} ms, then the listener closes` : 'shutting down';
+    stopping = (async () => {
+      if (drainMs > 0) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, drainMs);
+          endDrain = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        logger.info('drain over: closing the listener, finishing in-flight requests');
+      }
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       // Connections left idle by a finished request close at once, not at the keep-alive timeout.
       server.closeIdleConnections();

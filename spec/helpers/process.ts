@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -19,11 +19,17 @@ process.on('exit', () => {
   for (const child of running) child.kill('SIGKILL');
 });
 
-/** Runs `npm start`'s command as a real process and waits until it listens. */
-export async function spawnGateway(env: Record<string, string>, timeoutMs = 20_000): Promise<GatewayProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'engine/main.ts'], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+/**
+ * Runs `npm start`'s command as a real process and waits until it listens. SHUTDOWN_DRAIN_MS is 0 unless
+ * `env` sets it, so a SIGTERM stops it at once. `cwd` (the repository by default) is where it looks for `.env`.
+ */
+export async function spawnGateway(env: Record<string, string>, timeoutMs = 20_000, options: { cwd?: string } = {}): Promise<GatewayProcess> {
+  const cwd = options.cwd ?? ROOT;
+  // From another working directory, tsx is found by its path rather than by name.
+  const tsx = cwd === ROOT ? 'tsx' : pathToFileURL(path.join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href;
+  const child = spawn(process.execPath, ['--import', tsx, path.join(ROOT, 'engine/main.ts')], {
+    cwd,
+    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', LOG_LEVEL: 'info', SHUTDOWN_DRAIN_MS: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
