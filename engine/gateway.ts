@@ -12,7 +12,7 @@ import { createApp } from './server/app.ts';
 import { createHttpServer } from './server/http-server.ts';
 import type { ReadinessCheck, Services } from './services.ts';
 import { acquireDataDirLock } from './store/embedded/data-dir-lock.ts';
-import { openStore } from './store/index.ts';
+import { openStore, type Store } from './store/index.ts';
 import { logBaseUrlOverrides } from './runtime/run/base-url-override.ts';
 import { runActionForLookups } from './runtime/run/run-for-lookup.ts';
 import { createConfiguredHttpClient, type HttpClient } from './runtime/http/index.ts';
@@ -40,16 +40,19 @@ export interface StopOptions {
 /** What tests may put in place of the real thing; production passes nothing. */
 export interface GatewayOverrides {
   http?: HttpClient;
+  /** Wraps the opened store (a store whose ping fails or hangs, for the readiness specs). */
+  store?: (store: Store) => Store;
 }
 
 export async function startGateway(config: Config, logger: Logger, overrides: GatewayOverrides = {}): Promise<RunningGateway> {
   const embedded = !config.mongodbUri;
   const keyring = createKeyring(await resolveEncryptionKeys(config));
   const releaseLock = embedded ? await acquireDataDirLock(config.dataDir) : async () => {};
-  const store = await openStore(config).catch(async (error: unknown) => {
+  const opened = await openStore(config).catch(async (error: unknown) => {
     await releaseLock();
     throw error;
   });
+  const store = overrides.store ? overrides.store(opened) : opened;
   const outcome = await bootstrap(store, config.bootstrapApiKey);
   logBootstrap(outcome, logger);
   await ensureSigningKey(store, keyring);
