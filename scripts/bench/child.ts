@@ -18,11 +18,15 @@ export interface Child<T> {
 }
 
 /** Forks `scripts/bench/<file>` under tsx and waits for its ready message (or its failure). */
-export async function startChild<T>(file: string, options: { env?: Record<string, string>; execArgv?: string[]; args?: string[]; timeoutMs?: number } = {}): Promise<Child<T>> {
+export async function startChild<T>(
+  file: string,
+  options: { env?: Record<string, string>; execArgv?: string[]; args?: string[]; timeoutMs?: number; stdout?: 'inherit' | 'pipe' | number } = {},
+): Promise<Child<T>> {
   const child = fork(path.join(BENCH_DIR, file), options.args ?? [], {
     execArgv: ['--import', 'tsx', ...(options.execArgv ?? [])],
     env: { ...process.env, ...options.env },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    // stdout: the terminal by default; the logs benchmark sends the gateway's to a pipe or a file.
+    stdio: ['ignore', options.stdout ?? 'inherit', 'inherit', 'ipc'],
   });
   const info = await new Promise<T>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${file} did not start within ${options.timeoutMs ?? 120_000} ms`)), options.timeoutMs ?? 120_000);

@@ -1,0 +1,125 @@
+/**
+ * `npm run bench:logs`: what writing the gateway's logs costs at the default level (info, one line per
+ * request), with pino's synchronous stdout destination (a write(2) per line, on the request's time) against
+ * the asynchronous one the gateway uses (lines queued, written by a background write). Each is measured with
+ * stdout going to /dev/null, to a file, and to a pipe read by this process (a container runtime or a log
+ * shipper), next to LOG_LEVEL=silent (no line at all). Reports figures; never fails on speed.
+ *
+ *   npm run bench:logs                      # 2 rounds, 2 s warm-up, 5 s per run, 10 connections
+ *   npm run bench:logs -- --rounds=1 --duration=3 --warmup=1 --connections=10
+ */
+import { openSync, closeSync, readFileSync } from 'node:fs';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { startChild } from './child.ts';
+import { measure, type LoadTarget } from './load.ts';
+import { round, table } from './stats.ts';
+
+const { values } = parseArgs({
+  options: {
+    rounds: { type: 'string', default: '2' },
+    duration: { type: 'string', default: '5' },
+    warmup: { type: 'string', default: '2' },
+    connections: { type: 'string', default: '10' },
+    records: { type: 'string', default: '10' },
+    help: { type: 'boolean', default: false },
+  },
+  strict: true,
+});
+if (values.help) {
+  process.stdout.write('usage: npm run bench:logs -- [--rounds=2] [--duration=5] [--warmup=2] [--connections=10] [--records=10]\n');
+  process.exit(0);
+}
+const settings = { connections: Number(values.connections), warmupSeconds: Number(values.warmup), durationSeconds: Number(values.duration) };
+const rounds = Number(values.rounds);
+const records = Number(values.records);
+
+type Sink = 'devnull' | 'file' | 'pipe';
+interface Variant {
+  name: string;
+  level: 'info' | 'silent';
+  sync: boolean;
+  sink: Sink;
+}
+const VARIANTS: Variant[] = [
+  { name: 'silent (no lines)', level: 'silent', sync: false, sink: 'devnull' },
+  ...(['devnull', 'file', 'pipe'] as const).flatMap((sink) => [
+    { name: `sync  -> ${sink}`, level: 'info' as const, sync: true, sink },
+    { name: `async -> ${sink}`, level: 'info' as const, sync: false, sink },
+  ]),
+];
+
+function cpuMicros(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1e6) / 100;
+}
+
+const log = (line: string) => process.stdout.write(`${line}\n`);
+const tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'igw-bench-logs-'));
+const upstream = await startChild<{ url: string }>('upstream.ts');
+const results = new Map<string, { rps: number[]; cpu: number[]; bytesPerRequest: number[] }>();
+log(`logs benchmark: ${rounds} round(s), ${settings.connections} connections, ${settings.warmupSeconds} s warm-up, ${settings.durationSeconds} s runs, ${records} records per run; load average ${os.loadavg().map((l) => round(l, 2)).join(' ')}, ${os.availableParallelism()} CPUs`);
+try {
+  for (let round_ = 1; round_ <= rounds; round_++) {
+    for (const variant of VARIANTS) {
+      const file = path.join(tmp, `gateway-${round_}-${variant.sink}.log`);
+      const fd = variant.sink === 'devnull' ? openSync('/dev/null', 'w') : variant.sink === 'file' ? openSync(file, 'w') : null;
+      const gateway = await startChild<{ url: string; path: string; headers: Record<string, string>; connectionId: string }>('gateway.ts', {
+        env: { BENCH_UPSTREAM_URL: upstream.info.url, BENCH_LOG_LEVEL: variant.level, BENCH_LOG_SYNC: variant.sync ? '1' : '0' },
+        stdout: fd ?? 'pipe',
+      });
+      let piped = 0;
+      // The pipe's reader: takes every byte as it comes, as a container runtime does.
+      gateway.process.stdout?.on('data', (chunk: Buffer) => (piped += chunk.length));
+      try {
+        const target: LoadTarget = {
+          name: variant.name,
+          url: gateway.info.url + gateway.info.path,
+          method: 'POST',
+          headers: gateway.info.headers,
+          body: JSON.stringify({ connectionId: gateway.info.connectionId, arguments: { limit: records } }),
+        };
+        const probe = await fetch(target.url, { method: 'POST', headers: target.headers!, body: target.body! });
+        if (probe.status !== 200) throw new Error(`${variant.name}: the gateway answered ${probe.status}: ${await probe.text()}`);
+        await probe.text();
+        if (settings.warmupSeconds > 0) await measure(target, { ...settings, durationSeconds: settings.warmupSeconds, warmupSeconds: 0 });
+        const before = cpuMicros(gateway.process.pid!);
+        const startBytes = variant.sink === 'file' ? (await fs.stat(file)).size : piped;
+        const figures = await measure(target, { ...settings, warmupSeconds: 0 });
+        const cpu = (cpuMicros(gateway.process.pid!) - before) / Math.max(1, figures.requests);
+        const endBytes = variant.sink === 'file' ? (await fs.stat(file)).size : piped;
+        const entry = results.get(variant.name) ?? { rps: [], cpu: [], bytesPerRequest: [] };
+        entry.rps.push(figures.requestsPerSecond);
+        entry.cpu.push(cpu);
+        if (variant.sink !== 'devnull') entry.bytesPerRequest.push((endBytes - startBytes) / Math.max(1, figures.requests));
+        results.set(variant.name, entry);
+        log(`  round ${round_}  ${variant.name.padEnd(18)} ${String(figures.requestsPerSecond).padStart(6)} req/s  ${String(round(cpu, 0)).padStart(5)} µs CPU/req  p50 ${figures.p50Ms} ms  non-2xx ${figures.non2xx}  errors ${figures.errors}`);
+      } finally {
+        await gateway.stop();
+        if (fd !== null) closeSync(fd);
+      }
+    }
+  }
+} finally {
+  await upstream.stop();
+  await fs.rm(tmp, { recursive: true, force: true });
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? (s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2) : Number.NaN;
+};
+const silent = median(results.get(VARIANTS[0]!.name)!.rps);
+log('');
+log(
+  table(
+    ['destination', 'req/s (median)', 'of silent', 'CPU µs/req (median)', 'log bytes/req'],
+    VARIANTS.map((v) => {
+      const r = results.get(v.name)!;
+      return [v.name, String(round(median(r.rps), 0)), `${round((median(r.rps) / silent) * 100, 1)}%`, String(round(median(r.cpu), 0)), r.bytesPerRequest.length ? String(round(median(r.bytesPerRequest), 0)) : '-'];
+    }),
+  ),
+);
+log(`load average at the end: ${os.loadavg().map((l) => round(l, 2)).join(' ')}`);
