@@ -72,6 +72,11 @@ export async function startGateway(config: Config, logger: Logger, overrides: Ga
   services.runAction = runActionForLookups(services);
   const app = createApp(services);
   const server = createHttpServer(app.callback(), config.server, logger);
+  // While it shuts down, each answer asks the client to close its connection: a keep-alive client (a load
+  // balancer's pool) opens its next one elsewhere, instead of sending on one the gateway is about to close.
+  server.prependListener('request', (_request: http.IncomingMessage, response: http.ServerResponse) => {
+    if (shuttingDown !== null) response.setHeader('Connection', 'close');
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());

@@ -17,17 +17,29 @@ export interface Child<T> {
   stop(): Promise<void>;
 }
 
+export interface ChildOptions {
+  env?: Record<string, string>;
+  execArgv?: string[];
+  args?: string[];
+  timeoutMs?: number;
+  /** A file descriptor to write the child's stdout to (the terminal by default). */
+  stdout?: 'inherit' | number;
+  /** Reads the child's stdout through a pipe, from its first byte. */
+  onStdout?: (chunk: Buffer) => void;
+}
+
 /** Forks `scripts/bench/<file>` under tsx and waits for its ready message (or its failure). */
 export async function startChild<T>(
   file: string,
-  options: { env?: Record<string, string>; execArgv?: string[]; args?: string[]; timeoutMs?: number; stdout?: 'inherit' | 'pipe' | number } = {},
+  options: ChildOptions = {},
 ): Promise<Child<T>> {
   const child = fork(path.join(BENCH_DIR, file), options.args ?? [], {
     execArgv: ['--import', 'tsx', ...(options.execArgv ?? [])],
     env: { ...process.env, ...options.env },
-    // stdout: the terminal by default; the logs benchmark sends the gateway's to a pipe or a file.
-    stdio: ['ignore', options.stdout ?? 'inherit', 'inherit', 'ipc'],
+    // stdout: the terminal by default; the logs benchmark sends a child's to a file (a descriptor) or reads it.
+    stdio: ['ignore', options.onStdout ? 'pipe' : (options.stdout ?? 'inherit'), 'inherit', 'ipc'],
   });
+  if (options.onStdout) child.stdout!.on('data', options.onStdout);
   const info = await new Promise<T>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${file} did not start within ${options.timeoutMs ?? 120_000} ms`)), options.timeoutMs ?? 120_000);
     child.on('message', (message: { type?: string }) => {
@@ -75,7 +87,10 @@ export function serveAsChild(info: Record<string, unknown>, stop: () => Promise<
 }
 
 /** A one-shot child: runs, sends its result as `{ type: 'ready', result }`, and exits. */
-export async function runChild<R>(file: string, options: { env?: Record<string, string>; execArgv?: string[]; args?: string[]; timeoutMs?: number } = {}): Promise<R> {
+export async function runChild<R>(
+  file: string,
+  options: ChildOptions = {},
+): Promise<R> {
   const child = await startChild<{ result: R }>(file, options);
   await child.stop();
   return child.info.result;
