@@ -88,6 +88,9 @@ describe('GET /ready: 503 NOT_READY with the reason', function () {
       expect(ready.body.error.message).to.equal(`definitions: 1 problem in ${defs.dir} (see GET /v2/definitions/status or npm run validate)`);
       expect(ready.body.error.message, 'the store is fine: only the failing check is named').not.to.include('store:');
     } finally {
+      // Stopped before its folder goes: the watcher refuses to unsubscribe from a folder that is gone.
+      await gw?.stop();
+      gw = null;
       await defs.cleanup();
     }
   });
