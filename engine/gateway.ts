@@ -12,7 +12,7 @@ import { createApp } from './server/app.ts';
 import { createHttpServer } from './server/http-server.ts';
 import type { ReadinessCheck, Services } from './services.ts';
 import { acquireDataDirLock } from './store/embedded/data-dir-lock.ts';
-import { openStore } from './store/index.ts';
+import { openStore, type Store } from './store/index.ts';
 import { logBaseUrlOverrides } from './runtime/run/base-url-override.ts';
 import { runActionForLookups } from './runtime/run/run-for-lookup.ts';
 import { createConfiguredHttpClient, type HttpClient } from './runtime/http/index.ts';
@@ -29,14 +29,25 @@ export interface RunningGateway {
   metricsPort: number | undefined;
   services: Services;
   bootstrap: BootstrapOutcome;
-  /** Stops accepting, lets in-flight requests finish within the grace period, closes the store. */
-  stop(): Promise<void>;
+  /**
+   * Stops: /ready answers 503 at once; requests are still served for `drainMs` (0 by default); then the
+   * listener closes, in-flight requests finish within SHUTDOWN_GRACE_MS, and the store closes. Called
+   * again while it drains with no drainMs, it ends the drain (a second Ctrl-C).
+   */
+  stop(options?: StopOptions): Promise<void>;
+}
+
+export interface StopOptions {
+  /** How long to keep serving with /ready at 503 before the listener closes (so a load balancer stops sending). */
+  drainMs?: number;
 }
 
 /** Opens the store, bootstraps an empty one, and serves the HTTP app: everything `npm start` does but signals. */
 /** What tests may put in place of the real thing; production passes nothing. */
 export interface GatewayOverrides {
   http?: HttpClient;
+  /** Wraps the opened store (a store whose ping fails or hangs, for the readiness specs). */
+  store?: (store: Store) => Store;
 }
 
 export async function startGateway(config: Config, logger: Logger, overrides: GatewayOverrides = {}): Promise<RunningGateway> {
@@ -48,7 +59,8 @@ export async function startGateway(config: Config, logger: Logger, overrides: Ga
     await releaseLock();
     throw error;
   });
-  const store = metrics ? timedStore(opened, metrics) : opened;
+  const timed = metrics ? timedStore(opened, metrics) : opened;
+  const store = overrides.store ? overrides.store(timed) : timed;
   const outcome = await bootstrap(store, config.bootstrapApiKey);
   logBootstrap(outcome, logger);
   await ensureSigningKey(store, keyring);
@@ -61,12 +73,19 @@ export async function startGateway(config: Config, logger: Logger, overrides: Ga
   const stopWatching = await watchDefinitions(definitions, logger);
   await definitions.reload('start');
   logBaseUrlOverrides(config.appBaseUrls, loadedSnapshot(definitions), logger);
-  const readiness: ReadinessCheck[] = [definitions.readinessCheck(), secretsReadableCheck(store, keyring)];
+  let shuttingDown: string | null = null;
+  const shutdownCheck: ReadinessCheck = { name: 'lifecycle', check: async () => shuttingDown };
+  const readiness: ReadinessCheck[] = [shutdownCheck, definitions.readinessCheck(), secretsReadableCheck(store, keyring)];
   const outbound = overrides.http ?? createConfiguredHttpClient(config);
   const services: Services = { config, store, logger, readiness, keyring, definitions, http: outbound, metrics };
   services.runAction = runActionForLookups(services);
   const app = createApp(services);
   const server = createHttpServer(app.callback(), config.server, logger);
+  // While it shuts down, each answer asks the client to close its connection: a keep-alive client (a load
+  // balancer's pool) opens its next one elsewhere, instead of sending on one the gateway is about to close.
+  server.prependListener('request', (_request: http.IncomingMessage, response: http.ServerResponse) => {
+    if (shuttingDown !== null) response.setHeader('Connection', 'close');
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
@@ -78,8 +97,25 @@ export async function startGateway(config: Config, logger: Logger, overrides: Ga
 
   let metricsListener: MetricsListener | null = null;
   let stopping: Promise<void> | null = null;
-  const stop = () => {
-    stopping ??= (async () => {
+  let endDrain: (() => void) | null = null;
+  const stop = (options: StopOptions = {}) => {
+    const drainMs = options.drainMs ?? 0;
+    if (stopping) {
+      if (drainMs === 0) endDrain?.();
+      return stopping;
+    }
+    shuttingDown = drainMs > 0 ? `shutting down; requests are still served for ${drainMs} ms, then the listener closes` : 'shutting down';
+    stopping = (async () => {
+      if (drainMs > 0) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, drainMs);
+          endDrain = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        logger.info('drain over: closing the listener, finishing in-flight requests');
+      }
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       // Connections left idle by a finished request close at once, not at the keep-alive timeout.
       server.closeIdleConnections();

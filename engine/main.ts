@@ -4,15 +4,20 @@
  * startGateway, which tests call directly.
  */
 import { ConfigError, loadConfig, type Config } from './config/config.ts';
+import { readDotEnv, type DotEnvRead } from './config/dot-env.ts';
+import { readSecretFiles } from './config/secret-files.ts';
 import { deliverBootstrapKey } from './companies/bootstrap-key-delivery.ts';
 import { startGateway } from './gateway.ts';
-import { createLogger } from './log/logger.ts';
+import { createLogger, flushLogs } from './log/logger.ts';
 import { DataDirLockedError } from './store/embedded/data-dir-lock.ts';
 
 async function main(): Promise<void> {
   let config: Config;
+  let dotEnv: DotEnvRead | null;
   try {
-    config = loadConfig();
+    // .env first (development only; the environment wins over it), then secrets given as files (X_FILE).
+    dotEnv = readDotEnv();
+    config = loadConfig(readSecretFiles(process.env));
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`config error: ${error.message}\n`);
@@ -21,6 +26,7 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger(config.logLevel);
+  if (dotEnv) logger.info({ file: dotEnv.file, variables: dotEnv.names }, 'read .env (variables already set in the environment win; NODE_ENV=production skips it)');
   const gateway = await startGateway(config, logger).catch((error: unknown) => {
     if (error instanceof ConfigError) process.stderr.write(`config error: ${error.message}\n`);
     else if (error instanceof DataDirLockedError) process.stderr.write(`${error.message}\n`);
@@ -43,20 +49,36 @@ async function main(): Promise<void> {
   }
   logger.info({ port: gateway.port, host: config.host, store: gateway.services.store.kind }, 'gateway listening');
 
-  const shutdown = (signal: string) => {
-    logger.info({ signal }, 'shutting down: finishing in-flight requests');
-    gateway.stop().then(
-      () => process.exit(0),
-      (error: unknown) => {
+  // SIGTERM (an orchestrator's stop) drains first: /ready turns 503 so a load balancer stops sending, requests are
+  // still served for SHUTDOWN_DRAIN_MS, then the listener closes. SIGINT (Ctrl-C) does not wait; nor does a second signal.
+  let stopping = false;
+  const shutdown = (signal: NodeJS.Signals) => {
+    const drainMs = signal === 'SIGTERM' && !stopping ? config.shutdownDrainMs : 0;
+    if (stopping) {
+      logger.info({ signal }, 'second signal: ending the drain now');
+      void gateway.stop({ drainMs: 0 });
+      return;
+    }
+    stopping = true;
+    if (drainMs > 0) logger.info({ signal, drainMs }, 'shutting down: /ready answers 503, requests are still served until the drain is over');
+    else logger.info({ signal }, 'shutting down: finishing in-flight requests');
+    gateway.stop({ drainMs }).then(
+      async () => {
+        logger.info('gateway stopped');
+        await flushLogs();
+        process.exit(0);
+      },
+      async (error: unknown) => {
         logger.error({ err: error }, 'shutdown failed');
+        await flushLogs();
         process.exit(1);
       },
     );
   };
   // SIGHUP reloads the app definitions, like a file change does.
   process.on('SIGHUP', () => void gateway.services.definitions.reload('SIGHUP'));
-  process.once('SIGTERM', shutdown);
-  process.once('SIGINT', shutdown);
+  process.on('SIGTERM', shutdown);
+  process.on('SIGINT', shutdown);
 }
 
 void main();

@@ -10,6 +10,8 @@ import { parseAdminCommand, runAdminCommand } from '../engine/admin/commands.ts'
 import { configuredEncryptionKeys, resolveEncryptionKeys } from '../engine/credentials/encryption-keys.ts';
 import { createKeyring } from '../engine/credentials/keyring.ts';
 import { ConfigError, loadConfig } from '../engine/config/config.ts';
+import { readDotEnv } from '../engine/config/dot-env.ts';
+import { readSecretFiles } from '../engine/config/secret-files.ts';
 import { lockHolder } from '../engine/store/embedded/data-dir-lock.ts';
 import { acquireDataDirLock } from '../engine/store/embedded/data-dir-lock.ts';
 import { openStore } from '../engine/store/index.ts';
@@ -21,7 +23,9 @@ async function main(argv: string[]): Promise<number> {
     print(early);
     return early.exitCode;
   }
-  const config = loadConfig();
+  // The same environment as the gateway's: .env in development, secrets given as files.
+  readDotEnv();
+  const config = loadConfig(readSecretFiles(process.env));
   if (!config.mongodbUri && (await lockHolder(config.dataDir)) !== null) {
     // The gateway carries the command out with its own keys; it refuses a key-using one when the tool's differ.
     const keys = await configuredEncryptionKeys(config);

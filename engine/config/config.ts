@@ -26,8 +26,10 @@ export interface Config {
   /** Base64 keys as given; the first one encrypts, every one decrypts. */
   encryptionKeys: string[] | undefined;
   logLevel: LogLevel;
-  /** How long in-flight requests get to finish on SIGTERM/SIGINT. */
+  /** How long in-flight requests get to finish on SIGTERM/SIGINT, once the listener is closed. */
   shutdownGraceMs: number;
+  /** SHUTDOWN_DRAIN_MS: on SIGTERM, how long /ready answers 503 while requests are still served, before the listener closes. */
+  shutdownDrainMs: number;
   /** Timeouts and header size limit of the gateway's own HTTP server (REQUEST_TIMEOUT_MS, HEADERS_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS, MAX_HEADER_BYTES). */
   server: HttpServerSettings;
   /** Timeouts, size and redirect limits, pool size of calls to third-party apps (OUTBOUND_*). */
@@ -107,6 +109,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     encryptionKeys,
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
+    shutdownDrainMs: integer(env, 'SHUTDOWN_DRAIN_MS', 5_000, 0, 600_000),
     server: httpServer(env),
     outbound: {
       connectTimeoutMs: integer(env, 'OUTBOUND_CONNECT_TIMEOUT_MS', DEFAULT_OUTBOUND_SETTINGS.connectTimeoutMs, 1, 600_000),

@@ -75,6 +75,8 @@ export async function startAttackGateway(options: { env?: Record<string, string>
       DEFINITIONS_DIR: definitionsDir,
       BOOTSTRAP_API_KEY: ATTACK_API_KEY,
       LOG_LEVEL: 'warn',
+      // Stopped at once: the time SIGTERM takes to end it is about the attack, not a load balancer's drain.
+      SHUTDOWN_DRAIN_MS: '0',
       ...options.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -20,13 +20,29 @@ export interface Child<T> {
   stop(): Promise<void>;
 }
 
+export interface ChildOptions {
+  env?: Record<string, string>;
+  execArgv?: string[];
+  args?: string[];
+  timeoutMs?: number;
+  /** A file descriptor to write the child's stdout to (the terminal by default). */
+  stdout?: 'inherit' | number;
+  /** Reads the child's stdout through a pipe, from its first byte. */
+  onStdout?: (chunk: Buffer) => void;
+}
+
 /** Forks `scripts/bench/<file>` (named `x.ts`; its `.js` when compiled) the way this file runs, and waits for its ready message (or its failure). */
-export async function startChild<T>(file: string, options: { env?: Record<string, string>; execArgv?: string[]; args?: string[]; timeoutMs?: number } = {}): Promise<Child<T>> {
+export async function startChild<T>(
+  file: string,
+  options: ChildOptions = {},
+): Promise<Child<T>> {
   const child = fork(path.join(BENCH_DIR, file.replace(/\.ts$/, OWN_EXTENSION)), options.args ?? [], {
     execArgv: [...RUNNER, ...(options.execArgv ?? [])],
     env: { ...process.env, ...options.env },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    // stdout: the terminal by default; the logs benchmark sends a child's to a file (a descriptor) or reads it.
+    stdio: ['ignore', options.onStdout ? 'pipe' : (options.stdout ?? 'inherit'), 'inherit', 'ipc'],
   });
+  if (options.onStdout) child.stdout!.on('data', options.onStdout);
   const info = await new Promise<T>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${file} did not start within ${options.timeoutMs ?? 120_000} ms`)), options.timeoutMs ?? 120_000);
     child.on('message', (message: { type?: string }) => {
@@ -74,7 +90,10 @@ export function serveAsChild(info: Record<string, unknown>, stop: () => Promise<
 }
 
 /** A one-shot child: runs, sends its result as `{ type: 'ready', result }`, and exits. */
-export async function runChild<R>(file: string, options: { env?: Record<string, string>; execArgv?: string[]; args?: string[]; timeoutMs?: number } = {}): Promise<R> {
+export async function runChild<R>(
+  file: string,
+  options: ChildOptions = {},
+): Promise<R> {
   const child = await startChild<{ result: R }>(file, options);
   await child.stop();
   return child.info.result;

@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../engine/config/config.ts';
 import { startGateway } from '../../engine/gateway.ts';
+import { pino } from 'pino';
 import { createLogger } from '../../engine/log/logger.ts';
 import { BENCH_ACTION, BENCH_APP, benchAppFiles, UPSTREAM_SECRET, writeFiles } from './bench-app.ts';
 import { serveAsChild } from './child.ts';
@@ -31,7 +32,9 @@ const config = loadConfig({
   LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'silent',
   EGRESS_ALLOW: '127.0.0.1/32',
 });
-const gateway = await startGateway(config, createLogger(config.logLevel));
+// BENCH_LOG_SYNC=1: pino's synchronous stdout destination, what the gateway used before, for the logs benchmark to compare.
+const destination = process.env.BENCH_LOG_SYNC === '1' ? pino.destination({ dest: 1, sync: true }) : undefined;
+const gateway = await startGateway(config, createLogger(config.logLevel, destination));
 const url = `http://127.0.0.1:${gateway.port}`;
 const headers = { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' };
 const created = await fetch(`${url}/v2/connections`, { method: 'POST', headers, body: JSON.stringify({ appSlug: BENCH_APP, credentials: { apiKey: UPSTREAM_SECRET } }) });

@@ -18,6 +18,7 @@ describe('configuration', () => {
     expect(config.encryptionKeys).to.equal(undefined);
     expect(config.definitionsLoadThreads).to.equal(Math.max(1, os.availableParallelism() - 1));
     expect(config.storeQueryTimeoutMs).to.equal(5000);
+    expect(config).to.include({ shutdownGraceMs: 10_000, shutdownDrainMs: 5_000 });
   });
 
   it('reads every variable', () => {
@@ -42,6 +43,7 @@ describe('configuration', () => {
     ['ENCRYPTION_KEY not base64', { ENCRYPTION_KEY: 'not base64!' }, /^ENCRYPTION_KEY must be 32 bytes/],
     ['the second of two ENCRYPTION_KEYs wrong', { ENCRYPTION_KEY: `${KEY},xyz` }, /^ENCRYPTION_KEY key 2 of 2 must be 32 bytes/],
     ['DEFINITIONS_LOAD_THREADS of 0', { DEFINITIONS_LOAD_THREADS: '0' }, /^DEFINITIONS_LOAD_THREADS must be an integer from 1 to 64 \(got "0"\)$/],
+    ['SHUTDOWN_DRAIN_MS not a whole number of ms', { SHUTDOWN_DRAIN_MS: '1.5' }, /^SHUTDOWN_DRAIN_MS must be an integer from 0 to 600000 \(got "1.5"\)$/],
     ['STORE_QUERY_TIMEOUT_MS of 0', { STORE_QUERY_TIMEOUT_MS: '0' }, /^STORE_QUERY_TIMEOUT_MS must be an integer from 1 to 600000 \(got "0"\)$/],
     ['BOOTSTRAP_API_KEY too short', { BOOTSTRAP_API_KEY: 'short' }, /^BOOTSTRAP_API_KEY must be 20 to 200 characters/],
     ['BOOTSTRAP_API_KEY with a space', { BOOTSTRAP_API_KEY: 'a key with spaces in it!!' }, /^BOOTSTRAP_API_KEY must be 20 to 200 characters/],

@@ -20,12 +20,19 @@ process.on('exit', () => {
   for (const child of running) child.kill('SIGKILL');
 });
 
-/** Runs `npm start`'s command (the compiled gateway, dist/ built first) as a real process and waits until it listens. */
-export async function spawnGateway(env: Record<string, string>, timeoutMs = 20_000): Promise<GatewayProcess> {
+/**
+ * Runs `npm start`'s command (the compiled gateway, dist/ built first) as a real process and waits until it
+ * listens. SHUTDOWN_DRAIN_MS is 0 unless `env` sets it, so a SIGTERM stops it at once. `cwd` (the repository
+ * by default) is where it looks for `.env`.
+ */
+export async function spawnGateway(env: Record<string, string>, timeoutMs = 20_000, options: { cwd?: string } = {}): Promise<GatewayProcess> {
   ensureBuilt();
-  const child = spawn(process.execPath, START_ARGS, {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+  const cwd = options.cwd ?? ROOT;
+  // From another working directory, the compiled entry is found by its full path.
+  const args = START_ARGS.map((arg) => (arg.endsWith('.js') ? path.join(ROOT, arg) : arg));
+  const child = spawn(process.execPath, args, {
+    cwd,
+    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', LOG_LEVEL: 'info', SHUTDOWN_DRAIN_MS: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

@@ -66,7 +66,8 @@ describe('the gateway process (npm start)', function () {
     // `script` gives the gateway a pseudo-terminal, as a person typing npm start has.
     const child = spawn('script', ['-qefc', `exec "${process.execPath}" --import tsx engine/main.ts`, '/dev/null'], {
       cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', DATA_DIR: dir, LOG_LEVEL: 'info' },
+      // No drain: the SIGTERM below is a test's stop, not a load balancer's.
+      env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', DATA_DIR: dir, LOG_LEVEL: 'info', SHUTDOWN_DRAIN_MS: '0' },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let screen = '';

@@ -44,8 +44,10 @@ export async function openEmbeddedStore(dataDir: string): Promise<Store> {
     signingKeys: collections.signingKeys as unknown as Collection<R.SigningKeyRecord>,
     appConfigurations: collections.appConfigurations as unknown as Collection<R.AppConfigurationRecord>,
     pendingAuthorizations: collections.pendingAuthorizations as unknown as Collection<R.PendingAuthorizationRecord>,
+    // Reachable means NeDB can still append to its files: the folder is there and writable (not gone with
+    // an unmounted volume, not on a file system remounted read-only).
     async ping() {
-      await fs.access(dir);
+      await fs.access(dir, fs.constants.W_OK);
     },
     async close() {
       for (const collection of Object.values(collections)) await collection.close();
