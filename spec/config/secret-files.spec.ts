@@ -45,6 +45,13 @@ describe('secrets given as files (X_FILE)', () => {
     expect(config).to.include({ bootstrapApiKey: CHOSEN_KEY, mongodbUri: 'mongodb://gw:p%40ss@db:27017/gw', port: 9090 });
   });
 
+  it('reads METRICS_TOKEN_FILE into the token /metrics asks for', async () => {
+    const token = 'm'.repeat(40);
+    await fs.writeFile(path.join(dir, 'metrics-token'), `${token}\n`);
+    const config = loadConfig(readSecretFiles({ METRICS_TOKEN_FILE: path.join(dir, 'metrics-token') }));
+    expect(config.metrics.token).to.equal(token);
+  });
+
   it('leaves the environment as it is when no X_FILE is set, and does not touch variables that are not secrets', () => {
     expect(readSecretFiles({ ENCRYPTION_KEY: KEY, PORT_FILE: '/nowhere' })).to.deep.equal({ ENCRYPTION_KEY: KEY, PORT_FILE: '/nowhere' });
   });
