@@ -17,6 +17,8 @@ import { logBaseUrlOverrides } from './runtime/run/base-url-override.ts';
 import { runActionForLookups } from './runtime/run/run-for-lookup.ts';
 import { createConfiguredHttpClient, type HttpClient } from './runtime/http/index.ts';
 import { ensureSigningKey } from './tokens/signing-keys.ts';
+import { startTracing } from './observability/tracing/index.ts';
+import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 
 export interface RunningGateway {
   server: http.Server;
@@ -31,13 +33,16 @@ export interface RunningGateway {
 /** What tests may put in place of the real thing; production passes nothing. */
 export interface GatewayOverrides {
   http?: HttpClient;
+  /** Replaces the exporters OTEL_* configured (an in-memory one); tracing is still on only when configured. */
+  traceExporter?: SpanExporter;
 }
 
 export async function startGateway(config: Config, logger: Logger, overrides: GatewayOverrides = {}): Promise<RunningGateway> {
+  const tracing = await startTracing(config.tracing, logger, overrides.traceExporter ? { exporter: overrides.traceExporter } : {});
   const embedded = !config.mongodbUri;
   const keyring = createKeyring(await resolveEncryptionKeys(config));
   const releaseLock = embedded ? await acquireDataDirLock(config.dataDir) : async () => {};
-  const store = await openStore(config).catch(async (error: unknown) => {
+  const store = await openStore(config).then(tracing.store, async (error: unknown) => {
     await releaseLock();
     throw error;
   });
@@ -83,6 +88,7 @@ export async function startGateway(config: Config, logger: Logger, overrides: Ga
       await closeAdmin();
       await store.close();
       await releaseLock();
+      await tracing.shutdown();
     })();
     return stopping;
   };

@@ -7,6 +7,7 @@ import { DEFAULT_OUTBOUND_SETTINGS, type OutboundSettings } from '../runtime/htt
 import { DEFAULT_HTTP_SERVER_SETTINGS, type HttpServerSettings } from '../server/settings.ts';
 import { DEFAULT_STORE_QUERY_TIMEOUT_MS } from '../store/mongodb/query-timeout.ts';
 import { DEFAULT_TOKEN_RETRY, type TokenRetrySettings } from '../runtime/auth/token-retry.ts';
+import { tracingFromEnv, type TracingConfig } from '../observability/tracing/tracing-config.ts';
 
 /**
  * The gateway's configuration, read once from the environment at start.
@@ -47,6 +48,8 @@ export interface Config {
   /** The embedded host serving the same /v1 paths (no trailing slash); the second OpenAPI `servers` entry. */
   embeddedBaseUrl: string;
   endUserTokens: EndUserTokenConfig;
+  /** OpenTelemetry tracing as the standard OTEL_* variables configure it; null when off. */
+  tracing: TracingConfig | null;
 }
 
 /** How end-user tokens (GET /v1/users/{userId}/token) are issued and checked. */
@@ -132,6 +135,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       audience: tokenClaim(env, 'END_USER_TOKEN_AUDIENCE') ?? `${embeddedBaseUrl}/v1`,
       ttlSeconds: integer(env, 'END_USER_TOKEN_TTL_SECONDS', 600, 30, 86_400),
     },
+    tracing: tracingFromEnv(env),
   };
 }
 
