@@ -12,7 +12,7 @@ import { call, TEST_API_KEY } from '../helpers/gateway.ts';
 import { captureLogs } from '../helpers/log-capture.ts';
 import { ROOT, spawnGateway } from '../helpers/process.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
-import { Upstream } from '../helpers/upstream.ts';
+import { definitionsFor, Upstream } from '../helpers/upstream.ts';
 import { eventually } from '../support/eventually.ts';
 
 const BUNDLED = path.join(ROOT, 'definitions');
@@ -20,7 +20,12 @@ const TOKEN = 'ghp_secret_token_never_in_a_span';
 const RUN = '/v2/universal/apps/github/actions/list-labels/run';
 
 /** The gateway in this process with `env` and an in-memory exporter in place of the configured ones. */
-async function tracedGateway(env: Record<string, string>, exporter: InMemorySpanExporter, upstream: Upstream) {
+async function tracedGateway(
+  env: Record<string, string>,
+  exporter: InMemorySpanExporter,
+  upstream: Upstream,
+  connection: Record<string, unknown> = { appSlug: 'github', authId: 'personal-access-token', credentials: { token: TOKEN } },
+) {
   const { dir, cleanup } = await tempDir();
   const config = loadConfig({
     PORT: '0',
@@ -34,7 +39,7 @@ async function tracedGateway(env: Record<string, string>, exporter: InMemorySpan
   });
   const gateway: RunningGateway = await startGateway(config, captureLogs().logger, { traceExporter: exporter });
   const gw = { url: `http://127.0.0.1:${gateway.port}`, apiKey: TEST_API_KEY };
-  const connectionId: string = (await call(gw, 'POST', '/v2/connections', { body: { appSlug: 'github', authId: 'personal-access-token', credentials: { token: TOKEN } } })).body.data.id;
+  const connectionId: string = (await call(gw, 'POST', '/v2/connections', { body: connection })).body.data.id;
   return {
     gw,
     connectionId,
@@ -171,6 +176,48 @@ describe('OpenTelemetry tracing', function () {
       expect(server.attributes['http.response.status_code']).to.equal(404);
       expect(server.attributes['url.path']).to.equal('/v2/no-such-thing');
     });
+  });
+
+  it('puts a token renewal in its own span, the token endpoint call its CLIENT child, no secret in either', async () => {
+    const upstream = await new Upstream().start();
+    const defs = await definitionsFor(path.join(ROOT, 'spec/fixtures/run-client-credentials'), upstream.url);
+    const exporter = new InMemorySpanExporter();
+    const secret = 'robot-client-secret-in-no-span';
+    const gateway = await tracedGateway({ OTEL_TRACES_EXPORTER: 'otlp', DEFINITIONS_DIR: defs.dir }, exporter, upstream, {
+      appSlug: 'robot',
+      credentials: { clientId: 'robot-client', clientSecret: secret },
+    });
+    try {
+      upstream.on('POST /robot/oauth/token', () => ({ body: { access_token: 'robot-access-token-in-no-span', token_type: 'bearer', expires_in: 3600 } }));
+      upstream.on('GET /robot/jobs', () => ({ body: { jobs: [{ id: 'j1' }] } }));
+      exporter.reset();
+      const { status } = await call(gateway.gw, 'POST', '/v2/universal/apps/robot/actions/list-jobs/run', { body: { connectionId: gateway.connectionId } });
+      expect(status).to.equal(200);
+      const server = await eventually(
+        async () => exporter.getFinishedSpans().find((span) => span.kind === SpanKind.SERVER),
+        (found) => found !== undefined,
+        'the server span of the run',
+      );
+      const spans = exporter.getFinishedSpans().filter((span) => span.spanContext().traceId === server!.spanContext().traceId);
+      const renewal = spans.find((span) => span.name === 'token renewal')!;
+      expect(renewal, 'a token renewal span').to.not.equal(undefined);
+      expect(parentOf(renewal)).to.equal(idOf(server!));
+      expect(renewal.attributes).to.include({ 'gateway.connection.id': gateway.connectionId, 'gateway.auth.type': 'OAuth2ClientCredentials' });
+      const tokenCall = spans.filter((span) => span.kind === SpanKind.CLIENT && parentOf(span) === idOf(renewal));
+      expect(tokenCall.map((span) => span.name)).to.deep.equal(['POST']);
+      expect(spans.find((span) => span.name === 'updateOne connections')).to.satisfy((span: ReadableSpan) => parentOf(span) === idOf(renewal));
+      const [token] = upstream.calls('POST /robot/oauth/token');
+      expect(token!.headers.traceparent).to.equal(`00-${server!.spanContext().traceId}-${idOf(tokenCall[0]!)}-01`);
+      const appCall = spans.filter((span) => span.kind === SpanKind.CLIENT && parentOf(span) === idOf(server!));
+      expect(appCall.map((span) => span.attributes['gateway.action.id'])).to.deep.equal(['list-jobs']);
+      const text = JSON.stringify(spans.map((span) => ({ name: span.name, attributes: span.attributes, events: span.events, status: span.status })));
+      expect(text).not.to.include(secret);
+      expect(text).not.to.include('robot-access-token-in-no-span');
+    } finally {
+      await gateway.stop();
+      await upstream.stop();
+      await defs.cleanup();
+    }
   });
 
   it('with no OTEL_* set makes no span, and the app gets no traceparent', async () => {
