@@ -30,6 +30,8 @@ const config = loadConfig({
   // silent: autocannon hangs up on in-flight requests when a run ends, and each is logged as an error with its stack.
   LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'silent',
   EGRESS_ALLOW: '127.0.0.1/32',
+  // Tracing is off unless the orchestrator sets OTEL_* (npm run bench:tracing does).
+  ...Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith('OTEL_'))),
 });
 const gateway = await startGateway(config, createLogger(config.logLevel));
 const url = `http://127.0.0.1:${gateway.port}`;

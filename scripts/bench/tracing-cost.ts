@@ -1,0 +1,115 @@
+/**
+ * `npm run bench:tracing`: what OpenTelemetry tracing costs the gateway per
+ * run, on and off, side by side in one run. Two gateway processes (the
+ * bench's gateway.ts) against one local upstream: one with no OTEL_* (off:
+ * the SDK is not loaded), one exporting OTLP/HTTP to a sink in this process
+ * that counts the spans and drops them. The load alternates between them,
+ * round after round, so a busy machine weighs on both alike; each figure is
+ * the median over the rounds. It reports figures and never fails on speed.
+ *
+ *   npm run bench:tracing
+ *   npm run bench:tracing -- --rounds=5 --duration=5 --warmup=1 --connections=10 --records=10
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import { startChild, type Child } from './child.ts';
+import { measure, type LoadTarget } from './load.ts';
+import { cpuMicros } from './process-cpu.ts';
+import { median, round, table } from './stats.ts';
+
+const flags = new Map(
+  process.argv.slice(2).map((arg) => {
+    const [name, value] = arg.replace(/^--/, '').split('=');
+    return [name!, value ?? 'true'] as const;
+  }),
+);
+const number = (flag: string, fallback: number) => Number(flags.get(flag) ?? fallback);
+const settings = { rounds: number('rounds', 3), durationSeconds: number('duration', 5), warmupSeconds: number('warmup', 1), connections: number('connections', 10), records: number('records', 10) };
+const log = (line: string) => process.stdout.write(`${line}\n`);
+
+interface GatewayInfo {
+  url: string;
+  path: string;
+  headers: Record<string, string>;
+  connectionId: string;
+}
+
+/** A collector stand-in: answers every OTLP/HTTP export 200 and counts the spans in it. */
+async function startSink(): Promise<{ url: string; spans: () => number; close: () => Promise<void> }> {
+  let spans = 0;
+  const server = http.createServer((req, res) => {
+    let text = '';
+    req.on('data', (chunk) => (text += String(chunk)));
+    req.on('end', () => {
+      try {
+        for (const resource of JSON.parse(text).resourceSpans ?? []) for (const scope of resource.scopeSpans ?? []) spans += scope.spans?.length ?? 0;
+      } catch {
+        /* not JSON: counted as nothing */
+      }
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, spans: () => spans, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+const children: Child<any>[] = [];
+const sink = await startSink();
+try {
+  const upstream = await startChild<{ url: string }>('upstream.ts');
+  children.push(upstream);
+  const env = { BENCH_UPSTREAM_URL: upstream.info.url };
+  const off = await startChild<GatewayInfo>('gateway.ts', { env });
+  children.push(off);
+  // The SDK's defaults otherwise (batch processor: 512 spans a batch, every 5 s); always_on so every run is traced.
+  const on = await startChild<GatewayInfo>('gateway.ts', { env: { ...env, OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_TRACES_SAMPLER: 'always_on' } });
+  children.push(on);
+  const target = (name: string, gateway: Child<GatewayInfo>): LoadTarget => ({
+    name,
+    url: `${gateway.info.url}${gateway.info.path}`,
+    method: 'POST',
+    headers: gateway.info.headers,
+    body: JSON.stringify({ connectionId: gateway.info.connectionId, arguments: { limit: settings.records } }),
+  });
+  const variants = [
+    { name: 'tracing off', child: off, target: target('off', off), cpu: [] as number[], rps: [] as number[], p50: [] as number[] },
+    { name: 'tracing on (OTLP/HTTP, always_on)', child: on, target: target('on', on), cpu: [] as number[], rps: [] as number[], p50: [] as number[] },
+  ];
+  log(`tracing cost: ${settings.rounds} rounds of ${settings.durationSeconds} s per variant, ${settings.connections} connections, ${settings.records} records; ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), load average ${os.loadavg().map((l) => round(l, 2)).join(' ')}`);
+  let spansBefore = 0;
+  let onRequests = 0;
+  for (let round_ = 1; round_ <= settings.rounds; round_++) {
+    for (const variant of variants) {
+      if (settings.warmupSeconds > 0) await measure(variant.target, { connections: settings.connections, warmupSeconds: 0, durationSeconds: settings.warmupSeconds });
+      if (variant.child === on) spansBefore = sink.spans();
+      const before = cpuMicros(variant.child.process.pid!);
+      const figures = await measure(variant.target, { connections: settings.connections, warmupSeconds: 0, durationSeconds: settings.durationSeconds });
+      if (figures.non2xx || figures.errors) throw new Error(`${variant.name}: ${figures.non2xx} non-2xx answers, ${figures.errors} errors`);
+      variant.cpu.push((cpuMicros(variant.child.process.pid!) - before) / Math.max(1, figures.requests));
+      variant.rps.push(figures.requestsPerSecond);
+      variant.p50.push(figures.p50Ms);
+      if (variant.child === on) onRequests = figures.requests;
+      log(`  round ${round_}  ${variant.name.padEnd(34)} ${String(figures.requestsPerSecond).padStart(6)} req/s  p50 ${figures.p50Ms} ms  CPU ${round(variant.cpu.at(-1)!, 0)} µs/run`);
+    }
+  }
+  // The batch processor exports every 5 s: wait for the last round's spans before counting them.
+  await new Promise((resolve) => setTimeout(resolve, 6_000));
+  const spansPerRun = (sink.spans() - spansBefore) / Math.max(1, onRequests);
+  const [offRow, onRow] = variants.map((v) => ({ name: v.name, cpu: median(v.cpu), rps: median(v.rps), p50: median(v.p50) }));
+  log('');
+  log(
+    table(
+      ['variant', 'req/s (median)', 'p50 ms (median)', 'gateway CPU µs per run (median)'],
+      [offRow!, onRow!].map((row) => [row.name, row.rps, row.p50, round(row.cpu, 0)]),
+    ),
+  );
+  log('');
+  // Each round's difference (on less off, measured back to back) cancels most of what a busy machine adds to both.
+  const differences = variants[1]!.cpu.map((cpu, i) => cpu - variants[0]!.cpu[i]!);
+  log(`per round, on less off: ${differences.map((d) => round(d, 0)).join(', ')} µs; median ${round(median(differences), 0)} µs of gateway CPU per run (${round((median(differences) / offRow!.cpu) * 100, 1)}% of the untraced run).`);
+  log(`the sink received ${round(spansPerRun, 1)} spans per traced run (last round); load average at the end ${os.loadavg().map((l) => round(l, 2)).join(' ')}.`);
+} finally {
+  for (const child of children.reverse()) await child.stop();
+  await sink.close();
+}
