@@ -10,7 +10,7 @@ import { tracingFromEnv } from '../../engine/observability/tracing/index.ts';
 import { configProblem } from '../helpers/config-problem.ts';
 import { call, TEST_API_KEY } from '../helpers/gateway.ts';
 import { captureLogs } from '../helpers/log-capture.ts';
-import { ROOT, spawnGateway } from '../helpers/process.ts';
+import { ROOT, runCommand, spawnGateway } from '../helpers/process.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 import { definitionsFor, Upstream } from '../helpers/upstream.ts';
 import { eventually } from '../support/eventually.ts';
@@ -238,7 +238,23 @@ describe('OpenTelemetry tracing', function () {
     }
   });
 
-  it('OTEL_EXPORTER_OTLP_ENDPOINT sends the spans to the collector over OTLP/HTTP, flushed when the gateway stops', async () => {
+  it('does not even load the SDK when off (only the API), and loads it when OTEL_* turn tracing on', async function () {
+    this.timeout(120_000); // two processes, each starting a gateway
+    const { dir, cleanup } = await tempDir();
+    try {
+      const off = await runCommand(['--import', 'tsx', 'spec/observability/sdk-loaded.ts'], { DATA_DIR: dir });
+      expect(off.code, off.stderr).to.equal(0);
+      expect(JSON.parse(off.stdout)).to.deep.equal(['@opentelemetry/api']);
+      const on = await runCommand(['--import', 'tsx', 'spec/observability/sdk-loaded.ts'], { DATA_DIR: dir, OTEL_TRACES_EXPORTER: 'console' });
+      expect(on.code, on.stderr).to.equal(0);
+      expect(JSON.parse(on.stdout.trim().split('\n').at(-1)!)).to.include.members(['@opentelemetry/sdk-trace-node', '@opentelemetry/sdk-trace-base']);
+    } finally {
+      await cleanup();
+    }
+  });
+
+  it('OTEL_EXPORTER_OTLP_ENDPOINT sends the spans to the collector over OTLP/HTTP, flushed when the gateway stops', async function () {
+    this.timeout(60_000); // a spawned gateway's start and stop
     const exports: { path: string; contentType: string; body: any }[] = [];
     const collector = http.createServer((req, res) => {
       let text = '';
