@@ -5,15 +5,20 @@
  * the SDK is not loaded), one exporting OTLP/HTTP to a sink in this process
  * that counts the spans and drops them. The load alternates between them,
  * round after round, so a busy machine weighs on both alike; each figure is
- * the median over the rounds. It reports figures and never fails on speed.
+ * the median over the rounds. Then the instrumentation alone
+ * (tracing-instrumentation.ts): the spans of one run around work that does
+ * nothing, in a process of its own per variant, so a figure that a loaded
+ * machine blurs in the load part is seen without the rest of the run. It
+ * reports figures and never fails on speed.
  *
  *   npm run bench:tracing
- *   npm run bench:tracing -- --rounds=5 --duration=5 --warmup=1 --connections=10 --records=10
+ *   npm run bench:tracing -- --only=instrumentation     # or load
+ *   npm run bench:tracing -- --rounds=5 --duration=5 --warmup=1 --connections=10 --records=10 --runs=20000
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
-import { startChild, type Child } from './child.ts';
+import { runChild, startChild, type Child } from './child.ts';
 import { measure, type LoadTarget } from './load.ts';
 import { cpuMicros } from './process-cpu.ts';
 import { median, round, table } from './stats.ts';
@@ -25,7 +30,15 @@ const flags = new Map(
   }),
 );
 const number = (flag: string, fallback: number) => Number(flags.get(flag) ?? fallback);
-const settings = { rounds: number('rounds', 3), durationSeconds: number('duration', 5), warmupSeconds: number('warmup', 1), connections: number('connections', 10), records: number('records', 10) };
+const settings = {
+  rounds: number('rounds', 3),
+  durationSeconds: number('duration', 5),
+  warmupSeconds: number('warmup', 1),
+  connections: number('connections', 10),
+  records: number('records', 10),
+  runs: number('runs', 20_000),
+};
+const only = new Set((flags.get('only') ?? 'load,instrumentation').split(','));
 const log = (line: string) => process.stdout.write(`${line}\n`);
 
 interface GatewayInfo {
@@ -54,62 +67,102 @@ async function startSink(): Promise<{ url: string; spans: () => number; close: (
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, spans: () => spans, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 
-const children: Child<any>[] = [];
-const sink = await startSink();
-try {
-  const upstream = await startChild<{ url: string }>('upstream.ts');
-  children.push(upstream);
-  const env = { BENCH_UPSTREAM_URL: upstream.info.url };
-  const off = await startChild<GatewayInfo>('gateway.ts', { env });
-  children.push(off);
-  // The SDK's defaults otherwise (batch processor: 512 spans a batch, every 5 s); always_on so every run is traced.
-  const on = await startChild<GatewayInfo>('gateway.ts', { env: { ...env, OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_TRACES_SAMPLER: 'always_on' } });
-  children.push(on);
-  const target = (name: string, gateway: Child<GatewayInfo>): LoadTarget => ({
-    name,
-    url: `${gateway.info.url}${gateway.info.path}`,
-    method: 'POST',
-    headers: gateway.info.headers,
-    body: JSON.stringify({ connectionId: gateway.info.connectionId, arguments: { limit: settings.records } }),
-  });
-  const variants = [
-    { name: 'tracing off', child: off, target: target('off', off), cpu: [] as number[], rps: [] as number[], p50: [] as number[] },
-    { name: 'tracing on (OTLP/HTTP, always_on)', child: on, target: target('on', on), cpu: [] as number[], rps: [] as number[], p50: [] as number[] },
-  ];
-  log(`tracing cost: ${settings.rounds} rounds of ${settings.durationSeconds} s per variant, ${settings.connections} connections, ${settings.records} records; ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), load average ${os.loadavg().map((l) => round(l, 2)).join(' ')}`);
-  let spansBefore = 0;
-  let onRequests = 0;
-  for (let round_ = 1; round_ <= settings.rounds; round_++) {
-    for (const variant of variants) {
-      if (settings.warmupSeconds > 0) await measure(variant.target, { connections: settings.connections, warmupSeconds: 0, durationSeconds: settings.warmupSeconds });
-      if (variant.child === on) spansBefore = sink.spans();
-      const before = cpuMicros(variant.child.process.pid!);
-      const figures = await measure(variant.target, { connections: settings.connections, warmupSeconds: 0, durationSeconds: settings.durationSeconds });
-      if (figures.non2xx || figures.errors) throw new Error(`${variant.name}: ${figures.non2xx} non-2xx answers, ${figures.errors} errors`);
-      variant.cpu.push((cpuMicros(variant.child.process.pid!) - before) / Math.max(1, figures.requests));
-      variant.rps.push(figures.requestsPerSecond);
-      variant.p50.push(figures.p50Ms);
-      if (variant.child === on) onRequests = figures.requests;
-      log(`  round ${round_}  ${variant.name.padEnd(34)} ${String(figures.requestsPerSecond).padStart(6)} req/s  p50 ${figures.p50Ms} ms  CPU ${round(variant.cpu.at(-1)!, 0)} µs/run`);
+async function loadPart(sink: Awaited<ReturnType<typeof startSink>>): Promise<void> {
+  const children: Child<any>[] = [];
+  try {
+    const upstream = await startChild<{ url: string }>('upstream.ts');
+    children.push(upstream);
+    const env = { BENCH_UPSTREAM_URL: upstream.info.url };
+    const off = await startChild<GatewayInfo>('gateway.ts', { env: { ...env, OTEL_SDK_DISABLED: 'true' } });
+    children.push(off);
+    // The SDK's defaults otherwise (batch processor: 512 spans a batch, every 5 s); always_on so every run is traced.
+    const on = await startChild<GatewayInfo>('gateway.ts', { env: { ...env, OTEL_SDK_DISABLED: 'false', OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_TRACES_SAMPLER: 'always_on' } });
+    children.push(on);
+    const target = (name: string, gateway: Child<GatewayInfo>): LoadTarget => ({
+      name,
+      url: `${gateway.info.url}${gateway.info.path}`,
+      method: 'POST',
+      headers: gateway.info.headers,
+      body: JSON.stringify({ connectionId: gateway.info.connectionId, arguments: { limit: settings.records } }),
+    });
+    const variants = [
+      { name: 'tracing off', child: off, target: target('off', off), cpu: [] as number[], rps: [] as number[], p50: [] as number[] },
+      { name: 'tracing on (OTLP/HTTP, always_on)', child: on, target: target('on', on), cpu: [] as number[], rps: [] as number[], p50: [] as number[] },
+    ];
+    log(`tracing cost: ${settings.rounds} rounds of ${settings.durationSeconds} s per variant, ${settings.connections} connections, ${settings.records} records; ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), load average ${os.loadavg().map((l) => round(l, 2)).join(' ')}`);
+    let spansBefore = 0;
+    let onRequests = 0;
+    for (let round_ = 1; round_ <= settings.rounds; round_++) {
+      for (const variant of variants) {
+        if (settings.warmupSeconds > 0) await measure(variant.target, { connections: settings.connections, warmupSeconds: 0, durationSeconds: settings.warmupSeconds });
+        if (variant.child === on) spansBefore = sink.spans();
+        const before = cpuMicros(variant.child.process.pid!);
+        const figures = await measure(variant.target, { connections: settings.connections, warmupSeconds: 0, durationSeconds: settings.durationSeconds });
+        if (figures.non2xx || figures.errors) throw new Error(`${variant.name}: ${figures.non2xx} non-2xx answers, ${figures.errors} errors`);
+        variant.cpu.push((cpuMicros(variant.child.process.pid!) - before) / Math.max(1, figures.requests));
+        variant.rps.push(figures.requestsPerSecond);
+        variant.p50.push(figures.p50Ms);
+        if (variant.child === on) onRequests = figures.requests;
+        log(`  round ${round_}  ${variant.name.padEnd(34)} ${String(figures.requestsPerSecond).padStart(6)} req/s  p50 ${figures.p50Ms} ms  CPU ${round(variant.cpu.at(-1)!, 0)} µs/run`);
+      }
     }
+    // The batch processor exports every 5 s: wait for the last round's spans before counting them.
+    await new Promise((resolve) => setTimeout(resolve, 6_000));
+    const spansPerRun = (sink.spans() - spansBefore) / Math.max(1, onRequests);
+    const [offRow, onRow] = variants.map((v) => ({ name: v.name, cpu: median(v.cpu), rps: median(v.rps), p50: median(v.p50) }));
+    log('');
+    log(
+      table(
+        ['variant', 'req/s (median)', 'p50 ms (median)', 'gateway CPU µs per run (median)'],
+        [offRow!, onRow!].map((row) => [row.name, row.rps, row.p50, round(row.cpu, 0)]),
+      ),
+    );
+    log('');
+    // Each round's difference (on less off, measured back to back) cancels most of what a busy machine adds to both.
+    const differences = variants[1]!.cpu.map((cpu, i) => cpu - variants[0]!.cpu[i]!);
+    log(`per round, on less off: ${differences.map((d) => round(d, 0)).join(', ')} µs; median ${round(median(differences), 0)} µs of gateway CPU per run (${round((median(differences) / offRow!.cpu) * 100, 1)}% of the untraced run).`);
+    log(`the sink received ${round(spansPerRun, 1)} spans per traced run (last round); load average at the end ${os.loadavg().map((l) => round(l, 2)).join(' ')}.`);
+  } finally {
+    for (const child of children.reverse()) await child.stop();
   }
-  // The batch processor exports every 5 s: wait for the last round's spans before counting them.
-  await new Promise((resolve) => setTimeout(resolve, 6_000));
-  const spansPerRun = (sink.spans() - spansBefore) / Math.max(1, onRequests);
-  const [offRow, onRow] = variants.map((v) => ({ name: v.name, cpu: median(v.cpu), rps: median(v.rps), p50: median(v.p50) }));
+}
+
+/** The spans of one run by themselves, each variant in a fresh process, the variants alternating round after round. */
+async function instrumentationPart(sink: Awaited<ReturnType<typeof startSink>>): Promise<void> {
+  // A queue that holds every span: runs come faster than a real load, and a full queue drops spans, whose export would go uncounted.
+  const traced = { OTEL_SDK_DISABLED: 'false', OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_BSP_MAX_QUEUE_SIZE: '200000' };
+  const variants: { name: string; env: Record<string, string>; cpu: number[]; spans: number }[] = [
+    { name: 'off (null checks around work that does nothing)', env: { OTEL_SDK_DISABLED: 'true' }, cpu: [] as number[], spans: 0 },
+    { name: 'no instrumentation at all (the same work)', env: { OTEL_SDK_DISABLED: 'true', BENCH_BARE: '1' }, cpu: [] as number[], spans: 0 },
+    { name: 'on, sampled (always_on): 4 spans, OTLP/HTTP export included', env: { ...traced, OTEL_TRACES_SAMPLER: 'always_on' }, cpu: [] as number[], spans: 0 },
+    { name: 'on, not sampled (always_off): traceparent still sent', env: { ...traced, OTEL_TRACES_SAMPLER: 'always_off' }, cpu: [] as number[], spans: 0 },
+  ];
+  log(`instrumentation alone: ${settings.rounds} rounds of ${settings.runs} runs per variant (after 2000 runs of warm-up); load average ${os.loadavg().map((l) => round(l, 2)).join(' ')}`);
+  for (let round_ = 1; round_ <= settings.rounds; round_++) {
+    const line: string[] = [];
+    for (const variant of variants) {
+      const spansBefore = sink.spans();
+      const { cpuUsPerRun } = await runChild<{ cpuUsPerRun: number }>('tracing-instrumentation.ts', { env: { BENCH_RUNS: String(settings.runs), ...variant.env } });
+      variant.cpu.push(cpuUsPerRun);
+      variant.spans = (sink.spans() - spansBefore) / (settings.runs + 2_000);
+      line.push(`${round(cpuUsPerRun, 1)} µs/run (${round(variant.spans, 2)} spans exported per run)`);
+    }
+    log(`  round ${round_}  ${line.join('  |  ')}`);
+  }
   log('');
   log(
     table(
-      ['variant', 'req/s (median)', 'p50 ms (median)', 'gateway CPU µs per run (median)'],
-      [offRow!, onRow!].map((row) => [row.name, row.rps, row.p50, round(row.cpu, 0)]),
+      ['variant', 'CPU µs per run (median)', 'more than off, per round (median)'],
+      variants.map((variant) => [variant.name, round(median(variant.cpu), 1), round(median(variant.cpu.map((cpu, i) => cpu - variants[0]!.cpu[i]!)), 1)]),
     ),
   );
-  log('');
-  // Each round's difference (on less off, measured back to back) cancels most of what a busy machine adds to both.
-  const differences = variants[1]!.cpu.map((cpu, i) => cpu - variants[0]!.cpu[i]!);
-  log(`per round, on less off: ${differences.map((d) => round(d, 0)).join(', ')} µs; median ${round(median(differences), 0)} µs of gateway CPU per run (${round((median(differences) / offRow!.cpu) * 100, 1)}% of the untraced run).`);
-  log(`the sink received ${round(spansPerRun, 1)} spans per traced run (last round); load average at the end ${os.loadavg().map((l) => round(l, 2)).join(' ')}.`);
+  log(`load average at the end ${os.loadavg().map((l) => round(l, 2)).join(' ')}`);
+}
+
+const sink = await startSink();
+try {
+  if (only.has('instrumentation')) await instrumentationPart(sink);
+  if (only.has('load')) await loadPart(sink);
 } finally {
-  for (const child of children.reverse()) await child.stop();
   await sink.close();
 }
