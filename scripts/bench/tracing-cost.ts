@@ -73,11 +73,13 @@ async function loadPart(sink: Awaited<ReturnType<typeof startSink>>): Promise<vo
     const upstream = await startChild<{ url: string }>('upstream.ts');
     children.push(upstream);
     const env = { BENCH_UPSTREAM_URL: upstream.info.url };
-    const off = await startChild<GatewayInfo>('gateway.ts', { env: { ...env, OTEL_SDK_DISABLED: 'true' } });
-    children.push(off);
-    // The SDK's defaults otherwise (batch processor: 512 spans a batch, every 5 s); always_on so every run is traced.
-    const on = await startChild<GatewayInfo>('gateway.ts', { env: { ...env, OTEL_SDK_DISABLED: 'false', OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_TRACES_SAMPLER: 'always_on' } });
-    children.push(on);
+    const traced = { OTEL_SDK_DISABLED: 'false', OTEL_EXPORTER_OTLP_ENDPOINT: sink.url };
+    // The SDK's defaults otherwise (batch processor: 512 spans a batch, every 5 s). Not sampled: the SDK and its context still run, no span is recorded.
+    const kinds = [
+      { name: 'tracing off', env: { OTEL_SDK_DISABLED: 'true' } },
+      { name: 'tracing on, sampled (always_on)', env: { ...traced, OTEL_TRACES_SAMPLER: 'always_on' } },
+      { name: 'tracing on, not sampled (always_off)', env: { ...traced, OTEL_TRACES_SAMPLER: 'always_off' } },
+    ];
     const target = (name: string, gateway: Child<GatewayInfo>): LoadTarget => ({
       name,
       url: `${gateway.info.url}${gateway.info.path}`,
@@ -85,43 +87,34 @@ async function loadPart(sink: Awaited<ReturnType<typeof startSink>>): Promise<vo
       headers: gateway.info.headers,
       body: JSON.stringify({ connectionId: gateway.info.connectionId, arguments: { limit: settings.records } }),
     });
-    const variants = [
-      { name: 'tracing off', child: off, target: target('off', off), cpu: [] as number[], rps: [] as number[], p50: [] as number[] },
-      { name: 'tracing on (OTLP/HTTP, always_on)', child: on, target: target('on', on), cpu: [] as number[], rps: [] as number[], p50: [] as number[] },
-    ];
+    const variants: { name: string; child: Child<GatewayInfo>; target: LoadTarget; cpu: number[]; rps: number[]; p50: number[] }[] = [];
+    for (const kind of kinds) {
+      const child = await startChild<GatewayInfo>('gateway.ts', { env: { ...env, ...kind.env } });
+      children.push(child);
+      variants.push({ name: kind.name, child, target: target(kind.name, child), cpu: [] as number[], rps: [] as number[], p50: [] as number[] });
+    }
     log(`tracing cost: ${settings.rounds} rounds of ${settings.durationSeconds} s per variant, ${settings.connections} connections, ${settings.records} records; ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), load average ${os.loadavg().map((l) => round(l, 2)).join(' ')}`);
-    let spansBefore = 0;
-    let onRequests = 0;
     for (let round_ = 1; round_ <= settings.rounds; round_++) {
       for (const variant of variants) {
         if (settings.warmupSeconds > 0) await measure(variant.target, { connections: settings.connections, warmupSeconds: 0, durationSeconds: settings.warmupSeconds });
-        if (variant.child === on) spansBefore = sink.spans();
         const before = cpuMicros(variant.child.process.pid!);
         const figures = await measure(variant.target, { connections: settings.connections, warmupSeconds: 0, durationSeconds: settings.durationSeconds });
         if (figures.non2xx || figures.errors) throw new Error(`${variant.name}: ${figures.non2xx} non-2xx answers, ${figures.errors} errors`);
         variant.cpu.push((cpuMicros(variant.child.process.pid!) - before) / Math.max(1, figures.requests));
         variant.rps.push(figures.requestsPerSecond);
         variant.p50.push(figures.p50Ms);
-        if (variant.child === on) onRequests = figures.requests;
-        log(`  round ${round_}  ${variant.name.padEnd(34)} ${String(figures.requestsPerSecond).padStart(6)} req/s  p50 ${figures.p50Ms} ms  CPU ${round(variant.cpu.at(-1)!, 0)} µs/run`);
+        log(`  round ${round_}  ${variant.name.padEnd(38)} ${String(figures.requestsPerSecond).padStart(6)} req/s  p50 ${figures.p50Ms} ms  CPU ${round(variant.cpu.at(-1)!, 0)} µs/run`);
       }
     }
-    // The batch processor exports every 5 s: wait for the last round's spans before counting them.
-    await new Promise((resolve) => setTimeout(resolve, 6_000));
-    const spansPerRun = (sink.spans() - spansBefore) / Math.max(1, onRequests);
-    const [offRow, onRow] = variants.map((v) => ({ name: v.name, cpu: median(v.cpu), rps: median(v.rps), p50: median(v.p50) }));
     log('');
+    // Each round's difference (against off, measured back to back) cancels most of what a busy machine adds to all.
     log(
       table(
-        ['variant', 'req/s (median)', 'p50 ms (median)', 'gateway CPU µs per run (median)'],
-        [offRow!, onRow!].map((row) => [row.name, row.rps, row.p50, round(row.cpu, 0)]),
+        ['variant', 'req/s (median)', 'p50 ms (median)', 'gateway CPU µs per run (median)', 'more than off, per round (median)'],
+        variants.map((v) => [v.name, median(v.rps), median(v.p50), round(median(v.cpu), 0), round(median(v.cpu.map((cpu, i) => cpu - variants[0]!.cpu[i]!)), 0)]),
       ),
     );
-    log('');
-    // Each round's difference (on less off, measured back to back) cancels most of what a busy machine adds to both.
-    const differences = variants[1]!.cpu.map((cpu, i) => cpu - variants[0]!.cpu[i]!);
-    log(`per round, on less off: ${differences.map((d) => round(d, 0)).join(', ')} µs; median ${round(median(differences), 0)} µs of gateway CPU per run (${round((median(differences) / offRow!.cpu) * 100, 1)}% of the untraced run).`);
-    log(`the sink received ${round(spansPerRun, 1)} spans per traced run (last round); load average at the end ${os.loadavg().map((l) => round(l, 2)).join(' ')}.`);
+    log(`load average at the end ${os.loadavg().map((l) => round(l, 2)).join(' ')}; the sink received ${sink.spans()} spans in all.`);
   } finally {
     for (const child of children.reverse()) await child.stop();
   }
