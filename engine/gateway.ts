@@ -21,6 +21,8 @@ import type { GatewayMetrics } from './observability/metrics/gateway-metrics.ts'
 import { observeDefinitionLoads } from './observability/metrics/definition-loads.ts';
 import { serveMetrics, type MetricsListener } from './observability/metrics/metrics-listener.ts';
 import { timedStore } from './observability/metrics/timed-store.ts';
+import { startTracing } from './observability/tracing/index.ts';
+import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 
 export interface RunningGateway {
   server: http.Server;
@@ -48,14 +50,17 @@ export interface GatewayOverrides {
   http?: HttpClient;
   /** Wraps the opened store (a store whose ping fails or hangs, for the readiness specs). */
   store?: (store: Store) => Store;
+  /** Replaces the exporters OTEL_* configured (an in-memory one); tracing is still on only when configured. */
+  traceExporter?: SpanExporter;
 }
 
 export async function startGateway(config: Config, logger: Logger, overrides: GatewayOverrides = {}): Promise<RunningGateway> {
+  const tracing = await startTracing(config.tracing, logger, overrides.traceExporter ? { exporter: overrides.traceExporter } : {});
   const embedded = !config.mongodbUri;
   const keyring = createKeyring(await resolveEncryptionKeys(config));
   const releaseLock = embedded ? await acquireDataDirLock(config.dataDir) : async () => {};
   const metrics = await metricsIfServed(config);
-  const opened = await openStore(config).catch(async (error: unknown) => {
+  const opened = await openStore(config).then(tracing.store, async (error: unknown) => {
     await releaseLock();
     throw error;
   });
@@ -122,14 +127,29 @@ export async function startGateway(config: Config, logger: Logger, overrides: Ga
       const sweep = setInterval(() => server.closeIdleConnections(), 50);
       const grace = setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs);
       await closed;
-      await metricsListener?.close();
       clearInterval(sweep);
       clearTimeout(grace);
-      await stopWatching();
-      await outbound.close();
-      await closeAdmin();
-      await store.close();
-      await releaseLock();
+      // Every step is taken even when one before it fails (a watcher whose folder was deleted under it):
+      // the store is closed and the lock released whatever happened; the first failure is reported after.
+      const steps: [string, () => Promise<void>][] = [
+        ['metrics listener', async () => await metricsListener?.close()],
+        ['definitions watcher', stopWatching],
+        ['outbound client', () => outbound.close()],
+        ['admin socket', closeAdmin],
+        ['store', () => store.close()],
+        ['data directory lock', releaseLock],
+        ['tracing', () => tracing.shutdown()],
+      ];
+      let failed: unknown = null;
+      for (const [name, step] of steps) {
+        try {
+          await step();
+        } catch (error) {
+          logger.error({ err: error }, `stopping: closing the ${name} failed`);
+          failed ??= error;
+        }
+      }
+      if (failed !== null) throw failed;
     })();
     return stopping;
   };

@@ -7,6 +7,7 @@ import { DEFAULT_OUTBOUND_SETTINGS, type OutboundSettings } from '../runtime/htt
 import { DEFAULT_HTTP_SERVER_SETTINGS, type HttpServerSettings } from '../server/settings.ts';
 import { DEFAULT_STORE_QUERY_TIMEOUT_MS } from '../store/mongodb/query-timeout.ts';
 import { DEFAULT_TOKEN_RETRY, type TokenRetrySettings } from '../runtime/auth/token-retry.ts';
+import { tracingFromEnv, type TracingConfig } from '../observability/tracing/tracing-config.ts';
 
 /**
  * The gateway's configuration, read once from the environment at start.
@@ -51,6 +52,8 @@ export interface Config {
   endUserTokens: EndUserTokenConfig;
   /** How GET /metrics is served (METRICS_*); neither a port nor a token: not served. */
   metrics: MetricsConfig;
+  /** OpenTelemetry tracing as the standard OTEL_* variables configure it; null when off. */
+  tracing: TracingConfig | null;
 }
 
 /** GET /metrics: unauthenticated on a listener of its own (METRICS_PORT, METRICS_HOST), and/or on the main port behind a Bearer token (METRICS_TOKEN). */
@@ -145,6 +148,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       ttlSeconds: integer(env, 'END_USER_TOKEN_TTL_SECONDS', 600, 30, 86_400),
     },
     metrics: metricsConfig(env, port, optional(env, 'HOST') ?? '0.0.0.0'),
+    tracing: tracingFromEnv(env),
   };
 }
 

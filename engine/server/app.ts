@@ -7,6 +7,7 @@ import { errorEnvelope } from './middleware/errors.ts';
 import { jsonBody } from './middleware/json-body.ts';
 import { requestId } from './middleware/request-id.ts';
 import { requestLog } from './middleware/request-log.ts';
+import { traceRequests } from '../observability/tracing/index.ts';
 import { healthRoutes } from './health-routes.ts';
 import { memberRoutes } from '../members/routes.ts';
 import { endUserRoutes } from '../end-users/routes.ts';
@@ -48,6 +49,7 @@ export function createApp(services: Services): Koa<AppState> {
   const app = new Koa<AppState>();
   app.silent = true;
   app.use(requestId());
+  app.use(traceRequests());
   app.use(closeUnread());
   app.use(requestLog(services.logger));
   app.use(httpMetrics(services.metrics));

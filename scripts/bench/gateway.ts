@@ -31,6 +31,8 @@ const config = loadConfig({
   // silent: autocannon hangs up on in-flight requests when a run ends, and each is logged as an error with its stack.
   LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'silent',
   EGRESS_ALLOW: '127.0.0.1/32',
+  // Tracing is off unless the orchestrator sets OTEL_* (npm run bench:tracing does).
+  ...Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith('OTEL_'))),
 });
 // BENCH_LOG_SYNC=1: pino's synchronous stdout destination, what the gateway used before, for the logs benchmark to compare.
 const destination = process.env.BENCH_LOG_SYNC === '1' ? pino.destination({ dest: 1, sync: true }) : undefined;

@@ -14,6 +14,7 @@ import type { Services } from '../../services.ts';
 import type { ConnectionRecord } from '../../store/index.ts';
 import { classifyTokenFailure, UnrenewableError } from './token-failure.ts';
 import { DEFAULT_TOKEN_RETRY, tokenRetryDelayMs } from './token-retry.ts';
+import { traceRenewal } from '../../observability/tracing/index.ts';
 
 /** Seconds before expiry at which a token counts as expired, so it does not lapse in flight. */
 export const EXPIRY_SKEW_MS = 30_000;
@@ -36,7 +37,7 @@ export function tokenExpired(connection: ConnectionRecord, now = Date.now()): bo
 export function renewToken(services: Services, connection: ConnectionRecord, auth: AuthEntry): Promise<ConnectionRecord> {
   let renewal = inFlight.get(connection.id);
   if (!renewal) {
-    renewal = observeRenewal(services.metrics, connection.appSlug, renew(services, connection, auth)).finally(() => inFlight.delete(connection.id));
+    renewal = observeRenewal(services.metrics, connection.appSlug, traceRenewal(connection, auth, () => renew(services, connection, auth))).finally(() => inFlight.delete(connection.id));
     inFlight.set(connection.id, renewal);
   }
   return renewal;

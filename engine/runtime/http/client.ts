@@ -14,6 +14,7 @@ import { readBody } from './read-body.ts';
 import { redirectHop, type Hop } from './redirect.ts';
 import { DEFAULT_OUTBOUND_SETTINGS, type OutboundSettings } from './settings.ts';
 import { DEFAULT_USER_AGENT } from './user-agent.ts';
+import { traceCall } from '../../observability/tracing/index.ts';
 import type { OutboundRequest, OutboundResponse } from './types.ts';
 
 export interface HttpClient {
@@ -70,7 +71,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
     const stopListening = caller ? onAbort(caller, () => stop.abort(caller.reason)) : null;
     if (caller?.aborted) stop.abort(caller.reason);
     try {
-      return await sendHops(outbound, hop, stop, deadline, started);
+      return await traceCall(hop, () => sendHops(outbound, hop, stop, deadline, started));
     } finally {
       clearTimeout(timer);
       stopListening?.();

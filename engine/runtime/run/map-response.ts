@@ -4,6 +4,7 @@ import { evaluateGuarded, MappingError } from '../../mapping/index.ts';
 import type { OutboundResponse } from '../http/index.ts';
 import type { ActionMeta, Proposal } from './envelope.ts';
 import { withJsonText } from './envelope-json.ts';
+import { traceMapping } from '../../observability/tracing/index.ts';
 
 /**
  * The input every response mapping sees (documented in docs/definitions.md):
@@ -29,7 +30,7 @@ export type MappingOutcome = { ok: true; proposal: Proposal } | { ok: false; err
 export async function mapResponse(action: ActionEntry, input: MappingInput): Promise<MappingOutcome> {
   if (!action.response) return { ok: true, proposal: input.status >= 200 && input.status < 300 ? { data: input.body } : {} };
   try {
-    const result = await evaluateGuarded(action.response as never, input);
+    const result = await traceMapping(action.response, () => evaluateGuarded(action.response as never, input));
     const proposal = result !== null && typeof result === 'object' && !Array.isArray(result) ? (result as Proposal) : { data: result };
     return { ok: true, proposal };
   } catch (error) {

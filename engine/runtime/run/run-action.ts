@@ -22,6 +22,7 @@ import { retryDelayMs, sleep, type Sleep } from './rate-limit.ts';
 import { rateLimitVerdict } from './rate-limit-signal.ts';
 import { observeAppCall } from '../../observability/metrics/app-call.ts';
 import type { RunFacts } from '../../observability/run-facts.ts';
+import { appCall } from '../../observability/tracing/index.ts';
 
 export interface RunRequest {
   companyId: string;
@@ -100,7 +101,7 @@ export async function runAction(services: Services, run: RunRequest): Promise<Ru
   let waitedMs = 0;
   for (;;) {
     const applied = applyAuth(auth, secretsOf(connection), built.variables, token);
-    const response = await observeAppCall(services.metrics, run.facts, { app: version.app.slug, action: action.slug }, () => services.http.send({
+    const response = await observeAppCall(services.metrics, run.facts, { app: version.app.slug, action: action.slug }, () => appCall(run, retries + Number(renewed), () => services.http.send({
       method: built.request.method,
       url: built.request.url,
       headers: { ...bodyType(version, built), ...built.request.headers, ...applied.headers },
@@ -108,7 +109,7 @@ export async function runAction(services: Services, run: RunRequest): Promise<Ru
       ...(built.request.body !== undefined ? { body: built.request.body as never } : {}),
       redirect: applied.redirect,
       ...(run.signal ? { signal: run.signal } : {}),
-    }));
+    })));
     const facts = { status: response.status, response: responseFacts(response), action: actionMeta, retries, deletedId: deletedId(action, built) };
     const mappingInput = { ...facts.response, action: actionMeta, arguments: built.arguments };
     const mapped = await mapResponse(action, mappingInput);
