@@ -18,18 +18,40 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
+import { commandLine, usageLine } from '../../engine/cli/command-line.ts';
 import { runChild, startChild, type Child } from './child.ts';
 import { measure, type LoadTarget } from './load.ts';
 import { cpuMicros } from './process-cpu.ts';
 import { median, round, table } from './stats.ts';
 
-const flags = new Map(
-  process.argv.slice(2).map((arg) => {
-    const [name, value] = arg.replace(/^--/, '').split('=');
-    return [name!, value ?? 'true'] as const;
-  }),
-);
-const number = (flag: string, fallback: number) => Number(flags.get(flag) ?? fallback);
+export const cli = {
+  command: 'npm run bench:tracing --',
+  summary:
+    'Measures what OpenTelemetry tracing costs the gateway per run, on and off, side by side in alternating rounds, and the instrumentation alone. Reports figures; never fails on speed.',
+  options: {
+    only: { type: 'string' as const, value: '<parts>', description: 'load, instrumentation or both (comma-separated; default both)' },
+    rounds: { type: 'string' as const, value: '<n>', description: 'alternating rounds of the load part (default 3)' },
+    duration: { type: 'string' as const, value: '<s>', description: 'seconds of each measured load (default 5)' },
+    warmup: { type: 'string' as const, value: '<s>', description: 'seconds of warm-up before each (default 1)' },
+    connections: { type: 'string' as const, value: '<n>', description: 'concurrent connections (default 10)' },
+    records: { type: 'string' as const, value: '<n>', description: 'records in each answer (default 10)' },
+    runs: { type: 'string' as const, value: '<n>', description: 'runs of the instrumentation part (default 20000)' },
+  },
+  examples: ['npm run bench:tracing', 'npm run bench:tracing -- --only=instrumentation', 'npm run bench:tracing -- --rounds=5 --duration=5'],
+};
+
+const args = commandLine(cli);
+// --help answered or the command line refused: nothing to run (the exit code is set).
+if (!args) process.exit();
+const number = (flag: 'rounds' | 'duration' | 'warmup' | 'connections' | 'records' | 'runs', fallback: number) => {
+  const given = args.values[flag];
+  if (given === undefined) return fallback;
+  if (given.trim() === '' || !(Number(given) >= 0)) {
+    process.stderr.write(`--${flag} must be a number, 0 or more (got ${given})\n${usageLine(cli)}\n`);
+    process.exit(2);
+  }
+  return Number(given);
+};
 const settings = {
   rounds: number('rounds', 3),
   durationSeconds: number('duration', 5),
@@ -38,7 +60,13 @@ const settings = {
   records: number('records', 10),
   runs: number('runs', 20_000),
 };
-const only = new Set((flags.get('only') ?? 'load,instrumentation').split(','));
+const PARTS = ['load', 'instrumentation'];
+const only = new Set((args.values.only ?? PARTS.join(',')).split(','));
+const unknownPart = [...only].find((part) => !PARTS.includes(part));
+if (unknownPart !== undefined) {
+  process.stderr.write(`--only takes ${PARTS.join(', ')} (got ${unknownPart})\n${usageLine(cli)}\n`);
+  process.exit(2);
+}
 const log = (line: string) => process.stdout.write(`${line}\n`);
 
 interface GatewayInfo {
