@@ -11,6 +11,7 @@ import type { Logger } from './log/logger.ts';
 import { createApp } from './server/app.ts';
 import { createHttpServer } from './server/http-server.ts';
 import type { ReadinessCheck, Services } from './services.ts';
+import { compactionLogging } from './store/embedded/compaction-log.ts';
 import { acquireDataDirLock } from './store/embedded/data-dir-lock.ts';
 import { openStore } from './store/index.ts';
 import { logBaseUrlOverrides } from './runtime/run/base-url-override.ts';
@@ -37,7 +38,7 @@ export async function startGateway(config: Config, logger: Logger, overrides: Ga
   const embedded = !config.mongodbUri;
   const keyring = createKeyring(await resolveEncryptionKeys(config));
   const releaseLock = embedded ? await acquireDataDirLock(config.dataDir) : async () => {};
-  const store = await openStore(config).catch(async (error: unknown) => {
+  const store = await openStore(config, compactionLogging(logger)).catch(async (error: unknown) => {
     await releaseLock();
     throw error;
   });
