@@ -9,11 +9,12 @@
  * goes through NeDB's executor, so no write interleaves with the rewrite, and
  * it writes `<file>~`, fsyncs it and renames it over the file, so a kill
  * during it leaves the old file whole). Every STORE_COMPACTION_INTERVAL_MS it
- * looks at each file and rewrites those whose appended lines have reached
- * their live records: the file is at least half stale lines. A rewrite holds
+ * looks at each file and rewrites those whose stale lines (earlier versions
+ * of updated records, deleted records) have reached their live records: the
+ * file is at least half stale. Inserts alone leave nothing to drop. A rewrite holds
  * the event loop for most of its time (NeDB serializes every record in one
  * go: seconds at 100,000 records, docs/benchmarks.md), so rewriting in
- * proportion to what was appended keeps that cost per write constant and a
+ * proportion to what went stale keeps that cost per write constant and a
  * file at most about twice its live size; a fixed timer alone would stall a
  * large store at every tick for a handful of renewals, and rewrite files that
  * did not change.
@@ -29,8 +30,8 @@ export const DEFAULT_COMPACTION_INTERVAL_MS = 60_000;
 
 export interface Compactable {
   readonly name: string;
-  /** Lines appended to the file since it was last rewritten. */
-  readonly appendedSinceCompaction: number;
+  /** Lines in the file a rewrite would drop: earlier versions of updated records, deleted records and their tombstones. */
+  readonly staleLines: number;
   /** Records the file holds once rewritten. */
   readonly liveRecords: number;
   /** Rewrites the file with one line per live record; resolves with the records written. */
@@ -39,8 +40,8 @@ export interface Compactable {
 
 export interface CompactionReport {
   collection: string;
-  /** Lines the rewrite dropped or replaced: the appends since the previous compaction. */
-  appendedLines: number;
+  /** Lines the rewrite dropped. */
+  staleLines: number;
   records: number;
   durationMs: number;
 }
@@ -70,8 +71,8 @@ export class CompactionSchedule {
   }
 
   /**
-   * Compacts, one after the other, the files that are at least half appended lines
-   * (`all`: every file that grew at all, as a close does); a run already under way is joined, not doubled.
+   * Compacts, one after the other, the files that are at least half stale lines
+   * (`all`: every file with a stale line, as a close does); a run already under way is joined, not doubled.
    */
   compactGrown(all = false): Promise<CompactionReport[]> {
     this.running ??= this.runOnce(all).finally(() => {
@@ -88,12 +89,12 @@ export class CompactionSchedule {
   private async runOnce(all: boolean): Promise<CompactionReport[]> {
     const reports: CompactionReport[] = [];
     for (const collection of this.collections) {
-      const appendedLines = collection.appendedSinceCompaction;
-      if (appendedLines === 0 || (!all && appendedLines < collection.liveRecords)) continue;
+      const staleLines = collection.staleLines;
+      if (staleLines === 0 || (!all && staleLines < collection.liveRecords)) continue;
       const started = performance.now();
       try {
         const records = await collection.compact();
-        const report = { collection: collection.name, appendedLines, records, durationMs: Math.round(performance.now() - started) };
+        const report = { collection: collection.name, staleLines, records, durationMs: Math.round(performance.now() - started) };
         reports.push(report);
         this.events.onCompacted?.(report);
       } catch (error) {

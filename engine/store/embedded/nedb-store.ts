@@ -24,7 +24,7 @@ export interface EmbeddedStoreOptions extends CompactionEvents {
   compactionIntervalMs?: number;
 }
 
-/** The embedded store, and its compaction run by hand: the schedule's (files at least half appended lines), or `all` that grew at all. */
+/** The embedded store, and its compaction run by hand: the schedule's (files at least half stale lines), or `all` with a stale line at all. */
 export interface EmbeddedStore extends Store {
   compact(options?: { all?: boolean }): Promise<CompactionReport[]>;
 }
@@ -79,11 +79,18 @@ class NedbCollection<T extends { id: string }> implements Collection<T> {
   private readonly db: Datastore;
   /** See Collection.writeCount: this process holds the DATA_DIR lock, so every write passes here. */
   writeCount = 0;
-  /** Lines NeDB appended to the file since it was last rewritten (compaction.ts). */
-  appendedSinceCompaction = 0;
-
-  /** Records in memory (and in the file once rewritten): counted from the load on, so a schedule tick does not walk them. */
+  /**
+   * Record lines in the file, and records alive (in memory): counted from the load on, so a schedule tick
+   * does not walk the records. An insert adds one of each; an update or a delete adds a line (NeDB appends
+   * the whole record again, or a `$$deleted` line) and leaves an earlier line stale.
+   */
+  fileLines = 0;
   liveRecords = 0;
+
+  /** Lines a rewrite would drop (compaction.ts). */
+  get staleLines(): number {
+    return this.fileLines - this.liveRecords;
+  }
 
   constructor(readonly name: string, private readonly filename: string) {
     this.db = new Datastore({ filename, modes: { fileMode: 0o600, dirMode: 0o700 } });
@@ -98,15 +105,14 @@ class NedbCollection<T extends { id: string }> implements Collection<T> {
     for (const fieldName of LOOKUP_INDEXES[this.name as CollectionName]) {
       await this.db.ensureIndexAsync({ fieldName });
     }
-    this.liveRecords = this.db.getAllData().length;
+    this.liveRecords = this.fileLines = this.db.getAllData().length;
   }
 
   /** NeDB's rewrite: one line per live record and one per index, written to `<file>~`, fsynced, renamed over the file. */
   async compact(): Promise<number> {
-    const appended = this.appendedSinceCompaction;
     await this.db.compactDatafileAsync();
-    // Writes that landed while the rewrite was queued are in it too; counting them again only costs one more rewrite.
-    this.appendedSinceCompaction -= appended;
+    // A write counted a moment after the rewrite ran is off by one line here: at worst one rewrite early or late.
+    this.fileLines = this.liveRecords;
     return this.liveRecords;
   }
 
@@ -118,7 +124,7 @@ class NedbCollection<T extends { id: string }> implements Collection<T> {
     } finally {
       this.writeCount++;
     }
-    this.appendedSinceCompaction++;
+    this.fileLines++;
     this.liveRecords++;
     await this.flush();
     return record;
@@ -151,14 +157,14 @@ class NedbCollection<T extends { id: string }> implements Collection<T> {
     } finally {
       this.writeCount++;
     }
-    this.appendedSinceCompaction += numAffected;
+    this.fileLines += numAffected;
     if (numAffected > 0) await this.flush();
     return numAffected > 0;
   }
 
   async deleteOne(filter: Filter): Promise<boolean> {
     const removed = await this.db.removeAsync(query(filter), { multi: false }).finally(() => this.writeCount++);
-    this.appendedSinceCompaction += removed;
+    this.fileLines += removed;
     this.liveRecords -= removed;
     if (removed > 0) await this.flush();
     return removed > 0;
@@ -166,7 +172,7 @@ class NedbCollection<T extends { id: string }> implements Collection<T> {
 
   async deleteMany(filter: Filter): Promise<number> {
     const removed = await this.db.removeAsync(query(filter), { multi: true }).finally(() => this.writeCount++);
-    this.appendedSinceCompaction += removed;
+    this.fileLines += removed;
     this.liveRecords -= removed;
     if (removed > 0) await this.flush();
     return removed;
