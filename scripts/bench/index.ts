@@ -8,13 +8,14 @@
  *   npm run bench                       # full run (a few minutes on 2 cores)
  *   npm run bench -- --quick            # smoke run: short loads, 100 x 30 tree
  *   npm run bench -- --only=load,mapping,scale
+ *   npm run bench -- --only=store --store-records=100000   # the embedded store at scale (not in the default run: minutes)
  *   npm run bench -- --duration=5 --warmup=2 --connections=10 --latency-duration=3
  *   npm run bench -- --apps=1000 --actions=30 --reloads=5 --debounce=150
  *   npm run bench -- --cpu-prof=gateway    # or proxy, scale: profiles into .tmp/profiles
  *   npm run bench -- --out=bench-results.json
  *
  * Every flag has an env twin: BENCH_DURATION, BENCH_WARMUP, BENCH_CONNECTIONS, BENCH_LATENCY_DURATION,
- * BENCH_APPS, BENCH_ACTIONS, BENCH_RELOADS, BENCH_DEBOUNCE_MS, BENCH_MAPPING_MS, BENCH_OUT.
+ * BENCH_APPS, BENCH_ACTIONS, BENCH_RELOADS, BENCH_DEBOUNCE_MS, BENCH_MAPPING_MS, BENCH_STORE_RECORDS, BENCH_OUT.
  */
 import { readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
@@ -25,6 +26,7 @@ import { measure, type LoadFigures, type LoadTarget } from './load.ts';
 import type { MappingCost } from './mapping-cost.ts';
 import { RECORD_COUNTS } from './records.ts';
 import type { ScaleResult } from './scale.ts';
+import type { StoreResult } from './store.ts';
 import { generateTree } from './scale-tree.ts';
 import { round, table } from './stats.ts';
 
@@ -48,6 +50,8 @@ const settings = {
   reloads: setting('reloads', 'BENCH_RELOADS', 3, 2),
   mappingMs: setting('mapping-ms', 'BENCH_MAPPING_MS', 400, 50),
   debounceMs: flags.get('debounce') ?? process.env.BENCH_DEBOUNCE_MS,
+  /** The store part: end users, connections and installations each (store-seed.ts). */
+  storeRecords: setting('store-records', 'BENCH_STORE_RECORDS', 100_000, 10_000),
 };
 const only = new Set((flags.get('only') ?? 'load,budget,mapping,scale').split(','));
 /** The budget part: µs of work added to each of the bare proxy's requests. */
@@ -233,6 +237,20 @@ async function scaleBenchmark(): Promise<ScaleResult & { generateMs: number }> {
   }
 }
 
+/** The embedded store at scale: files written by one child, opened, queried, written and compacted by another (its RSS the store's alone). */
+async function storeBenchmark(): Promise<StoreResult & { seedMs: number }> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'igw-bench-store-'));
+  try {
+    const env = { BENCH_STORE_DIR: dir, BENCH_STORE_RECORDS: String(settings.storeRecords) };
+    const seed = await runChild<{ seedMs: number }>('store-seed.ts', { env, timeoutMs: 1_800_000 });
+    log(`wrote ${settings.storeRecords} end users, connections (each renewed once) and installations in ${seed.seedMs} ms`);
+    const result = await runChild<StoreResult>('store.ts', { env, execArgv: ['--expose-gc'], timeoutMs: 3_600_000 });
+    return { ...result, seedMs: seed.seedMs };
+  } finally {
+    await fs.rm(dir, { recursive: true, force: true });
+  }
+}
+
 function machine() {
   const cpus = os.cpus();
   return {
@@ -323,6 +341,43 @@ async function main(): Promise<void> {
       table(
         ['action', 'µs @1', 'µs @10', 'µs @100', 'µs/rec @10', 'µs/rec @100', 'µs/rec @1000', 'marginal µs/rec'],
         mapping.map((m) => [m.action, at(m, 1).usPerCall, at(m, 10).usPerCall, at(m, 100).usPerCall, at(m, 10).usPerRecord, at(m, 100).usPerRecord, at(m, 1000).usPerRecord, m.marginalUsPerRecord]),
+      ),
+    );
+    log('');
+  });
+
+  await part('store', async () => {
+    log('== embedded store (NeDB) at scale');
+    const store = await storeBenchmark();
+    results.store = store;
+    log(
+      table(
+        ['file', 'lines before open', 'MB before', 'lines after open', 'MB after'],
+        store.filesBefore.map((f, i) => [f.collection, f.lines, f.mb, store.filesAfterOpen[i]!.lines, store.filesAfterOpen[i]!.mb]),
+      ),
+    );
+    log('');
+    log(
+      table(
+        ['figure', 'value'],
+        [
+          ['records (end users / connections / installations)', `${store.records.endUsers} / ${store.records.connections} / ${store.records.installations}`],
+          ['open (load + indexes + compaction on start)', `${store.openMs} ms`],
+          ['open again after a clean stop (files compacted)', `${store.reopenMs} ms`],
+          ['RSS before / after open (after GC)', `${store.memory.rssBeforeMb} / ${store.memory.rssAfterOpenMb} MB`],
+          ['heap used after open (after GC)', `${store.memory.heapUsedAfterOpenMb} MB`],
+          ['peak RSS', `${store.memory.peakRssMb} MB`],
+          ['load average at start / end (1, 5, 15 min)', `${store.loadAverage.start.join(' ')} / ${store.loadAverage.end.join(' ')}`],
+        ],
+      ),
+    );
+    log('');
+    log(table(['operation', 'samples', 'p50 ms', 'p99 ms'], [...store.reads, ...store.writes].map((l) => [l.name, l.samples, l.p50Ms, l.p99Ms])));
+    log('');
+    log(
+      table(
+        ['compaction', 'records', 'duration ms', 'longest event-loop stall ms', 'monitorEventLoopDelay max ms'],
+        store.compactions.map((c) => [c.collection, c.records, c.durationMs, c.longestStallMs, c.maxDelayMs]),
       ),
     );
     log('');
