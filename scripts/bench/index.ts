@@ -362,8 +362,8 @@ async function main(): Promise<void> {
         ['figure', 'value'],
         [
           ['records (end users / connections / installations)', `${store.records.endUsers} / ${store.records.connections} / ${store.records.installations}`],
-          ['open (load + indexes + compaction on start)', `${store.openMs} ms`],
-          ['open again after a clean stop (files compacted)', `${store.reopenMs} ms`],
+          ['open (load + indexes + compaction on start)', `${store.openMs} ms (CPU ${store.openCpuMs} ms)`],
+          ['open again after a clean stop (files compacted)', `${store.reopenMs} ms (CPU ${store.reopenCpuMs} ms)`],
           ['RSS before / after open (after GC)', `${store.memory.rssBeforeMb} / ${store.memory.rssAfterOpenMb} MB`],
           ['heap used after open (after GC)', `${store.memory.heapUsedAfterOpenMb} MB`],
           ['peak RSS', `${store.memory.peakRssMb} MB`],
@@ -376,8 +376,8 @@ async function main(): Promise<void> {
     log('');
     log(
       table(
-        ['compaction', 'records', 'duration ms', 'longest event-loop stall ms', 'monitorEventLoopDelay max ms'],
-        store.compactions.map((c) => [c.collection, c.records, c.durationMs, c.longestStallMs, c.maxDelayMs]),
+        ['compaction', 'records', 'duration ms', 'CPU ms', 'longest event-loop stall ms', 'monitorEventLoopDelay max ms'],
+        store.compactions.map((c) => [c.collection, c.records, c.durationMs, c.cpuMs, c.longestStallMs, c.maxDelayMs]),
       ),
     );
     log('');

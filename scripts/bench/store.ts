@@ -34,6 +34,10 @@ import { BENCH_COMPANY_ID } from './store-company.ts';
 import { percentile, round } from './stats.ts';
 
 const mb = (bytes: number) => round(bytes / 1024 / 1024, 1);
+const cpuMsSince = (start: NodeJS.CpuUsage) => {
+  const used = process.cpuUsage(start);
+  return Math.round((used.user + used.system) / 1000);
+};
 const gc = () => (globalThis as { gc?: () => void }).gc?.();
 
 export interface FileFigures {
@@ -58,6 +62,8 @@ export interface CompactionFigures {
   longestStallMs: number;
   /** perf_hooks monitorEventLoopDelay's maximum over the same time. */
   maxDelayMs: number;
+  /** CPU (user + system) the process used meanwhile: on a busy machine the wall times stretch, this much less. */
+  cpuMs: number;
 }
 
 export interface StoreResult {
@@ -65,8 +71,10 @@ export interface StoreResult {
   filesBefore: FileFigures[];
   filesAfterOpen: FileFigures[];
   openMs: number;
+  openCpuMs: number;
   /** A second open of the same files, now compacted (a restart after a clean stop). */
   reopenMs: number;
+  reopenCpuMs: number;
   memory: { rssBeforeMb: number; rssAfterOpenMb: number; heapUsedAfterOpenMb: number; peakRssMb: number };
   /** os.loadavg() at the start and the end: on a shared machine, every time above is stretched by the others' work. */
   loadAverage: { start: number[]; end: number[] };
@@ -101,7 +109,7 @@ async function time(name: string, samples: number, run: (i: number) => Promise<u
 }
 
 /** Runs `work` while a 1 ms timer and monitorEventLoopDelay watch the event loop. */
-async function watchingTheLoop<T>(work: () => Promise<T>): Promise<{ result: T; durationMs: number; longestStallMs: number; maxDelayMs: number }> {
+async function watchingTheLoop<T>(work: () => Promise<T>): Promise<{ result: T; durationMs: number; longestStallMs: number; maxDelayMs: number; cpuMs: number }> {
   const histogram = monitorEventLoopDelay({ resolution: 1 });
   let last = performance.now();
   let longest = 0;
@@ -112,12 +120,14 @@ async function watchingTheLoop<T>(work: () => Promise<T>): Promise<{ result: T; 
   }, 1);
   histogram.enable();
   const started = performance.now();
+  const cpu = process.cpuUsage();
   const result = await work();
   const durationMs = performance.now() - started;
+  const cpuMs = cpuMsSince(cpu);
   await new Promise((resolve) => setTimeout(resolve, 5));
   clearInterval(timer);
   histogram.disable();
-  return { result, durationMs: round(durationMs, 1), longestStallMs: round(longest, 1), maxDelayMs: round(histogram.max / 1e6, 1) };
+  return { result, durationMs: round(durationMs, 1), longestStallMs: round(longest, 1), maxDelayMs: round(histogram.max / 1e6, 1), cpuMs };
 }
 
 async function main(): Promise<StoreResult> {
@@ -131,8 +141,10 @@ async function main(): Promise<StoreResult> {
   gc();
   const rssBefore = process.memoryUsage().rss;
   let started = performance.now();
+  let cpu = process.cpuUsage();
   let store: EmbeddedStore = await openEmbeddedStore(dataDir, { compactionIntervalMs: 0 });
   const openMs = Math.round(performance.now() - started);
+  const openCpuMs = cpuMsSince(cpu);
   gc();
   const afterOpen = process.memoryUsage();
   const filesAfterOpen = await files(dataDir);
@@ -177,7 +189,7 @@ async function main(): Promise<StoreResult> {
     await store[collection].updateOne({ id: first.id }, { $set: { updatedOn: new Date() } });
     const one = await watchingTheLoop(() => store.compact({ all: true }));
     const report = one.result.find((r) => r.collection === collection)!;
-    compactions.push({ collection, records: report.records, staleLines: report.staleLines, durationMs: one.durationMs, longestStallMs: one.longestStallMs, maxDelayMs: one.maxDelayMs });
+    compactions.push({ collection, records: report.records, staleLines: report.staleLines, durationMs: one.durationMs, longestStallMs: one.longestStallMs, maxDelayMs: one.maxDelayMs, cpuMs: one.cpuMs });
   }
   if (watched.result.length === 0) throw new Error('the writes grew no file: compact() rewrote nothing');
   const peakRssMb = mb(process.resourceUsage().maxRSS * 1024);
@@ -189,8 +201,10 @@ async function main(): Promise<StoreResult> {
   gc();
 
   started = performance.now();
+  cpu = process.cpuUsage();
   const reopened = await openEmbeddedStore(dataDir, { compactionIntervalMs: 0 });
   const reopenMs = Math.round(performance.now() - started);
+  const reopenCpuMs = cpuMsSince(cpu);
   await reopened.close();
 
   return {
@@ -198,7 +212,9 @@ async function main(): Promise<StoreResult> {
     filesBefore,
     filesAfterOpen,
     openMs,
+    openCpuMs,
     reopenMs,
+    reopenCpuMs,
     loadAverage: { start: loadAtStart, end: os.loadavg().map((v) => round(v, 1)) },
     memory: { rssBeforeMb: mb(rssBefore), rssAfterOpenMb: mb(afterOpen.rss), heapUsedAfterOpenMb: mb(afterOpen.heapUsed), peakRssMb },
     reads,
