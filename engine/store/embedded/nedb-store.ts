@@ -20,7 +20,7 @@ import { ownFieldsOnly } from './own-fields.ts';
 import { CompactionSchedule, DEFAULT_COMPACTION_INTERVAL_MS, type CompactionEvents, type CompactionReport } from './compaction.ts';
 
 export interface EmbeddedStoreOptions extends CompactionEvents {
-  /** STORE_COMPACTION_INTERVAL_MS: how often files that grew are rewritten one line per record; 0 never (only on start and close). */
+  /** STORE_COMPACTION_INTERVAL_MS: how often files at least half stale are rewritten one line per record; 0 never (only on start and close). */
   compactionIntervalMs?: number;
 }
 
@@ -65,7 +65,8 @@ export async function openEmbeddedStore(dataDir: string, options: EmbeddedStoreO
     async close() {
       schedule.stop();
       await schedule.settled();
-      // Every file that grew is left one line per record; one that did not is not rewritten (seconds at 100,000 records).
+      // Every file with a stale line is left one line per record; the others are not rewritten (seconds each at 100,000 records).
+      // A rewrite that fails here is reported like a scheduled one: the file is whole, and the next start compacts it.
       await schedule.compactGrown(true);
     },
   };
