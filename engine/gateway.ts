@@ -11,6 +11,7 @@ import type { Logger } from './log/logger.ts';
 import { createApp } from './server/app.ts';
 import { createHttpServer } from './server/http-server.ts';
 import type { ReadinessCheck, Services } from './services.ts';
+import { compactionLogging } from './store/embedded/compaction-log.ts';
 import { acquireDataDirLock } from './store/embedded/data-dir-lock.ts';
 import { openStore, type Store } from './store/index.ts';
 import { logBaseUrlOverrides } from './runtime/run/base-url-override.ts';
@@ -60,7 +61,7 @@ export async function startGateway(config: Config, logger: Logger, overrides: Ga
   const keyring = createKeyring(await resolveEncryptionKeys(config));
   const releaseLock = embedded ? await acquireDataDirLock(config.dataDir) : async () => {};
   const metrics = await metricsIfServed(config);
-  const opened = await openStore(config).then(tracing.store, async (error: unknown) => {
+  const opened = await openStore(config, compactionLogging(logger)).then(tracing.store, async (error: unknown) => {
     await releaseLock();
     throw error;
   });

@@ -6,6 +6,7 @@ import { parseAppBaseUrls } from './app-base-urls.ts';
 import { DEFAULT_OUTBOUND_SETTINGS, type OutboundSettings } from '../runtime/http/settings.ts';
 import { DEFAULT_HTTP_SERVER_SETTINGS, type HttpServerSettings } from '../server/settings.ts';
 import { DEFAULT_STORE_QUERY_TIMEOUT_MS } from '../store/mongodb/query-timeout.ts';
+import { DEFAULT_COMPACTION_INTERVAL_MS } from '../store/embedded/compaction.ts';
 import { DEFAULT_TOKEN_RETRY, type TokenRetrySettings } from '../runtime/auth/token-retry.ts';
 import { tracingFromEnv, type TracingConfig } from '../observability/tracing/tracing-config.ts';
 
@@ -23,6 +24,8 @@ export interface Config {
   mongodbUri: string | undefined;
   /** STORE_QUERY_TIMEOUT_MS: the `maxTimeMS` of every MongoDB query; past it the request is 503 QUERY_TIMEOUT. */
   storeQueryTimeoutMs: number;
+  /** STORE_COMPACTION_INTERVAL_MS: how often the embedded store rewrites the files that grew, one line per record; 0 only on start and stop. */
+  storeCompactionIntervalMs: number;
   bootstrapApiKey: string | undefined;
   /** Base64 keys as given; the first one encrypts, every one decrypts. */
   encryptionKeys: string[] | undefined;
@@ -108,6 +111,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     definitionsDir: path.resolve(cwd, optional(env, 'DEFINITIONS_DIR') ?? './definitions'),
     mongodbUri,
     storeQueryTimeoutMs: integer(env, 'STORE_QUERY_TIMEOUT_MS', DEFAULT_STORE_QUERY_TIMEOUT_MS, 1, 600_000),
+    storeCompactionIntervalMs: integer(env, 'STORE_COMPACTION_INTERVAL_MS', DEFAULT_COMPACTION_INTERVAL_MS, 0, 86_400_000),
     bootstrapApiKey,
     encryptionKeys,
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),

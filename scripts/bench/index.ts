@@ -9,13 +9,14 @@
  *   npm run bench -- --quick            # smoke run: short loads, 100 x 30 tree
  *   npm run bench -- --only=load,mapping,scale
  *   npm run bench -- --only=start --rounds=5   # npm start (compiled) against npm run dev (tsx), side by side
+ *   npm run bench -- --only=store --store-records=100000   # the embedded store at scale (not in the default run: minutes)
  *   npm run bench -- --duration=5 --warmup=2 --connections=10 --latency-duration=3
  *   npm run bench -- --apps=1000 --actions=30 --reloads=5 --debounce=150
  *   npm run bench -- --cpu-prof=gateway    # or proxy, scale: profiles into .tmp/profiles
  *   npm run bench -- --out=bench-results.json
  *
  * Every flag has an env twin: BENCH_DURATION, BENCH_WARMUP, BENCH_CONNECTIONS, BENCH_LATENCY_DURATION,
- * BENCH_APPS, BENCH_ACTIONS, BENCH_RELOADS, BENCH_DEBOUNCE_MS, BENCH_MAPPING_MS, BENCH_ROUNDS, BENCH_OUT.
+ * BENCH_APPS, BENCH_ACTIONS, BENCH_RELOADS, BENCH_DEBOUNCE_MS, BENCH_MAPPING_MS, BENCH_ROUNDS, BENCH_STORE_RECORDS, BENCH_OUT.
  */
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -28,6 +29,7 @@ import { measure, type LoadFigures, type LoadTarget } from './load.ts';
 import type { MappingCost } from './mapping-cost.ts';
 import { RECORD_COUNTS } from './records.ts';
 import type { ScaleResult } from './scale.ts';
+import type { StoreResult } from './store.ts';
 import { generateTree } from './scale-tree.ts';
 import { startBenchmark } from './start.ts';
 import { round, table } from './stats.ts';
@@ -39,7 +41,7 @@ export const cli = {
     'Measures the gateway next to a direct call and a bare proxy, the mapping cost alone, and definition loading at scale, and reports figures (bench-results.json); never fails on speed. Every number option has an env twin (BENCH_DURATION, ...).',
   options: {
     quick: { type: 'boolean' as const, description: 'smoke run: short loads, a 100 x 30 tree' },
-    only: { type: 'string' as const, value: '<parts>', description: 'any of load,budget,mapping,scale,start (comma-separated; default all)' },
+    only: { type: 'string' as const, value: '<parts>', description: 'any of load,budget,mapping,scale,start,store (comma-separated; default all but store)' },
     duration: { type: 'string' as const, value: '<s>', description: 'seconds of each measured load (BENCH_DURATION; 5, quick 1)' },
     warmup: { type: 'string' as const, value: '<s>', description: 'seconds of warm-up before each (BENCH_WARMUP; 2, quick 0.5)' },
     connections: { type: 'string' as const, value: '<n>', description: 'concurrent connections (BENCH_CONNECTIONS; 10)' },
@@ -49,6 +51,7 @@ export const cli = {
     reloads: { type: 'string' as const, value: '<n>', description: 'reloads measured (BENCH_RELOADS; 3, quick 2)' },
     debounce: { type: 'string' as const, value: '<ms>', description: 'the reload debounce (BENCH_DEBOUNCE_MS; the gateway default)' },
     'mapping-ms': { type: 'string' as const, value: '<ms>', description: 'time spent on each mapping cost (BENCH_MAPPING_MS; 400, quick 50)' },
+    'store-records': { type: 'string' as const, value: '<n>', description: 'end users, connections and installations each in the store part (BENCH_STORE_RECORDS; 100000, quick 10000)' },
     rounds: { type: 'string' as const, value: '<n>', description: 'rounds of the start part, each one compiled and one tsx start (BENCH_ROUNDS; 5, quick 2)' },
     'cpu-prof': { type: 'string' as const, value: '<target>', description: 'profile gateway, proxy or scale into .tmp/profiles' },
     out: { type: 'string' as const, value: '<file>', description: 'where the figures go (BENCH_OUT; bench-results.json)' },
@@ -56,8 +59,10 @@ export const cli = {
   examples: ['npm run bench -- --quick', 'npm run bench -- --only=load,mapping --duration=5', 'npm run bench -- --only=load --cpu-prof=gateway'],
 };
 
-const NUMBERS = ['duration', 'warmup', 'connections', 'latency-duration', 'apps', 'actions', 'reloads', 'debounce', 'mapping-ms', 'rounds'] as const;
-const PARTS = ['load', 'budget', 'mapping', 'scale', 'start'];
+const NUMBERS = ['duration', 'warmup', 'connections', 'latency-duration', 'apps', 'actions', 'reloads', 'debounce', 'mapping-ms', 'rounds', 'store-records'] as const;
+/** The parts a plain run measures; `store` (minutes at 100,000 records) only when asked for. */
+const DEFAULT_PARTS = ['load', 'budget', 'mapping', 'scale', 'start'];
+const PARTS = [...DEFAULT_PARTS, 'store'];
 
 /** The options a run goes by, or what is wrong with them (the usage line follows it). */
 function settingsFrom(values: CliValues<typeof cli.options>) {
@@ -65,7 +70,7 @@ function settingsFrom(values: CliValues<typeof cli.options>) {
     const value = values[name];
     if (value !== undefined && !(Number(value) >= 0 && value.trim() !== '')) return `--${name} must be a number, 0 or more (got ${value})`;
   }
-  const parts = (values.only ?? PARTS.join(',')).split(',');
+  const parts = (values.only ?? DEFAULT_PARTS.join(',')).split(',');
   const unknownPart = parts.find((part) => !PARTS.includes(part));
   if (unknownPart !== undefined) return `--only takes ${PARTS.join(', ')} (got ${unknownPart})`;
   if (values['cpu-prof'] !== undefined && !['gateway', 'proxy', 'scale'].includes(values['cpu-prof'])) return `--cpu-prof takes gateway, proxy or scale (got ${values['cpu-prof']})`;
@@ -86,6 +91,8 @@ function settingsFrom(values: CliValues<typeof cli.options>) {
       debounceMs: values.debounce ?? process.env.BENCH_DEBOUNCE_MS,
       /** The start part: rounds of one compiled and one tsx start each. */
       rounds: setting('rounds', 'BENCH_ROUNDS', 5, 2),
+      /** The store part: end users, connections and installations each (store-seed.ts). */
+      storeRecords: setting('store-records', 'BENCH_STORE_RECORDS', 100_000, 10_000),
     },
     only: new Set(parts),
     profile: values['cpu-prof'],
@@ -283,6 +290,20 @@ async function scaleBenchmark(): Promise<ScaleResult & { generateMs: number }> {
   }
 }
 
+/** The embedded store at scale: files written by one child, opened, queried, written and compacted by another (its RSS the store's alone). */
+async function storeBenchmark(): Promise<StoreResult & { seedMs: number }> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'igw-bench-store-'));
+  try {
+    const env = { BENCH_STORE_DIR: dir, BENCH_STORE_RECORDS: String(settings.storeRecords) };
+    const seed = await runChild<{ seedMs: number }>('store-seed.ts', { env, timeoutMs: 1_800_000 });
+    log(`wrote ${settings.storeRecords} end users, connections (each renewed once) and installations in ${seed.seedMs} ms`);
+    const result = await runChild<StoreResult>('store.ts', { env, execArgv: ['--expose-gc'], timeoutMs: 3_600_000 });
+    return { ...result, seedMs: seed.seedMs };
+  } finally {
+    await fs.rm(dir, { recursive: true, force: true });
+  }
+}
+
 function machine() {
   const cpus = os.cpus();
   return {
@@ -427,6 +448,43 @@ async function main(): Promise<void> {
     } finally {
       await upstream.stop();
     }
+  });
+
+  await part('store', async () => {
+    log('== embedded store (NeDB) at scale');
+    const store = await storeBenchmark();
+    results.store = store;
+    log(
+      table(
+        ['file', 'lines before open', 'MB before', 'lines after open', 'MB after'],
+        store.filesBefore.map((f, i) => [f.collection, f.lines, f.mb, store.filesAfterOpen[i]!.lines, store.filesAfterOpen[i]!.mb]),
+      ),
+    );
+    log('');
+    log(
+      table(
+        ['figure', 'value'],
+        [
+          ['records (end users / connections / installations)', `${store.records.endUsers} / ${store.records.connections} / ${store.records.installations}`],
+          ['open (load + indexes + compaction on start)', `${store.openMs} ms (CPU ${store.openCpuMs} ms)`],
+          ['open again after a clean stop (files compacted)', `${store.reopenMs} ms (CPU ${store.reopenCpuMs} ms)`],
+          ['RSS before / after open (after GC)', `${store.memory.rssBeforeMb} / ${store.memory.rssAfterOpenMb} MB`],
+          ['heap used after open (after GC)', `${store.memory.heapUsedAfterOpenMb} MB`],
+          ['peak RSS', `${store.memory.peakRssMb} MB`],
+          ['load average at start / end (1, 5, 15 min)', `${store.loadAverage.start.join(' ')} / ${store.loadAverage.end.join(' ')}`],
+        ],
+      ),
+    );
+    log('');
+    log(table(['operation', 'samples', 'p50 ms', 'p99 ms'], [...store.reads, ...store.writes].map((l) => [l.name, l.samples, l.p50Ms, l.p99Ms])));
+    log('');
+    log(
+      table(
+        ['compaction', 'records', 'duration ms', 'CPU ms', 'longest event-loop stall ms', 'monitorEventLoopDelay max ms'],
+        store.compactions.map((c) => [c.collection, c.records, c.durationMs, c.cpuMs, c.longestStallMs, c.maxDelayMs]),
+      ),
+    );
+    log('');
   });
 
   const targets: { target: string; goal: string; result: string; status: string }[] = [];

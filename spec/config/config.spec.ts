@@ -19,6 +19,7 @@ describe('configuration', () => {
     expect(config.definitionsLoadThreads).to.equal(Math.max(1, os.availableParallelism() - 1));
     expect(config.storeQueryTimeoutMs).to.equal(5000);
     expect(config).to.include({ shutdownGraceMs: 10_000, shutdownDrainMs: 5_000 });
+    expect(config.storeCompactionIntervalMs).to.equal(60_000);
   });
 
   it('reads every variable', () => {
@@ -30,6 +31,7 @@ describe('configuration', () => {
     expect(config.encryptionKeys).to.deep.equal([KEY]);
     expect(loadConfig({ DEFINITIONS_LOAD_THREADS: '1' }).definitionsLoadThreads).to.equal(1);
     expect(loadConfig({ STORE_QUERY_TIMEOUT_MS: '250' }).storeQueryTimeoutMs).to.equal(250);
+    expect(loadConfig({ STORE_COMPACTION_INTERVAL_MS: '0' }).storeCompactionIntervalMs).to.equal(0);
   });
 
   const cases: [string, Record<string, string>, RegExp][] = [
@@ -45,6 +47,7 @@ describe('configuration', () => {
     ['DEFINITIONS_LOAD_THREADS of 0', { DEFINITIONS_LOAD_THREADS: '0' }, /^DEFINITIONS_LOAD_THREADS must be an integer from 1 to 64 \(got "0"\)$/],
     ['SHUTDOWN_DRAIN_MS not a whole number of ms', { SHUTDOWN_DRAIN_MS: '1.5' }, /^SHUTDOWN_DRAIN_MS must be an integer from 0 to 600000 \(got "1.5"\)$/],
     ['STORE_QUERY_TIMEOUT_MS of 0', { STORE_QUERY_TIMEOUT_MS: '0' }, /^STORE_QUERY_TIMEOUT_MS must be an integer from 1 to 600000 \(got "0"\)$/],
+    ['STORE_COMPACTION_INTERVAL_MS of a second given as 1s', { STORE_COMPACTION_INTERVAL_MS: '1s' }, /^STORE_COMPACTION_INTERVAL_MS must be an integer from 0 to 86400000 \(got "1s"\)$/],
     ['BOOTSTRAP_API_KEY too short', { BOOTSTRAP_API_KEY: 'short' }, /^BOOTSTRAP_API_KEY must be 20 to 200 characters/],
     ['BOOTSTRAP_API_KEY with a space', { BOOTSTRAP_API_KEY: 'a key with spaces in it!!' }, /^BOOTSTRAP_API_KEY must be 20 to 200 characters/],
   ];

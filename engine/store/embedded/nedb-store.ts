@@ -17,14 +17,26 @@ import type * as R from '../records.ts';
 import { likeAsWhere } from './like-where.ts';
 import { decodeValue, encodeFilter, encodeSort, encodeUpdate, encodeValue } from '../field-encoding.ts';
 import { ownFieldsOnly } from './own-fields.ts';
+import { CompactionSchedule, DEFAULT_COMPACTION_INTERVAL_MS, type CompactionEvents, type CompactionReport } from './compaction.ts';
+
+export interface EmbeddedStoreOptions extends CompactionEvents {
+  /** STORE_COMPACTION_INTERVAL_MS: how often files at least half stale are rewritten one line per record; 0 never (only on start and close). */
+  compactionIntervalMs?: number;
+}
+
+/** The embedded store, and its compaction run by hand: the schedule's (files at least half stale lines), or `all` with a stale line at all. */
+export interface EmbeddedStore extends Store {
+  compact(options?: { all?: boolean }): Promise<CompactionReport[]>;
+}
 
 /**
  * The embedded default: one NeDB file per collection under DATA_DIR. NeDB
  * appends every write to its file; this adapter also fsyncs the file before a
  * write resolves, so what the API acknowledged survives a crash of the
- * process or the machine.
+ * process or the machine. Opening rewrites each file one line per record
+ * (NeDB's load does), and so does the compaction schedule (compaction.ts).
  */
-export async function openEmbeddedStore(dataDir: string): Promise<Store> {
+export async function openEmbeddedStore(dataDir: string, options: EmbeddedStoreOptions = {}): Promise<EmbeddedStore> {
   const dir = path.join(dataDir, 'store');
   await fs.mkdir(dir, { recursive: true, mode: 0o700 });
   const collections = {} as Record<CollectionName, NedbCollection<{ id: string }>>;
@@ -33,6 +45,8 @@ export async function openEmbeddedStore(dataDir: string): Promise<Store> {
     await collection.open();
     collections[name] = collection;
   }
+  const schedule = new CompactionSchedule(Object.values(collections), options);
+  schedule.start(options.compactionIntervalMs ?? DEFAULT_COMPACTION_INTERVAL_MS);
   return {
     kind: 'embedded',
     companies: collections.companies as unknown as Collection<R.CompanyRecord>,
@@ -49,8 +63,13 @@ export async function openEmbeddedStore(dataDir: string): Promise<Store> {
     async ping() {
       await fs.access(dir, fs.constants.W_OK);
     },
+    compact: (options = {}) => schedule.compactGrown(options.all ?? false),
     async close() {
-      for (const collection of Object.values(collections)) await collection.close();
+      schedule.stop();
+      await schedule.settled();
+      // Every file with a stale line is left one line per record; the others are not rewritten (seconds each at 100,000 records).
+      // A rewrite that fails here is reported like a scheduled one: the file is whole, and the next start compacts it.
+      await schedule.compactGrown(true);
     },
   };
 }
@@ -63,8 +82,20 @@ class NedbCollection<T extends { id: string }> implements Collection<T> {
   private readonly db: Datastore;
   /** See Collection.writeCount: this process holds the DATA_DIR lock, so every write passes here. */
   writeCount = 0;
+  /**
+   * Record lines in the file, and records alive (in memory): counted from the load on, so a schedule tick
+   * does not walk the records. An insert adds one of each; an update or a delete adds a line (NeDB appends
+   * the whole record again, or a `$$deleted` line) and leaves an earlier line stale.
+   */
+  fileLines = 0;
+  liveRecords = 0;
 
-  constructor(private readonly name: string, private readonly filename: string) {
+  /** Lines a rewrite would drop (compaction.ts). */
+  get staleLines(): number {
+    return this.fileLines - this.liveRecords;
+  }
+
+  constructor(readonly name: string, private readonly filename: string) {
     this.db = new Datastore({ filename, modes: { fileMode: 0o600, dirMode: 0o700 } });
   }
 
@@ -77,10 +108,15 @@ class NedbCollection<T extends { id: string }> implements Collection<T> {
     for (const fieldName of LOOKUP_INDEXES[this.name as CollectionName]) {
       await this.db.ensureIndexAsync({ fieldName });
     }
+    this.liveRecords = this.fileLines = this.db.getAllData().length;
   }
 
-  async close(): Promise<void> {
+  /** NeDB's rewrite: one line per live record and one per index, written to `<file>~`, fsynced, renamed over the file. */
+  async compact(): Promise<number> {
     await this.db.compactDatafileAsync();
+    // A write counted a moment after the rewrite ran is off by one line here: at worst one rewrite early or late.
+    this.fileLines = this.liveRecords;
+    return this.liveRecords;
   }
 
   async insert(record: T): Promise<T> {
@@ -91,6 +127,8 @@ class NedbCollection<T extends { id: string }> implements Collection<T> {
     } finally {
       this.writeCount++;
     }
+    this.fileLines++;
+    this.liveRecords++;
     await this.flush();
     return record;
   }
@@ -122,18 +160,23 @@ class NedbCollection<T extends { id: string }> implements Collection<T> {
     } finally {
       this.writeCount++;
     }
+    this.fileLines += numAffected;
     if (numAffected > 0) await this.flush();
     return numAffected > 0;
   }
 
   async deleteOne(filter: Filter): Promise<boolean> {
     const removed = await this.db.removeAsync(query(filter), { multi: false }).finally(() => this.writeCount++);
+    this.fileLines += removed;
+    this.liveRecords -= removed;
     if (removed > 0) await this.flush();
     return removed > 0;
   }
 
   async deleteMany(filter: Filter): Promise<number> {
     const removed = await this.db.removeAsync(query(filter), { multi: true }).finally(() => this.writeCount++);
+    this.fileLines += removed;
+    this.liveRecords -= removed;
     if (removed > 0) await this.flush();
     return removed;
   }
