@@ -80,13 +80,11 @@ describe('the embedded store compacts its files', function () {
     await store.appConfigurations.insert(configuration('acf_1', 'cmp_1'));
     await store.appConfigurations.insert(configuration('acf_2', 'cmp_2'));
     await updateMany(store, 'acf_1', UPDATES);
-    const writtenAt = compacted.length;
     await eventually(() => onDisk(dir, 'appConfigurations'), (file) => file.recordLines === 2, 'appConfigurations.db has one line per record');
     const file = await onDisk(dir, 'appConfigurations');
     // Two records, and one line for each index (companyId, configKey) NeDB keeps in the file.
     expect(file.lines).to.equal(2 + 2);
     expect(file.last('acf_1')).to.include({ clientId: `client-${UPDATES}` });
-    expect(compacted.length).to.be.greaterThan(writtenAt);
     // The schedule rewrote the file while the updates ran, each time it was at least half stale, never for less.
     const rewrites = compacted.filter((report) => report.collection === 'appConfigurations');
     expect(rewrites.length).to.be.greaterThan(1);
