@@ -22,6 +22,8 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+/** mocha's spec reporter into the run's log, plus the counts and failures as JSON for this script. */
+const REPORTER = path.join(ROOT, 'scripts', 'node-versions-reporter.cjs');
 
 const USAGE = [
   'usage: npm run test:node -- <major>... [--spec <file>]... [--update] [--cache <dir>]',
@@ -110,7 +112,7 @@ interface Outcome {
   unfinished?: string;
 }
 
-/** mocha as `npm test` runs it (.mocharc.json's options), with its JSON reporter writing to a file; `binary` first on PATH and running mocha itself. */
+/** mocha as `npm test` runs it (.mocharc.json's options, without --parallel), its progress in the log and its results in a file; `binary` first on PATH and running mocha itself. */
 function runSuite(binary: string, version: string, specs: string[]): Promise<Outcome> {
   const dir = path.dirname(path.dirname(path.dirname(binary)));
   const results = path.join(dir, 'results.json');
@@ -118,10 +120,10 @@ function runSuite(binary: string, version: string, specs: string[]): Promise<Out
   const config = path.join(dir, 'mocharc.json');
   const base = JSON.parse(fs.readFileSync(path.join(ROOT, '.mocharc.json'), 'utf8')) as Record<string, unknown>;
   const { parallel: _parallel, jobs: _jobs, ...serial } = base;
-  fs.writeFileSync(config, JSON.stringify({ ...serial, ...(specs.length ? { spec: specs } : {}), reporter: 'json', 'reporter-option': [`output=${results}`] }, null, 2));
+  fs.writeFileSync(config, JSON.stringify({ ...serial, ...(specs.length ? { spec: specs } : {}), reporter: REPORTER, 'reporter-option': [`output=${results}`] }, null, 2));
   fs.rmSync(results, { force: true });
   const out = fs.openSync(log, 'w');
-  process.stdout.write(`Node ${version}: running ${specs.length ? specs.map(display).join(', ') : 'the test suite'} (output in ${display(log)})\n`);
+  process.stdout.write(`Node ${version}: running ${specs.length ? specs.map(display).join(', ') : 'the test suite'} (progress in ${display(log)})\n`);
   const started = Date.now();
   const mocha = path.join(ROOT, 'node_modules', 'mocha', 'bin', 'mocha.js');
   const child = spawn(binary, [mocha, '--config', config], {

@@ -35,6 +35,9 @@ describe('npm run test:node', function () {
     expect(await lockHash()).to.equal(before);
     const config = JSON.parse(await fs.readFile(path.join(cache.dir, `node-${MAJOR}`, 'mocharc.json'), 'utf8'));
     expect(config['node-option']).to.deep.equal(['import=tsx']);
+    // The run's progress, test by test, in its log.
+    const log = await fs.readFile(path.join(cache.dir, `node-${MAJOR}`, 'output.log'), 'utf8');
+    expect(log).to.include('a suite run on the chosen binary').and.to.include('runs under the binary the script found in its cache');
   });
 
   it('lists each failed test with its file and exits 1', async () => {
