@@ -1,5 +1,5 @@
 /**
- * `npm run test:node -- <major>... [--spec <file>]... [--update] [--cache <dir>]`:
+ * `npm run test:node -- <major or exact version>... [--spec <file>]... [--update] [--cache <dir>]`:
  * runs the test suite (mocha through tsx, as `npm test` does, serially) with
  * the npm-packaged Node binary of each major line, one version after the
  * other, and reports passing, failing and pending tests per version.
@@ -28,7 +28,8 @@ const REPORTER = path.join(ROOT, 'scripts', 'node-versions-reporter.cjs');
 const USAGE = [
   'usage: npm run test:node -- <major>... [--spec <file>]... [--update] [--cache <dir>]',
   '',
-  '  runs the test suite with the npm-packaged Node binary of each <major> (e.g. 22 24), one after the other,',
+  '  runs the test suite with the npm-packaged Node binary of each <major> (e.g. 22 24; or an exact release, 22.12.0),',
+  '  one after the other,',
   '  and reports passing, failing and pending tests per version',
   '  --spec <file>  run only this spec file (repeatable); default: the whole suite as .mocharc.json lists it',
   '  --update       fetch the newest release of each line again instead of the cached binary',
@@ -57,8 +58,8 @@ function options(): Options | null {
     });
     if (values.help) return null;
     if (!positionals.length) throw new Error('give at least one Node major version, e.g. 22 24');
-    const bad = positionals.find((major) => !/^[1-9][0-9]*$/.test(major));
-    if (bad !== undefined) throw new Error(`not a Node major version: ${bad} (a whole number such as 22)`);
+    const bad = positionals.find((major) => !/^[1-9][0-9]*(\.[0-9]+\.[0-9]+)?$/.test(major));
+    if (bad !== undefined) throw new Error(`not a Node version: ${bad} (a major such as 22, or an exact release such as 22.12.0)`);
     const missing = values.spec.find((file) => !fs.existsSync(path.resolve(file)));
     if (missing !== undefined) throw new Error(`no such spec file: ${missing}`);
     return { majors: [...new Set(positionals)], specs: values.spec.map((file) => path.resolve(file)), update: values.update, cache: path.resolve(values.cache) };
@@ -96,7 +97,7 @@ function binaryFor(major: string, cache: string, update: boolean): { binary: str
   }
   const version = versionOf(binary);
   if (version === null) return { error: `${display(binary)} does not run` };
-  if (!version.startsWith(`v${major}.`)) return { error: `${display(binary)} is ${version}, not Node ${major} (run with --update)` };
+  if (!(major.includes('.') ? version === `v${major}` : version.startsWith(`v${major}.`))) return { error: `${display(binary)} is ${version}, not Node ${major} (run with --update)` };
   return { binary, version };
 }
 

@@ -57,6 +57,23 @@ describe('npm run test:node', function () {
     expect(run.code).to.equal(2);
   });
 
+  it('takes an exact release, and refuses a cached binary of another release', async () => {
+    const exact = process.versions.node;
+    const bin = path.join(cache.dir, `node-${exact}`, 'node_modules', '.bin');
+    await fs.mkdir(bin, { recursive: true });
+    await fs.symlink(process.execPath, path.join(bin, 'node'));
+    const run = await runScript('test-node-versions.ts', [exact, '--cache', cache.dir, '--spec', FAILS]);
+    expect(run.stdout).to.include(`Node ${process.version}: 0 passing, 1 failing, 1 pending`);
+    expect(run.code).to.equal(1);
+    const older = `${MAJOR}.0.0`;
+    const stale = path.join(cache.dir, `node-${older}`, 'node_modules', '.bin');
+    await fs.mkdir(stale, { recursive: true });
+    await fs.symlink(process.execPath, path.join(stale, 'node'));
+    const refused = await runScript('test-node-versions.ts', [older, '--cache', cache.dir, '--spec', PASSES]);
+    expect(refused.stderr).to.include(`is ${process.version}, not Node ${older} (run with --update)`);
+    expect(refused.code).to.equal(2);
+  });
+
   it('answers --help with its usage', async () => {
     const run = await runScript('test-node-versions.ts', ['--help']);
     expect(run.stdout).to.match(/^usage: npm run test:node -- <major>\.\.\. /);
@@ -66,7 +83,8 @@ describe('npm run test:node', function () {
 
   for (const [args, message] of [
     [[], 'give at least one Node major version, e.g. 22 24'],
-    [['lts'], 'not a Node major version: lts (a whole number such as 22)'],
+    [['lts'], 'not a Node version: lts (a major such as 22, or an exact release such as 22.12.0)'],
+    [['22.12'], 'not a Node version: 22.12 '],
     [['22', '--spec', 'spec/no-such.spec.ts'], 'no such spec file: spec/no-such.spec.ts'],
     [['22', '--parallel'], "Unknown option '--parallel'"],
   ] as const) {
