@@ -176,11 +176,19 @@ interface StartedWorker {
   exited: boolean;
 }
 
+/**
+ * The smallest old generation a worker is given, in MB. With less (under ~4
+ * MB), Node 22 and 24 cannot deserialize the worker's isolate and V8 aborts
+ * the whole process ("Fatal JavaScript out of memory: GC during
+ * deserialization") rather than failing the worker as Node 20 did.
+ */
+export const MIN_WORKER_OLD_GENERATION_MB = 8;
+
 function startWorker(heapMb: typeof WORKER_HEAP_MB): StartedWorker | null {
   try {
     const worker = new Worker(WORKER_SCRIPT, {
       eval: true,
-      resourceLimits: { maxOldGenerationSizeMb: heapMb.oldGeneration, maxYoungGenerationSizeMb: heapMb.youngGeneration },
+      resourceLimits: { maxOldGenerationSizeMb: Math.max(heapMb.oldGeneration, MIN_WORKER_OLD_GENERATION_MB), maxYoungGenerationSizeMb: heapMb.youngGeneration },
     });
     const started = { worker, exited: false };
     worker.on('error', () => undefined);
