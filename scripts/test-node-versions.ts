@@ -19,24 +19,24 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
+import { commandLine, isEntry, usageLine } from '../engine/cli/command-line.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 /** mocha's spec reporter into the run's log, plus the counts and failures as JSON for this script. */
 const REPORTER = path.join(ROOT, 'scripts', 'node-versions-reporter.cjs');
 
-const USAGE = [
-  'usage: npm run test:node -- <major>... [--spec <file>]... [--update] [--cache <dir>]',
-  '',
-  '  runs the test suite with the npm-packaged Node binary of each <major> (e.g. 22 24; or an exact release, 22.12.0),',
-  '  one after the other,',
-  '  and reports passing, failing and pending tests per version',
-  '  --spec <file>  run only this spec file (repeatable); default: the whole suite as .mocharc.json lists it',
-  '  --update       fetch the newest release of each line again instead of the cached binary',
-  '  --cache <dir>  where the binaries are kept, one folder node-<major> each (default .tmp)',
-  '  --help         this text',
-  '',
-].join('\n');
+export const cli = {
+  command: 'npm run test:node --',
+  summary:
+    'Runs the test suite with the npm-packaged Node binary of each <major> (e.g. 22 24; or an exact release, 22.12.0), one after the other, and reports passing, failing and pending tests per version. The machine\'s Node and package-lock.json are left alone.',
+  options: {
+    spec: { type: 'string' as const, value: '<file>', multiple: true as const, description: 'run only this spec file (repeatable); default: the whole suite as .mocharc.json lists it' },
+    update: { type: 'boolean' as const, description: 'fetch the newest release of each line again instead of the cached binary' },
+    cache: { type: 'string' as const, value: '<dir>', description: 'where the binaries are kept, one folder node-<major> each (default .tmp)' },
+  },
+  positionals: [{ name: '<major>', description: 'a Node major line (22) or an exact release (22.12.0)', repeated: true as const }],
+  examples: ['npm run test:node -- 22 24', 'npm run test:node -- 24 --spec spec/server/lifecycle.spec.ts', 'npm run test:node -- 22.12.0 --update'],
+};
 
 interface Options {
   majors: string[];
@@ -45,28 +45,21 @@ interface Options {
   cache: string;
 }
 
+/** The run's options, or null when there is nothing to run (--help answered, or the command line refused: the exit code is set). */
 function options(): Options | null {
-  try {
-    const { values, positionals } = parseArgs({
-      options: {
-        spec: { type: 'string', multiple: true, default: [] },
-        update: { type: 'boolean', default: false },
-        cache: { type: 'string', default: '.tmp' },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-      allowPositionals: true,
-    });
-    if (values.help) return null;
-    if (!positionals.length) throw new Error('give at least one Node major version, e.g. 22 24');
-    const bad = positionals.find((major) => !/^[1-9][0-9]*(\.[0-9]+\.[0-9]+)?$/.test(major));
-    if (bad !== undefined) throw new Error(`not a Node version: ${bad} (a major such as 22, or an exact release such as 22.12.0)`);
-    const missing = values.spec.find((file) => !fs.existsSync(path.resolve(file)));
-    if (missing !== undefined) throw new Error(`no such spec file: ${missing}`);
-    return { majors: [...new Set(positionals)], specs: values.spec.map((file) => path.resolve(file)), update: values.update, cache: path.resolve(values.cache) };
-  } catch (error) {
-    process.stderr.write(`${(error as Error).message}\n${USAGE}`);
-    process.exit(2);
-  }
+  const args = commandLine(cli);
+  if (!args) return null;
+  const refuse = (message: string): null => {
+    process.stderr.write(`${message}\n${usageLine(cli)}\n`);
+    process.exitCode = 2;
+    return null;
+  };
+  const specs = args.values.spec ?? [];
+  const bad = args.positionals.find((major) => !/^[1-9][0-9]*(\.[0-9]+\.[0-9]+)?$/.test(major));
+  if (bad !== undefined) return refuse(`not a Node version: ${bad} (a major such as 22, or an exact release such as 22.12.0)`);
+  const missing = specs.find((file) => !fs.existsSync(path.resolve(file)));
+  if (missing !== undefined) return refuse(`no such spec file: ${missing}`);
+  return { majors: [...new Set(args.positionals)], specs: specs.map((file) => path.resolve(file)), update: args.values.update === true, cache: path.resolve(args.values.cache ?? '.tmp') };
 }
 
 /** The environment without npm's `npm_*` variables: run through `npm run`, they point npm at this project, which the binary's install must not touch. */
@@ -158,10 +151,8 @@ function minutes(seconds: number): string {
   return `${Math.floor(seconds / 60)}m${String(seconds % 60).padStart(2, '0')}s`;
 }
 
-const chosen = options();
-if (chosen === null) {
-  process.stdout.write(USAGE);
-} else {
+const chosen = isEntry(import.meta.url) ? options() : null;
+if (chosen !== null) {
   const outcomes: Outcome[] = [];
   let unobtainable = false;
   for (const major of chosen.majors) {

@@ -18,6 +18,8 @@ export interface CliOption {
   description: string;
   /** Shown in the usage line without brackets. */
   required?: true;
+  /** A string option that may be given several times (`[--spec <file>]...`); its value is the list. */
+  multiple?: true;
 }
 
 export interface CliPositional {
@@ -25,6 +27,8 @@ export interface CliPositional {
   name: string;
   description: string;
   optional?: true;
+  /** The last positional only: one or more of it (`<major>...`). */
+  repeated?: true;
 }
 
 export interface CliDeclaration {
@@ -38,7 +42,9 @@ export interface CliDeclaration {
   examples?: string[];
 }
 
-export type CliValues<O extends Record<string, CliOption>> = { [K in keyof O]: (O[K]['type'] extends 'string' ? string : boolean) | undefined };
+export type CliValues<O extends Record<string, CliOption>> = {
+  [K in keyof O]: (O[K]['type'] extends 'string' ? (O[K]['multiple'] extends true ? string[] : string) : boolean) | undefined;
+};
 
 /** What a command line came to: run with these values, print the help (exit 0), or refuse it (exit 2). */
 export type CliOutcome<O extends Record<string, CliOption>> =
@@ -55,8 +61,14 @@ function optionWord(name: string, option: CliOption): string {
 
 export function usageLine(declaration: CliDeclaration): string {
   const words = [`usage: ${declaration.command}`];
-  for (const [name, option] of Object.entries(declaration.options)) words.push(option.required ? optionWord(name, option) : `[${optionWord(name, option)}]`);
-  for (const positional of declaration.positionals ?? []) words.push(positional.optional ? `[${positional.name}]` : positional.name);
+  for (const [name, option] of Object.entries(declaration.options)) {
+    const word = option.required ? optionWord(name, option) : `[${optionWord(name, option)}]`;
+    words.push(option.multiple ? `${word}...` : word);
+  }
+  for (const positional of declaration.positionals ?? []) {
+    const word = positional.optional ? `[${positional.name}]` : positional.name;
+    words.push(positional.repeated ? `${word}...` : word);
+  }
   // `npm run x --` with nothing after it reads as a typo: shown bare when the command takes nothing.
   return words.length === 1 ? words[0]!.replace(/ --$/, '') : words.join(' ');
 }
@@ -91,7 +103,7 @@ function refusal(error: unknown): string {
 export function parseCommandLine<O extends Record<string, CliOption>>(declaration: CliDeclaration & { options: O }, argv: readonly string[]): CliOutcome<O> {
   const refused = (message: string): CliOutcome<O> => ({ kind: 'refused', text: `${message}\n${usageLine(declaration)}` });
   const options = Object.fromEntries(
-    Object.entries({ ...declaration.options, help: HELP }).map(([name, o]) => [name, { type: o.type, ...(o.short ? { short: o.short } : {}) }]),
+    Object.entries({ ...declaration.options, help: HELP }).map(([name, o]) => [name, { type: o.type, ...(o.short ? { short: o.short } : {}), ...(o.multiple ? { multiple: true } : {}) }]),
   );
   let parsed;
   try {
@@ -104,7 +116,7 @@ export function parseCommandLine<O extends Record<string, CliOption>>(declaratio
   if (parsed.values.help) return { kind: 'help', text: helpText(declaration) };
   const declared = declaration.positionals ?? [];
   const needed = declared.filter((p) => !p.optional);
-  if (parsed.positionals.length > declared.length) {
+  if (parsed.positionals.length > declared.length && !declared.at(-1)?.repeated) {
     const extra = parsed.positionals.slice(declared.length);
     return refused(`unexpected argument${extra.length === 1 ? '' : 's'} ${extra.join(' ')}`);
   }

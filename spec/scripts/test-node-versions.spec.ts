@@ -76,17 +76,17 @@ describe('npm run test:node', function () {
 
   it('answers --help with its usage', async () => {
     const run = await runScript('test-node-versions.ts', ['--help']);
-    expect(run.stdout).to.match(/^usage: npm run test:node -- <major>\.\.\. /);
+    expect(run.stdout).to.match(/^usage: npm run test:node -- .*<major>\.\.\.\n/);
     expect(run.stdout).to.include('--spec <file>').and.to.include('--update').and.to.include('--cache <dir>');
     expect(run.code).to.equal(0);
   });
 
   for (const [args, message] of [
-    [[], 'give at least one Node major version, e.g. 22 24'],
+    [[], 'missing <major>'],
     [['lts'], 'not a Node version: lts (a major such as 22, or an exact release such as 22.12.0)'],
     [['22.12'], 'not a Node version: 22.12 '],
     [['22', '--spec', 'spec/no-such.spec.ts'], 'no such spec file: spec/no-such.spec.ts'],
-    [['22', '--parallel'], "Unknown option '--parallel'"],
+    [['22', '--parallel'], 'unknown option --parallel'],
   ] as const) {
     it(`refuses ${args.join(' ') || 'no arguments'} with a usage line, fetching nothing`, async () => {
       const run = await runScript('test-node-versions.ts', [...args]);
