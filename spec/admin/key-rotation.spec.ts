@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { createKeyring } from '../../engine/credentials/keyring.ts';
 import { call, startTestGateway } from '../helpers/gateway.ts';
-import { runCommand, spawnGateway, type GatewayProcess } from '../helpers/process.ts';
+import { runCommand, spawnGateway, type GatewayProcess, killIfRunning } from '../helpers/process.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 
 const OLD = randomBytes(32).toString('base64');
@@ -17,10 +17,7 @@ describe('encryption key rotation', function () {
   let running: GatewayProcess | null = null;
   beforeEach(async () => ({ dir, cleanup } = await tempDir()));
   afterEach(async () => {
-    if (running && running.child.exitCode === null) {
-      running.child.kill('SIGKILL');
-      await running.exited;
-    }
+    await killIfRunning(running);
     running = null;
     await cleanup();
   });

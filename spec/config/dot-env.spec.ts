@@ -3,7 +3,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { parseEnv } from 'node:util';
 import { call } from '../helpers/gateway.ts';
-import { ROOT, spawnGateway, type GatewayProcess } from '../helpers/process.ts';
+import { ROOT, spawnGateway, type GatewayProcess, killIfRunning } from '../helpers/process.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 import { eventually } from '../support/eventually.ts';
 
@@ -12,7 +12,7 @@ const CHOSEN_KEY = 'dotenv-bootstrap-key-0123456789';
 /** A port in this spec's range that nothing else here listens on. */
 const DOTENV_PORT = 41431;
 
-/** A start on a machine busy with other work can take 25 s (tsx compiling, 133 definition files). */
+/** A start on a machine busy with other work can take 25 s (loading 133 definition files). */
 const START_MS = 60_000;
 
 describe('.env in development', function () {
@@ -29,10 +29,7 @@ describe('.env in development', function () {
     );
   });
   afterEach(async () => {
-    if (running && running.child.exitCode === null) {
-      running.child.kill('SIGKILL');
-      await running.exited;
-    }
+    await killIfRunning(running);
     running = null;
     await cleanup();
   });

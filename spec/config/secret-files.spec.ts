@@ -4,7 +4,7 @@ import path from 'node:path';
 import { ConfigError, loadConfig } from '../../engine/config/config.ts';
 import { readSecretFiles } from '../../engine/config/secret-files.ts';
 import { call } from '../helpers/gateway.ts';
-import { runCommand, spawnGateway, type GatewayProcess } from '../helpers/process.ts';
+import { runCommand, spawnGateway, type GatewayProcess, killIfRunning } from '../helpers/process.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 
 const KEY = Buffer.alloc(32, 9).toString('base64');
@@ -20,7 +20,7 @@ function problem(env: Record<string, string>): string {
   throw new Error('expected a ConfigError');
 }
 
-/** A start on a machine busy with other work can take 25 s (tsx compiling, 133 definition files). */
+/** A start on a machine busy with other work can take 25 s (loading 133 definition files). */
 const START_MS = 60_000;
 
 describe('secrets given as files (X_FILE)', () => {
@@ -92,10 +92,7 @@ describe('secrets given as files (X_FILE)', () => {
     this.timeout(180_000);
     let running: GatewayProcess | null = null;
     afterEach(async () => {
-      if (running && running.child.exitCode === null) {
-        running.child.kill('SIGKILL');
-        await running.exited;
-      }
+      await killIfRunning(running);
       running = null;
     });
 

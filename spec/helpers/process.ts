@@ -20,6 +20,14 @@ process.on('exit', () => {
   for (const child of running) child.kill('SIGKILL');
 });
 
+/** For afterEach hooks: a spawned gateway a test left running is killed (SIGKILL) and waited for. */
+export async function killIfRunning(gateway: GatewayProcess | null): Promise<void> {
+  if (gateway && gateway.child.exitCode === null) {
+    gateway.child.kill('SIGKILL');
+    await gateway.exited;
+  }
+}
+
 /**
  * Runs `npm start`'s command (the compiled gateway, dist/ built first) as a real process and waits until it
  * listens. SHUTDOWN_DRAIN_MS is 0 unless `env` sets it, so a SIGTERM stops it at once. `cwd` (the repository

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { Agent, request } from 'undici';
-import { spawnGateway, type GatewayProcess } from '../helpers/process.ts';
+import { spawnGateway, type GatewayProcess, killIfRunning } from '../helpers/process.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 import { eventually } from '../support/eventually.ts';
 
@@ -9,7 +9,7 @@ import { eventually } from '../support/eventually.ts';
  * written when stdout takes them. These specs stall the reader of stdout (a slow log shipper: the pipe fills)
  * and show that the gateway keeps answering, and that a SIGTERM still gets every line out, the last one last.
  */
-/** A start on a machine busy with other work can take 25 s (tsx compiling, 133 definition files). */
+/** A start on a machine busy with other work can take 25 s (loading 133 definition files). */
 const START_MS = 60_000;
 
 describe('asynchronous logs of the gateway process', function () {
@@ -17,10 +17,7 @@ describe('asynchronous logs of the gateway process', function () {
   let cleanup: () => Promise<void>;
   let running: GatewayProcess | null = null;
   afterEach(async () => {
-    if (running && running.child.exitCode === null) {
-      running.child.kill('SIGKILL');
-      await running.exited;
-    }
+    await killIfRunning(running);
     running = null;
     await cleanup();
   });

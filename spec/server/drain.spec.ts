@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import http from 'node:http';
 import net from 'node:net';
 import { call } from '../helpers/gateway.ts';
-import { spawnGateway, type GatewayProcess } from '../helpers/process.ts';
+import { spawnGateway, type GatewayProcess, killIfRunning } from '../helpers/process.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 import { eventually } from '../support/eventually.ts';
 
@@ -58,7 +58,7 @@ function connectionHeader(url: string): Promise<string | undefined> {
 
 const lines = (p: GatewayProcess) => p.stdout().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
 
-/** A start on a machine busy with other work can take 25 s (tsx compiling, 133 definition files). */
+/** A start on a machine busy with other work can take 25 s (loading 133 definition files). */
 const START_MS = 60_000;
 
 describe('shutdown drain (SIGTERM, SHUTDOWN_DRAIN_MS)', function () {
@@ -66,10 +66,7 @@ describe('shutdown drain (SIGTERM, SHUTDOWN_DRAIN_MS)', function () {
   let cleanup: () => Promise<void>;
   let running: GatewayProcess | null = null;
   afterEach(async () => {
-    if (running && running.child.exitCode === null) {
-      running.child.kill('SIGKILL');
-      await running.exited;
-    }
+    await killIfRunning(running);
     running = null;
     await cleanup();
   });

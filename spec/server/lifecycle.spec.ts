@@ -4,7 +4,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { call } from '../helpers/gateway.ts';
 import { spawn } from 'node:child_process';
-import { ROOT, spawnGateway, type GatewayProcess } from '../helpers/process.ts';
+import { ROOT, spawnGateway, type GatewayProcess, killIfRunning } from '../helpers/process.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 
 const CHOSEN_KEY = 'chosen-bootstrap-key-0123456789';
@@ -18,10 +18,7 @@ describe('the gateway process (npm start)', function () {
     ({ dir, cleanup } = await tempDir());
   });
   afterEach(async () => {
-    if (running && running.child.exitCode === null) {
-      running.child.kill('SIGKILL');
-      await running.exited;
-    }
+    await killIfRunning(running);
     running = null;
     await cleanup();
   });

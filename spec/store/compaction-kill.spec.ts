@@ -3,7 +3,7 @@ import { watch } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { call } from '../helpers/gateway.ts';
-import { spawnGateway, type GatewayProcess } from '../helpers/process.ts';
+import { spawnGateway, type GatewayProcess, killIfRunning } from '../helpers/process.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 
 const KEY = 'compaction-kill-key-0123456789';
@@ -25,10 +25,7 @@ describe('the embedded store killed during a compaction', function () {
     ({ dir, cleanup } = await tempDir());
   });
   afterEach(async () => {
-    if (running && running.child.exitCode === null) {
-      running.child.kill('SIGKILL');
-      await running.exited;
-    }
+    await killIfRunning(running);
     running = null;
     await cleanup();
   });
