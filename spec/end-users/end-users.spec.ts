@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import path from 'node:path';
+import { MockAgent } from 'undici';
 import type { Collection, Store } from '../../engine/store/index.ts';
 import { call, startTestGateway, type TestGateway } from '../helpers/gateway.ts';
 import { documentedCall } from '../helpers/openapi.ts';
@@ -7,6 +8,8 @@ import { ROOT } from '../helpers/process.ts';
 import { otherTenant } from '../helpers/tenants.ts';
 
 const DEFINITIONS_DIR = path.join(ROOT, 'spec/fixtures/connections');
+const RETURN_URL = 'https://app.customer.test/connected';
+const PROVIDER = 'https://login.oauthy.example';
 
 /** One collection of the store with some of its methods replaced; everything else is the real store's. */
 function withCollection<K extends keyof Store>(store: Store, name: K, replace: (real: Store[K]) => Partial<Store[K]>): Store {
@@ -25,11 +28,15 @@ describe('end users (/v2/end-users)', () => {
   let failNextConnectionSweep = false;
   // Armed by a test: runs before the next connections.insert (an end user deleted while an OAuth callback exchanges its code).
   let beforeNextConnectionInsert: (() => Promise<void>) | null = null;
+  // The OAuth provider of the oauthy test app: undici's MockAgent answers the gateway's outbound client.
+  const provider = new MockAgent();
+  provider.disableNetConnect();
 
   before(async () => {
     gw = await startTestGateway(
       { DEFINITIONS_DIR, PUBLIC_BASE_URL: 'https://gateway.example.test' },
       {
+        dispatcher: provider,
         store: (store) =>
           withCollection(store, 'connections', (real: Collection<any>) => ({
             deleteMany: async (filter) => {
@@ -49,10 +56,33 @@ describe('end users (/v2/end-users)', () => {
       },
     );
     other = await otherTenant(gw.gateway.services.store);
+    const configured = await documentedCall(gw, 'PUT', '/v2/apps/oauthy/configuration', { body: { clientId: 'client-123', clientSecret: 'client-secret-xyz' } });
+    expect(configured.status).to.equal(200);
   });
   after(async () => {
     await gw.stop();
+    await provider.close();
   });
+
+  /** Starts an OAuth authorization for the end user, as their browser would with their token: the state the provider will send back. */
+  async function authorizeOAuth(token: string): Promise<string> {
+    const started = await documentedCall(gw, 'GET', `/v2/connect/oauthy/authorize?returnUrl=${encodeURIComponent(RETURN_URL)}`, { auth: token });
+    expect(started.status, JSON.stringify(started.body)).to.equal(200);
+    return new URL(started.body.data.authorizationUrl).searchParams.get('state')!;
+  }
+
+  async function callback(query: Record<string, string>): Promise<{ status: number; location: string | null; body: any }> {
+    const response = await fetch(`${gw.url}/v2/connect/callback?${new URLSearchParams(query)}`, { redirect: 'manual' });
+    const text = await response.text();
+    return { status: response.status, location: response.headers.get('location'), body: text.startsWith('{') ? JSON.parse(text) : text };
+  }
+
+  function providerIssuesTokens(): void {
+    provider
+      .get(PROVIDER)
+      .intercept({ path: '/oauth/token', method: 'POST' })
+      .reply(200, { access_token: 'access-abc', refresh_token: 'refresh-def', expires_in: 3600, token_type: 'Bearer' }, { headers: { 'content-type': 'application/json' } });
+  }
 
   async function newEndUser(body: Record<string, unknown> = {}): Promise<string> {
     const created = await documentedCall(gw, 'POST', '/v1/users', { body });
@@ -204,15 +234,15 @@ describe('end users (/v2/end-users)', () => {
       const kept = await apiKeyConnection(keep);
       const installation = await documentedCall(gw, 'POST', '/v2/installations', { body: { endUserId: id, apps: [{ appSlug: 'acme-crm', connectionId }] } });
       expect(installation.status).to.equal(201);
-      // The token works before (not a 401: the app is simply not configured for OAuth).
-      const before = await call(gw, 'GET', '/v2/connect/oauthy/authorize', { auth: token });
-      expect(before.status).not.to.equal(401);
+      // The token works before.
+      const before = await call(gw, 'GET', `/v2/connect/oauthy/authorize?returnUrl=${encodeURIComponent(RETURN_URL)}`, { auth: token });
+      expect(before.status).to.equal(200);
 
       const deleted = await documentedCall(gw, 'DELETE', `/v2/end-users/${id}`);
       expect(deleted.status).to.equal(200);
       expect(deleted.body.data).to.deep.equal({ id, deleted: true, connectionsDeleted: 1, installationsDeleted: 1 });
 
-      const refused = await call(gw, 'GET', '/v2/connect/oauthy/authorize', { auth: token });
+      const refused = await call(gw, 'GET', `/v2/connect/oauthy/authorize?returnUrl=${encodeURIComponent(RETURN_URL)}`, { auth: token });
       expect(refused.status).to.equal(401);
       expect(refused.body.error.code).to.equal('UNAUTHORIZED');
       expect((await documentedCall(gw, 'GET', `/v2/end-users/${id}`)).status).to.equal(404);
@@ -267,6 +297,36 @@ describe('end users (/v2/end-users)', () => {
       expect(retried.body.data).to.deep.equal({ id, deleted: true, connectionsDeleted: 2, installationsDeleted: 0 });
       expect((await documentedCall(gw, 'GET', `/v2/connections?where=endUserId==${id}`)).body.data).to.deep.equal([]);
       expect((await documentedCall(gw, 'DELETE', `/v2/end-users/${id}`)).status).to.equal(404);
+    });
+
+    it('an OAuth authorization started before the delete never completes into a connection', async () => {
+      const id = await newEndUser({ externalId: 'delete-oauth-1' });
+      const state = await authorizeOAuth(await tokenOf(id));
+      expect((await documentedCall(gw, 'DELETE', `/v2/end-users/${id}`)).status).to.equal(200);
+      providerIssuesTokens();
+      const back = await callback({ code: 'code-1', state });
+      expect(back.status).to.equal(400);
+      expect(back.body.error.code).to.equal('OAUTH_STATE_INVALID');
+      expect((await documentedCall(gw, 'GET', `/v2/connections?where=endUserId==${id}`)).body.data).to.deep.equal([]);
+    });
+
+    it('nor does one whose callback is exchanging its code while the end user is deleted', async () => {
+      const id = await newEndUser({ externalId: 'delete-oauth-2' });
+      const state = await authorizeOAuth(await tokenOf(id));
+      providerIssuesTokens();
+      // The delete lands after the callback consumed its authorization and got the tokens, just before it stores the connection.
+      let deletedMeanwhile: number | null = null;
+      beforeNextConnectionInsert = async () => {
+        deletedMeanwhile = (await documentedCall(gw, 'DELETE', `/v2/end-users/${id}`)).status;
+      };
+      const back = await callback({ code: 'code-2', state });
+      expect(deletedMeanwhile).to.equal(200);
+      expect(back.status).to.equal(302);
+      const location = new URL(back.location!);
+      expect(location.searchParams.get('connectionId')).to.equal(null);
+      expect(location.searchParams.get('error')).to.equal('not_found');
+      expect(location.searchParams.get('error_description')).to.equal(`end user ${id} does not exist`);
+      expect((await documentedCall(gw, 'GET', `/v2/connections?where=endUserId==${id}`)).body.data).to.deep.equal([]);
     });
   });
 });
