@@ -1,5 +1,6 @@
 import type { OpenAPIObject } from 'openapi3-ts/oas31';
 import type { Config } from '../config/config.ts';
+import { END_USER_EXAMPLES } from '../end-users/examples.ts';
 import { buildDocument } from './build-document.ts';
 import { V2_ENDPOINTS } from './v2-endpoints.ts';
 
@@ -15,5 +16,6 @@ export function buildV2Document(config: Pick<Config, 'publicBaseUrl'>): OpenAPIO
     },
     [{ url: config.publicBaseUrl, description: 'Base URL' }],
     V2_ENDPOINTS,
+    { ...END_USER_EXAMPLES },
   );
 }
