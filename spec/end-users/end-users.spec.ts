@@ -28,6 +28,17 @@ describe('end users (/v2/end-users)', () => {
   let failNextConnectionSweep = false;
   // Armed by a test: runs before the next connections.insert (an end user deleted while an OAuth callback exchanges its code).
   let beforeNextConnectionInsert: (() => Promise<void>) | null = null;
+  // Armed by a test: runs before the next installations.insert (an end user deleted while their installation is being created).
+  let beforeNextInstallationInsert: (() => Promise<void>) | null = null;
+  const withInstallationHook = (store: Store) =>
+    withCollection(store, 'installations', (real: Collection<any>) => ({
+      insert: async (record) => {
+        const before = beforeNextInstallationInsert;
+        beforeNextInstallationInsert = null;
+        if (before) await before();
+        return await real.insert(record);
+      },
+    }));
   // The OAuth provider of the oauthy test app: undici's MockAgent answers the gateway's outbound client.
   const provider = new MockAgent();
   provider.disableNetConnect();
@@ -38,7 +49,7 @@ describe('end users (/v2/end-users)', () => {
       {
         dispatcher: provider,
         store: (store) =>
-          withCollection(store, 'connections', (real: Collection<any>) => ({
+          withCollection(withInstallationHook(store), 'connections', (real: Collection<any>) => ({
             deleteMany: async (filter) => {
               if (failNextConnectionSweep) {
                 failNextConnectionSweep = false;
@@ -327,6 +338,20 @@ describe('end users (/v2/end-users)', () => {
       expect(location.searchParams.get('error')).to.equal('not_found');
       expect(location.searchParams.get('error_description')).to.equal(`end user ${id} does not exist`);
       expect((await documentedCall(gw, 'GET', `/v2/connections?where=endUserId==${id}`)).body.data).to.deep.equal([]);
+    });
+
+    it('an installation being created while its end user is deleted does not outlive them', async () => {
+      const id = await newEndUser({ externalId: 'delete-installing' });
+      const connectionId = await apiKeyConnection(id);
+      let deletedMeanwhile: unknown = null;
+      beforeNextInstallationInsert = async () => {
+        deletedMeanwhile = (await documentedCall(gw, 'DELETE', `/v2/end-users/${id}`)).body.data;
+      };
+      const created = await documentedCall(gw, 'POST', '/v2/installations', { body: { endUserId: id, apps: [{ appSlug: 'acme-crm', connectionId }] } });
+      expect(deletedMeanwhile).to.deep.equal({ id, deleted: true, connectionsDeleted: 1, installationsDeleted: 0 });
+      expect(created.status).to.equal(404);
+      expect(created.body.error).to.deep.equal({ code: 'NOT_FOUND', message: `end user ${id} does not exist` });
+      expect((await documentedCall(gw, 'GET', `/v2/installations?where=endUserId==${id}`)).body.data).to.deep.equal([]);
     });
   });
 });
