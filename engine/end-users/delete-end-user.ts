@@ -13,8 +13,9 @@ import { endUserDeleted } from './end-user-deleted.ts';
  *   1. the end user record goes first: from that moment their tokens answer
  *      401 (the token check requires the end user to exist) and nothing new
  *      can be created for them (connections, installations and authorizations
- *      all require the end user; a connection stored while this runs checks
- *      again after its insert: see storeConnection);
+ *      all require the end user; a connection or installation stored while this
+ *      runs checks again after its insert: see storeConnection and
+ *      createInstallation);
  *   2. then the pending authorizations (a callback can no longer complete),
  *      the installations (they point at the connections), the connections.
  * Every step after the first is a sweep by (companyId, endUserId), so a
