@@ -148,7 +148,14 @@ export async function storeConnection(
     createdOn: now,
     updatedOn: now,
   };
-  return await services.store.connections.insert(record);
+  const stored = await services.store.connections.insert(record);
+  // An end user deleted while this was under way (during an OAuth callback's token exchange, say) has had their
+  // connections swept already: checked again after the insert, so either that sweep or this check removes it.
+  if (input.endUserId && !(await services.store.endUsers.findOne({ id: input.endUserId, companyId: input.companyId }))) {
+    await services.store.connections.deleteOne({ id, companyId: input.companyId });
+    throw GatewayError.of('NOT_FOUND', `end user ${input.endUserId} does not exist`);
+  }
+  return stored;
 }
 
 /** Connections recently found (every run looks one up); one cache per collection. */

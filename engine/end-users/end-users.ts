@@ -1,6 +1,7 @@
+import { GatewayError } from '../errors/index.ts';
 import { newId } from '../ids.ts';
 import { DuplicateKeyError, type EndUserRecord, type Store } from '../store/index.ts';
-import type { CreateEndUserBody } from './schemas.ts';
+import type { CreateEndUserBody, UpdateEndUserBody } from './schemas.ts';
 
 /**
  * Creates an end user, or, when the company already has one with this
@@ -40,4 +41,24 @@ export async function createOrFindEndUser(
     }
     throw error;
   }
+}
+
+/** An end user of this company, or 404: another company's end user is as unknown as a missing one. */
+export async function findEndUser(store: Store, companyId: string, id: string): Promise<EndUserRecord> {
+  const endUser = await store.endUsers.findOne({ id, companyId });
+  if (!endUser) throw GatewayError.of('NOT_FOUND', `end user ${id} does not exist`);
+  return endUser;
+}
+
+/** Replaces the fields given (metadata whole); email is kept lower case, as on create. */
+export async function updateEndUser(store: Store, companyId: string, id: string, body: UpdateEndUserBody): Promise<EndUserRecord> {
+  await findEndUser(store, companyId, id);
+  const $set: Partial<EndUserRecord> = { updatedOn: new Date() };
+  if (body.name !== undefined) $set.name = body.name;
+  if (body.email !== undefined) $set.email = body.email === null ? null : body.email.toLowerCase();
+  if (body.isTestUser !== undefined) $set.isTestUser = body.isTestUser;
+  if (body.metadata !== undefined) $set.metadata = body.metadata;
+  // Deleted between the read and the write: as unknown as before.
+  if (!(await store.endUsers.updateOne({ id, companyId }, { $set }))) throw GatewayError.of('NOT_FOUND', `end user ${id} does not exist`);
+  return await findEndUser(store, companyId, id);
 }

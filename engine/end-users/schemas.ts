@@ -44,3 +44,41 @@ export const createEndUserResponse = {
     },
   },
 } as const;
+
+/**
+ * PATCH /v2/end-users/{endUserId}: the fields given are replaced (metadata
+ * whole), checked with the same rules as POST /v1/users; name and email may
+ * be null to clear them. externalId cannot change: it is how the customer
+ * finds the person again.
+ */
+export const updateEndUserBody = {
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  properties: {
+    name: { ...createEndUserBody.properties.name, type: ['string', 'null'], description: 'Display name; null clears it.' },
+    email: { ...createEndUserBody.properties.email, type: ['string', 'null'], description: 'Email address; null clears it.' },
+    isTestUser: createEndUserBody.properties.isTestUser,
+    metadata: { ...createEndUserBody.properties.metadata, description: `${createEndUserBody.properties.metadata.description} Replaces the metadata whole.` },
+  },
+} as const;
+
+export interface UpdateEndUserBody {
+  name?: string | null;
+  email?: string | null;
+  isTestUser?: boolean;
+  metadata?: Record<string, unknown>;
+}
+
+/** DELETE /v2/end-users/{endUserId}: what went with the end user. */
+export const deletedEndUser = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'deleted', 'connectionsDeleted', 'installationsDeleted'],
+  properties: {
+    id: { type: 'string', description: 'The end user id.' },
+    deleted: { const: true },
+    connectionsDeleted: { type: 'integer', minimum: 0, description: "How many of the end user's connections (and their credentials) this request deleted." },
+    installationsDeleted: { type: 'integer', minimum: 0, description: "How many of the end user's installations this request deleted." },
+  },
+} as const;

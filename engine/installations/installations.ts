@@ -39,7 +39,7 @@ export async function createInstallation(services: Services, companyId: string, 
   }
   if (problems.length) throw validationError(problems);
   const now = new Date();
-  return await services.store.installations.insert({
+  const installation = await services.store.installations.insert({
     id: newId('ins'),
     companyId,
     endUserId: body.endUserId,
@@ -48,6 +48,12 @@ export async function createInstallation(services: Services, companyId: string, 
     createdOn: now,
     updatedOn: now,
   });
+  // The end user deleted while this ran: their installations were swept already, so either that sweep or this check removes it.
+  if (!(await services.store.endUsers.findOne({ id: body.endUserId, companyId }))) {
+    await services.store.installations.deleteOne({ id: installation.id, companyId });
+    throw GatewayError.of('NOT_FOUND', `end user ${body.endUserId} does not exist`);
+  }
+  return installation;
 }
 
 export async function findInstallation(services: Services, companyId: string, id: string): Promise<InstallationRecord> {

@@ -5,6 +5,8 @@ import { authorization, authorizeQuery, callbackQuery } from '../connect/schemas
 import { CONNECTION_FIELDS, CONNECTION_LIST_OPTIONS } from '../connections/connection-fields.ts';
 import { connectionView, createConnectionBody, updateConnectionBody } from '../connections/schemas.ts';
 import { definitionsStatusSchema } from '../definitions/status-schema.ts';
+import { END_USER_FIELDS, END_USER_LIST_OPTIONS, endUserView } from '../end-users/end-user-fields.ts';
+import { deletedEndUser, updateEndUserBody } from '../end-users/schemas.ts';
 import { actionDescription, actionSummary, appDescription, appRef, listOption, optionsBody, optionsPageMeta, versionName, versionQuery } from '../describe/schemas.ts';
 import { INSTALLATION_FIELDS, INSTALLATION_LIST_OPTIONS } from '../installations/installation-fields.ts';
 import { actionEnvelope } from '../installations/run-schemas.ts';
@@ -295,6 +297,57 @@ export const V2_ENDPOINTS: Endpoint[] = [
     security: 'apiKey',
     pathParameters: { installationId: id('installation') },
     response: { description: 'It is gone.', schema: deleted },
+    errorCodes: [...READ, 'NOT_FOUND'],
+  },
+  {
+    method: 'get',
+    path: '/v2/end-users',
+    operationId: 'listEndUsers',
+    tag: 'End users',
+    summary: 'List end users',
+    description: "The company's end users (the people of your product, created with POST /v1/users), with field selection, sorting, paging and an RSQL filter. GET /v1/users lists the company's members instead.",
+    security: 'apiKey',
+    query: listQuerySchema(END_USER_FIELDS, END_USER_LIST_OPTIONS),
+    response: { description: 'One page of end users.', schema: page(endUserView) },
+    errorCodes: [...READ, 'VALIDATION_ERROR'],
+  },
+  {
+    method: 'get',
+    path: '/v2/end-users/{endUserId}',
+    operationId: 'getEndUser',
+    tag: 'End users',
+    summary: 'Get an end user',
+    description: "One end user of the company; another company's end user is 404.",
+    security: 'apiKey',
+    pathParameters: { endUserId: id('end user') },
+    response: { description: 'The end user.', schema: one(endUserView) },
+    errorCodes: [...READ, 'NOT_FOUND'],
+  },
+  {
+    method: 'patch',
+    path: '/v2/end-users/{endUserId}',
+    operationId: 'updateEndUser',
+    tag: 'End users',
+    summary: 'Update an end user',
+    description: 'Replaces the fields given (metadata whole), checked with the rules of POST /v1/users; externalId cannot change.',
+    security: 'apiKey',
+    pathParameters: { endUserId: id('end user') },
+    body: updateEndUserBody,
+    response: { description: 'The end user.', schema: one(endUserView) },
+    errorCodes: [...WRITE, 'NOT_FOUND'],
+  },
+  {
+    method: 'delete',
+    path: '/v2/end-users/{endUserId}',
+    operationId: 'deleteEndUser',
+    tag: 'End users',
+    summary: 'Delete an end user',
+    description:
+      'Deletes the end user with their installations, their connections (and credentials) and their pending OAuth authorizations; their end-user tokens answer 401 from then on. ' +
+      'If a request fails half-way, sending DELETE again finishes the job; a DELETE of an end user with nothing left is 404.',
+    security: 'apiKey',
+    pathParameters: { endUserId: id('end user') },
+    response: { description: 'It is gone, with what went with it.', schema: one(deletedEndUser) },
     errorCodes: [...READ, 'NOT_FOUND'],
   },
   {

@@ -1,6 +1,7 @@
 import { loadConfig } from '../../engine/config/config.ts';
 import type { Dispatcher } from 'undici';
 import { startGateway, type RunningGateway } from '../../engine/gateway.ts';
+import type { Store } from '../../engine/store/index.ts';
 import { createConfiguredHttpClient } from '../../engine/runtime/http/index.ts';
 import { captureLogs } from './log-capture.ts';
 import { expectDocumentedIfDescribed } from './openapi.ts';
@@ -19,11 +20,14 @@ export interface TestGateway {
 }
 
 /** The real gateway in this process: embedded store in a temp DATA_DIR, port 0 on 127.0.0.1, logs captured. */
-export async function startTestGateway(env: Record<string, string> = {}, testing: { dispatcher?: Dispatcher } = {}): Promise<TestGateway> {
+export async function startTestGateway(env: Record<string, string> = {}, testing: { dispatcher?: Dispatcher; store?: (store: Store) => Store } = {}): Promise<TestGateway> {
   const { dir, cleanup } = env.DATA_DIR ? { dir: env.DATA_DIR, cleanup: async () => {} } : await tempDir();
   const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dir, BOOTSTRAP_API_KEY: TEST_API_KEY, LOG_LEVEL: 'info', ...env });
   const capture = captureLogs();
-  const gateway = await startGateway(config, capture.logger, testing.dispatcher ? { http: createConfiguredHttpClient(config, { dispatcher: testing.dispatcher }) } : {});
+  const gateway = await startGateway(config, capture.logger, {
+    ...(testing.dispatcher ? { http: createConfiguredHttpClient(config, { dispatcher: testing.dispatcher }) } : {}),
+    ...(testing.store ? { store: testing.store } : {}),
+  });
   return {
     url: `http://127.0.0.1:${gateway.port}`,
     apiKey: config.bootstrapApiKey ?? TEST_API_KEY,

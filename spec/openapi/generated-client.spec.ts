@@ -172,6 +172,14 @@ describe('a client generated from /v1/openapi.json and /v2/openapi.json', functi
       'deleteInstallation 404 NOT_FOUND',
       'deleteConnection 200 true',
       'getConnection 404 NOT_FOUND',
+      'listEndUsers 200 Ada',
+      'listEndUsers 400 VALIDATION_ERROR',
+      'getEndUser 200 3',
+      'updateEndUser 200 ada@example.test null',
+      'updateEndUser 400 VALIDATION_ERROR',
+      'deleteEndUser 200 true 1',
+      'deleteEndUser 404 NOT_FOUND',
+      'getEndUser 404 NOT_FOUND',
     ]);
   });
 
