@@ -4,6 +4,7 @@ import { paginationSchema } from '../companies/schemas.ts';
 import { authorization, authorizeQuery, callbackQuery } from '../connect/schemas.ts';
 import { CONNECTION_FIELDS, CONNECTION_LIST_OPTIONS } from '../connections/connection-fields.ts';
 import { connectionView, createConnectionBody, updateConnectionBody } from '../connections/schemas.ts';
+import { embeddingView, putEmbeddingBody } from '../embedding/schemas.ts';
 import { definitionsStatusSchema } from '../definitions/status-schema.ts';
 import { actionDescription, actionSummary, appDescription, appRef, listOption, optionsBody, optionsPageMeta, versionName, versionQuery } from '../describe/schemas.ts';
 import { INSTALLATION_FIELDS, INSTALLATION_LIST_OPTIONS } from '../installations/installation-fields.ts';
@@ -187,6 +188,30 @@ export const V2_ENDPOINTS: Endpoint[] = [
     pathParameters: { appSlug: slug('app') },
     response: { description: 'The configuration, secrets as whether they are set.', schema: one(appConfigurationView) },
     errorCodes: [...READ, 'NOT_FOUND'],
+  },
+  {
+    method: 'get',
+    path: '/v2/embedding',
+    operationId: 'getEmbedding',
+    tag: 'Embedding',
+    summary: 'Get the embedding settings',
+    description: 'The browser origins allowed to call the end-user endpoints and receive the OAuth return, and the apps your end users may connect themselves. Both empty until set: nothing is open to browsers.',
+    security: 'apiKey',
+    response: { description: 'The settings.', schema: one(embeddingView) },
+    errorCodes: READ,
+  },
+  {
+    method: 'put',
+    path: '/v2/embedding',
+    operationId: 'putEmbedding',
+    tag: 'Embedding',
+    summary: 'Set the embedding settings',
+    description:
+      'Replaces both lists. An origin is scheme, host and optional port (https://app.example.com), no path or wildcard, http:// only for localhost and 127.0.0.1; an app is the slug of a loaded app. Each problem is a VALIDATION_ERROR naming the item.',
+    security: 'apiKey',
+    body: putEmbeddingBody,
+    response: { description: 'The settings as kept (origins normalised).', schema: one(embeddingView) },
+    errorCodes: WRITE,
   },
   {
     method: 'post',

@@ -21,6 +21,7 @@ import { connectionRoutes } from '../connections/routes.ts';
 import { installationRoutes } from '../installations/routes.ts';
 import { connectRoutes } from '../connect/routes.ts';
 import { runRoutes } from '../runtime/run/routes.ts';
+import { embeddingRoutes } from '../embedding/routes.ts';
 import { httpMetrics } from '../observability/metrics/http-metrics.ts';
 import { metricsRoutes } from '../observability/metrics/metrics-routes.ts';
 
@@ -39,6 +40,7 @@ export function featureRoutes(services: Services): Router<AppState>[] {
     connectionRoutes(services),
     installationRoutes(services),
     connectRoutes(services),
+    embeddingRoutes(services),
     runRoutes(services),
     metricsRoutes(services.metrics, services.config.metrics.token ? { token: services.config.metrics.token } : null),
   ];
