@@ -14,7 +14,7 @@ const PROVIDER = 'https://login.oauthy.example';
 
 /** The return URL must be on one of the company's allowed origins. */
 async function allowReturnOrigin(gateway: TestGateway): Promise<void> {
-  const put = await documentedCall(gateway, 'PUT', '/v2/embedding', { body: { allowedOrigins: [new URL(RETURN_URL).origin], enabledApps: [] } });
+  const put = await documentedCall(gateway, 'PUT', '/v2/embedding', { body: { allowedOrigins: [new URL(RETURN_URL).origin], enabledApps: ['oauthy'] } });
   expect(put.status, JSON.stringify(put.body)).to.equal(200);
 }
 
