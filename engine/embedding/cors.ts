@@ -16,6 +16,8 @@ const PREFLIGHT_MAX_AGE = '600';
 
 /** An endpoint's path pattern and the methods an end-user token may call it with. */
 interface BrowserEndpoint {
+  /** As the OpenAPI document writes it, `{name}` for a path parameter. */
+  path: string;
   pattern: RegExp;
   methods: Set<string>;
 }
@@ -32,7 +34,7 @@ export function browserEndpoints(): BrowserEndpoint[] {
     let entry = byPath.get(endpoint.path);
     if (!entry) {
       const pattern = new RegExp(`^${endpoint.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`);
-      byPath.set(endpoint.path, (entry = { pattern, methods: new Set() }));
+      byPath.set(endpoint.path, (entry = { path: endpoint.path, pattern, methods: new Set() }));
     }
     entry.methods.add(endpoint.method.toUpperCase());
   }
@@ -99,7 +101,7 @@ export function endUserCors(services: Services): Middleware<AppState> {
  */
 export async function admitBrowserOrigin(services: Services, ctx: AppContext, companyId: string): Promise<void> {
   const origin = ctx.get('Origin');
-  if (!origin || origin === ctx.origin || origin === originOf(services.config.publicBaseUrl) || origin === originOf(services.config.embeddedBaseUrl)) return;
+  if (!origin || origin === `${ctx.protocol}://${ctx.host}` || origin === originOf(services.config.publicBaseUrl) || origin === originOf(services.config.embeddedBaseUrl)) return;
   const { allowedOrigins } = await embeddingSettings(services.store, companyId);
   if (!allowedOrigins.includes(origin)) {
     throw GatewayError.of('FORBIDDEN', `origin ${origin} is not one of your company's allowed origins: add it to allowedOrigins with PUT /v2/embedding`);
