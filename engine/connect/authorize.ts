@@ -4,6 +4,8 @@ import { checkValues } from '../connections/check-values.ts';
 import { connectableVersion, pickAuth, requireEndUser } from '../connections/connections.ts';
 import type { AuthEntry } from '../definitions/index.ts';
 import type { OAuth2AuthorizationCodeAuth } from '../definitions/generated/definition-types.ts';
+import { embeddingSettings } from '../embedding/settings.ts';
+import { originOf } from '../embedding/origins.ts';
 import { GatewayError, validationError } from '../errors/index.ts';
 import type { Services } from '../services.ts';
 import { signState, STATE_LIFETIME_SECONDS } from './oauth-state.ts';
@@ -43,6 +45,7 @@ export async function startAuthorization(services: Services, request: AuthorizeR
   if (!/^https?:\/\/[^\s]+$/.test(request.returnUrl) || !URL.canParse(request.returnUrl)) {
     throw validationError([{ field: 'returnUrl', rule: 'url', message: 'must be an absolute http(s) URL' }]);
   }
+  await requireAllowedReturnUrl(services, request.companyId, request.returnUrl);
   if (request.endUserId) await requireEndUser(services, request.companyId, request.endUserId);
   const problems = checkValues('metadata', request.metadata, version.api.arguments, { strict: false });
   if (problems.length) throw validationError(problems);
@@ -85,4 +88,19 @@ export async function startAuthorization(services: Services, request: AuthorizeR
     params.set('code_challenge_method', pkce.method);
   }
   return { authorizationUrl: url.toString(), expiresAt: expiresAt.toISOString() };
+}
+
+/**
+ * The callback redirects the browser to the return URL with the outcome
+ * (a connection id, or the provider's error): only to a page on one of the
+ * company's allowed origins, or anyone could be sent anywhere (an open redirect).
+ */
+async function requireAllowedReturnUrl(services: Services, companyId: string, returnUrl: string): Promise<void> {
+  const { allowedOrigins } = await embeddingSettings(services.store, companyId);
+  const origin = originOf(returnUrl);
+  if (origin !== null && allowedOrigins.includes(origin)) return;
+  const allowed = allowedOrigins.length ? `one of ${allowedOrigins.join(', ')}` : 'none yet';
+  throw validationError([
+    { field: 'returnUrl', rule: 'origin', message: `must be on one of your allowed origins (the allowedOrigins of PUT /v2/embedding: ${allowed}); ${origin ?? 'its origin'} is not` },
+  ]);
 }

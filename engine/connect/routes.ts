@@ -1,5 +1,6 @@
 import Router from '@koa/router';
 import { requireApiKeyOrEndUserToken } from '../auth/require-api-key-or-end-user.ts';
+import { requireEnabledApp } from '../end-user-connections/apps.ts';
 import { validationError } from '../errors/index.ts';
 import { METADATA_MAX_BYTES, parseJsonParameter } from '../validation/json-limits.ts';
 import type { AppState } from '../server/context.ts';
@@ -26,6 +27,8 @@ export function connectRoutes(services: Services): Router<AppState> {
     if (endUser && one('endUserId') !== undefined && one('endUserId') !== endUser.endUserId) {
       throw validationError([{ field: 'endUserId', rule: 'token', message: "must be left out (or be the token's own end user) when calling with an end-user token" }]);
     }
+    // An end user connects only the apps the company enabled for end users.
+    if (endUser) await requireEnabledApp(services, endUser.companyId, ctx.params.appSlug!);
     ctx.body = {
       success: true,
       data: await startAuthorization(services, {

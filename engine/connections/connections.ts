@@ -18,7 +18,7 @@ export interface ConnectionSecrets {
 }
 
 /** Values an auth kind keeps besides its own arguments, as a caller gives them on create. */
-const KIND_FIELDS: Record<string, readonly ExtraField[]> = {
+export const KIND_FIELDS: Record<string, readonly ExtraField[]> = {
   // Importing tokens obtained elsewhere; the usual way in is the connect flow.
   OAuth2AuthorizationCode: [
     { key: 'accessToken', type: 'string', required: true },

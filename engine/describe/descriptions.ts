@@ -97,7 +97,7 @@ export function describeAction(action: ActionEntry, version: AppVersion, version
   };
 }
 
-function describeArgument(arg: ArgumentEntry, all: readonly ArgumentEntry[], optionsPath: string): ArgumentDescription {
+export function describeArgument(arg: ArgumentEntry, all: readonly ArgumentEntry[], optionsPath: string): ArgumentDescription {
   return {
     key: arg.key,
     externalKey: arg.externalKey ?? null,

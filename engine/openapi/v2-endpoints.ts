@@ -4,6 +4,8 @@ import { paginationSchema } from '../companies/schemas.ts';
 import { authorization, authorizeQuery, callbackQuery } from '../connect/schemas.ts';
 import { CONNECTION_FIELDS, CONNECTION_LIST_OPTIONS } from '../connections/connection-fields.ts';
 import { connectionView, createConnectionBody, updateConnectionBody } from '../connections/schemas.ts';
+import { embeddingView, putEmbeddingBody } from '../embedding/schemas.ts';
+import { connectAppView, createOwnConnectionBody } from '../end-user-connections/schemas.ts';
 import { definitionsStatusSchema } from '../definitions/status-schema.ts';
 import { END_USER_FIELDS, END_USER_LIST_OPTIONS, endUserView } from '../end-users/end-user-fields.ts';
 import { deletedEndUser, updateEndUserBody } from '../end-users/schemas.ts';
@@ -191,6 +193,79 @@ export const V2_ENDPOINTS: Endpoint[] = [
     errorCodes: [...READ, 'NOT_FOUND'],
   },
   {
+    method: 'get',
+    path: '/v2/embedding',
+    operationId: 'getEmbedding',
+    tag: 'Embedding',
+    summary: 'Get the embedding settings',
+    description: 'The browser origins allowed to call the end-user endpoints and receive the OAuth return, and the apps your end users may connect themselves. Both empty until set: nothing is open to browsers.',
+    security: 'apiKey',
+    response: { description: 'The settings.', schema: one(embeddingView) },
+    errorCodes: READ,
+  },
+  {
+    method: 'put',
+    path: '/v2/embedding',
+    operationId: 'putEmbedding',
+    tag: 'Embedding',
+    summary: 'Set the embedding settings',
+    description:
+      'Replaces both lists. An origin is scheme, host and optional port (https://app.example.com), no path or wildcard, http:// only for localhost and 127.0.0.1; an app is the slug of a loaded app. Each problem is a VALIDATION_ERROR naming the item.',
+    security: 'apiKey',
+    body: putEmbeddingBody,
+    response: { description: 'The settings as kept (origins normalised).', schema: one(embeddingView) },
+    errorCodes: WRITE,
+  },
+  {
+    method: 'get',
+    path: '/v2/end-user/apps',
+    operationId: 'listEndUserApps',
+    tag: 'End-user session',
+    summary: 'List the apps an end user may connect',
+    description:
+      "With an end-user token: the apps the company enabled (PUT /v2/embedding enabledApps) that are loaded, with name, initials and website for a tile, and each auth's arguments as the API checks them, for the Connect page's forms.",
+    security: 'endUserToken',
+    response: { description: 'The apps.', schema: described(connectAppView, { count: { type: 'integer', minimum: 0 } }) },
+    errorCodes: [...READ, 'FORBIDDEN'],
+  },
+  {
+    method: 'get',
+    path: '/v2/end-user/connections',
+    operationId: 'listEndUserConnections',
+    tag: 'End-user session',
+    summary: "List the end user's own connections",
+    description: "With an end-user token: that end user's connections only (status shows needs_reauthorization), with the same fields, sorting, paging and RSQL filter as GET /v2/connections.",
+    security: 'endUserToken',
+    query: listQuerySchema(CONNECTION_FIELDS, CONNECTION_LIST_OPTIONS),
+    response: { description: 'One page of connections.', schema: page(connectionView) },
+    errorCodes: [...READ, 'VALIDATION_ERROR', 'FORBIDDEN'],
+  },
+  {
+    method: 'post',
+    path: '/v2/end-user/connections',
+    operationId: 'createEndUserConnection',
+    tag: 'End-user session',
+    summary: 'Create an own connection',
+    description:
+      'With an end-user token: stores a connection for that end user to an app the company enabled (else 403 APP_NOT_ENABLED), its credentials checked against the auth exactly as POST /v2/connections checks them. OAuth 2.0 authorization-code auths connect through GET /v2/connect/{appSlug}/authorize instead.',
+    security: 'endUserToken',
+    body: createOwnConnectionBody,
+    response: { status: '201', description: 'The connection.', schema: one(connectionView) },
+    errorCodes: [...WRITE, 'FORBIDDEN', 'APP_NOT_ENABLED'],
+  },
+  {
+    method: 'delete',
+    path: '/v2/end-user/connections/{connectionId}',
+    operationId: 'deleteEndUserConnection',
+    tag: 'End-user session',
+    summary: 'Delete an own connection',
+    description: "With an end-user token: deletes one of that end user's connections; another end user's or the company's is 404, one an installation uses is 409.",
+    security: 'endUserToken',
+    pathParameters: { connectionId: id('connection') },
+    response: { description: 'It is gone.', schema: deleted },
+    errorCodes: [...READ, 'NOT_FOUND', 'CONFLICT', 'FORBIDDEN'],
+  },
+  {
     method: 'post',
     path: '/v2/connections',
     operationId: 'createConnection',
@@ -356,12 +431,13 @@ export const V2_ENDPOINTS: Endpoint[] = [
     operationId: 'authorizeConnection',
     tag: 'Connect',
     summary: 'Start an OAuth 2.0 connection',
-    description: "An authorization URL to send the browser to; the provider sends it back to the callback. With the API key or an end user's token.",
+    description:
+      "An authorization URL to send the browser to; the provider sends it back to the callback, which redirects to returnUrl: it must be on one of the company's allowed origins (PUT /v2/embedding), else 400 VALIDATION_ERROR rule origin. With the API key or an end user's token (then only for an app the company enabled for end users, else 403 APP_NOT_ENABLED).",
     security: 'apiKeyOrEndUserToken',
     pathParameters: { appSlug: slug('app') },
     query: authorizeQuery,
     response: { description: 'Where to send the browser.', schema: one(authorization) },
-    errorCodes: [...READ, ...VERSION, 'NOT_FOUND', 'APP_NOT_CONFIGURED', 'CREDENTIALS_UNREADABLE'],
+    errorCodes: [...READ, ...VERSION, 'NOT_FOUND', 'APP_NOT_CONFIGURED', 'CREDENTIALS_UNREADABLE', 'APP_NOT_ENABLED', 'FORBIDDEN'],
   },
   {
     method: 'get',

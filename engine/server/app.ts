@@ -21,6 +21,9 @@ import { connectionRoutes } from '../connections/routes.ts';
 import { installationRoutes } from '../installations/routes.ts';
 import { connectRoutes } from '../connect/routes.ts';
 import { runRoutes } from '../runtime/run/routes.ts';
+import { endUserCors } from '../embedding/cors.ts';
+import { endUserConnectionRoutes } from '../end-user-connections/routes.ts';
+import { embeddingRoutes } from '../embedding/routes.ts';
 import { httpMetrics } from '../observability/metrics/http-metrics.ts';
 import { metricsRoutes } from '../observability/metrics/metrics-routes.ts';
 
@@ -39,6 +42,8 @@ export function featureRoutes(services: Services): Router<AppState>[] {
     connectionRoutes(services),
     installationRoutes(services),
     connectRoutes(services),
+    embeddingRoutes(services),
+    endUserConnectionRoutes(services),
     runRoutes(services),
     metricsRoutes(services.metrics, services.config.metrics.token ? { token: services.config.metrics.token } : null),
   ];
@@ -54,6 +59,7 @@ export function createApp(services: Services): Koa<AppState> {
   app.use(requestLog(services.logger));
   app.use(httpMetrics(services.metrics));
   app.use(errorEnvelope(services.logger));
+  app.use(endUserCors(services));
   app.use(jsonBody());
   // One root router, so 405 answers know every method any feature mounts on a path.
   const root = new Router<AppState>();

@@ -27,6 +27,8 @@ export interface AppState {
   endUser?: EndUserPrincipal;
   /** The parsed JSON body of a POST/PUT/PATCH; undefined when the request had none. */
   body?: unknown;
+  /** The Origin of a cross-site browser request, once the end-user token's company was found to allow it (CORS). */
+  browserOrigin?: string;
   /** Set by the run endpoints: the run's facts, for the request log line and the metrics. */
   run?: RunFacts;
 }

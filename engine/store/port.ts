@@ -2,6 +2,7 @@ import type {
   ApiKeyRecord,
   AppConfigurationRecord,
   PendingAuthorizationRecord,
+  EmbeddingSettingsRecord,
   CompanyRecord,
   ConnectionRecord,
   EndUserRecord,
@@ -67,6 +68,7 @@ export interface Store {
   readonly signingKeys: Collection<SigningKeyRecord>;
   readonly appConfigurations: Collection<AppConfigurationRecord>;
   readonly pendingAuthorizations: Collection<PendingAuthorizationRecord>;
+  readonly embeddingSettings: Collection<EmbeddingSettingsRecord>;
   /** Throws when the store cannot be reached. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -82,6 +84,7 @@ export const COLLECTION_NAMES = [
   'signingKeys',
   'appConfigurations',
   'pendingAuthorizations',
+  'embeddingSettings',
 ] as const;
 export type CollectionName = (typeof COLLECTION_NAMES)[number];
 
@@ -96,6 +99,7 @@ export const UNIQUE_INDEXES: Record<CollectionName, { fields: string[]; sparse?:
   signingKeys: [],
   appConfigurations: [{ fields: ['configKey'] }],
   pendingAuthorizations: [],
+  embeddingSettings: [{ fields: ['companyId'] }],
 };
 
 /** Non-unique indexes for the queries the engine runs often. */
@@ -109,6 +113,8 @@ export const LOOKUP_INDEXES: Record<CollectionName, string[]> = {
   signingKeys: [],
   appConfigurations: ['companyId'],
   pendingAuthorizations: [],
+  // A CORS preflight asks whether any company allows an origin (a multikey index on the array).
+  embeddingSettings: ['allowedOrigins'],
 };
 
 export class DuplicateKeyError extends Error {

@@ -109,6 +109,23 @@ export interface InstallationRecord {
   updatedOn: Date;
 }
 
+/**
+ * A company's embedding settings (one record per company): which browser
+ * origins may call the end-user endpoints and receive the OAuth return, and
+ * which apps its end users may connect themselves.
+ */
+export interface EmbeddingSettingsRecord {
+  id: string;
+  /** Unique: one record per company. */
+  companyId: string;
+  /** Exact origins (`https://app.example.com`), normalised as URL.origin writes them. */
+  allowedOrigins: string[];
+  /** Slugs of the apps end users may see and connect on their own. */
+  enabledApps: string[];
+  createdOn: Date;
+  updatedOn: Date;
+}
+
 /** A company's own settings for one app: OAuth client, credential-exchange endpoint. Secrets sealed. */
 export interface AppConfigurationRecord {
   id: string;

@@ -3,6 +3,7 @@ import { bearerToken } from '../auth/bearer.ts';
 import { GatewayError } from '../errors/index.ts';
 import type { AppState } from '../server/context.ts';
 import type { Services } from '../services.ts';
+import { admitBrowserOrigin } from '../embedding/cors.ts';
 import { verifyEndUserToken } from './end-user-tokens.ts';
 import { keyRingFor } from './key-ring.ts';
 
@@ -14,7 +15,8 @@ export const END_USER_TOKEN_REJECTED =
  * For endpoints an end user's embedded session calls (the installation run
  * endpoint): admits a valid end-user token and sets `ctx.state.endUser`.
  */
-export function requireEndUserToken({ store, config, logger, keyring }: Services): Middleware<AppState> {
+export function requireEndUserToken(services: Services): Middleware<AppState> {
+  const { store, config, logger, keyring } = services;
   const ring = keyRingFor(store, keyring);
   return async (ctx, next) => {
     const token = bearerToken(ctx);
@@ -31,6 +33,7 @@ export function requireEndUserToken({ store, config, logger, keyring }: Services
       isTestUser: check.endUser.isTestUser,
       tokenId: check.claims.jti,
     };
+    await admitBrowserOrigin(services, ctx, check.endUser.companyId);
     await next();
   };
 }

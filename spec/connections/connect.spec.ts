@@ -12,6 +12,12 @@ const DEFINITIONS_DIR = path.join(ROOT, 'spec/fixtures/connections');
 const RETURN_URL = 'https://app.customer.test/connected?tab=apps';
 const PROVIDER = 'https://login.oauthy.example';
 
+/** The return URL must be on one of the company's allowed origins. */
+async function allowReturnOrigin(gateway: TestGateway): Promise<void> {
+  const put = await documentedCall(gateway, 'PUT', '/v2/embedding', { body: { allowedOrigins: [new URL(RETURN_URL).origin], enabledApps: ['oauthy'] } });
+  expect(put.status, JSON.stringify(put.body)).to.equal(200);
+}
+
 describe('the OAuth 2.0 connect flow (fake provider: undici MockAgent)', () => {
   let gw: TestGateway;
   let endUserId: string;
@@ -22,6 +28,7 @@ describe('the OAuth 2.0 connect flow (fake provider: undici MockAgent)', () => {
   before(async () => {
     gw = await startTestGateway({ DEFINITIONS_DIR, PUBLIC_BASE_URL: 'https://gateway.example.test' }, { dispatcher: provider });
     endUserId = (await documentedCall(gw, 'POST', '/v1/users', { body: { externalId: 'ada' } })).body.data.userId;
+    await allowReturnOrigin(gw);
   });
   after(async () => {
     await gw.stop();
@@ -207,9 +214,36 @@ describe('the OAuth 2.0 connect flow (fake provider: undici MockAgent)', () => {
     expect(unauth.status).to.equal(401);
   });
 
+  it('refuses a returnUrl off the allowed origins (an open redirect otherwise), naming the setting and the origins allowed', async () => {
+    await configure();
+    for (const returnUrl of ['https://evil.example/steal', 'https://app.customer.test.evil.example/x', 'http://app.customer.test/connected', 'https://app.customer.test:8443/connected']) {
+      const refused = await documentedCall(gw, 'GET', `/v2/connect/oauthy/authorize?endUserId=${endUserId}&returnUrl=${encodeURIComponent(returnUrl)}`);
+      expect(refused.status, returnUrl).to.equal(400);
+      expect(refused.body.error.code).to.equal('VALIDATION_ERROR');
+      expect(refused.body.error.details.problems).to.deep.equal([
+        {
+          field: 'returnUrl',
+          rule: 'origin',
+          message: `must be on one of your allowed origins (the allowedOrigins of PUT /v2/embedding: one of https://app.customer.test); ${new URL(returnUrl).origin} is not`,
+        },
+      ]);
+    }
+    // A company that allowed no origin yet is told so.
+    const fresh = await startTestGateway({ DEFINITIONS_DIR });
+    try {
+      await documentedCall(fresh, 'PUT', '/v2/apps/oauthy/configuration', { body: { clientId: 'client-123' } });
+      const refused = await documentedCall(fresh, 'GET', `/v2/connect/oauthy/authorize?returnUrl=${encodeURIComponent(RETURN_URL)}`);
+      expect(refused.status).to.equal(400);
+      expect(refused.body.error.message).to.equal('returnUrl: must be on one of your allowed origins (the allowedOrigins of PUT /v2/embedding: none yet); https://app.customer.test is not');
+    } finally {
+      await fresh.stop();
+    }
+  });
+
   it('answers 409 APP_NOT_CONFIGURED until the company configures its OAuth client', async () => {
     const fresh = await startTestGateway({ DEFINITIONS_DIR });
     try {
+      await allowReturnOrigin(fresh);
       const response = await documentedCall(fresh, 'GET', `/v2/connect/oauthy/authorize?returnUrl=${encodeURIComponent(RETURN_URL)}`);
       expect(response.status).to.equal(409);
       expect(response.body.error).to.deep.equal({ code: 'APP_NOT_CONFIGURED', message: 'app "oauthy" is not configured for your company: PUT /v2/apps/oauthy/configuration first' });

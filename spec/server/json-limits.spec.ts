@@ -34,6 +34,8 @@ describe('JSON depth and size limits (every body, JSON query parameters)', () =>
   let connectionId: string;
   before(async () => {
     gw = await startTestGateway({ DEFINITIONS_DIR });
+    // The OAuth returnUrl must be on an allowed origin.
+    await call(gw, 'PUT', '/v2/embedding', { body: { allowedOrigins: ['https://app.example.test'], enabledApps: [] } });
     endUserId = (await call(gw, 'POST', '/v1/users', { body: { externalId: 'ada' } })).body.data.userId;
     connectionId = (await call(gw, 'POST', '/v2/connections', { body: { appSlug: 'acme-crm', credentials: { apiKey: 'k' }, metadata: { region: 'eu' } } })).body.data.id;
     const configured = await call(gw, 'PUT', '/v2/apps/oauthy/configuration', { body: { clientId: 'client-1', clientSecret: 'secret-1' } });

@@ -156,6 +156,17 @@ for (const adapter of adapters) {
       await expectDuplicate(() => store.apiKeys.insert({ id: 'key_2', ...key }));
     });
 
+    it('keeps one embedding settings record per company and finds companies by one of their allowed origins', async () => {
+      const at = new Date('2026-01-01T00:00:00Z');
+      const settings = (id: string, companyId: string, allowedOrigins: string[]) => ({ id, companyId, allowedOrigins, enabledApps: ['slack'], createdOn: at, updatedOn: at });
+      await store.embeddingSettings.insert(settings('emb_1', 'cmp_a', ['https://a.example.com', 'http://localhost:3000']));
+      await store.embeddingSettings.insert(settings('emb_2', 'cmp_b', ['https://b.example.com']));
+      await expectDuplicate(() => store.embeddingSettings.insert(settings('emb_3', 'cmp_a', [])));
+      expect((await store.embeddingSettings.find({ allowedOrigins: 'http://localhost:3000' })).map((r) => r.companyId)).to.deep.equal(['cmp_a']);
+      expect(await store.embeddingSettings.count({ allowedOrigins: 'https://a.example.com:443' })).to.equal(0);
+      expect(await store.embeddingSettings.findOne({ companyId: 'cmp_b' })).to.deep.include({ allowedOrigins: ['https://b.example.com'], enabledApps: ['slack'] });
+    });
+
     it('keeps what was written across a close and reopen', async () => {
       await store.endUsers.insert(endUser('eu_1', { name: 'kept' }));
       await store.endUsers.updateOne({ id: 'eu_1' }, { $set: { email: 'k@e.test' } });

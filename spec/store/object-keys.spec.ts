@@ -35,6 +35,7 @@ describe('object keys are kept exactly as given (end users, connections, install
     expect(installation.body.data.metadata).to.deep.equal(METADATA);
 
     expect((await call(gw, 'PUT', '/v2/apps/oauthy/configuration', { body: { clientId: 'client-1', clientSecret: 'secret-1' } })).status).to.equal(200);
+    expect((await call(gw, 'PUT', '/v2/embedding', { body: { allowedOrigins: ['https://app.example.test'], enabledApps: [] } })).status).to.equal(200);
     const authorize = await call(gw, 'GET', `/v2/connect/oauthy/authorize?returnUrl=${encodeURIComponent('https://app.example.test/back')}&metadata=${encodeURIComponent(WITH_PROTO_TEXT)}`);
     expect(authorize.status, JSON.stringify(authorize.body)).to.equal(200);
 

@@ -62,6 +62,7 @@ export async function openMongoStore(uri: string, dbName?: string, options: Mong
     signingKeys: collections.signingKeys as unknown as Collection<R.SigningKeyRecord>,
     appConfigurations: collections.appConfigurations as unknown as Collection<R.AppConfigurationRecord>,
     pendingAuthorizations: collections.pendingAuthorizations as unknown as Collection<R.PendingAuthorizationRecord>,
+    embeddingSettings: collections.embeddingSettings as unknown as Collection<R.EmbeddingSettingsRecord>,
     async ping() {
       await db.command({ ping: 1 });
     },

@@ -37,6 +37,8 @@ describe('redirects to another origin: credentials never follow', function () {
     const defs = await definitionsFor(FIXTURE, upstream.url, extraApps(upstream.url));
     cleanupDefs = defs.cleanup;
     gw = await startTestGateway({ DEFINITIONS_DIR: defs.dir, EGRESS_ALLOW: '127.0.0.1/32', TOKEN_RETRY_DELAY_MS: '1' });
+    // The OAuth returnUrl must be on an allowed origin.
+    await call(gw, 'PUT', '/v2/embedding', { body: { allowedOrigins: ['https://customer.test'], enabledApps: [] } });
     await call(gw, 'PUT', '/v2/apps/crm/configuration', { body: { clientId: 'crm-client', clientSecret: SECRET } });
     await call(gw, 'PUT', '/v2/apps/partner/configuration', { body: { exchangeSecret: 'exchange-shared-secret-789' } });
   });

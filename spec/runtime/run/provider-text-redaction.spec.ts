@@ -37,6 +37,8 @@ describe('secrets the gateway sent are never reflected back from a provider', fu
     const defs = await definitionsFor(FIXTURE, upstream.url);
     cleanupDefs = defs.cleanup;
     gw = await startTestGateway({ DEFINITIONS_DIR: defs.dir, EGRESS_ALLOW: '127.0.0.1/32', TOKEN_RETRY_DELAY_MS: '1' });
+    // The OAuth returnUrl must be on an allowed origin.
+    await call(gw, 'PUT', '/v2/embedding', { body: { allowedOrigins: ['https://customer.test'], enabledApps: [] } });
     await call(gw, 'PUT', '/v2/apps/crm/configuration', { body: { clientId: 'crm-client', clientSecret: CLIENT_SECRET } });
   });
   after(async () => {

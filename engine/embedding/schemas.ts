@@ -1,0 +1,41 @@
+/** JSON Schemas of the embedding settings endpoints: requests are validated with them, the OpenAPI document is built from them. */
+export const MAX_ALLOWED_ORIGINS = 50;
+export const MAX_ENABLED_APPS = 500;
+
+export const putEmbeddingBody = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['allowedOrigins', 'enabledApps'],
+  properties: {
+    allowedOrigins: {
+      type: 'array',
+      maxItems: MAX_ALLOWED_ORIGINS,
+      items: { type: 'string', minLength: 1, maxLength: 300 },
+      description:
+        'The exact browser origins your pages are served from, such as https://app.example.com: scheme, host and optional port, no path, no wildcards; http:// only for localhost and 127.0.0.1. Browsers on these origins may call the end-user endpoints (CORS), and the OAuth returnUrl must be on one of them. Replaces the list whole.',
+    },
+    enabledApps: {
+      type: 'array',
+      maxItems: MAX_ENABLED_APPS,
+      uniqueItems: true,
+      items: { type: 'string', minLength: 1, maxLength: 100 },
+      description: 'Slugs of the loaded apps your end users may see and connect themselves (empty: none). Replaces the list whole.',
+    },
+  },
+} as const;
+
+export interface PutEmbeddingBody {
+  allowedOrigins: string[];
+  enabledApps: string[];
+}
+
+export const embeddingView = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['allowedOrigins', 'enabledApps', 'updatedOn'],
+  properties: {
+    allowedOrigins: { type: 'array', items: { type: 'string' } },
+    enabledApps: { type: 'array', items: { type: 'string' } },
+    updatedOn: { type: ['string', 'null'], format: 'date-time', description: 'null while never set.' },
+  },
+} as const;
