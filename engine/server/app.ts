@@ -21,6 +21,7 @@ import { connectionRoutes } from '../connections/routes.ts';
 import { installationRoutes } from '../installations/routes.ts';
 import { connectRoutes } from '../connect/routes.ts';
 import { runRoutes } from '../runtime/run/routes.ts';
+import { webhookRoutes } from '../webhooks/routes.ts';
 import { httpMetrics } from '../observability/metrics/http-metrics.ts';
 import { metricsRoutes } from '../observability/metrics/metrics-routes.ts';
 
@@ -40,6 +41,7 @@ export function featureRoutes(services: Services): Router<AppState>[] {
     installationRoutes(services),
     connectRoutes(services),
     runRoutes(services),
+    webhookRoutes(services),
     metricsRoutes(services.metrics, services.config.metrics.token ? { token: services.config.metrics.token } : null),
   ];
 }

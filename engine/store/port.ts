@@ -8,6 +8,8 @@ import type {
   InstallationRecord,
   MemberRecord,
   SigningKeyRecord,
+  WebhookDeliveryRecord,
+  WebhookEndpointRecord,
 } from './records.ts';
 
 /**
@@ -67,6 +69,9 @@ export interface Store {
   readonly signingKeys: Collection<SigningKeyRecord>;
   readonly appConfigurations: Collection<AppConfigurationRecord>;
   readonly pendingAuthorizations: Collection<PendingAuthorizationRecord>;
+  readonly webhookEndpoints: Collection<WebhookEndpointRecord>;
+  /** The webhook outbox: one record per event and endpoint, written with the change, sent by the delivery worker. */
+  readonly webhookDeliveries: Collection<WebhookDeliveryRecord>;
   /** Throws when the store cannot be reached. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -82,6 +87,8 @@ export const COLLECTION_NAMES = [
   'signingKeys',
   'appConfigurations',
   'pendingAuthorizations',
+  'webhookEndpoints',
+  'webhookDeliveries',
 ] as const;
 export type CollectionName = (typeof COLLECTION_NAMES)[number];
 
@@ -96,6 +103,8 @@ export const UNIQUE_INDEXES: Record<CollectionName, { fields: string[]; sparse?:
   signingKeys: [],
   appConfigurations: [{ fields: ['configKey'] }],
   pendingAuthorizations: [],
+  webhookEndpoints: [],
+  webhookDeliveries: [],
 };
 
 /** Non-unique indexes for the queries the engine runs often. */
@@ -109,6 +118,9 @@ export const LOOKUP_INDEXES: Record<CollectionName, string[]> = {
   signingKeys: [],
   appConfigurations: ['companyId'],
   pendingAuthorizations: [],
+  webhookEndpoints: ['companyId'],
+  // The worker's query (pending and due) and the listing of an endpoint's deliveries.
+  webhookDeliveries: ['status', 'endpointId'],
 };
 
 export class DuplicateKeyError extends Error {

@@ -62,6 +62,8 @@ export async function openMongoStore(uri: string, dbName?: string, options: Mong
     signingKeys: collections.signingKeys as unknown as Collection<R.SigningKeyRecord>,
     appConfigurations: collections.appConfigurations as unknown as Collection<R.AppConfigurationRecord>,
     pendingAuthorizations: collections.pendingAuthorizations as unknown as Collection<R.PendingAuthorizationRecord>,
+    webhookEndpoints: collections.webhookEndpoints as unknown as Collection<R.WebhookEndpointRecord>,
+    webhookDeliveries: collections.webhookDeliveries as unknown as Collection<R.WebhookDeliveryRecord>,
     async ping() {
       await db.command({ ping: 1 });
     },
