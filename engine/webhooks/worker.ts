@@ -8,7 +8,7 @@ import type { WebhookSettings } from './settings.ts';
 import { EVENT_ID_HEADER, EVENT_TYPE_HEADER, SIGNATURE_HEADER, signatureHeader } from './signature.ts';
 
 /** How much longer than one attempt's time limit a claim holds: a worker that died mid-attempt lets the delivery go after it. */
-const LEASE_MARGIN_MS = 30_000;
+export const LEASE_MARGIN_MS = 5_000;
 
 export interface WebhookWorker {
   /** Looks for due deliveries now (a new event was written). */
