@@ -8,6 +8,7 @@ import { ROOT } from '../helpers/process.ts';
 import { otherTenant } from '../helpers/tenants.ts';
 import { definitionsFor, Upstream, type ReceivedRequest } from '../helpers/upstream.ts';
 import { eventually } from '../support/eventually.ts';
+import { publishEvent } from '../../engine/webhooks/publish.ts';
 
 const FIXTURE = path.join(ROOT, 'spec/fixtures/run');
 /** The verification snippet customers copy (docs), loaded as they would run it. */
@@ -181,6 +182,20 @@ describe('connection webhooks (/v2/webhooks)', function () {
     expect(byType['connection.reauthorized'].data).to.include({ id: connection.id, status: 'active' });
     expect(byType['connection.deleted'].data).to.include({ id: connection.id });
     expect(new Set(events.map((e) => e.id)).size).to.equal(4);
+  });
+
+  it('sends end_user.deleted as published by publishEvent (the end-user deletion route calls it) to the endpoints that take it', async () => {
+    const { id, secret } = await register('/hooks/users', { events: ['end_user.deleted'] });
+    const other = await register('/hooks/connections-only', { events: ['connection.deleted'] });
+    upstream.on('POST /hooks/users', () => ({ status: 200 }));
+    upstream.on('POST /hooks/connections-only', () => ({ status: 200 }));
+    const companyId = (gw.gateway.bootstrap as { companyId: string }).companyId;
+    const eventId = await publishEvent(gw.gateway.services, companyId, { type: 'end_user.deleted', data: { endUserId: 'eu_gone' } });
+    await settled(id);
+    const [request] = upstream.calls('POST /hooks/users');
+    const event = verifyWebhook(request!.body, request!.headers['gateway-signature'], secret);
+    expect(event).to.deep.include({ id: eventId, type: 'end_user.deleted', companyId, data: { endUserId: 'eu_gone' } });
+    expect(await deliveries(other.id)).to.deep.equal([]);
   });
 
   it('retries non-2xx answers with backoff, the same event each time, then records the success', async () => {
