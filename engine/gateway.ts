@@ -87,7 +87,10 @@ export async function startGateway(config: Config, logger: Logger, overrides: Ga
   const services: Services = { config, store, logger, readiness, keyring, definitions, http: outbound, metrics };
   services.runAction = runActionForLookups(services);
   // Pending webhook deliveries (some left by an earlier run, even one killed) are sent from the start.
-  const webhookWorker = startWebhookWorker(services);
+  // Deliveries have a client of their own: the same egress policy and limits, but redirects are not followed (a 3xx is a
+  // failed attempt, retried like any non-2xx: a 301/302 would turn the POST into a GET without the event).
+  const webhookHttp = overrides.http ?? createConfiguredHttpClient({ ...config, outbound: { ...config.outbound, maxRedirects: 0 } });
+  const webhookWorker = startWebhookWorker(services, config.webhooks, webhookHttp);
   services.webhookWorker = webhookWorker;
   const app = createApp(services);
   const server = createHttpServer(app.callback(), config.server, logger);
@@ -140,6 +143,7 @@ export async function startGateway(config: Config, logger: Logger, overrides: Ga
         ['metrics listener', async () => await metricsListener?.close()],
         ['definitions watcher', stopWatching],
         ['webhook worker', () => webhookWorker.stop()],
+        ['webhook outbound client', async () => (webhookHttp === outbound ? undefined : await webhookHttp.close())],
         ['outbound client', () => outbound.close()],
         ['admin socket', closeAdmin],
         ['store', () => store.close()],

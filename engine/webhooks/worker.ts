@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { GatewayError } from '../errors/index.ts';
+import type { HttpClient } from '../runtime/http/index.ts';
 import type { Services } from '../services.ts';
 import type { WebhookDeliveryRecord, WebhookEndpointRecord } from '../store/index.ts';
 import { retryDelayMs } from './backoff.ts';
@@ -26,7 +27,7 @@ export interface WebhookWorker {
  * attempt twice, and a delivery whose gateway died is taken again once its
  * lease ends. Every outcome is written with the same compare-and-set.
  */
-export function startWebhookWorker(services: Services, settings: WebhookSettings = services.config.webhooks): WebhookWorker {
+export function startWebhookWorker(services: Services, settings: WebhookSettings = services.config.webhooks, http: HttpClient = services.http): WebhookWorker {
   const { store, logger } = services;
   const inFlight = new Set<Promise<void>>();
   const stopping = new AbortController();
@@ -56,7 +57,7 @@ export function startWebhookWorker(services: Services, settings: WebhookSettings
           const leaseEnd = new Date(Date.now() + settings.timeoutMs + LEASE_MARGIN_MS);
           const claimed = await store.webhookDeliveries.updateOne({ id: seen.id, status: 'pending', claims: seen.claims }, { $set: { nextAttemptAt: leaseEnd }, $inc: { claims: 1 } });
           if (!claimed) continue;
-          const running: Promise<void> = attempt(services, settings, { ...seen, claims: seen.claims + 1 }, stopping.signal)
+          const running: Promise<void> = attempt(services, http, settings, { ...seen, claims: seen.claims + 1 }, stopping.signal)
             .catch((error: unknown) => logger.error({ err: error, deliveryId: seen.id }, 'webhook delivery: the attempt could not be recorded'))
             .finally(() => {
               inFlight.delete(running);
@@ -90,7 +91,7 @@ export function startWebhookWorker(services: Services, settings: WebhookSettings
 }
 
 /** One attempt of a claimed delivery, and its outcome written. */
-async function attempt(services: Services, settings: WebhookSettings, delivery: WebhookDeliveryRecord, stopping: AbortSignal): Promise<void> {
+async function attempt(services: Services, http: HttpClient, settings: WebhookSettings, delivery: WebhookDeliveryRecord, stopping: AbortSignal): Promise<void> {
   const { store } = services;
   const endpoint = await store.webhookEndpoints.findOne({ id: delivery.endpointId, companyId: delivery.companyId });
   if (!endpoint || !endpoint.enabled) {
@@ -113,7 +114,7 @@ async function attempt(services: Services, settings: WebhookSettings, delivery: 
   let responseStatus: number | null = null;
   let error: string | null = null;
   try {
-    const response = await services.http.send({
+    const response = await http.send({
       method: 'POST',
       url: endpoint.url,
       headers: {

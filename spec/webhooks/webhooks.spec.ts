@@ -211,6 +211,18 @@ describe('connection webhooks (/v2/webhooks)', function () {
     for (const c of calls) verifyWebhook(c.body, c.headers['gateway-signature'], secret);
   });
 
+  it('does not follow a redirect: a 3xx is a failed attempt, and nothing is sent where it points', async () => {
+    const { id } = await register('/hooks/moved', { events: ['connection.created'] });
+    upstream.on('POST /hooks/moved', () => ({ status: 302, headers: { location: '/hooks/elsewhere' } }));
+    upstream.on('GET /hooks/elsewhere', () => ({ status: 200 }));
+    upstream.on('POST /hooks/elsewhere', () => ({ status: 200 }));
+    await connect();
+    const [delivery] = await eventually(() => deliveries(id), (list) => list.length === 1 && list[0].attempts >= 1, 'the delivery tried');
+    expect(delivery).to.include({ responseStatus: 302 });
+    expect(delivery.error).to.match(/^answered 302/);
+    expect(upstream.received.filter((r) => r.path === '/hooks/elsewhere')).to.deep.equal([]);
+  });
+
   it('gives up after WEBHOOK_RETRY_WINDOW_MS, recording the last answer, and logs it', async () => {
     const { id } = await register('/hooks/down', { events: ['connection.created'] });
     upstream.on('POST /hooks/down', () => ({ status: 503, body: { error: 'down for maintenance' } }));
