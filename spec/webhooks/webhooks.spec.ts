@@ -184,6 +184,25 @@ describe('connection webhooks (/v2/webhooks)', function () {
     expect(new Set(events.map((e) => e.id)).size).to.equal(4);
   });
 
+  it('sends connection.created for a connection the OAuth callback stored', async () => {
+    const { id, secret } = await register('/hooks/oauth', { events: ['connection.created'] });
+    upstream.on('POST /hooks/oauth', () => ({ status: 200 }));
+    upstream.on('POST /oauth/token', () => ({ body: { access_token: 'oauth-access-token', refresh_token: 'oauth-refresh', expires_in: 3600 } }));
+    const started = await call(gw, 'GET', `/v2/connect/crm/authorize?returnUrl=${encodeURIComponent('https://app.example.com/done')}`);
+    expect(started.status).to.equal(200);
+    const state = new URL(started.body.data.authorizationUrl).searchParams.get('state')!;
+    const back = await fetch(`${gw.url}/v2/connect/callback?${new URLSearchParams({ state, code: 'the-code' })}`, { redirect: 'manual' });
+    expect(back.status).to.equal(302);
+    const connectionId = new URL(back.headers.get('location')!).searchParams.get('connectionId');
+    expect(connectionId).to.match(/^con_/);
+    await settled(id);
+    const [request] = upstream.calls('POST /hooks/oauth');
+    const event = verifyWebhook(request!.body, request!.headers['gateway-signature'], secret);
+    expect(event.type).to.equal('connection.created');
+    expect(event.data).to.include({ id: connectionId, authType: 'OAuth2AuthorizationCode', status: 'active' });
+    expect(request!.body).not.to.include('oauth-access-token');
+  });
+
   it('sends end_user.deleted as published by publishEvent (the end-user deletion route calls it) to the endpoints that take it', async () => {
     const { id, secret } = await register('/hooks/users', { events: ['end_user.deleted'] });
     const other = await register('/hooks/connections-only', { events: ['connection.deleted'] });
