@@ -9,6 +9,7 @@ import { otherTenant } from '../helpers/tenants.ts';
 import { definitionsFor, Upstream, type ReceivedRequest } from '../helpers/upstream.ts';
 import { eventually } from '../support/eventually.ts';
 import { publishEvent } from '../../engine/webhooks/publish.ts';
+import { startWebhookWorker } from '../../engine/webhooks/worker.ts';
 
 const FIXTURE = path.join(ROOT, 'spec/fixtures/run');
 /** The verification snippet customers copy (docs), loaded as they would run it. */
@@ -307,6 +308,27 @@ describe('connection webhooks (/v2/webhooks)', function () {
     await eventually(() => deliveries(id), (list) => list.length === 2, 'a new event written once enabled');
   });
 
+  it('sends each attempt once when two workers share the store (the claim is a compare-and-set, as between gateways on one MongoDB)', async () => {
+    const { id } = await register('/hooks/shared', { events: ['end_user.deleted'] });
+    upstream.on('POST /hooks/shared', () => ({ status: 200, delayMs: 20 }));
+    const second = startWebhookWorker(gw.gateway.services, { ...gw.gateway.services.config.webhooks, pollIntervalMs: 10, deliveriesKept: 100 });
+    try {
+      const companyId = (gw.gateway.bootstrap as { companyId: string }).companyId;
+      const published: string[] = [];
+      for (let i = 0; i < 12; i++) published.push(await publishEvent(gw.gateway.services, companyId, { type: 'end_user.deleted', data: { endUserId: `eu_${i}` } }));
+      await eventually(async () => upstream.calls('POST /hooks/shared').length, (n) => n >= 12, 'twelve sent');
+      await sleep(300);
+      const sent = upstream.calls('POST /hooks/shared').map((c) => String(c.headers['gateway-event-id']));
+      expect(sent.slice().sort()).to.deep.equal(published.slice().sort());
+      // What is kept (the other worker keeps fewer) was each delivered at the first attempt.
+      const stored = await gw.gateway.services.store.webhookDeliveries.find({ endpointId: id });
+      expect(stored.length).to.be.at.least(5);
+      expect(new Set(stored.map((d) => `${d.status} ${d.attempts}`))).to.deep.equal(new Set(['delivered 1']));
+    } finally {
+      await second.stop();
+    }
+  });
+
   it('keeps the newest WEBHOOK_DELIVERIES_KEPT finished deliveries per endpoint', async () => {
     const { id } = await register('/hooks/many', { events: ['connection.created'] });
     upstream.on('POST /hooks/many', () => ({ status: 200 }));
@@ -314,7 +336,12 @@ describe('connection webhooks (/v2/webhooks)', function () {
     for (let i = 0; i < 7; i++) created.push((await connect()).id);
     await eventually(() => deliveries(id), (list) => list.length === 5 && list.every((d) => d.status === 'delivered'), 'five kept');
     await eventually(async () => upstream.calls('POST /hooks/many').length, (n) => n === 7, 'seven sent');
-    const kept = (await gw.gateway.services.store.webhookDeliveries.find({ endpointId: id })).map((d) => JSON.parse(d.payload).data.id);
+    // The listing shows at most WEBHOOK_DELIVERIES_KEPT; the store keeps no more either, once the last prune ran.
+    const kept = await eventually(
+      async () => (await gw.gateway.services.store.webhookDeliveries.find({ endpointId: id })).map((d) => JSON.parse(d.payload).data.id as string),
+      (ids) => ids.length === 5,
+      'five stored',
+    );
     expect(new Set(kept)).to.deep.equal(new Set(created.slice(2)));
   });
 
