@@ -95,6 +95,7 @@ async function attempt(services: Services, http: HttpClient, settings: WebhookSe
   const { store } = services;
   const endpoint = await store.webhookEndpoints.findOne({ id: delivery.endpointId, companyId: delivery.companyId });
   if (!endpoint || !endpoint.enabled) {
+    services.metrics?.webhookAttempts.inc({ outcome: 'not_sent' });
     await finish(services, settings, delivery, { status: 'failed', error: endpoint ? 'not sent: the endpoint is disabled' : 'not sent: the endpoint was deleted', responseStatus: null, durationMs: null, attempted: false });
     return;
   }
@@ -102,6 +103,7 @@ async function attempt(services: Services, http: HttpClient, settings: WebhookSe
   try {
     secret = webhookSecret(services, endpoint);
   } catch (error) {
+    services.metrics?.webhookAttempts.inc({ outcome: 'not_sent' });
     await finish(services, settings, delivery, { status: 'failed', error: `not sent: ${(error as Error).message}`, responseStatus: null, durationMs: null, attempted: false });
     return;
   }
@@ -137,8 +139,10 @@ async function attempt(services: Services, http: HttpClient, settings: WebhookSe
   }
   const durationMs = Math.round(performance.now() - started);
   if (responseStatus !== null && responseStatus >= 200 && responseStatus < 300) {
+    services.metrics?.webhookAttempts.inc({ outcome: 'delivered' });
     await finish(services, settings, delivery, { status: 'delivered', error: null, responseStatus, durationMs, attempted: true });
   } else if (responseStatus === 410) {
+    services.metrics?.webhookAttempts.inc({ outcome: 'gone' });
     await disable(services, endpoint, delivery);
     await finish(services, settings, delivery, { status: 'failed', error: 'answered 410 Gone: the endpoint was disabled', responseStatus, durationMs, attempted: true });
   } else {
@@ -155,10 +159,12 @@ async function retryOrGiveUp(services: Services, settings: WebhookSettings, deli
   const attempts = delivery.attempts + 1;
   const next = new Date(Date.now() + retryDelayMs(attempts, settings));
   if (next.getTime() > delivery.giveUpAt.getTime()) {
+    services.metrics?.webhookAttempts.inc({ outcome: 'given_up' });
     services.logger.warn({ deliveryId: delivery.id, endpointId: delivery.endpointId, eventId: delivery.eventId, attempts }, 'webhook delivery given up: still failing when WEBHOOK_RETRY_WINDOW_MS ran out');
     await finish(services, settings, delivery, { status: 'failed', ...outcome, error: `${outcome.error}; given up after ${attempts} attempts (WEBHOOK_RETRY_WINDOW_MS)`, attempted: true });
     return;
   }
+  services.metrics?.webhookAttempts.inc({ outcome: 'retrying' });
   const now = new Date();
   await services.store.webhookDeliveries.updateOne(
     { id: delivery.id, claims: delivery.claims },

@@ -5,6 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { call, startTestGateway, type TestGateway } from '../helpers/gateway.ts';
 import { documentedCall } from '../helpers/openapi.ts';
 import { ROOT } from '../helpers/process.ts';
+import { sampleValue } from '../helpers/prometheus.ts';
 import { otherTenant } from '../helpers/tenants.ts';
 import { definitionsFor, Upstream, type ReceivedRequest } from '../helpers/upstream.ts';
 import { eventually } from '../support/eventually.ts';
@@ -15,6 +16,9 @@ const FIXTURE = path.join(ROOT, 'spec/fixtures/run');
 /** The verification snippet customers copy (docs), loaded as they would run it. */
 const SNIPPET = pathToFileURL(path.join(ROOT, 'examples/webhooks/verify-signature.mjs')).href;
 
+const METRICS_TOKEN = 'webhooks-metrics-token-0123456789abcdefgh';
+const metric = async (url: string, outcome: string) =>
+  sampleValue(await (await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text(), 'gateway_webhook_attempts_total', { outcome }) ?? 0;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('connection webhooks (/v2/webhooks)', function () {
@@ -41,6 +45,7 @@ describe('connection webhooks (/v2/webhooks)', function () {
       WEBHOOK_CONCURRENCY: '2',
       WEBHOOK_DELIVERIES_KEPT: '5',
       OUTBOUND_MAX_RESPONSE_BYTES: '65536',
+      METRICS_TOKEN,
     });
     await call(gw, 'PUT', '/v2/apps/crm/configuration', { body: { clientId: 'crm-client', clientSecret: 'crm-secret' } });
   });
@@ -222,6 +227,7 @@ describe('connection webhooks (/v2/webhooks)', function () {
     const { id, secret } = await register('/hooks/flaky', { events: ['connection.created'] });
     let answered = 0;
     upstream.on('POST /hooks/flaky', () => ({ status: ++answered <= 2 ? 500 : 200 }));
+    const before = { retrying: await metric(gw.url, 'retrying'), delivered: await metric(gw.url, 'delivered') };
     await connect();
     const [delivery] = await settled(id);
     expect(delivery).to.include({ status: 'delivered', attempts: 3, responseStatus: 200, error: null });
@@ -229,6 +235,8 @@ describe('connection webhooks (/v2/webhooks)', function () {
     expect(calls).to.have.length(3);
     expect(new Set(calls.map((c) => c.headers['gateway-event-id'])).size).to.equal(1);
     for (const c of calls) verifyWebhook(c.body, c.headers['gateway-signature'], secret);
+    expect(await metric(gw.url, 'retrying')).to.equal(before.retrying + 2);
+    expect(await metric(gw.url, 'delivered')).to.equal(before.delivered + 1);
   });
 
   it('does not follow a redirect: a 3xx is a failed attempt, and nothing is sent where it points', async () => {
