@@ -23,6 +23,7 @@ import { observeDefinitionLoads } from './observability/metrics/definition-loads
 import { serveMetrics, type MetricsListener } from './observability/metrics/metrics-listener.ts';
 import { timedStore } from './observability/metrics/timed-store.ts';
 import { startTracing } from './observability/tracing/index.ts';
+import { startWebhookWorker } from './webhooks/worker.ts';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 
 export interface RunningGateway {
@@ -85,6 +86,12 @@ export async function startGateway(config: Config, logger: Logger, overrides: Ga
   const outbound = overrides.http ?? createConfiguredHttpClient(config);
   const services: Services = { config, store, logger, readiness, keyring, definitions, http: outbound, metrics };
   services.runAction = runActionForLookups(services);
+  // Pending webhook deliveries (some left by an earlier run, even one killed) are sent from the start.
+  // Deliveries have a client of their own: the same egress policy and limits, but redirects are not followed (a 3xx is a
+  // failed attempt, retried like any non-2xx: a 301/302 would turn the POST into a GET without the event).
+  const webhookHttp = overrides.http ?? createConfiguredHttpClient({ ...config, outbound: { ...config.outbound, maxRedirects: 0 } });
+  const webhookWorker = startWebhookWorker(services, config.webhooks, webhookHttp);
+  services.webhookWorker = webhookWorker;
   const app = createApp(services);
   const server = createHttpServer(app.callback(), config.server, logger);
   // While it shuts down, each answer asks the client to close its connection: a keep-alive client (a load
@@ -135,6 +142,8 @@ export async function startGateway(config: Config, logger: Logger, overrides: Ga
       const steps: [string, () => Promise<void>][] = [
         ['metrics listener', async () => await metricsListener?.close()],
         ['definitions watcher', stopWatching],
+        ['webhook worker', () => webhookWorker.stop()],
+        ['webhook outbound client', async () => (webhookHttp === outbound ? undefined : await webhookHttp.close())],
         ['outbound client', () => outbound.close()],
         ['admin socket', closeAdmin],
         ['store', () => store.close()],

@@ -6,6 +6,7 @@ import type { DefinitionsRegistry } from './definitions/index.ts';
 import type { Logger } from './log/logger.ts';
 import type { GatewayMetrics } from './observability/metrics/gateway-metrics.ts';
 import type { Store } from './store/index.ts';
+import type { WebhookWorker } from './webhooks/worker.ts';
 
 /** A named probe for GET /ready: null when healthy, the reason otherwise. */
 export interface ReadinessCheck {
@@ -33,4 +34,6 @@ export interface Services {
   runAction?: RunAction;
   /** The gateway's Prometheus metrics (its own registry); unset where nothing is scraped (offline tools, some tests). */
   metrics?: GatewayMetrics;
+  /** The webhook delivery worker of this process, woken when an event is written; unset where none runs (offline tools, some tests). */
+  webhookWorker?: WebhookWorker;
 }

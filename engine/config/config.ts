@@ -8,6 +8,7 @@ import { DEFAULT_HTTP_SERVER_SETTINGS, type HttpServerSettings } from '../server
 import { DEFAULT_STORE_QUERY_TIMEOUT_MS } from '../store/mongodb/query-timeout.ts';
 import { DEFAULT_COMPACTION_INTERVAL_MS } from '../store/embedded/compaction.ts';
 import { DEFAULT_TOKEN_RETRY, type TokenRetrySettings } from '../runtime/auth/token-retry.ts';
+import { DEFAULT_WEBHOOK_SETTINGS, type WebhookSettings } from '../webhooks/settings.ts';
 import { tracingFromEnv, type TracingConfig } from '../observability/tracing/tracing-config.ts';
 
 /**
@@ -57,6 +58,8 @@ export interface Config {
   metrics: MetricsConfig;
   /** OpenTelemetry tracing as the standard OTEL_* variables configure it; null when off. */
   tracing: TracingConfig | null;
+  /** How webhook deliveries are sent and retried (WEBHOOK_*). */
+  webhooks: WebhookSettings;
 }
 
 /** GET /metrics: unauthenticated on a listener of its own (METRICS_PORT, METRICS_HOST), and/or on the main port behind a Bearer token (METRICS_TOKEN). */
@@ -153,6 +156,21 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     },
     metrics: metricsConfig(env, port, optional(env, 'HOST') ?? '0.0.0.0'),
     tracing: tracingFromEnv(env),
+    webhooks: webhookSettings(env),
+  };
+}
+
+/** WEBHOOK_*: the retry window, backoff, time limit, concurrency and history of webhook deliveries. */
+function webhookSettings(env: Env): WebhookSettings {
+  const d = DEFAULT_WEBHOOK_SETTINGS;
+  return {
+    retryWindowMs: integer(env, 'WEBHOOK_RETRY_WINDOW_MS', d.retryWindowMs, 100, 7 * 86_400_000),
+    retryBaseMs: integer(env, 'WEBHOOK_RETRY_BASE_MS', d.retryBaseMs, 10, 86_400_000),
+    retryMaxDelayMs: integer(env, 'WEBHOOK_RETRY_MAX_DELAY_MS', d.retryMaxDelayMs, 10, 86_400_000),
+    timeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', d.timeoutMs, 100, 120_000),
+    concurrency: integer(env, 'WEBHOOK_CONCURRENCY', d.concurrency, 1, 256),
+    pollIntervalMs: integer(env, 'WEBHOOK_POLL_INTERVAL_MS', d.pollIntervalMs, 10, 600_000),
+    deliveriesKept: integer(env, 'WEBHOOK_DELIVERIES_KEPT', d.deliveriesKept, 1, 1_000),
   };
 }
 

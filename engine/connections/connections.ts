@@ -7,6 +7,8 @@ import type { Collection, ConnectionRecord } from '../store/index.ts';
 import { RecentRecords } from '../store/recent-records.ts';
 import { checkValues, type ExtraField } from './check-values.ts';
 import type { CreateConnectionBody } from './schemas.ts';
+import { connectionView } from './view.ts';
+import { publishEvent } from '../webhooks/publish.ts';
 
 /** What a connection keeps, sealed: the auth's argument values and any tokens. */
 export interface ConnectionSecrets {
@@ -155,6 +157,7 @@ export async function storeConnection(
     await services.store.connections.deleteOne({ id, companyId: input.companyId });
     throw GatewayError.of('NOT_FOUND', `end user ${input.endUserId} does not exist`);
   }
+  await publishEvent(services, record.companyId, { type: 'connection.created', data: connectionView(record) });
   return stored;
 }
 
@@ -173,10 +176,12 @@ export async function findConnection(services: Services, companyId: string, id: 
 
 /** Deletes a connection no installation uses; one in use is 409 naming the installations. */
 export async function deleteConnection(services: Services, companyId: string, id: string): Promise<void> {
-  await findConnection(services, companyId, id);
+  const record = await findConnection(services, companyId, id);
   const users = await services.store.installations.find({ companyId, 'apps.connectionId': id }, { limit: 10 });
   if (users.length) {
     throw GatewayError.of('CONFLICT', `connection ${id} is used by installation ${users.map((i) => i.id).join(', ')}; delete or change those first`);
   }
-  await services.store.connections.deleteOne({ id, companyId });
+  if (await services.store.connections.deleteOne({ id, companyId })) {
+    await publishEvent(services, companyId, { type: 'connection.deleted', data: connectionView(record) });
+  }
 }

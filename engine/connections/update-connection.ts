@@ -4,6 +4,8 @@ import type { Services } from '../services.ts';
 import type { ConnectionRecord } from '../store/index.ts';
 import { connectableVersion, credentialProblems, findConnection, metadataProblems, secretsFrom } from './connections.ts';
 import type { UpdateConnectionBody } from './schemas.ts';
+import { connectionView } from './view.ts';
+import { publishEvent } from '../webhooks/publish.ts';
 
 /**
  * PATCH /v2/connections/{id}: replaces a connection's credentials and/or
@@ -42,5 +44,9 @@ export async function updateConnection(services: Services, companyId: string, id
     { $set: set, $inc: { credentialsVersion: 1 } },
   );
   if (!changed) throw GatewayError.of('CONFLICT', `connection ${id} changed while it was being updated (a token renewal, say); send the PATCH again`);
-  return await findConnection(services, companyId, id);
+  const updated = await findConnection(services, companyId, id);
+  if (current.status === 'needs_reauthorization' && updated.status === 'active') {
+    await publishEvent(services, companyId, { type: 'connection.reauthorized', data: connectionView(updated) });
+  }
+  return updated;
 }

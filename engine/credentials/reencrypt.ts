@@ -28,6 +28,7 @@ export async function reencryptAll(store: Store, keyring: Keyring): Promise<Reen
   await pass(store.appConfigurations as unknown as Collection<Sealed<'secrets'>>, 'appConfigurations', 'secrets', keyring, report);
   await pass(store.pendingAuthorizations as unknown as Collection<Sealed<'secrets'>>, 'pendingAuthorizations', 'secrets', keyring, report);
   await pass(store.signingKeys as unknown as Collection<Sealed<'privateKey'>>, 'signingKeys', 'privateKey', keyring, report);
+  await pass(store.webhookEndpoints as unknown as Collection<Sealed<'secret'>>, 'webhookEndpoints', 'secret', keyring, report);
   return report;
 }
 

@@ -23,7 +23,7 @@ import { endUserDeleted } from './end-user-deleted.ts';
  * record is already gone. The answer is 404 only when nothing of the end
  * user was left to delete: a second DELETE of a fully deleted user.
  */
-export async function deleteEndUser(services: Pick<Services, 'store' | 'logger'>, companyId: string, endUserId: string) {
+export async function deleteEndUser(services: Services, companyId: string, endUserId: string) {
   const { store } = services;
   const owned = { companyId, endUserId };
   const recordDeleted = await store.endUsers.deleteOne({ id: endUserId, companyId });
@@ -34,7 +34,7 @@ export async function deleteEndUser(services: Pick<Services, 'store' | 'logger'>
     throw GatewayError.of('NOT_FOUND', `end user ${endUserId} does not exist`);
   }
   const result = { connectionsDeleted, installationsDeleted };
-  // The single place a later "end user deleted" webhook event is published from.
-  endUserDeleted(services, { companyId, endUserId, ...result });
+  // The single place the end_user.deleted webhook event is published from.
+  await endUserDeleted(services, { companyId, endUserId, ...result });
   return result;
 }

@@ -1,4 +1,5 @@
 import type { Services } from '../services.ts';
+import { publishEvent } from '../webhooks/publish.ts';
 
 export interface EndUserDeletedEvent {
   companyId: string;
@@ -10,10 +11,12 @@ export interface EndUserDeletedEvent {
 /**
  * Announces that an end user is gone, once its deletion is complete (its
  * record, pending authorizations, installations and connections). The one
- * call site is deleteEndUser; the "end user deleted" webhook event (issue 20
- * item 5) is published from here. Today it writes the audit log line: ids
- * and counts only, never the person's name, email or metadata.
+ * call site is deleteEndUser: it writes the audit log line and publishes the
+ * `end_user.deleted` webhook event, ids and counts only, never the person's
+ * name, email or metadata.
  */
-export function endUserDeleted(services: Pick<Services, 'logger'>, event: EndUserDeletedEvent): void {
+export async function endUserDeleted(services: Services, event: EndUserDeletedEvent): Promise<void> {
   services.logger.info({ event: 'end_user.deleted', ...event }, 'end user deleted');
+  const { companyId, ...data } = event;
+  await publishEvent(services, companyId, { type: 'end_user.deleted', data });
 }

@@ -15,6 +15,7 @@ import { actionEnvelope } from '../installations/run-schemas.ts';
 import { createInstallationBody, installationView } from '../installations/schemas.ts';
 import { listQuerySchema } from '../query/list-query.ts';
 import { universalRunBody } from '../runtime/run/schemas.ts';
+import { createWebhookBody, deliveryView, updateWebhookBody, webhookView, webhookWithSecret } from '../webhooks/schemas.ts';
 import { JSON_BODY, RUN, STORE, TRANSPORT, type Endpoint, type Schema } from './endpoint.ts';
 
 /** { success: true, data } around one record. */
@@ -452,6 +453,100 @@ export const V2_ENDPOINTS: Endpoint[] = [
     query: callbackQuery,
     response: { status: '302', description: 'The browser goes to the return URL, the outcome in its query.' },
     errorCodes: [...TRANSPORT, ...STORE, 'OAUTH_STATE_INVALID', 'CREDENTIALS_UNREADABLE'],
+  },
+  {
+    method: 'post',
+    path: '/v2/webhooks',
+    operationId: 'createWebhook',
+    tag: 'Webhooks',
+    summary: 'Register a webhook endpoint',
+    description:
+      'Connection events (connection.created, connection.deleted, connection.needs_reauthorization, connection.reauthorized, end_user.deleted) are POSTed to the URL, signed with the secret answered here, once: ' +
+      'header Gateway-Signature `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">` and Gateway-Event-Id. The URL must be https (http only for a host EGRESS_ALLOW admits); an IP address the egress policy refuses is refused here, a host name at each delivery.',
+    security: 'apiKey',
+    body: createWebhookBody,
+    response: { status: '201', description: 'The endpoint with its signing secret (shown this once).', schema: one(webhookWithSecret) },
+    errorCodes: [...WRITE, 'CONFLICT'],
+  },
+  {
+    method: 'get',
+    path: '/v2/webhooks',
+    operationId: 'listWebhooks',
+    tag: 'Webhooks',
+    summary: 'List webhook endpoints',
+    description: "The company's webhook endpoints (at most 20), oldest first, without their secrets.",
+    security: 'apiKey',
+    response: {
+      description: 'The endpoints.',
+      schema: { type: 'object', additionalProperties: false, required: ['success', 'data'], properties: { success: { const: true }, data: { type: 'array', items: webhookView } } },
+    },
+    errorCodes: READ,
+  },
+  {
+    method: 'get',
+    path: '/v2/webhooks/{webhookId}',
+    operationId: 'getWebhook',
+    tag: 'Webhooks',
+    summary: 'Get a webhook endpoint',
+    description: 'One endpoint, without its secret.',
+    security: 'apiKey',
+    pathParameters: { webhookId: id('webhook endpoint') },
+    response: { description: 'The endpoint.', schema: one(webhookView) },
+    errorCodes: [...READ, 'NOT_FOUND'],
+  },
+  {
+    method: 'patch',
+    path: '/v2/webhooks/{webhookId}',
+    operationId: 'updateWebhook',
+    tag: 'Webhooks',
+    summary: 'Update a webhook endpoint',
+    description: 'Changes its URL, event types, description, or enables or disables it (enabling clears the reason the gateway disabled it for).',
+    security: 'apiKey',
+    pathParameters: { webhookId: id('webhook endpoint') },
+    body: updateWebhookBody,
+    response: { description: 'The endpoint.', schema: one(webhookView) },
+    errorCodes: [...WRITE, 'NOT_FOUND'],
+  },
+  {
+    method: 'delete',
+    path: '/v2/webhooks/{webhookId}',
+    operationId: 'deleteWebhook',
+    tag: 'Webhooks',
+    summary: 'Delete a webhook endpoint',
+    description: 'Deletes it with its deliveries; pending ones are not sent.',
+    security: 'apiKey',
+    pathParameters: { webhookId: id('webhook endpoint') },
+    response: { description: 'It is gone.', schema: deleted },
+    errorCodes: [...READ, 'NOT_FOUND'],
+  },
+  {
+    method: 'post',
+    path: '/v2/webhooks/{webhookId}/rotate-secret',
+    operationId: 'rotateWebhookSecret',
+    tag: 'Webhooks',
+    summary: 'Rotate the signing secret',
+    description: 'A new secret replaces the old one at once: every attempt from now on, retries of earlier events included, is signed with it. Answered this once.',
+    security: 'apiKey',
+    pathParameters: { webhookId: id('webhook endpoint') },
+    response: { description: 'The endpoint with its new signing secret.', schema: one(webhookWithSecret) },
+    errorCodes: [...READ, 'NOT_FOUND'],
+  },
+  {
+    method: 'get',
+    path: '/v2/webhooks/{webhookId}/deliveries',
+    operationId: 'listWebhookDeliveries',
+    tag: 'Webhooks',
+    summary: 'List recent deliveries',
+    description:
+      'The endpoint\'s deliveries, newest first: the pending ones and the last WEBHOOK_DELIVERIES_KEPT finished (delivered, or failed: given up after WEBHOOK_RETRY_WINDOW_MS, or answered 410). ' +
+      'Status, attempts, the last answer\'s status and duration, the last error, the next attempt; never the secret, never the answer\'s body.',
+    security: 'apiKey',
+    pathParameters: { webhookId: id('webhook endpoint') },
+    response: {
+      description: 'The deliveries.',
+      schema: { type: 'object', additionalProperties: false, required: ['success', 'data'], properties: { success: { const: true }, data: { type: 'array', items: deliveryView } } },
+    },
+    errorCodes: [...READ, 'NOT_FOUND'],
   },
   {
     method: 'get',

@@ -24,6 +24,7 @@ import { runRoutes } from '../runtime/run/routes.ts';
 import { endUserCors } from '../embedding/cors.ts';
 import { endUserConnectionRoutes } from '../end-user-connections/routes.ts';
 import { embeddingRoutes } from '../embedding/routes.ts';
+import { webhookRoutes } from '../webhooks/routes.ts';
 import { httpMetrics } from '../observability/metrics/http-metrics.ts';
 import { metricsRoutes } from '../observability/metrics/metrics-routes.ts';
 
@@ -45,6 +46,7 @@ export function featureRoutes(services: Services): Router<AppState>[] {
     embeddingRoutes(services),
     endUserConnectionRoutes(services),
     runRoutes(services),
+    webhookRoutes(services),
     metricsRoutes(services.metrics, services.config.metrics.token ? { token: services.config.metrics.token } : null),
   ];
 }

@@ -9,6 +9,8 @@ import type {
   InstallationRecord,
   MemberRecord,
   SigningKeyRecord,
+  WebhookDeliveryRecord,
+  WebhookEndpointRecord,
 } from './records.ts';
 
 /**
@@ -69,6 +71,9 @@ export interface Store {
   readonly appConfigurations: Collection<AppConfigurationRecord>;
   readonly pendingAuthorizations: Collection<PendingAuthorizationRecord>;
   readonly embeddingSettings: Collection<EmbeddingSettingsRecord>;
+  readonly webhookEndpoints: Collection<WebhookEndpointRecord>;
+  /** The webhook outbox: one record per event and endpoint, written with the change, sent by the delivery worker. */
+  readonly webhookDeliveries: Collection<WebhookDeliveryRecord>;
   /** Throws when the store cannot be reached. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -85,6 +90,8 @@ export const COLLECTION_NAMES = [
   'appConfigurations',
   'pendingAuthorizations',
   'embeddingSettings',
+  'webhookEndpoints',
+  'webhookDeliveries',
 ] as const;
 export type CollectionName = (typeof COLLECTION_NAMES)[number];
 
@@ -100,6 +107,8 @@ export const UNIQUE_INDEXES: Record<CollectionName, { fields: string[]; sparse?:
   appConfigurations: [{ fields: ['configKey'] }],
   pendingAuthorizations: [],
   embeddingSettings: [{ fields: ['companyId'] }],
+  webhookEndpoints: [],
+  webhookDeliveries: [],
 };
 
 /** Non-unique indexes for the queries the engine runs often. */
@@ -115,6 +124,9 @@ export const LOOKUP_INDEXES: Record<CollectionName, string[]> = {
   pendingAuthorizations: [],
   // A CORS preflight asks whether any company allows an origin (a multikey index on the array).
   embeddingSettings: ['allowedOrigins'],
+  webhookEndpoints: ['companyId'],
+  // The worker's query (pending and due) and the listing of an endpoint's deliveries.
+  webhookDeliveries: ['status', 'endpointId'],
 };
 
 export class DuplicateKeyError extends Error {

@@ -174,3 +174,51 @@ export interface SigningKeyRecord {
   createdOn: Date;
   retiredOn: Date | null;
 }
+
+/** A company's webhook endpoint: where connection events are sent, signed with its secret. */
+export interface WebhookEndpointRecord {
+  id: string;
+  companyId: string;
+  url: string;
+  /** The event types sent; empty for every type. */
+  events: string[];
+  description: string | null;
+  enabled: boolean;
+  /** Why the gateway disabled it (a 410 Gone), null when enabled or disabled by the company. */
+  disabledReason: string | null;
+  /** {secret} sealed with the record id bound in: shown once on create and on rotation, never again. */
+  secret: SealedSecret;
+  createdOn: Date;
+  updatedOn: Date;
+}
+
+/**
+ * One event for one endpoint: written in the request that made the change
+ * (the outbox), sent by the delivery worker, kept as the endpoint's delivery
+ * history once delivered or given up (the newest WEBHOOK_DELIVERIES_KEPT).
+ */
+export interface WebhookDeliveryRecord {
+  id: string;
+  companyId: string;
+  endpointId: string;
+  eventId: string;
+  eventType: string;
+  /** The JSON body as sent, the same bytes on every attempt (the signature covers them). */
+  payload: string;
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  /** Bumped by each claim: the worker's lease is a compare-and-set on it, so two gateways never send one attempt twice. */
+  claims: number;
+  /** When it is due (pending), or when the lease of the worker sending it ends; null once finished. */
+  nextAttemptAt: Date | null;
+  /** Past this, a failed attempt is the last (WEBHOOK_RETRY_WINDOW_MS after the event). */
+  giveUpAt: Date;
+  lastAttemptAt: Date | null;
+  responseStatus: number | null;
+  durationMs: number | null;
+  /** What went wrong in the last attempt (never a secret, never the response body). */
+  error: string | null;
+  createdOn: Date;
+  updatedOn: Date;
+  finishedOn: Date | null;
+}

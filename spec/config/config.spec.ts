@@ -20,6 +20,9 @@ describe('configuration', () => {
     expect(config.storeQueryTimeoutMs).to.equal(5000);
     expect(config).to.include({ shutdownGraceMs: 10_000, shutdownDrainMs: 5_000 });
     expect(config.storeCompactionIntervalMs).to.equal(60_000);
+    expect(config.webhooks).to.deep.equal({
+      retryWindowMs: 86_400_000, retryBaseMs: 30_000, retryMaxDelayMs: 3_600_000, timeoutMs: 10_000, concurrency: 8, pollIntervalMs: 1_000, deliveriesKept: 100,
+    });
   });
 
   it('reads every variable', () => {
@@ -32,6 +35,12 @@ describe('configuration', () => {
     expect(loadConfig({ DEFINITIONS_LOAD_THREADS: '1' }).definitionsLoadThreads).to.equal(1);
     expect(loadConfig({ STORE_QUERY_TIMEOUT_MS: '250' }).storeQueryTimeoutMs).to.equal(250);
     expect(loadConfig({ STORE_COMPACTION_INTERVAL_MS: '0' }).storeCompactionIntervalMs).to.equal(0);
+    expect(
+      loadConfig({
+        WEBHOOK_RETRY_WINDOW_MS: '60000', WEBHOOK_RETRY_BASE_MS: '100', WEBHOOK_RETRY_MAX_DELAY_MS: '5000', WEBHOOK_TIMEOUT_MS: '2000',
+        WEBHOOK_CONCURRENCY: '3', WEBHOOK_POLL_INTERVAL_MS: '250', WEBHOOK_DELIVERIES_KEPT: '10',
+      }).webhooks,
+    ).to.deep.equal({ retryWindowMs: 60_000, retryBaseMs: 100, retryMaxDelayMs: 5_000, timeoutMs: 2_000, concurrency: 3, pollIntervalMs: 250, deliveriesKept: 10 });
   });
 
   const cases: [string, Record<string, string>, RegExp][] = [
@@ -48,6 +57,9 @@ describe('configuration', () => {
     ['SHUTDOWN_DRAIN_MS not a whole number of ms', { SHUTDOWN_DRAIN_MS: '1.5' }, /^SHUTDOWN_DRAIN_MS must be an integer from 0 to 600000 \(got "1.5"\)$/],
     ['STORE_QUERY_TIMEOUT_MS of 0', { STORE_QUERY_TIMEOUT_MS: '0' }, /^STORE_QUERY_TIMEOUT_MS must be an integer from 1 to 600000 \(got "0"\)$/],
     ['STORE_COMPACTION_INTERVAL_MS of a second given as 1s', { STORE_COMPACTION_INTERVAL_MS: '1s' }, /^STORE_COMPACTION_INTERVAL_MS must be an integer from 0 to 86400000 \(got "1s"\)$/],
+    ['WEBHOOK_CONCURRENCY of 0', { WEBHOOK_CONCURRENCY: '0' }, /^WEBHOOK_CONCURRENCY must be an integer from 1 to 256 \(got "0"\)$/],
+    ['WEBHOOK_RETRY_WINDOW_MS given as 24h', { WEBHOOK_RETRY_WINDOW_MS: '24h' }, /^WEBHOOK_RETRY_WINDOW_MS must be an integer from 100 to 604800000 \(got "24h"\)$/],
+    ['WEBHOOK_TIMEOUT_MS over two minutes', { WEBHOOK_TIMEOUT_MS: '600000' }, /^WEBHOOK_TIMEOUT_MS must be an integer from 100 to 120000/],
     ['BOOTSTRAP_API_KEY too short', { BOOTSTRAP_API_KEY: 'short' }, /^BOOTSTRAP_API_KEY must be 20 to 200 characters/],
     ['BOOTSTRAP_API_KEY with a space', { BOOTSTRAP_API_KEY: 'a key with spaces in it!!' }, /^BOOTSTRAP_API_KEY must be 20 to 200 characters/],
   ];

@@ -13,10 +13,12 @@ const keyB = randomBytes(32).toString('base64');
 describe('re-encryption under a new key (credentials:reencrypt)', () => {
   let gw: TestGateway;
   let connectionId: string;
+  let webhookSecret: string;
   before(async () => {
     gw = await startTestGateway({ DEFINITIONS_DIR: path.join(ROOT, 'spec/fixtures/connections'), ENCRYPTION_KEY: keyA });
     connectionId = (await call(gw, 'POST', '/v2/connections', { body: { appSlug: 'acme-crm', credentials: { apiKey: 'the-key' }, metadata: { region: 'eu' } } })).body.data.id;
     await call(gw, 'PUT', '/v2/apps/oauthy/configuration', { body: { clientId: 'c', clientSecret: 'the-client-secret' } });
+    webhookSecret = (await call(gw, 'POST', '/v2/webhooks', { body: { url: 'https://hooks.example.com/in', events: ['end_user.deleted'] } })).body.data.secret;
   });
   after(async () => {
     await gw.stop();
@@ -28,7 +30,7 @@ describe('re-encryption under a new key (credentials:reencrypt)', () => {
     const first = await runAdminCommand({ store, keyring: rotated }, ['credentials:reencrypt', '--json']);
     expect(first.exitCode, first.output).to.equal(0);
     const report = JSON.parse(first.output);
-    expect(report).to.include({ 'reencrypted.connections': 1, 'reencrypted.appConfigurations': 1, 'reencrypted.signingKeys': 1, unreadable: null, newestKey: rotated.current.id });
+    expect(report).to.include({ 'reencrypted.connections': 1, 'reencrypted.appConfigurations': 1, 'reencrypted.signingKeys': 1, 'reencrypted.webhookEndpoints': 1, unreadable: null, newestKey: rotated.current.id });
 
     const onlyB = createKeyring([keyB]);
     const connection = (await store.connections.findOne({ id: connectionId }))!;
@@ -36,6 +38,8 @@ describe('re-encryption under a new key (credentials:reencrypt)', () => {
     expect(open<{ arguments: { apiKey: string } }>(onlyB, connectionId, connection.credentials).arguments.apiKey).to.equal('the-key');
     const configuration = (await store.appConfigurations.find({}))[0]!;
     expect(open<{ clientSecret: string }>(onlyB, configuration.id, configuration.secrets).clientSecret).to.equal('the-client-secret');
+    const endpoint = (await store.webhookEndpoints.find({}))[0]!;
+    expect(open<{ secret: string }>(onlyB, endpoint.id, endpoint.secret).secret).to.equal(webhookSecret);
 
     const again = JSON.parse((await runAdminCommand({ store, keyring: rotated }, ['credentials:reencrypt', '--json'])).output);
     expect(again['reencrypted.connections']).to.equal(0);

@@ -69,6 +69,9 @@ describe('end users (/v2/end-users)', () => {
     other = await otherTenant(gw.gateway.services.store);
     const configured = await documentedCall(gw, 'PUT', '/v2/apps/oauthy/configuration', { body: { clientId: 'client-123', clientSecret: 'client-secret-xyz' } });
     expect(configured.status).to.equal(200);
+    // End users authorize an app the company enabled for them, returning to one of its allowed origins.
+    const embedding = await call(gw, 'PUT', '/v2/embedding', { body: { allowedOrigins: [new URL(RETURN_URL).origin], enabledApps: ['oauthy', 'acme-crm'] } });
+    expect(embedding.status, JSON.stringify(embedding.body)).to.equal(200);
   });
   after(async () => {
     await gw.stop();

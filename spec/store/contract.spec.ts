@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { MongoClient } from 'mongodb';
 import { openEmbeddedStore } from '../../engine/store/embedded/nedb-store.ts';
 import { openMongoStore } from '../../engine/store/mongodb/mongo-store.ts';
-import { DuplicateKeyError, type EndUserRecord, type Store } from '../../engine/store/index.ts';
+import { DuplicateKeyError, type EndUserRecord, type Store, type WebhookDeliveryRecord } from '../../engine/store/index.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 
 /**
@@ -41,6 +41,15 @@ const adapters: Adapter[] = [
     },
   },
 ];
+
+function delivery(id: string, overrides: Partial<WebhookDeliveryRecord> = {}): WebhookDeliveryRecord {
+  const at = new Date('2026-01-01T00:00:00Z');
+  return {
+    id, companyId: 'cmp_a', endpointId: 'whk_1', eventId: `evt_${id}`, eventType: 'connection.created', payload: '{"id":"evt"}', status: 'pending',
+    attempts: 0, claims: 0, nextAttemptAt: at, giveUpAt: new Date('2026-01-02T00:00:00Z'), lastAttemptAt: null, responseStatus: null,
+    durationMs: null, error: null, createdOn: at, updatedOn: at, finishedOn: null, ...overrides,
+  };
+}
 
 function endUser(id: string, overrides: Partial<EndUserRecord> = {}): EndUserRecord {
   const at = new Date('2026-01-01T00:00:00Z');
@@ -127,6 +136,22 @@ for (const adapter of adapters) {
       const company = await store.companies.findOne({ id: 'cmp_1' });
       expect(company).to.include({ name: 'B', memberCount: 2 });
       expect(company).not.to.have.property('description');
+    });
+
+    it("runs the webhook worker's queries: due pending deliveries by date, a claim that only one taker wins, finished ones by status", async () => {
+      await store.webhookDeliveries.insert(delivery('whd_1', { nextAttemptAt: new Date('2026-01-01T00:00:02Z') }));
+      await store.webhookDeliveries.insert(delivery('whd_2', { nextAttemptAt: new Date('2026-01-01T00:00:01Z') }));
+      await store.webhookDeliveries.insert(delivery('whd_3', { nextAttemptAt: new Date('2026-01-01T00:01:00Z') }));
+      await store.webhookDeliveries.insert(delivery('whd_4', { status: 'delivered', nextAttemptAt: null }));
+      const due = await store.webhookDeliveries.find({ status: 'pending', nextAttemptAt: { $lte: new Date('2026-01-01T00:00:30Z') } }, { sort: { nextAttemptAt: 1 }, limit: 5 });
+      expect(due.map((d) => d.id)).to.deep.equal(['whd_2', 'whd_1']);
+      const claim = () => store.webhookDeliveries.updateOne({ id: 'whd_2', status: 'pending', claims: 0 }, { $set: { nextAttemptAt: new Date('2026-01-01T00:05:00Z') }, $inc: { claims: 1 } });
+      expect(await claim()).to.equal(true);
+      expect(await claim()).to.equal(false);
+      expect(await store.webhookDeliveries.findOne({ id: 'whd_2' })).to.deep.include({ claims: 1, nextAttemptAt: new Date('2026-01-01T00:05:00Z') });
+      const finished = await store.webhookDeliveries.find({ companyId: 'cmp_a', endpointId: 'whk_1', status: { $in: ['delivered', 'failed'] } });
+      expect(finished.map((d) => d.id)).to.deep.equal(['whd_4']);
+      expect(await store.webhookDeliveries.deleteMany({ companyId: 'cmp_a', id: { $in: ['whd_1', 'whd_4'] } })).to.equal(2);
     });
 
     it('deletes one record', async () => {

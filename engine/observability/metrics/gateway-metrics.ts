@@ -67,6 +67,12 @@ export function createGatewayMetrics() {
       labelNames: ['app', 'outcome'] as const,
       registers,
     }),
+    webhookAttempts: new Counter({
+      name: 'gateway_webhook_attempts_total',
+      help: 'Webhook delivery attempts, by outcome (delivered, retrying, given_up, gone: the endpoint answered 410 and was disabled; not_sent: the endpoint was disabled or deleted, or its secret unreadable).',
+      labelNames: ['outcome'] as const,
+      registers,
+    }),
     mappingErrors: new Counter({
       name: 'gateway_mapping_errors_total',
       help: 'Response mappings that failed in a run, by reason (timeout, stack, sequence, size, error, regex, evaluation).',

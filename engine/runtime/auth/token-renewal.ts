@@ -15,6 +15,8 @@ import type { ConnectionRecord } from '../../store/index.ts';
 import { classifyTokenFailure, UnrenewableError } from './token-failure.ts';
 import { DEFAULT_TOKEN_RETRY, tokenRetryDelayMs } from './token-retry.ts';
 import { traceRenewal } from '../../observability/tracing/index.ts';
+import { connectionView } from '../../connections/view.ts';
+import { publishEvent } from '../../webhooks/publish.ts';
 
 /** Seconds before expiry at which a token counts as expired, so it does not lapse in flight. */
 export const EXPIRY_SKEW_MS = 30_000;
@@ -59,10 +61,12 @@ async function renew(services: Services, seen: ConnectionRecord, auth: AuthEntry
       if (error.code !== 'TOKEN_EXCHANGE_FAILED') throw error;
       throw GatewayError.of('TOKEN_EXCHANGE_FAILED', `connection ${fresh.id} could not renew its access token (${error.message}); the connection stays active`, error.details);
     }
-    await store.connections.updateOne(
-      { id: fresh.id, credentialsVersion: fresh.credentialsVersion },
-      { $set: { status: 'needs_reauthorization', updatedOn: new Date() }, $inc: { credentialsVersion: 1 } },
-    );
+    const marked = { status: 'needs_reauthorization' as const, updatedOn: new Date() };
+    const won = await store.connections.updateOne({ id: fresh.id, credentialsVersion: fresh.credentialsVersion }, { $set: marked, $inc: { credentialsVersion: 1 } });
+    // Only the instance whose compare-and-set made the change tells the webhooks, and only on the change itself.
+    if (won && fresh.status === 'active') {
+      await publishEvent(services, fresh.companyId, { type: 'connection.needs_reauthorization', data: connectionView({ ...fresh, ...marked }) });
+    }
     throw GatewayError.of('AUTH_REFRESH_FAILED', grantLostMessage(fresh, auth, error.message), error.details);
   }
 
@@ -74,7 +78,11 @@ async function renew(services: Services, seen: ConnectionRecord, auth: AuthEntry
     updatedOn: new Date(),
   };
   const won = await store.connections.updateOne({ id: fresh.id, credentialsVersion: fresh.credentialsVersion }, { $set: update, $inc: { credentialsVersion: 1 } });
-  if (won) return { ...fresh, ...update, credentialsVersion: fresh.credentialsVersion + 1 };
+  if (won) {
+    const renewedRecord = { ...fresh, ...update, credentialsVersion: fresh.credentialsVersion + 1 };
+    if (fresh.status === 'needs_reauthorization') await publishEvent(services, fresh.companyId, { type: 'connection.reauthorized', data: connectionView(renewedRecord) });
+    return renewedRecord;
+  }
   // Another instance renewed first: its token is as good, and renewing again could revoke it.
   const winner = await store.connections.findOne({ id: fresh.id });
   if (!winner || winner.status !== 'active') throw GatewayError.of('AUTH_REFRESH_FAILED', grantLostMessage(fresh, auth, 'another instance found the grant gone'));

@@ -59,6 +59,8 @@ export async function openEmbeddedStore(dataDir: string, options: EmbeddedStoreO
     appConfigurations: collections.appConfigurations as unknown as Collection<R.AppConfigurationRecord>,
     pendingAuthorizations: collections.pendingAuthorizations as unknown as Collection<R.PendingAuthorizationRecord>,
     embeddingSettings: collections.embeddingSettings as unknown as Collection<R.EmbeddingSettingsRecord>,
+    webhookEndpoints: collections.webhookEndpoints as unknown as Collection<R.WebhookEndpointRecord>,
+    webhookDeliveries: collections.webhookDeliveries as unknown as Collection<R.WebhookDeliveryRecord>,
     // Reachable means NeDB can still append to its files: the folder is there and writable (not gone with
     // an unmounted volume, not on a file system remounted read-only).
     async ping() {

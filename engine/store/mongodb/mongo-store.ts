@@ -63,6 +63,8 @@ export async function openMongoStore(uri: string, dbName?: string, options: Mong
     appConfigurations: collections.appConfigurations as unknown as Collection<R.AppConfigurationRecord>,
     pendingAuthorizations: collections.pendingAuthorizations as unknown as Collection<R.PendingAuthorizationRecord>,
     embeddingSettings: collections.embeddingSettings as unknown as Collection<R.EmbeddingSettingsRecord>,
+    webhookEndpoints: collections.webhookEndpoints as unknown as Collection<R.WebhookEndpointRecord>,
+    webhookDeliveries: collections.webhookDeliveries as unknown as Collection<R.WebhookDeliveryRecord>,
     async ping() {
       await db.command({ ping: 1 });
     },
