@@ -16,14 +16,14 @@ export const PHONE = { width: 375, height: 740 } as const;
 export const DESKTOP = { width: 1280, height: 900 } as const;
 
 /** The Chromium to drive: CHROMIUM_PATH when set (it must then be there), else /usr/bin/chromium when installed. */
-export function chromiumPath(env: NodeJS.ProcessEnv = process.env): string | null {
+export function chromiumPath(env: NodeJS.ProcessEnv = process.env, installed = '/usr/bin/chromium'): string | null {
   const chosen = env.CHROMIUM_PATH;
   if (chosen) {
     // Set on purpose and wrong: a mistake to report, not a browser to skip.
     if (!executable(chosen)) throw new Error(`CHROMIUM_PATH=${chosen} is not an executable file`);
     return chosen;
   }
-  return executable('/usr/bin/chromium') ? '/usr/bin/chromium' : null;
+  return executable(installed) ? installed : null;
 }
 
 function executable(file: string): boolean {
@@ -39,8 +39,7 @@ function executable(file: string): boolean {
  * Launches headless Chromium for a suite, from its `before` hook (`function () { ... }`, for `this`); without
  * one, prints SKIP_MESSAGE and skips the suite. Close it in `after`.
  */
-export async function launchBrowserOrSkip(suite: Context): Promise<Browser> {
-  const executablePath = chromiumPath();
+export async function launchBrowserOrSkip(suite: Context, executablePath = chromiumPath()): Promise<Browser> {
   if (!executablePath) {
     process.stderr.write(`      ${SKIP_MESSAGE}: ${suite.test?.parent?.fullTitle() ?? 'browser spec'}\n`);
     suite.skip();
