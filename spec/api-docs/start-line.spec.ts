@@ -32,6 +32,8 @@ describe('the start points at the API pages', function () {
     const page = await fetch(running.url + new URL(String(line.docs)).pathname);
     expect(page.status).to.equal(200);
     expect(await page.text()).to.include('swagger-ui-bundle.js');
+    // The compiled build (dist/) finds the installed viewer as the sources do.
+    expect((await fetch(`${running.url}/docs/assets/swagger-ui-bundle.js`)).status).to.equal(200);
   });
 
   it('logs it on PUBLIC_BASE_URL when that is set (the address people reach it at)', async () => {
