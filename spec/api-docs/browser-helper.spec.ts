@@ -2,7 +2,10 @@ import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { chromiumPath, SKIP_MESSAGE } from '../helpers/browser.ts';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Browser } from 'puppeteer-core';
+import { chromiumPath, horizontalOverflow, launchBrowserOrSkip, PHONE, SKIP_MESSAGE, watchedPage } from '../helpers/browser.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 import { ROOT } from '../helpers/process.ts';
 
@@ -36,5 +39,37 @@ describe('a browser suite', function () {
     } finally {
       await cleanup();
     }
+  });
+
+  describe('what a watched page catches (so the /docs specs can fail)', function () {
+    let browser: Browser;
+    let server: http.Server;
+    let origin: string;
+    before(async function () {
+      browser = await launchBrowserOrSkip(this);
+      // A page that errs in every way the /docs specs look for.
+      server = http.createServer((_request, response) => {
+        response.setHeader('content-type', 'text/html; charset=utf-8');
+        response.end('<!doctype html><meta name="viewport" content="width=device-width"><body><div style="width:900px">wide</div><img src="http://203.0.113.9/pixel.png"><script>console.error("broken"); throw new Error("uncaught");</script>');
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    });
+    after(async () => {
+      await browser?.close();
+      server?.close();
+    });
+
+    it('lists console errors, uncaught exceptions, requests to another origin (aborted) and sideways overflow at phone width', async () => {
+      const watched = await watchedPage(browser, origin, PHONE);
+      await watched.page.goto(`${origin}/`, { waitUntil: 'load' });
+      expect(watched.consoleErrors.join('\n')).to.include('broken');
+      expect(watched.pageErrors.join('\n')).to.include('uncaught');
+      expect(watched.foreignRequests).to.deep.equal(['http://203.0.113.9/pixel.png']);
+      const { overflow, widest } = await horizontalOverflow(watched.page);
+      expect(overflow).to.be.greaterThan(400);
+      expect(widest).to.include('div');
+      await watched.page.close();
+    });
   });
 });
