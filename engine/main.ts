@@ -8,6 +8,7 @@ import { readDotEnv, type DotEnvRead } from './config/dot-env.ts';
 import { readSecretFiles } from './config/secret-files.ts';
 import { deliverBootstrapKey } from './companies/bootstrap-key-delivery.ts';
 import { startGateway } from './gateway.ts';
+import { docsUrl } from './api-docs/docs-url.ts';
 import { createLogger, flushLogs } from './log/logger.ts';
 import { DataDirLockedError } from './store/embedded/data-dir-lock.ts';
 
@@ -47,7 +48,7 @@ async function main(): Promise<void> {
   } else if (bootstrap.kind === 'created') {
     logger.info({ companyId: bootstrap.companyId }, 'created company "Default" with BOOTSTRAP_API_KEY');
   }
-  logger.info({ port: gateway.port, host: config.host, store: gateway.services.store.kind }, 'gateway listening');
+  logger.info({ port: gateway.port, host: config.host, store: gateway.services.store.kind, docs: docsUrl(config, gateway.port) }, 'gateway listening');
 
   // SIGTERM (an orchestrator's stop) drains first: /ready turns 503 so a load balancer stops sending, requests are
   // still served for SHUTDOWN_DRAIN_MS, then the listener closes. SIGINT (Ctrl-C) does not wait; nor does a second signal.

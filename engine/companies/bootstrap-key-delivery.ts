@@ -33,6 +33,8 @@ export async function deliverBootstrapKey(key: string, to: KeyDestination): Prom
         'Try it:',
         `  curl -H "Authorization: Bearer ${key}" http://localhost:${to.port}/v1/users`,
         '',
+        `API docs: http://localhost:${to.port}/docs`,
+        '',
       ].join('\n') + '\n',
     );
     to.logger.info('created company "Default" with an owner; its generated API key was shown on the terminal once');

@@ -14,6 +14,7 @@ import { endUserRoutes } from '../end-users/routes.ts';
 import { companyRoutes } from '../companies/routes.ts';
 import { tokenRoutes } from '../tokens/routes.ts';
 import { openApiRoutes } from '../openapi/routes.ts';
+import { apiDocsRoutes } from '../api-docs/routes.ts';
 import { definitionsRoutes } from '../definitions/index.ts';
 import { describeRoutes } from '../describe/routes.ts';
 import { appConfigurationRoutes } from '../app-configurations/routes.ts';
@@ -37,6 +38,7 @@ export function featureRoutes(services: Services): Router<AppState>[] {
     tokenRoutes(services),
     companyRoutes(services),
     openApiRoutes(services),
+    apiDocsRoutes(),
     definitionsRoutes(services),
     describeRoutes(services),
     appConfigurationRoutes(services),
