@@ -1,4 +1,5 @@
 import { issueApiKey } from '../auth/api-keys.ts';
+import { hasFormat } from '../arguments/string-formats.ts';
 import { parseCommandLine, usageLine, type CliDeclaration, type CliOption, type CliPositional } from '../cli/command-line.ts';
 import { ianaTimeZone } from '../companies/time-zone.ts';
 import { addMember, createCompany } from '../companies/companies.ts';
@@ -42,7 +43,8 @@ const idRule =
     new RegExp(`^${prefix}_[0-9a-f]{24}$`).test(value) ? null : `must be ${what} id (${prefix}_ and 24 hex digits), got ${JSON.stringify(value)}`;
 const RULES = {
   company: idRule('cmp', 'a company'),
-  email: (value: string) => (/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(value) ? null : `must be an email address (name@example.com), got ${JSON.stringify(value)}`),
+  // The linear check argument values use (a regex with two adjacent [^@\s]+ backtracks quadratically).
+  email: (value: string) => (hasFormat('email', value) ? null : `must be an email address (name@example.com), got ${JSON.stringify(value)}`),
   role: (value: string) => (ROLES.includes(value as MemberRole) ? null : 'must be owner, admin or member'),
   timezone: (value: string) =>
     ianaTimeZone(value) ? null : `must be an IANA time zone such as Europe/Berlin or UTC, got ${JSON.stringify(value)} (the names: Intl.supportedValuesOf('timeZone'))`,
