@@ -6,6 +6,7 @@ import { CONNECTION_FIELDS, CONNECTION_LIST_OPTIONS } from '../connections/conne
 import { connectionView, createConnectionBody, updateConnectionBody } from '../connections/schemas.ts';
 import { embeddingView, putEmbeddingBody } from '../embedding/schemas.ts';
 import { connectAppView, createOwnConnectionBody } from '../end-user-connections/schemas.ts';
+import { endUserRunBody } from '../end-user-runs/schemas.ts';
 import { definitionsStatusSchema } from '../definitions/status-schema.ts';
 import { END_USER_FIELDS, END_USER_LIST_OPTIONS, endUserView } from '../end-users/end-user-fields.ts';
 import { deletedEndUser, updateEndUserBody } from '../end-users/schemas.ts';
@@ -265,6 +266,25 @@ export const V2_ENDPOINTS: Endpoint[] = [
     pathParameters: { connectionId: id('connection') },
     response: { description: 'It is gone.', schema: deleted },
     errorCodes: [...READ, 'NOT_FOUND', 'CONFLICT', 'FORBIDDEN'],
+  },
+  {
+    method: 'post',
+    path: '/v2/end-user/apps/{appSlug}/actions/{actionSlug}/run',
+    operationId: 'runEndUserAction',
+    tag: 'End-user session',
+    summary: 'Run an action with an own connection',
+    description:
+      "With an end-user token: runs one action of an app the company enabled (else 403 APP_NOT_ENABLED) with one of that end user's own connections (another end user's or the company's is 404), answering exactly what POST /v2/universal/apps/{appSlug}/actions/{actionSlug}/run answers. A draft version runs only for a test end user (403 otherwise).",
+    security: 'endUserToken',
+    pathParameters: { appSlug: slug('app'), actionSlug: slug('action') },
+    query: versionQuery,
+    body: endUserRunBody,
+    response: { description: 'The action result in the common envelope; when the app call failed (success false), meta.appError is the app\'s own error.', schema: actionEnvelope },
+    errorCodes: [...WRITE, ...VERSION, 'ACTION_NOT_FOUND', 'FORBIDDEN', 'APP_NOT_ENABLED', ...RUN],
+    envelopeStatuses: {
+      '429': 'The app rate-limited the call and the API\'s retry policy gave up: the envelope, success false, meta.tooManyRequests true, meta.appError the app\'s last answer.',
+      '502': 'The response mapping failed or hit a guardrail: the envelope, success false, meta.error.code MAPPING_ERROR.',
+    },
   },
   {
     method: 'post',

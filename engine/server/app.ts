@@ -24,6 +24,7 @@ import { connectRoutes } from '../connect/routes.ts';
 import { runRoutes } from '../runtime/run/routes.ts';
 import { endUserCors } from '../embedding/cors.ts';
 import { endUserConnectionRoutes } from '../end-user-connections/routes.ts';
+import { endUserRunRoutes } from '../end-user-runs/routes.ts';
 import { embeddingRoutes } from '../embedding/routes.ts';
 import { webhookRoutes } from '../webhooks/routes.ts';
 import { httpMetrics } from '../observability/metrics/http-metrics.ts';
@@ -47,6 +48,7 @@ export function featureRoutes(services: Services): Router<AppState>[] {
     connectRoutes(services),
     embeddingRoutes(services),
     endUserConnectionRoutes(services),
+    endUserRunRoutes(services),
     runRoutes(services),
     webhookRoutes(services),
     metricsRoutes(services.metrics, services.config.metrics.token ? { token: services.config.metrics.token } : null),

@@ -170,6 +170,8 @@ describe('a client generated from /v1/openapi.json and /v2/openapi.json', functi
       'listEndUserApps 200 shop:form,crm:oauth',
       'createEndUserConnection 201 active',
       'createEndUserConnection 403 APP_NOT_ENABLED',
+      'runEndUserAction 200 true [{"id":"o1"},{"id":"o2"}]',
+      'runEndUserAction 404 NOT_FOUND',
       'listEndUserConnections 200 shop,down,shop',
       'deleteEndUserConnection 200 true',
       'deleteEndUserConnection 404 NOT_FOUND',
