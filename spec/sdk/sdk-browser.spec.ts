@@ -210,7 +210,7 @@ describe('the browser SDK in a real browser (headless Chromium), from the exampl
     const company = (await call(gw, 'POST', '/v2/connections', { body: { appSlug: 'shop', credentials: { apiKey: 'company-key' } } })).body.data.id;
     const outcome = await page.evaluate(async (gatewayUrl, mine, company) => {
       const sdk = (globalThis as any).GatewayConnect;
-      const token = async () => (await (await fetch('/api/gateway-token')).json()).token;
+      const token = async () => ((await (await fetch('/api/gateway-token')).json()) as { token: string }).token;
       const listed = await sdk.listConnections({ gatewayUrl, token, query: { fields: 'id,name,status' } });
       const ran = await sdk.runAction({ gatewayUrl, token, app: 'shop', action: 'list-orders', connectionId: mine, arguments: { status: 'open' } });
       const refused = await sdk.runAction({ gatewayUrl, token, app: 'shop', action: 'list-orders', connectionId: company }).catch((e: any) => ({ code: e.code, status: e.status, message: e.message }));
