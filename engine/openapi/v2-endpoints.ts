@@ -5,7 +5,7 @@ import { authorization, authorizeQuery, callbackQuery } from '../connect/schemas
 import { CONNECTION_FIELDS, CONNECTION_LIST_OPTIONS } from '../connections/connection-fields.ts';
 import { connectionView, createConnectionBody, updateConnectionBody } from '../connections/schemas.ts';
 import { embeddingView, putEmbeddingBody } from '../embedding/schemas.ts';
-import { connectAppView, createOwnConnectionBody } from '../end-user-connections/schemas.ts';
+import { connectAppView, createOwnConnectionBody, endUserSessionView, reauthorizeQuery, reconnectOwnConnectionBody } from '../end-user-connections/schemas.ts';
 import { endUserRunBody } from '../end-user-runs/schemas.ts';
 import { definitionsStatusSchema } from '../definitions/status-schema.ts';
 import { END_USER_FIELDS, END_USER_LIST_OPTIONS, endUserView } from '../end-users/end-user-fields.ts';
@@ -254,6 +254,46 @@ export const V2_ENDPOINTS: Endpoint[] = [
     body: createOwnConnectionBody,
     response: { status: '201', description: 'The connection.', schema: one(connectionView) },
     errorCodes: [...WRITE, 'FORBIDDEN', 'APP_NOT_ENABLED'],
+  },
+  {
+    method: 'get',
+    path: '/v2/end-user/session',
+    operationId: 'getEndUserSession',
+    tag: 'End-user session',
+    summary: "The end user's session",
+    description:
+      "With an end-user token: whose token it is (name, email, the company's name), the company's allowed origins and when the token expires. The Connect page shows \"Signed in as …\" from it, and answers a page that opened it (postMessage) only when that page's origin is one of allowedOrigins.",
+    security: 'endUserToken',
+    response: { description: 'The session.', schema: one(endUserSessionView) },
+    errorCodes: [...READ, 'FORBIDDEN'],
+  },
+  {
+    method: 'patch',
+    path: '/v2/end-user/connections/{connectionId}',
+    operationId: 'reconnectEndUserConnection',
+    tag: 'End-user session',
+    summary: 'Reconnect an own connection with new credentials',
+    description:
+      "With an end-user token: replaces the credentials (and the metadata when given) of one of that end user's connections of a form app (API key, basic, credentials), checked against the auth as on create; the connection keeps its id and becomes active again, and one that needed re-authorization fires connection.reauthorized. Another end user's or the company's connection is 404; an OAuth 2.0 authorization-code connection is 400 (rule oauth2): it reconnects through /reauthorize.",
+    security: 'endUserToken',
+    pathParameters: { connectionId: id('connection') },
+    body: reconnectOwnConnectionBody,
+    response: { description: 'The connection, active.', schema: one(connectionView) },
+    errorCodes: [...WRITE, 'NOT_FOUND', 'CONFLICT', 'FORBIDDEN', 'APP_NOT_ENABLED'],
+  },
+  {
+    method: 'get',
+    path: '/v2/end-user/connections/{connectionId}/reauthorize',
+    operationId: 'reauthorizeEndUserConnection',
+    tag: 'End-user session',
+    summary: 'Reconnect an own OAuth connection',
+    description:
+      "With an end-user token: an authorization URL for one of that end user's OAuth 2.0 authorization-code connections. When the provider sends the browser back, the callback gives that same connection the new tokens (same id), makes it active and, if it needed re-authorization, fires connection.reauthorized; the return URL gets connectionId (or error and error_description). returnUrl: a page on one of the company's allowed origins, or the gateway's own /connect/oauth-return. Another end user's or the company's connection is 404; a form connection is 400 (rule oauth2).",
+    security: 'endUserToken',
+    pathParameters: { connectionId: id('connection') },
+    query: reauthorizeQuery,
+    response: { description: 'Where to send the browser.', schema: one(authorization) },
+    errorCodes: [...READ, ...VERSION, 'NOT_FOUND', 'APP_NOT_CONFIGURED', 'CREDENTIALS_UNREADABLE', 'APP_NOT_ENABLED', 'FORBIDDEN'],
   },
   {
     method: 'delete',
