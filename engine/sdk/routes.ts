@@ -7,7 +7,7 @@ import { loadSdkAssets, type SdkAsset, type SdkAssets } from './sdk-assets.ts';
  * GET /sdk/connect.js (classic script, window.GatewayConnect) and GET /sdk/connect.mjs (ES module, the same
  * functions as named exports), no auth: the browser SDK a customer's page loads from the gateway. A public
  * script without credentials, so any origin may load it (`Access-Control-Allow-Origin: *`, which a module
- * script loaded from another origin needs). Cached five minutes, then revalidated by ETag. Not API routes,
+ * script loaded from another origin needs). Gzipped for a browser that takes it; cached five minutes, then revalidated by ETag. Not API routes,
  * so not in the OpenAPI documents, like /docs.
  */
 export function sdkRoutes(assets: SdkAssets = loadSdkAssets()): Router<AppState> {
@@ -18,12 +18,18 @@ export function sdkRoutes(assets: SdkAssets = loadSdkAssets()): Router<AppState>
     ctx.set('X-Content-Type-Options', 'nosniff');
     ctx.set('Cache-Control', 'public, max-age=300');
     ctx.set('ETag', file.etag);
+    ctx.set('Vary', 'Accept-Encoding');
     ctx.type = 'text/javascript; charset=utf-8';
     if (ctx.get('If-None-Match') === file.etag) {
       ctx.status = 304;
       return;
     }
-    ctx.body = file.body;
+    if (ctx.acceptsEncodings('gzip', 'identity') === 'gzip') {
+      ctx.set('Content-Encoding', 'gzip');
+      ctx.body = file.gzipped;
+    } else {
+      ctx.body = file.body;
+    }
   };
   router.get('/sdk/connect.js', serve(assets.classic));
   router.get('/sdk/connect.mjs', serve(assets.module));

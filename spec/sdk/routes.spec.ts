@@ -36,6 +36,26 @@ describe('GET /sdk/connect.js and /sdk/connect.mjs: the browser SDK', () => {
     });
   }
 
+  it('gzips it for a client that takes gzip (the same text), and sends it plain otherwise', async () => {
+    const { request } = await import('node:http');
+    const { gunzipSync } = await import('node:zlib');
+    const raw = (encoding: string) =>
+      new Promise<{ headers: Record<string, unknown>; body: Buffer }>((resolve, reject) => {
+        request(`${gw.url}/sdk/connect.js`, { headers: { 'Accept-Encoding': encoding } }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => resolve({ headers: res.headers, body: Buffer.concat(chunks) }));
+        }).on('error', reject).end();
+      });
+    const zipped = await raw('gzip, deflate, br');
+    const plain = await raw('identity');
+    expect(zipped.headers['content-encoding']).to.equal('gzip');
+    expect(zipped.headers.vary).to.equal('Accept-Encoding');
+    expect(plain.headers['content-encoding']).to.equal(undefined);
+    expect(gunzipSync(zipped.body).equals(plain.body)).to.equal(true);
+    expect(zipped.body.length).to.be.below(plain.body.length / 2);
+  });
+
   it('serves the module as it is in web/sdk/connect.mjs, and the classic script made from it, with different ETags', async () => {
     const source = readFileSync(SDK_MODULE_FILE, 'utf8');
     const module = await fetch(`${gw.url}/sdk/connect.mjs`);
