@@ -84,9 +84,12 @@ describe('the example customer page with the browser SDK and the Connect page (h
   }
 
   /** The Connect page's steps: pick the app, then fill its form or continue to the provider. */
-  async function connectWithForm(connect: Page | Frame, appSlug: string, values: Record<string, string>): Promise<void> {
-    await (await connect.waitForSelector(`button[data-app="${appSlug}"]`, { visible: true }))!.click();
+  async function connectWithForm(connect: Page | Frame, appSlug: string, values: Record<string, string>, shot?: { page: Page; name: string }): Promise<void> {
+    const pick = await connect.waitForSelector(`button[data-app="${appSlug}"]`, { visible: true });
+    if (shot) await screenshot(shot.page, `${shot.name}-apps`);
+    await pick!.click();
     for (const [name, value] of Object.entries(values)) await (await connect.waitForSelector(`#step [name="${name}"]`, { visible: true }))!.type(value);
+    if (shot) await screenshot(shot.page, `${shot.name}-form`);
     await connect.click('#step button[type="submit"]');
   }
 
@@ -99,7 +102,7 @@ describe('the example customer page with the browser SDK and the Connect page (h
 
     // 1. The API-key app, through the form the Connect page builds from the auth's arguments.
     let popup = await openPopup(page);
-    await connectWithForm(popup, 'shop', { 'credentials.apiKey': SHOP_KEY });
+    await connectWithForm(popup, 'shop', { 'credentials.apiKey': SHOP_KEY }, { page: popup, name: 'connect-popup-375' });
     await page.waitForFunction(() => (globalThis as any).document.querySelector('#connections li[data-app-slug="shop"]'));
     expect(await status(page)).to.match(/^Connected: /);
     // The SDK closed the popup once the connection was made.
@@ -167,8 +170,7 @@ describe('the example customer page with the browser SDK and the Connect page (h
     const before = (await listed(page)).length;
     await page.click('#connect-inline');
     const frame = await page.waitForFrame((f) => f.url().startsWith(`${gw.url}/connect`));
-    await screenshot(page, 'example-page-iframe-1280');
-    await connectWithForm(frame, 'shop', { 'credentials.apiKey': 'key-typed-in-the-iframe' });
+    await connectWithForm(frame, 'shop', { 'credentials.apiKey': 'key-typed-in-the-iframe' }, { page, name: 'example-page-iframe-1280' });
     await page.waitForFunction((n) => (globalThis as any).document.querySelectorAll('#connections li').length === n, {}, before + 1);
     expect(await page.$$('#connect-frame iframe')).to.have.length(0);
     expect(await status(page)).to.match(/^Connected: /);

@@ -19,7 +19,8 @@ const scenario = location.pathname.split('/')[1];
 const customer = new URLSearchParams(location.search).get('origin');
 const host = window.opener || window.parent;
 const post = (message, target) => host.postMessage({ source: 'gateway-connect', version: 1, ...message }, target || customer);
-if (scenario !== 'silent') post({ type: 'ready' }, '*');
+if (scenario === 'rogue') post({ type: 'connected', connection: { id: 'con_rogue' } }, '*');
+else if (scenario !== 'silent') post({ type: 'ready' }, '*');
 window.addEventListener('message', (event) => {
   const message = event.data;
   if (event.origin !== customer || !message || message.type !== 'init') return;
@@ -156,6 +157,23 @@ describe('the browser SDK in a real browser (headless Chromium), from the exampl
       return (await pending).connection.id;
     }, `${standIn.url}/slow`);
     expect(outcome).to.equal('con_real');
+  });
+
+  it("ignores a message from the gateway's origin but another window: only the page the SDK opened is believed", async () => {
+    const outcome = await page.evaluate(async (gatewayUrl, rogueUrl) => {
+      const document = (globalThis as any).document;
+      const pending = (globalThis as any).GatewayConnect.open({ gatewayUrl, token: 't' });
+      const rogue = document.createElement('iframe');
+      rogue.src = rogueUrl;
+      document.body.append(rogue);
+      try {
+        return (await pending).connection.id;
+      } finally {
+        rogue.remove();
+      }
+    }, `${standIn.url}/slow`, `${standIn.url}/rogue/connect?origin=${encodeURIComponent(example.origin)}`);
+    expect(outcome).to.equal('con_real');
+    expect(standIn.requested.some((url) => url.startsWith('/rogue/connect'))).to.equal(true);
   });
 
   it("rejects with code CLOSED when the page says close, or when the end user closes the popup; with the page's own code on its error", async () => {
