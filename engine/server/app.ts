@@ -15,6 +15,7 @@ import { companyRoutes } from '../companies/routes.ts';
 import { tokenRoutes } from '../tokens/routes.ts';
 import { openApiRoutes } from '../openapi/routes.ts';
 import { apiDocsRoutes } from '../api-docs/routes.ts';
+import { connectPageRoutes } from '../connect-page/routes.ts';
 import { definitionsRoutes } from '../definitions/index.ts';
 import { describeRoutes } from '../describe/routes.ts';
 import { appConfigurationRoutes } from '../app-configurations/routes.ts';
@@ -39,6 +40,7 @@ export function featureRoutes(services: Services): Router<AppState>[] {
     companyRoutes(services),
     openApiRoutes(services),
     apiDocsRoutes(),
+    connectPageRoutes(services),
     definitionsRoutes(services),
     describeRoutes(services),
     appConfigurationRoutes(services),
