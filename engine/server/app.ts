@@ -16,6 +16,7 @@ import { tokenRoutes } from '../tokens/routes.ts';
 import { openApiRoutes } from '../openapi/routes.ts';
 import { apiDocsRoutes } from '../api-docs/routes.ts';
 import { sdkRoutes } from '../sdk/routes.ts';
+import { connectPageRoutes } from '../connect-page/routes.ts';
 import { definitionsRoutes } from '../definitions/index.ts';
 import { describeRoutes } from '../describe/routes.ts';
 import { appConfigurationRoutes } from '../app-configurations/routes.ts';
@@ -42,6 +43,7 @@ export function featureRoutes(services: Services): Router<AppState>[] {
     openApiRoutes(services),
     apiDocsRoutes(),
     sdkRoutes(),
+    connectPageRoutes(services),
     definitionsRoutes(services),
     describeRoutes(services),
     appConfigurationRoutes(services),
