@@ -114,6 +114,8 @@ describe('the example customer page with the browser SDK and the Connect page (h
     await popup.click('#step button[type="submit"]');
     await page.waitForFunction(() => (globalThis as any).document.querySelectorAll('#connections li').length === 2, { timeout: 30_000 });
     expect(await listed(page)).to.have.members(['shop', 'crm']);
+    // Named as the company's apps are named (GatewayConnect.listApps), with their status.
+    expect(await page.$$eval('#connections li', (items) => items.map((i) => i.textContent))).to.have.members(['Shopshop · activeDisconnect', 'CRMcrm · activeDisconnect']);
     const [authorize] = app.calls('GET /oauth/authorize');
     expect(authorize!.query.get('client_id')).to.equal('crm-client');
     expect(authorize!.query.get('redirect_uri')).to.equal(`${GATEWAY_URL}/v2/connect/callback`);

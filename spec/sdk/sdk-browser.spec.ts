@@ -116,9 +116,9 @@ describe('the browser SDK in a real browser (headless Chromium), from the exampl
       const classic = (globalThis as any).GatewayConnect;
       return { classic: Object.keys(classic).sort(), module: Object.keys(module).sort(), types: Object.keys(module).map((k) => typeof module[k]) };
     }, `${gw.url}/sdk/connect.mjs`);
-    expect(loaded.classic).to.deep.equal(['GatewayConnectError', 'disconnect', 'listConnections', 'open', 'runAction']);
+    expect(loaded.classic).to.deep.equal(['GatewayConnectError', 'disconnect', 'listApps', 'listConnections', 'open', 'runAction']);
     expect(loaded.module).to.deep.equal(loaded.classic);
-    expect(loaded.types).to.deep.equal(['function', 'function', 'function', 'function', 'function']);
+    expect(loaded.types).to.deep.equal(['function', 'function', 'function', 'function', 'function', 'function']);
   });
 
   it('popup: hands the token to the Connect page by postMessage to its origin only (never in a URL), resolves with the connection, closes the popup', async () => {
@@ -230,15 +230,17 @@ describe('the browser SDK in a real browser (headless Chromium), from the exampl
       const sdk = (globalThis as any).GatewayConnect;
       const token = async () => ((await (await fetch('/api/gateway-token')).json()) as { token: string }).token;
       const listed = await sdk.listConnections({ gatewayUrl, token, query: { fields: 'id,name,status' } });
+      const apps = (await sdk.listApps({ gatewayUrl, token })).map((app: { slug: string; name: string }) => `${app.slug}:${app.name}`);
       const ran = await sdk.runAction({ gatewayUrl, token, app: 'shop', action: 'list-orders', connectionId: mine, arguments: { status: 'open' } });
       const refused = await sdk.runAction({ gatewayUrl, token, app: 'shop', action: 'list-orders', connectionId: company }).catch((e: any) => ({ code: e.code, status: e.status, message: e.message }));
       const invalid = await sdk.runAction({ gatewayUrl, token, app: 'shop', action: 'list-orders', connectionId: mine, arguments: { status: 'lost' } }).catch((e: any) => ({ code: e.code, status: e.status }));
       const gone = await sdk.disconnect({ gatewayUrl, token, connectionId: mine });
       const after = await sdk.listConnections({ gatewayUrl, token });
-      return { listed, ran, refused, invalid, gone, after: after.connections.length };
+      return { listed, apps, ran, refused, invalid, gone, after: after.connections.length };
     }, gw.url, mine, company);
     expect(outcome.listed.connections).to.deep.equal([{ id: mine, name: 'My shop', status: 'active' }]);
     expect(outcome.listed.pagination).to.include({ totalCount: 1 });
+    expect(outcome.apps).to.deep.equal(['shop:Shop']);
     expect(outcome.ran).to.include({ success: true });
     expect(outcome.ran.data).to.deep.equal([{ id: 'o-browser' }]);
     expect(upstream.calls('GET /api/orders')[0]!.headers['x-api-key']).to.equal('shop-key-of-demo');

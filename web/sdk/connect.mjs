@@ -292,6 +292,19 @@ async function listConnections({ gatewayUrl, token, query = {} } = {}) {
 }
 
 /**
+ * The apps the end user may connect (GET /v2/end-user/apps): the company's enabled apps with `slug`, `name`,
+ * `initials` and what each connect form asks for; for showing app names beside connections.
+ *
+ * @param {object} options
+ * @param {string} options.gatewayUrl
+ * @param {string | (() => string | Promise<string>)} options.token
+ * @returns {Promise<object[]>}
+ */
+async function listApps({ gatewayUrl, token } = {}) {
+  return (await request(gatewayUrl, token, 'GET', '/v2/end-user/apps')).data;
+}
+
+/**
  * Deletes one of the end user's own connections (DELETE /v2/end-user/connections/{id}).
  *
  * @param {object} options
@@ -305,4 +318,4 @@ async function disconnect({ gatewayUrl, token, connectionId } = {}) {
   return answer.data;
 }
 
-export { open, runAction, listConnections, disconnect, GatewayConnectError };
+export { open, runAction, listConnections, listApps, disconnect, GatewayConnectError };
