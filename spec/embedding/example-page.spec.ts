@@ -180,7 +180,7 @@ describe('the example customer page with the browser SDK and the Connect page (h
     await page.close();
   });
 
-  it('a page whose origin the company does not allow gets no connection: the Connect page refuses it and the promise rejects', async () => {
+  it('a page whose origin the company does not allow gets no connection: the Connect page refuses it (popup) or is not framed (iframe), and the promise rejects', async () => {
     const connectionsBefore = (await call(gw, 'GET', '/v2/connections')).body.data.length;
     const { page } = await customerPage(stranger.origin);
     // Its own calls to the gateway are refused by CORS already.
@@ -193,6 +193,15 @@ describe('the example customer page with the browser SDK and the Connect page (h
     await popup.close();
     await page.waitForFunction(() => (globalThis as any).document.querySelector('#status').textContent !== '' && !/Connect your app/.test((globalThis as any).document.querySelector('#status').textContent));
     expect(await status(page)).to.equal('No app was connected.');
+    // In an iframe the gateway refuses to be framed by that origin at all (frame-ancestors): no ready, UNAVAILABLE.
+    const framed = await page.evaluate(async (gatewayUrl) => {
+      const sdk = (globalThis as any).GatewayConnect;
+      return sdk.open({ gatewayUrl, token: 'never-sent', mode: 'iframe', container: '#connect-frame', readyTimeoutMs: 3000 }).then(
+        () => 'connected',
+        (error: { code: string }) => `${error.code} ${(globalThis as any).document.querySelectorAll('iframe').length}`,
+      );
+    }, gw.url);
+    expect(framed).to.equal('UNAVAILABLE 0');
     expect((await call(gw, 'GET', '/v2/connections')).body.data.length).to.equal(connectionsBefore);
     await page.close();
   });
