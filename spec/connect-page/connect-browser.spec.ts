@@ -222,6 +222,33 @@ describe('the Connect page in a real browser (headless Chromium)', function () {
     }
   });
 
+  it('when the browser blocks the sign-in popup, says so and offers a redirect: the return page brings the end user back, the connection listed', async () => {
+    const page = await browser.newPage();
+    try {
+      await page.setViewport(DESKTOP);
+      // A browser that blocks pop-ups answers window.open with null.
+      await page.evaluateOnNewDocument(() => {
+        (globalThis as any).open = () => null;
+      });
+      for (const c of (await mine()).filter((c) => c.appSlug === 'crm')) await gw.gateway.services.store.connections.deleteOne({ id: c.id });
+      await page.goto(`${gw.url}/connect#token=${await freshToken()}&app=crm`, { waitUntil: 'load' });
+      await page.waitForSelector('dialog[open] form');
+      await page.click('dialog button[type="submit"]');
+      await page.waitForSelector('dialog p[role="alert"]');
+      expect(await text(page, 'dialog p[role="alert"]')).to.equal('Your browser blocked the sign-in window.');
+      const calls = tokenCalls;
+      await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), page.click('xpath///button[normalize-space(.)="Continue in this window"]')]);
+      await page.waitForFunction(() => (globalThis as any).location.pathname === '/connect' && (globalThis as any).document.querySelector('#status').innerText.includes('Contact Cloud is connected.'), { timeout: 30_000 });
+      expect(tokenCalls).to.equal(calls + 1);
+      const back = (await mine()).find((c) => c.appSlug === 'crm')!;
+      await connectionRow(page, back.id);
+      expect(page.url(), 'nothing of the outcome or the token in the address').to.equal(`${gw.url}/connect`);
+      expect(await page.evaluate(() => Object.keys((globalThis as any).sessionStorage)), 'the token left sessionStorage on return').to.deep.equal([]);
+    } finally {
+      await page.close();
+    }
+  });
+
   it('disconnects after a confirmation (Cancel keeps it and returns focus), and the connection is gone', async () => {
     const watched = await openPage();
     const { page } = watched;
