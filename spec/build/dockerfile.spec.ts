@@ -33,6 +33,13 @@ describe('the container files (Dockerfile, compose.yaml)', () => {
     expect(fromContext.sort()).to.deep.equal(['definitions', 'package-lock.json', 'package.json', 'schemas', 'web']);
   });
 
+  it('copies the browser files the gateway serves (web/: the Connect page, the browser SDK) into the runtime stage, where PACKAGE_ROOT finds them', () => {
+    const copies = runtime.instructions.filter((i) => i.keyword === 'COPY' && !i.flags.from).map((i) => i.rest);
+    expect(copies).to.include('web ./web');
+    // WORKDIR /app holds package.json: PACKAGE_ROOT is /app there, and the page is read from /app/web/connect.
+    expect(last(runtime, 'WORKDIR')!.rest).to.equal('/app');
+  });
+
   it("runs as a non-root user, with npm start's command, a HEALTHCHECK without curl, and DATA_DIR and DEFINITIONS_DIR as volumes", () => {
     const user = last(runtime, 'USER')!.rest;
     expect(user).to.not.match(/^(root|0)(:|$)/);

@@ -529,7 +529,12 @@ async function oauthOutcome(result, connection, app) {
   }
   if (result.error) {
     const name = app ? app.name : 'The app';
-    const text = result.error === 'access_denied' ? `${name} refused the connection: ${result.description}` : `The connection was not made: ${result.description} (${result.error})`;
+    const text =
+      result.error === 'access_denied'
+        ? `${name} refused the connection: ${result.description}`
+        : result.error === 'egress_denied'
+          ? `The connection service is not allowed to reach ${app ? `${app.name}'s` : "the app's"} servers (its network policy refused the address): ${result.description}`
+          : `The connection was not made: ${result.description} (${result.error})`;
     return showStepOrAlert(text);
   }
   await refresh();
