@@ -27,6 +27,9 @@ COPY package.json package-lock.json ./
 RUN --mount=type=cache,target=/root/.npm npm ci --omit=dev --no-audit --no-fund
 COPY --from=build /app/dist ./dist
 COPY schemas ./schemas
+# The browser files the gateway serves as they are (web/connect: the Connect page, /connect; web/sdk: the browser
+# SDK, /sdk/connect.js and .mjs, read at start): not compiled, so not in dist/.
+COPY web ./web
 # The bundled apps: a new volume mounted at /definitions starts with them.
 COPY definitions /definitions
 RUN mkdir -p /data && chown -R node:node /data /definitions

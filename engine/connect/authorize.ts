@@ -5,6 +5,7 @@ import { connectableVersion, pickAuth, requireEndUser } from '../connections/con
 import type { AuthEntry } from '../definitions/index.ts';
 import type { OAuth2AuthorizationCodeAuth } from '../definitions/generated/definition-types.ts';
 import { embeddingSettings } from '../embedding/settings.ts';
+import { isOwnReturnPage } from '../connect-page/own-origin.ts';
 import { originOf } from '../embedding/origins.ts';
 import { GatewayError, validationError } from '../errors/index.ts';
 import type { Services } from '../services.ts';
@@ -19,6 +20,10 @@ export interface AuthorizeRequest {
   endUserId: string | null;
   returnUrl: string;
   metadata: Record<string, unknown>;
+  /** The gateway's own origins (gatewayOrigins): its /connect/oauth-return page is a return URL without any setting. */
+  ownOrigins: readonly string[];
+  /** A reconnect: the connection (of this company, and this end user when there is one) that gets the new tokens. */
+  connectionId?: string;
 }
 
 /** The auth of an app that connects through the browser, or a 400 saying why this one does not. */
@@ -45,7 +50,7 @@ export async function startAuthorization(services: Services, request: AuthorizeR
   if (!/^https?:\/\/[^\s]+$/.test(request.returnUrl) || !URL.canParse(request.returnUrl)) {
     throw validationError([{ field: 'returnUrl', rule: 'url', message: 'must be an absolute http(s) URL' }]);
   }
-  await requireAllowedReturnUrl(services, request.companyId, request.returnUrl);
+  if (!isOwnReturnPage(request.returnUrl, request.ownOrigins)) await requireAllowedReturnUrl(services, request.companyId, request.returnUrl);
   if (request.endUserId) await requireEndUser(services, request.companyId, request.endUserId);
   const problems = checkValues('metadata', request.metadata, version.api.arguments, { strict: false });
   if (problems.length) throw validationError(problems);
@@ -57,7 +62,7 @@ export async function startAuthorization(services: Services, request: AuthorizeR
   const now = Date.now();
   const { token, id } = await signState(
     services.keyring,
-    { companyId: request.companyId, appSlug: request.appSlug, authId: auth.id, endUserId: request.endUserId, returnUrl: request.returnUrl },
+    { companyId: request.companyId, appSlug: request.appSlug, authId: auth.id, endUserId: request.endUserId, returnUrl: request.returnUrl, connectionId: request.connectionId ?? null },
     now,
   );
   const pkce = definition.pkce ? createPkcePair() : null;
@@ -93,7 +98,8 @@ export async function startAuthorization(services: Services, request: AuthorizeR
 /**
  * The callback redirects the browser to the return URL with the outcome
  * (a connection id, or the provider's error): only to a page on one of the
- * company's allowed origins, or anyone could be sent anywhere (an open redirect).
+ * company's allowed origins (or the gateway's own return page, checked
+ * before), or anyone could be sent anywhere (an open redirect).
  */
 async function requireAllowedReturnUrl(services: Services, companyId: string, returnUrl: string): Promise<void> {
   const { allowedOrigins } = await embeddingSettings(services.store, companyId);

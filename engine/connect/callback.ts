@@ -9,6 +9,7 @@ import { InvalidStateError, verifyState, type OAuthState } from './oauth-state.t
 import { providerText } from '../credentials/provider-text.ts';
 import { fillTemplate } from './templates.ts';
 import { requestTokens } from './token-endpoint.ts';
+import { renewConnection } from './renew-connection.ts';
 
 /** Where the callback sends the browser: the caller's return URL with the outcome in its query. */
 export type CallbackOutcome = { returnUrl: string; connectionId: string } | { returnUrl: string; error: string; description: string };
@@ -17,7 +18,8 @@ export type CallbackOutcome = { returnUrl: string; connectionId: string } | { re
  * The provider sent the browser back. The state must be one this gateway
  * signed, unexpired and unused (the pending authorization is consumed
  * once); then the code is exchanged for tokens at the auth's token URL and
- * the connection is stored. A state that cannot be trusted is a 400
+ * the connection is stored (or, for a reconnect, the named connection gets
+ * the new tokens). A state that cannot be trusted is a 400
  * OAUTH_STATE_INVALID; every later failure goes back to the return URL.
  */
 export async function completeAuthorization(services: Services, query: Record<string, unknown>): Promise<CallbackOutcome> {
@@ -60,6 +62,12 @@ export async function completeAuthorization(services: Services, query: Record<st
     const tokens = await requestTokens(services.http, fillTemplate(definition.tokenUrl, pending.metadata, `auth ${auth.id} tokenUrl`), form, {}, {
       keep: definition.tokenMetadata,
     });
+    const secrets = { arguments: {}, accessToken: tokens.accessToken, ...(tokens.refreshToken ? { refreshToken: tokens.refreshToken } : {}) };
+    const tokenExpiresAt = tokens.expiresIn ? new Date(Date.now() + tokens.expiresIn * 1000) : null;
+    if (state.connectionId !== null) {
+      const renewed = await renewConnection(services, { ...state, connectionId: state.connectionId }, { secrets, tokenExpiresAt, kept: tokens.kept });
+      return { returnUrl: state.returnUrl, connectionId: renewed.id };
+    }
     const connection = await storeConnection(services, {
       companyId: state.companyId,
       appId: version.app.id,
@@ -68,8 +76,8 @@ export async function completeAuthorization(services: Services, query: Record<st
       endUserId: state.endUserId,
       name: null,
       metadata: { ...pending.metadata, ...tokens.kept },
-      secrets: { arguments: {}, accessToken: tokens.accessToken, ...(tokens.refreshToken ? { refreshToken: tokens.refreshToken } : {}) },
-      tokenExpiresAt: tokens.expiresIn ? new Date(Date.now() + tokens.expiresIn * 1000) : null,
+      secrets,
+      tokenExpiresAt,
     });
     return { returnUrl: state.returnUrl, connectionId: connection.id };
   } catch (error) {

@@ -17,16 +17,18 @@ export interface OAuthState {
   authId: string;
   endUserId: string | null;
   returnUrl: string;
+  /** A reconnect: the connection that gets the new tokens (null: a new connection). */
+  connectionId: string | null;
 }
 
 export const STATE_LIFETIME_SECONDS = 600;
 const PURPOSE = 'oauth-state';
 const ISSUER = 'integration-gateway/connect';
 
-export async function signState(keyring: Keyring, state: Omit<OAuthState, 'id'>, now = Date.now()): Promise<{ token: string; id: string }> {
+export async function signState(keyring: Keyring, state: Omit<OAuthState, 'id' | 'connectionId'> & { connectionId?: string | null }, now = Date.now()): Promise<{ token: string; id: string }> {
   const [{ kid, key }] = derivedKeys(keyring, PURPOSE) as [{ kid: string; key: Uint8Array }];
   const id = randomUUID();
-  const token = await new SignJWT({ cid: state.companyId, app: state.appSlug, auth: state.authId, eu: state.endUserId, ret: state.returnUrl })
+  const token = await new SignJWT({ cid: state.companyId, app: state.appSlug, auth: state.authId, eu: state.endUserId, ret: state.returnUrl, ...(state.connectionId ? { con: state.connectionId } : {}) })
     .setProtectedHeader({ alg: 'HS256', kid })
     .setIssuer(ISSUER)
     .setJti(id)
@@ -66,6 +68,7 @@ export async function verifyState(keyring: Keyring, token: string, now = Date.no
       authId: claims.auth,
       endUserId: typeof claims.eu === 'string' ? claims.eu : null,
       returnUrl: claims.ret,
+      connectionId: typeof claims.con === 'string' ? claims.con : null,
     };
   } catch (error) {
     if (error instanceof InvalidStateError) throw error;

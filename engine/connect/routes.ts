@@ -6,6 +6,7 @@ import { METADATA_MAX_BYTES, parseJsonParameter } from '../validation/json-limit
 import type { AppState } from '../server/context.ts';
 import type { Services } from '../services.ts';
 import { startAuthorization } from './authorize.ts';
+import { gatewayOrigins } from '../connect-page/own-origin.ts';
 import { completeAuthorization, outcomeLocation } from './callback.ts';
 
 /**
@@ -38,6 +39,7 @@ export function connectRoutes(services: Services): Router<AppState> {
         endUserId: endUser ? endUser.endUserId : (one('endUserId') ?? null),
         returnUrl,
         metadata: parseMetadata(one('metadata')),
+        ownOrigins: gatewayOrigins(services.config, `${ctx.protocol}://${ctx.host}`),
       }),
     };
   });
@@ -50,7 +52,7 @@ export function connectRoutes(services: Services): Router<AppState> {
   return router;
 }
 
-function parseMetadata(raw: string | undefined): Record<string, unknown> {
+export function parseMetadata(raw: string | undefined): Record<string, unknown> {
   if (raw === undefined) return {};
   return parseJsonParameter(raw, 'metadata', METADATA_MAX_BYTES, 'of host variables, e.g. {"subdomain":"acme"}');
 }

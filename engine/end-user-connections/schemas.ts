@@ -68,3 +68,57 @@ export const connectAppView = {
     },
   },
 } as const;
+
+/** GET /v2/end-user/session: who the token is for, and what a page embedding the Connect page must be on. */
+export const endUserSessionView = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['endUserId', 'name', 'email', 'company', 'allowedOrigins', 'expiresAt'],
+  properties: {
+    endUserId: { type: 'string' },
+    name: { type: ['string', 'null'] },
+    email: { type: ['string', 'null'] },
+    company: { type: 'object', additionalProperties: false, required: ['name'], properties: { name: { type: 'string' } } },
+    allowedOrigins: {
+      type: 'array',
+      items: { type: 'string' },
+      description: "The company's allowed origins (PUT /v2/embedding): the Connect page answers a page that opened it (postMessage) only when that page is on one of them.",
+    },
+    expiresAt: { type: 'string', format: 'date-time', description: "When the token expires (its exp): the page then asks the end user to open it again from the company's product." },
+  },
+} as const;
+
+/** PATCH /v2/end-user/connections/{connectionId}: new credentials for an own connection (a reconnect), checked as on create. */
+export const reconnectOwnConnectionBody = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['credentials'],
+  properties: {
+    credentials: {
+      type: 'object',
+      maxProperties: 50,
+      additionalProperties: true,
+      description:
+        "Replaces the credentials whole: the auth's arguments as GET /v2/end-user/apps describes them, checked as on create. Stored encrypted, never returned. A connection marked needs_reauthorization becomes active again (connection.reauthorized). Not for an OAuth 2.0 authorization-code connection: that one reconnects through GET /v2/end-user/connections/{connectionId}/reauthorize.",
+    },
+    metadata: { ...createOwnConnectionBody.properties.metadata, description: 'Replaces the host variables whole when given; kept as they are when left out.' },
+  },
+} as const;
+
+export interface ReconnectOwnConnectionBody {
+  credentials: Record<string, unknown>;
+  metadata?: Record<string, string | number | boolean>;
+}
+
+/** GET /v2/end-user/connections/{connectionId}/reauthorize: where the renewed tokens go back to. */
+export const reauthorizeQuery = {
+  required: ['returnUrl'],
+  properties: {
+    returnUrl: {
+      type: 'string',
+      minLength: 1,
+      description:
+        "Where the browser goes when the provider answered, with connectionId (the same connection's) or error and error_description in its query: a page on one of the company's allowed origins, or the gateway's own /connect/oauth-return.",
+    },
+  },
+} as const;

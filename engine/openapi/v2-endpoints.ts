@@ -5,7 +5,8 @@ import { authorization, authorizeQuery, callbackQuery } from '../connect/schemas
 import { CONNECTION_FIELDS, CONNECTION_LIST_OPTIONS } from '../connections/connection-fields.ts';
 import { connectionView, createConnectionBody, updateConnectionBody } from '../connections/schemas.ts';
 import { embeddingView, putEmbeddingBody } from '../embedding/schemas.ts';
-import { connectAppView, createOwnConnectionBody } from '../end-user-connections/schemas.ts';
+import { connectAppView, createOwnConnectionBody, endUserSessionView, reauthorizeQuery, reconnectOwnConnectionBody } from '../end-user-connections/schemas.ts';
+import { endUserRunBody } from '../end-user-runs/schemas.ts';
 import { definitionsStatusSchema } from '../definitions/status-schema.ts';
 import { END_USER_FIELDS, END_USER_LIST_OPTIONS, endUserView } from '../end-users/end-user-fields.ts';
 import { deletedEndUser, updateEndUserBody } from '../end-users/schemas.ts';
@@ -255,6 +256,46 @@ export const V2_ENDPOINTS: Endpoint[] = [
     errorCodes: [...WRITE, 'FORBIDDEN', 'APP_NOT_ENABLED'],
   },
   {
+    method: 'get',
+    path: '/v2/end-user/session',
+    operationId: 'getEndUserSession',
+    tag: 'End-user session',
+    summary: "The end user's session",
+    description:
+      "With an end-user token: whose token it is (name, email, the company's name), the company's allowed origins and when the token expires. The Connect page shows \"Signed in as …\" from it, and answers a page that opened it (postMessage) only when that page's origin is one of allowedOrigins.",
+    security: 'endUserToken',
+    response: { description: 'The session.', schema: one(endUserSessionView) },
+    errorCodes: [...READ, 'FORBIDDEN'],
+  },
+  {
+    method: 'patch',
+    path: '/v2/end-user/connections/{connectionId}',
+    operationId: 'reconnectEndUserConnection',
+    tag: 'End-user session',
+    summary: 'Reconnect an own connection with new credentials',
+    description:
+      "With an end-user token: replaces the credentials (and the metadata when given) of one of that end user's connections of a form app (API key, basic, credentials), checked against the auth as on create; the connection keeps its id and becomes active again, and one that needed re-authorization fires connection.reauthorized. Another end user's or the company's connection is 404; an OAuth 2.0 authorization-code connection is 400 (rule oauth2): it reconnects through /reauthorize.",
+    security: 'endUserToken',
+    pathParameters: { connectionId: id('connection') },
+    body: reconnectOwnConnectionBody,
+    response: { description: 'The connection, active.', schema: one(connectionView) },
+    errorCodes: [...WRITE, 'NOT_FOUND', 'CONFLICT', 'FORBIDDEN', 'APP_NOT_ENABLED'],
+  },
+  {
+    method: 'get',
+    path: '/v2/end-user/connections/{connectionId}/reauthorize',
+    operationId: 'reauthorizeEndUserConnection',
+    tag: 'End-user session',
+    summary: 'Reconnect an own OAuth connection',
+    description:
+      "With an end-user token: an authorization URL for one of that end user's OAuth 2.0 authorization-code connections. When the provider sends the browser back, the callback gives that same connection the new tokens (same id), makes it active and, if it needed re-authorization, fires connection.reauthorized; the return URL gets connectionId (or error and error_description). returnUrl: a page on one of the company's allowed origins, or the gateway's own /connect/oauth-return. Another end user's or the company's connection is 404; a form connection is 400 (rule oauth2).",
+    security: 'endUserToken',
+    pathParameters: { connectionId: id('connection') },
+    query: reauthorizeQuery,
+    response: { description: 'Where to send the browser.', schema: one(authorization) },
+    errorCodes: [...READ, ...VERSION, 'NOT_FOUND', 'APP_NOT_CONFIGURED', 'CREDENTIALS_UNREADABLE', 'APP_NOT_ENABLED', 'FORBIDDEN'],
+  },
+  {
     method: 'delete',
     path: '/v2/end-user/connections/{connectionId}',
     operationId: 'deleteEndUserConnection',
@@ -265,6 +306,25 @@ export const V2_ENDPOINTS: Endpoint[] = [
     pathParameters: { connectionId: id('connection') },
     response: { description: 'It is gone.', schema: deleted },
     errorCodes: [...READ, 'NOT_FOUND', 'CONFLICT', 'FORBIDDEN'],
+  },
+  {
+    method: 'post',
+    path: '/v2/end-user/apps/{appSlug}/actions/{actionSlug}/run',
+    operationId: 'runEndUserAction',
+    tag: 'End-user session',
+    summary: 'Run an action with an own connection',
+    description:
+      "With an end-user token: runs one action of an app the company enabled (else 403 APP_NOT_ENABLED) with one of that end user's own connections (another end user's or the company's is 404), answering exactly what POST /v2/universal/apps/{appSlug}/actions/{actionSlug}/run answers. A draft version runs only for a test end user (403 otherwise).",
+    security: 'endUserToken',
+    pathParameters: { appSlug: slug('app'), actionSlug: slug('action') },
+    query: versionQuery,
+    body: endUserRunBody,
+    response: { description: 'The action result in the common envelope; when the app call failed (success false), meta.appError is the app\'s own error.', schema: actionEnvelope },
+    errorCodes: [...WRITE, ...VERSION, 'ACTION_NOT_FOUND', 'FORBIDDEN', 'APP_NOT_ENABLED', ...RUN],
+    envelopeStatuses: {
+      '429': 'The app rate-limited the call and the API\'s retry policy gave up: the envelope, success false, meta.tooManyRequests true, meta.appError the app\'s last answer.',
+      '502': 'The response mapping failed or hit a guardrail: the envelope, success false, meta.error.code MAPPING_ERROR.',
+    },
   },
   {
     method: 'post',

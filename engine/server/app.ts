@@ -15,6 +15,8 @@ import { companyRoutes } from '../companies/routes.ts';
 import { tokenRoutes } from '../tokens/routes.ts';
 import { openApiRoutes } from '../openapi/routes.ts';
 import { apiDocsRoutes } from '../api-docs/routes.ts';
+import { sdkRoutes } from '../sdk/routes.ts';
+import { connectPageRoutes } from '../connect-page/routes.ts';
 import { definitionsRoutes } from '../definitions/index.ts';
 import { describeRoutes } from '../describe/routes.ts';
 import { appConfigurationRoutes } from '../app-configurations/routes.ts';
@@ -24,6 +26,7 @@ import { connectRoutes } from '../connect/routes.ts';
 import { runRoutes } from '../runtime/run/routes.ts';
 import { endUserCors } from '../embedding/cors.ts';
 import { endUserConnectionRoutes } from '../end-user-connections/routes.ts';
+import { endUserRunRoutes } from '../end-user-runs/routes.ts';
 import { embeddingRoutes } from '../embedding/routes.ts';
 import { webhookRoutes } from '../webhooks/routes.ts';
 import { httpMetrics } from '../observability/metrics/http-metrics.ts';
@@ -39,6 +42,8 @@ export function featureRoutes(services: Services): Router<AppState>[] {
     companyRoutes(services),
     openApiRoutes(services),
     apiDocsRoutes(),
+    sdkRoutes(),
+    connectPageRoutes(services),
     definitionsRoutes(services),
     describeRoutes(services),
     appConfigurationRoutes(services),
@@ -47,6 +52,7 @@ export function featureRoutes(services: Services): Router<AppState>[] {
     connectRoutes(services),
     embeddingRoutes(services),
     endUserConnectionRoutes(services),
+    endUserRunRoutes(services),
     runRoutes(services),
     webhookRoutes(services),
     metricsRoutes(services.metrics, services.config.metrics.token ? { token: services.config.metrics.token } : null),

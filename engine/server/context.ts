@@ -18,6 +18,8 @@ export interface EndUserPrincipal {
   isTestUser: boolean;
   /** The token's `jti`. */
   tokenId: string;
+  /** The token's `exp`: when the session ends, in seconds since the epoch. */
+  expiresAt: number;
 }
 
 export interface AppState {

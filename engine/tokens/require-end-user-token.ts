@@ -32,6 +32,7 @@ export function requireEndUserToken(services: Services): Middleware<AppState> {
       endUserId: check.endUser.id,
       isTestUser: check.endUser.isTestUser,
       tokenId: check.claims.jti,
+      expiresAt: check.claims.exp,
     };
     await admitBrowserOrigin(services, ctx, check.endUser.companyId);
     await next();

@@ -132,6 +132,12 @@ async function main(): Promise<number> {
   log(`HEALTHCHECK ${healthy ? `passed after ${Date.now() - started} ms` : 'never passed'}`);
   if (!healthy) log(output);
   failed ||= !healthy;
+  // Files served from outside dist/ (web/): the image must carry them.
+  for (const page of healthy ? ['/connect', '/connect/connect.js', '/connect/connect.css', '/connect/oauth-return'] : []) {
+    const status = await fetch(`http://127.0.0.1:${port}${page}`).then((r) => r.status, () => 0);
+    log(`GET ${page}: ${status}`);
+    failed ||= status !== 200;
+  }
   gateway.kill('SIGTERM');
   const code = await new Promise<number | null>((resolve) => (gateway.exitCode !== null ? resolve(gateway.exitCode) : gateway.once('exit', resolve)));
   log(`SIGTERM: exited with ${code}`);

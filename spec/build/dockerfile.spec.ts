@@ -30,7 +30,14 @@ describe('the container files (Dockerfile, compose.yaml)', () => {
     expect(fromBuild.map((i) => i.rest)).to.deep.equal(['/app/dist ./dist']);
     // No source, tests or node_modules of the context: only what the gateway reads at run time.
     const fromContext = runtime.instructions.filter((i) => i.keyword === 'COPY' && !i.flags.from).map((i) => i.rest.split(/\s+/).slice(0, -1)).flat();
-    expect(fromContext.sort()).to.deep.equal(['definitions', 'package-lock.json', 'package.json', 'schemas']);
+    expect(fromContext.sort()).to.deep.equal(['definitions', 'package-lock.json', 'package.json', 'schemas', 'web']);
+  });
+
+  it('copies the browser files the gateway serves (web/: the Connect page, the browser SDK) into the runtime stage, where PACKAGE_ROOT finds them', () => {
+    const copies = runtime.instructions.filter((i) => i.keyword === 'COPY' && !i.flags.from).map((i) => i.rest);
+    expect(copies).to.include('web ./web');
+    // WORKDIR /app holds package.json: PACKAGE_ROOT is /app there, and the page is read from /app/web/connect.
+    expect(last(runtime, 'WORKDIR')!.rest).to.equal('/app');
   });
 
   it("runs as a non-root user, with npm start's command, a HEALTHCHECK without curl, and DATA_DIR and DEFINITIONS_DIR as volumes", () => {

@@ -46,8 +46,11 @@ describe('CORS: end-user-token endpoints open to the allowed origins only, API-k
       'POST /v1/installation/apps/{appId}/{appVersion}/action/{actionId}/run',
       'GET /v2/end-user/apps',
       'GET,POST /v2/end-user/connections',
-      'DELETE /v2/end-user/connections/{connectionId}',
+      'PATCH,DELETE /v2/end-user/connections/{connectionId}',
+      'GET /v2/end-user/connections/{connectionId}/reauthorize',
+      'GET /v2/end-user/session',
       'GET /v2/connect/{appSlug}/authorize',
+      'POST /v2/end-user/apps/{appSlug}/actions/{actionSlug}/run',
     ]);
     const run = browserEndpoints().find((e) => e.path.startsWith('/v1/installation'))!;
     expect(run.pattern.test('/v1/installation/apps/acme/1/action/list/run')).to.equal(true);

@@ -81,14 +81,14 @@ export function runRoutes(services: Services): Router<AppState> {
  * JSON into meta.response), with the Content-Type Koa gives JSON written out:
  * `ctx.type = 'json'` looks the type up again on every response.
  */
-function answer(ctx: AppContext, outcome: RunOutcome): void {
+export function answer(ctx: AppContext, outcome: RunOutcome): void {
   ctx.status = outcome.status;
   ctx.set('Content-Type', 'application/json; charset=utf-8');
   ctx.body = envelopeJson(outcome.envelope);
 }
 
 /** A caller who hangs up stops the run: no retry waits or app calls for nobody. */
-function abortOnClose(ctx: AppContext): CallStop {
+export function abortOnClose(ctx: AppContext): CallStop {
   const stop = new CallStop();
   ctx.res.once('close', () => {
     if (!ctx.res.writableEnded) stop.abort(new Error('the caller went away'));

@@ -1,0 +1,24 @@
+import type { Config } from '../config/config.ts';
+import { originOf } from '../embedding/origins.ts';
+
+/** The page the OAuth flow returns to when the Connect page started it: it hands the outcome to the page and closes. */
+export const OAUTH_RETURN_PATH = '/connect/oauth-return';
+
+/**
+ * The origins the gateway's own pages are served on: PUBLIC_BASE_URL's (and EMBEDDED_BASE_URL's) origin;
+ * while PUBLIC_BASE_URL is unset (its default, http://localhost:<PORT>), also the origin the request came
+ * to, which is how a gateway on a developer's machine is reached (127.0.0.1, another port with PORT=0).
+ * The OAuth callback's redirect_uri is computed from the same setting (engine/connect/authorize.ts).
+ */
+export function gatewayOrigins(config: Pick<Config, 'publicBaseUrl' | 'embeddedBaseUrl' | 'port'>, requestOrigin: string): string[] {
+  const origins = [originOf(config.publicBaseUrl), originOf(config.embeddedBaseUrl)];
+  if (config.publicBaseUrl === `http://localhost:${config.port}`) origins.push(originOf(requestOrigin));
+  return [...new Set(origins.filter((o): o is string => o !== null))];
+}
+
+/** A returnUrl that is the gateway's own OAuth return page (on one of its own origins, that exact path). */
+export function isOwnReturnPage(returnUrl: string, ownOrigins: readonly string[]): boolean {
+  if (!URL.canParse(returnUrl)) return false;
+  const url = new URL(returnUrl);
+  return ownOrigins.includes(url.origin) && url.pathname === OAUTH_RETURN_PATH && !url.username && !url.password;
+}

@@ -1,0 +1,668 @@
+// The Connect page (GET /connect): an end user connects their accounts of the apps their company enabled,
+// reconnects one that needs it, and disconnects. Plain modern JavaScript, no build step; served under a strict
+// Content-Security-Policy (this origin only, no inline script or style). The only secret it ever holds is the
+// end-user token it was opened with, kept in memory (and, only while a sign-in redirect is under way, in this
+// tab's sessionStorage, removed on return).
+//
+// HOW THE PAGE GETS ITS TOKEN
+//
+// 1. Direct or redirect: /connect#token=<END_USER_TOKEN>&app=<app slug, optional>. The fragment never reaches
+//    the server nor a Referer; the page removes it from the address bar (history.replaceState) once read.
+//    With app=, that app's connect step opens at once.
+//
+// 2. Opened by the browser SDK, in a popup (window.open) or an iframe, at /connect?origin=<the opener's origin>.
+//    The origin parameter only decides framing: the answer's CSP is `frame-ancestors <origin>` when some
+//    company allows that origin, else `frame-ancestors 'none'`. The postMessage protocol (version 1), where
+//    "opener" is window.parent when framed, else window.opener:
+//
+//    page -> opener  {source: 'gateway-connect', version: 1, type: 'ready'}            targetOrigin '*' (no data)
+//    opener -> page  {source: 'gateway-connect', version: 1, type: 'init', token, app?} targetOrigin: the gateway
+//
+//    The page takes `init` only from event.source === its opener, only once, then asks GET /v2/end-user/session
+//    with the token and goes on only when event.origin is one of the token's company's allowedOrigins;
+//    otherwise it shows an error and posts nothing more. From then on it posts to that exact origin (never '*'):
+//
+//    {source, version: 1, type: 'connected', connection}      a new connection (as GET /v2/end-user/connections shows it)
+//    {source, version: 1, type: 'reconnected', connection}    a connection got new credentials or tokens (same id)
+//    {source, version: 1, type: 'disconnected', connectionId} the end user disconnected one
+//    {source, version: 1, type: 'error', error: {code, message}}  a fatal error (the token expired or was refused...)
+//    {source, version: 1, type: 'close'}                      the end user pressed Done (a popup then closes itself)
+//
+// OAUTH APPS open the provider in a popup named 'gateway-connect-oauth' through
+// GET /v2/connect/{app}/authorize?returnUrl=<this origin>/connect/oauth-return (a reconnect through
+// GET /v2/end-user/connections/{id}/reauthorize); the return page posts {source: 'gateway-connect-oauth',
+// version: 1, connectionId} or {..., error, description} back to this page (same origin) and closes. When the
+// browser blocks the popup the page offers a redirect instead; the return page then comes back to /connect.
+
+const PROTOCOL = 'gateway-connect';
+const OAUTH_PROTOCOL = 'gateway-connect-oauth';
+const OAUTH_WINDOW = 'gateway-connect-oauth';
+const RESUME_KEY = 'gateway-connect-resume';
+const OUTCOME_KEY = 'gateway-connect-oauth-outcome';
+
+const $ = (id) => document.getElementById(id);
+const framed = window.parent !== window;
+/** The window that opened or framed this page (the SDK's), if any. */
+const opener = framed ? window.parent : window.opener;
+
+const state = {
+  token: null,
+  /** The opener's origin, once the handshake accepted it: every message goes there, and only there. */
+  openerOrigin: null,
+  session: null,
+  apps: [],
+  connections: [],
+  /** The element focused before a step opened: focus goes back there when it closes. */
+  returnFocus: null,
+  fatal: false,
+};
+
+// ---------------------------------------------------------------------------------------------------- helpers
+
+/** Builds an element: el('button', {type: 'button', class: 'x', onclick}, 'text', child...). Text only, never HTML. */
+function el(tag, attributes = {}, ...children) {
+  const element = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (name.startsWith('on')) element.addEventListener(name.slice(2), value);
+    else if (name === 'class') element.className = value;
+    else element.setAttribute(name, value === true ? '' : String(value));
+  }
+  for (const child of children.flat()) if (child !== null && child !== undefined) element.append(child);
+  return element;
+}
+
+function post(type, extra = {}) {
+  if (!state.openerOrigin || !opener) return;
+  opener.postMessage({ source: PROTOCOL, version: 1, type, ...extra }, state.openerOrigin);
+}
+
+function announce(text) {
+  const status = $('status');
+  status.textContent = '';
+  // A fresh text node, so a screen reader announces a repeated message too.
+  setTimeout(() => (status.textContent = text), 30);
+}
+
+function showAlert(text) {
+  const alert = $('alert');
+  alert.textContent = text;
+  alert.hidden = !text;
+}
+
+function appName(slug) {
+  return state.apps.find((a) => a.slug === slug)?.name ?? slug;
+}
+
+/** Who sent the end user here, for "go back to …". */
+function productName() {
+  return state.session?.company?.name ?? 'the app that sent you here';
+}
+
+class ApiError extends Error {
+  constructor(status, code, message, problems = []) {
+    super(message);
+    this.status = status;
+    this.code = code;
+    this.problems = problems;
+  }
+}
+
+/** Calls the gateway with the end-user token; a refusal is an ApiError with the API's own words, never raw JSON. */
+async function api(path, init = {}) {
+  let response;
+  try {
+    response = await fetch(path, {
+      ...init,
+      headers: { Authorization: `Bearer ${state.token}`, ...(init.body ? { 'Content-Type': 'application/json' } : {}), ...init.headers },
+      referrerPolicy: 'no-referrer',
+      cache: 'no-store',
+    });
+  } catch {
+    throw new ApiError(0, 'UNREACHABLE', 'The connection service cannot be reached. Check your internet connection and try again.');
+  }
+  let body = null;
+  try {
+    body = await response.json();
+  } catch {
+    /* not JSON: a proxy's page; the status says enough */
+  }
+  if (response.ok && body && body.success) return body;
+  const error = body && body.error;
+  if (response.status === 401) {
+    throw new ApiError(401, 'UNAUTHORIZED', `Your session has expired: go back to ${productName()} and open this page again.`);
+  }
+  if (error && typeof error.message === 'string') throw new ApiError(response.status, error.code, friendly(error), error.details?.problems ?? []);
+  throw new ApiError(response.status, 'UNAVAILABLE', 'The connection service is not available right now. Try again in a moment.');
+}
+
+function friendly(error) {
+  switch (error.code) {
+    case 'APP_NOT_ENABLED':
+      return `This app is not available to connect here: ${productName()} has not enabled it.`;
+    case 'EGRESS_DENIED':
+      return "The connection service is not allowed to reach this app's servers (its network policy refused the address).";
+    case 'RATE_LIMITED':
+      return 'Too many attempts: wait a moment and try again.';
+    default:
+      return error.message;
+  }
+}
+
+/** A fatal error: the page can do nothing more (no token, expired token, a refused opener). */
+function fatal(message, code) {
+  state.fatal = true;
+  closeStep();
+  $('loading').hidden = true;
+  $('apps-section').hidden = true;
+  $('connections-section').hidden = true;
+  showAlert(message);
+  if (code) post('error', { error: { code, message } });
+  $('title').focus();
+}
+
+function handle(error) {
+  if (error instanceof ApiError && error.status === 401) return fatal(error.message, 'UNAUTHORIZED');
+  showAlert(error instanceof ApiError ? error.message : 'Something went wrong. Try again.');
+}
+
+// ---------------------------------------------------------------------------------------------------- start
+
+async function start(token, appSlug, outcome) {
+  state.token = token;
+  try {
+    if (!state.session) state.session = (await api('/v2/end-user/session')).data;
+    const who = state.session.name || state.session.email;
+    $('signed-in').textContent = who ? `Signed in as ${who} · ${state.session.company.name}` : `Signed in through ${state.session.company.name}`;
+    $('signed-in').hidden = false;
+    await refresh();
+  } catch (error) {
+    return handle(error);
+  }
+  $('loading').hidden = true;
+  if (outcome) await oauthOutcome(outcome.result, outcome.reconnect, null);
+  if (appSlug) {
+    const app = state.apps.find((a) => a.slug === appSlug);
+    if (app) openConnect(app, null);
+    else showAlert(`The app "${appSlug}" is not available to connect here.`);
+  }
+}
+
+async function refresh() {
+  const [apps, connections] = await Promise.all([api('/v2/end-user/apps'), api('/v2/end-user/connections?sort=-createdOn&limit=100')]);
+  state.apps = apps.data;
+  state.connections = connections.data;
+  renderApps();
+  renderConnections();
+}
+
+// ---------------------------------------------------------------------------------------------------- lists
+
+function tile(app) {
+  return el('span', { class: 'tile', 'aria-hidden': 'true' }, app.initials);
+}
+
+function renderApps() {
+  const list = $('apps');
+  list.replaceChildren(
+    ...state.apps.map((app) => {
+      const count = state.connections.filter((c) => c.appSlug === app.slug).length;
+      return el(
+        'li',
+        {},
+        el(
+          'button',
+          { type: 'button', class: 'app', 'data-app': app.slug, onclick: (event) => openConnect(app, event.currentTarget) },
+          tile(app),
+          el('span', { class: 'app-text' }, el('span', { class: 'app-name' }, app.name), el('span', { class: 'muted small' }, count ? `Connected${count > 1 ? ` (${count})` : ''} · connect another` : 'Connect')),
+        ),
+      );
+    }),
+  );
+  $('apps-empty').hidden = state.apps.length > 0;
+  $('apps-section').hidden = false;
+}
+
+const STATUS_TEXT = { active: 'Connected', needs_reauthorization: 'Needs reconnecting' };
+
+function renderConnections() {
+  const list = $('connections');
+  list.replaceChildren(
+    ...state.connections.map((connection) => {
+      const app = state.apps.find((a) => a.slug === connection.appSlug);
+      const name = appName(connection.appSlug);
+      const titleId = `connection-${connection.id}`;
+      const actions = [];
+      if (connection.status === 'needs_reauthorization' && app) {
+        actions.push(el('button', { type: 'button', class: 'button', 'aria-describedby': titleId, onclick: (event) => openReconnect(app, connection, event.currentTarget) }, 'Reconnect'));
+      }
+      actions.push(el('button', { type: 'button', class: 'button secondary', 'aria-describedby': titleId, onclick: (event) => confirmDisconnect(connection, event.currentTarget) }, 'Disconnect'));
+      return el(
+        'li',
+        { class: 'connection', 'data-connection': connection.id },
+        app ? tile(app) : el('span', { class: 'tile', 'aria-hidden': 'true' }, '?'),
+        el(
+          'div',
+          { class: 'connection-text' },
+          el('span', { class: 'app-name', id: titleId }, connection.name ? `${name}: ${connection.name}` : name),
+          el('span', { class: `badge ${connection.status}` }, STATUS_TEXT[connection.status] ?? connection.status),
+          el('span', { class: 'muted small' }, `Since ${new Date(connection.createdOn).toLocaleDateString()}`),
+        ),
+        el('div', { class: 'actions' }, actions),
+      );
+    }),
+  );
+  $('connections-empty').hidden = state.connections.length > 0;
+  $('connections-section').hidden = false;
+}
+
+// ---------------------------------------------------------------------------------------------------- steps
+
+function openStep(title, ...content) {
+  const dialog = $('step');
+  $('step-title').textContent = title;
+  $('step-body').replaceChildren(...content);
+  if (!dialog.open) {
+    state.returnFocus ??= document.activeElement;
+    dialog.showModal();
+  }
+  $('step-title').focus();
+}
+
+function closeStep() {
+  const dialog = $('step');
+  if (!dialog.open) return;
+  dialog.close();
+}
+
+$('step').addEventListener('close', () => {
+  $('step-body').replaceChildren();
+  const back = state.returnFocus;
+  state.returnFocus = null;
+  // Back to the button that opened the step; when the list was redrawn meanwhile, to the same app's button.
+  const target = back && back.isConnected ? back : back?.dataset?.app ? document.querySelector(`[data-app="${CSS.escape(back.dataset.app)}"]`) : null;
+  (target ?? $('title')).focus();
+});
+$('step-close').addEventListener('click', () => closeStep());
+
+/** The step to connect an app: a form for key/basic/credential apps, a sign-in button for OAuth apps. */
+function openConnect(app, trigger) {
+  if (state.fatal) return;
+  showAlert('');
+  if (trigger) state.returnFocus = trigger;
+  const auth = app.auths[0];
+  if (!auth) return openStep(`Connect ${app.name}`, el('p', {}, 'This app cannot be connected here.'));
+  if (auth.connect === 'oauth') return openStep(`Connect ${app.name}`, ...oauthStep(app, auth, null));
+  openStep(`Connect ${app.name}`, credentialForm(app, auth, null));
+}
+
+function openReconnect(app, connection, trigger) {
+  showAlert('');
+  state.returnFocus = trigger;
+  const auth = app.auths.find((a) => a.id === connection.authId) ?? app.auths[0];
+  if (connection.authType === 'OAuth2AuthorizationCode') return openStep(`Reconnect ${app.name}`, ...oauthStep(app, auth, connection));
+  openStep(`Reconnect ${app.name}`, credentialForm(app, auth, connection));
+}
+
+const SECRET_KEY = /secret|password|token|key|pass/i;
+
+/** One input for an argument as GET /v2/end-user/apps describes it; its name is the API's field (credentials.x, metadata.x). */
+function field(argument, group, value) {
+  const name = `${group}.${argument.key}`;
+  const id = `field-${group}-${argument.key}`;
+  const hintId = `${id}-hint`;
+  const errorId = `${id}-error`;
+  const label = el('label', { for: id }, argument.label || argument.key, argument.required ? el('span', { class: 'required' }, ' (required)') : null);
+  const common = { id, name, 'data-type': argument.dataType, 'aria-describedby': argument.description ? hintId : null, required: argument.required || null };
+  let input;
+  if (argument.list && argument.list.type === 'Fixed' && Array.isArray(argument.list.options)) {
+    input = el(
+      'select',
+      common,
+      el('option', { value: '' }, argument.required ? 'Choose…' : '(none)'),
+      ...argument.list.options.map((o) => el('option', { value: String(o.value), selected: value !== undefined && String(value) === String(o.value) }, o.label ?? String(o.value))),
+    );
+  } else if (argument.dataType === 'Boolean') {
+    input = el('input', { ...common, type: 'checkbox', checked: value === true, required: null });
+  } else {
+    const secret = group === 'credentials' && SECRET_KEY.test(`${argument.key} ${argument.label ?? ''}`);
+    const numeric = argument.dataType === 'Number' || argument.dataType === 'Integer';
+    input = el('input', {
+      ...common,
+      type: secret ? 'password' : 'text',
+      inputmode: numeric ? (argument.integer ? 'numeric' : 'decimal') : null,
+      autocomplete: secret ? 'new-password' : 'off',
+      spellcheck: 'false',
+      value: value !== undefined && value !== null ? String(value) : null,
+    });
+  }
+  return el(
+    'div',
+    { class: argument.dataType === 'Boolean' ? 'field checkbox' : 'field' },
+    label,
+    argument.description ? el('p', { class: 'hint', id: hintId }, argument.description) : null,
+    input,
+    el('p', { class: 'field-error', id: errorId, hidden: true }),
+  );
+}
+
+function credentialForm(app, auth, connection) {
+  const credentialArguments = [
+    ...auth.arguments.filter((a) => !a.hidden),
+    // What the auth kind takes besides its arguments (a client-credentials auth's clientId and clientSecret).
+    ...auth.credentialFields.filter((f) => !auth.arguments.some((a) => a.key === f.key)).map((f) => ({ key: f.key, label: f.key, dataType: 'String', required: f.required })),
+  ];
+  const metadataArguments = app.metadataArguments.filter((a) => !a.hidden);
+  const summary = el('div', { class: 'form-errors', role: 'alert', hidden: true, tabindex: '-1' });
+  const submit = el('button', { type: 'submit', class: 'button' }, connection ? 'Reconnect' : 'Connect');
+  const form = el(
+    'form',
+    { novalidate: true, class: 'connect-form', 'data-app': app.slug },
+    el('p', { class: 'muted' }, connection ? `Enter new credentials for your ${app.name} account.` : `Enter the details of your ${app.name} account (${auth.name}).`),
+    summary,
+    credentialArguments.length ? el('fieldset', {}, el('legend', {}, auth.name), ...credentialArguments.map((a) => field(a, 'credentials'))) : null,
+    metadataArguments.length ? el('fieldset', {}, el('legend', {}, 'Account settings'), ...metadataArguments.map((a) => field(a, 'metadata', connection?.metadata?.[a.key]))) : null,
+    el('div', { class: 'actions' }, submit, el('button', { type: 'button', class: 'button secondary', onclick: () => closeStep() }, 'Cancel')),
+  );
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    clearProblems(form, summary);
+    const { credentials, metadata } = formValues(form);
+    submit.disabled = true;
+    submit.setAttribute('aria-busy', 'true');
+    try {
+      const answer = connection
+        ? await api(`/v2/end-user/connections/${encodeURIComponent(connection.id)}`, { method: 'PATCH', body: JSON.stringify({ credentials, metadata }) })
+        : await api('/v2/end-user/connections', { method: 'POST', body: JSON.stringify({ appSlug: app.slug, authId: auth.id, credentials, metadata }) });
+      await refresh();
+      const shown = state.connections.find((c) => c.id === answer.data.id) ?? answer.data;
+      post(connection ? 'reconnected' : 'connected', { connection: shown });
+      closeStep();
+      announce(connection ? `${app.name} is reconnected.` : `${app.name} is connected.`);
+    } catch (error) {
+      if (error instanceof ApiError && error.problems.length) showProblems(form, summary, error);
+      else if (error instanceof ApiError && error.status === 401) fatal(error.message, 'UNAUTHORIZED');
+      else showFormError(summary, error);
+    } finally {
+      submit.disabled = false;
+      submit.removeAttribute('aria-busy');
+    }
+  });
+  return form;
+}
+
+function formValues(form) {
+  const credentials = {};
+  const metadata = {};
+  for (const input of form.querySelectorAll('input, select')) {
+    const [group, ...rest] = input.name.split('.');
+    const key = rest.join('.');
+    const target = group === 'credentials' ? credentials : metadata;
+    if (input.type === 'checkbox') {
+      target[key] = input.checked;
+      continue;
+    }
+    const raw = input.value.trim();
+    if (raw === '') continue;
+    const type = input.dataset.type;
+    target[key] = (type === 'Number' || type === 'Integer') && raw !== '' && !Number.isNaN(Number(raw)) ? Number(raw) : raw;
+  }
+  return { credentials, metadata };
+}
+
+function clearProblems(form, summary) {
+  summary.hidden = true;
+  summary.replaceChildren();
+  for (const error of form.querySelectorAll('.field-error')) {
+    error.hidden = true;
+    error.textContent = '';
+  }
+  for (const input of form.querySelectorAll('[aria-invalid]')) {
+    input.removeAttribute('aria-invalid');
+    input.setAttribute('aria-describedby', (input.getAttribute('aria-describedby') ?? '').split(' ').filter((id) => id && !id.endsWith('-error')).join(' '));
+    if (!input.getAttribute('aria-describedby')) input.removeAttribute('aria-describedby');
+  }
+}
+
+/** The API's problems next to their fields (by `field`), linked with aria-describedby; the first invalid field gets focus. */
+function showProblems(form, summary, error) {
+  let first = null;
+  const elsewhere = [];
+  for (const problem of error.problems) {
+    const input = form.querySelector(`[name="${CSS.escape(problem.field)}"]`);
+    if (!input) {
+      elsewhere.push(problem.message ? `${problem.field}: ${problem.message}` : problem.field);
+      continue;
+    }
+    const message = form.querySelector(`#${CSS.escape(input.id)}-error`);
+    const label = form.querySelector(`label[for="${CSS.escape(input.id)}"]`)?.firstChild?.textContent ?? problem.field;
+    message.textContent = `${label} ${problem.message}`;
+    message.hidden = false;
+    input.setAttribute('aria-invalid', 'true');
+    input.setAttribute('aria-describedby', [input.getAttribute('aria-describedby'), message.id].filter(Boolean).join(' '));
+    first ??= input;
+  }
+  const count = error.problems.length;
+  summary.replaceChildren(
+    el('p', {}, count === 1 ? 'Please correct the field below.' : `Please correct the ${count} fields below.`),
+    ...elsewhere.map((text) => el('p', {}, text)),
+  );
+  summary.hidden = false;
+  (first ?? summary).focus();
+}
+
+function showFormError(summary, error) {
+  summary.replaceChildren(el('p', {}, error instanceof ApiError ? error.message : 'Something went wrong. Try again.'));
+  summary.hidden = false;
+  summary.focus();
+}
+
+// ---------------------------------------------------------------------------------------------------- OAuth
+
+function oauthStep(app, auth, connection) {
+  const metadataArguments = connection ? [] : app.metadataArguments.filter((a) => !a.hidden);
+  const summary = el('div', { class: 'form-errors', role: 'alert', hidden: true, tabindex: '-1' });
+  const submit = el('button', { type: 'submit', class: 'button' }, `Continue to ${app.name}`);
+  const form = el(
+    'form',
+    { novalidate: true, class: 'connect-form', 'data-app': app.slug },
+    el('p', {}, `You will sign in to ${app.name} in a new window and allow access there. This page updates when you are done.`),
+    summary,
+    metadataArguments.length ? el('fieldset', {}, el('legend', {}, 'Account settings'), ...metadataArguments.map((a) => field(a, 'metadata'))) : null,
+    el('div', { class: 'actions' }, submit, el('button', { type: 'button', class: 'button secondary', onclick: () => closeStep() }, 'Cancel')),
+  );
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    clearProblems(form, summary);
+    // Opened now, in the click: a window opened after an await is blocked as a pop-up nobody asked for.
+    const popup = window.open('about:blank', OAUTH_WINDOW, 'popup,width=520,height=720');
+    submit.disabled = true;
+    try {
+      const returnUrl = `${location.origin}/connect/oauth-return`;
+      const { metadata } = formValues(form);
+      const path = connection
+        ? `/v2/end-user/connections/${encodeURIComponent(connection.id)}/reauthorize?returnUrl=${encodeURIComponent(returnUrl)}`
+        : `/v2/connect/${encodeURIComponent(app.slug)}/authorize?returnUrl=${encodeURIComponent(returnUrl)}&authId=${encodeURIComponent(auth.id)}${Object.keys(metadata).length ? `&metadata=${encodeURIComponent(JSON.stringify(metadata))}` : ''}`;
+      const { data } = await api(path);
+      if (!popup || popup.closed) return popupBlocked(app, data.authorizationUrl, connection);
+      popup.location.href = data.authorizationUrl;
+      announce(`Waiting for you to finish signing in to ${app.name} in the other window.`);
+      const result = await waitForPopup(popup);
+      await oauthOutcome(result, connection, app);
+    } catch (error) {
+      popup?.close();
+      if (error instanceof ApiError && error.problems.length) showProblems(form, summary, error);
+      else if (error instanceof ApiError && error.status === 401) fatal(error.message, 'UNAUTHORIZED');
+      else showFormError(summary, error);
+    } finally {
+      submit.disabled = false;
+    }
+  });
+  return [form];
+}
+
+/** The return page's message from this popup (same origin), or a closed window. */
+function waitForPopup(popup) {
+  return new Promise((resolve) => {
+    const done = (result) => {
+      window.removeEventListener('message', onMessage);
+      clearInterval(timer);
+      resolve(result);
+    };
+    const onMessage = (event) => {
+      if (event.origin !== location.origin || event.source !== popup) return;
+      const data = event.data;
+      if (!data || data.source !== OAUTH_PROTOCOL || data.version !== 1) return;
+      done(typeof data.connectionId === 'string' ? { connectionId: data.connectionId } : { error: String(data.error), description: String(data.description) });
+    };
+    window.addEventListener('message', onMessage);
+    // A window closed without an answer: the end user gave up.
+    const timer = setInterval(() => {
+      if (popup.closed) setTimeout(() => done({ closed: true }), 300);
+    }, 400);
+  });
+}
+
+async function oauthOutcome(result, connection, app) {
+  if (result.closed) {
+    return showStepOrAlert('The sign-in window was closed before the connection was made. Try again when you are ready.');
+  }
+  if (result.error) {
+    const name = app ? app.name : 'The app';
+    const text =
+      result.error === 'access_denied'
+        ? `${name} refused the connection: ${result.description}`
+        : result.error === 'egress_denied'
+          ? `The connection service is not allowed to reach ${app ? `${app.name}'s` : "the app's"} servers (its network policy refused the address): ${result.description}`
+          : `The connection was not made: ${result.description} (${result.error})`;
+    return showStepOrAlert(text);
+  }
+  await refresh();
+  const shown = state.connections.find((c) => c.id === result.connectionId);
+  const reconnect = Boolean(connection);
+  if (shown) post(reconnect ? 'reconnected' : 'connected', { connection: shown });
+  closeStep();
+  announce(`${appName(shown?.appSlug ?? app?.slug ?? '')} is ${reconnect ? 'reconnected' : 'connected'}.`);
+}
+
+function showStepOrAlert(text) {
+  const summary = $('step').open ? $('step-body').querySelector('.form-errors') : null;
+  if (summary) {
+    summary.replaceChildren(el('p', {}, text));
+    summary.hidden = false;
+    summary.focus();
+  } else {
+    showAlert(text);
+  }
+}
+
+function popupBlocked(app, authorizationUrl, connection) {
+  const go = () => {
+    // The token goes with this tab only, until the return page brings the browser back here.
+    sessionStorage.setItem(RESUME_KEY, JSON.stringify({ token: state.token, openerOrigin: state.openerOrigin, reconnect: connection ? { id: connection.id } : null }));
+    location.assign(authorizationUrl);
+  };
+  const content = [el('p', { class: 'form-errors', role: 'alert' }, 'Your browser blocked the sign-in window.')];
+  if (framed) content.push(el('p', {}, 'Allow pop-ups for this site in your browser, then try again.'));
+  else content.push(el('p', {}, `You can sign in to ${app.name} in this window instead; you will come back here when you are done.`), el('div', { class: 'actions' }, el('button', { type: 'button', class: 'button', onclick: go }, `Continue in this window`)));
+  openStep(connection ? `Reconnect ${app.name}` : `Connect ${app.name}`, ...content);
+}
+
+// ---------------------------------------------------------------------------------------------------- disconnect
+
+function confirmDisconnect(connection, trigger) {
+  showAlert('');
+  state.returnFocus = trigger;
+  const name = appName(connection.appSlug);
+  const summary = el('div', { class: 'form-errors', role: 'alert', hidden: true, tabindex: '-1' });
+  const confirm = el('button', { type: 'button', class: 'button danger' }, 'Disconnect');
+  confirm.addEventListener('click', async () => {
+    confirm.disabled = true;
+    try {
+      await api(`/v2/end-user/connections/${encodeURIComponent(connection.id)}`, { method: 'DELETE' });
+      post('disconnected', { connectionId: connection.id });
+      state.returnFocus = null;
+      closeStep();
+      await refresh();
+      announce(`${name} is disconnected.`);
+      $('connections-title').focus();
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 401) fatal(error.message, 'UNAUTHORIZED');
+      else showFormError(summary, error);
+    } finally {
+      confirm.disabled = false;
+    }
+  });
+  openStep(
+    `Disconnect ${name}?`,
+    el('p', {}, `${productName()} will no longer be able to use your ${name} account. You can connect it again later.`),
+    summary,
+    el('div', { class: 'actions' }, confirm, el('button', { type: 'button', class: 'button secondary', onclick: () => closeStep() }, 'Cancel')),
+  );
+}
+
+// ---------------------------------------------------------------------------------------------------- boot
+
+$('close').addEventListener('click', () => {
+  post('close');
+  if (!framed && window.opener) window.close();
+});
+$('connections-title').setAttribute('tabindex', '-1');
+
+function handshake() {
+  if (!opener) return fatal(`This page needs a session: go back to the app that sent you here and open it again.`);
+  $('close').hidden = false;
+  $('loading').textContent = 'Waiting for the app that opened this page…';
+  let answered = false;
+  window.addEventListener('message', async (event) => {
+    const data = event.data;
+    if (answered || event.source !== opener || !data || data.source !== PROTOCOL || data.version !== 1 || data.type !== 'init') return;
+    if (typeof data.token !== 'string' || !data.token) return;
+    answered = true;
+    state.token = data.token;
+    try {
+      state.session = (await api('/v2/end-user/session')).data;
+    } catch (error) {
+      // The opener's origin is not known to be allowed yet: nothing is posted to it.
+      return fatal(error.message);
+    }
+    if (!state.session.allowedOrigins.includes(event.origin)) {
+      state.token = null;
+      return fatal(`This page was opened from ${event.origin}, which is not allowed to connect accounts for ${state.session.company.name}. Go back to ${state.session.company.name} and try again from there.`);
+    }
+    state.openerOrigin = event.origin;
+    await start(data.token, typeof data.app === 'string' ? data.app : null);
+  });
+  // No data: the opener answers with the token, to this window, for this origin.
+  opener.postMessage({ source: PROTOCOL, version: 1, type: 'ready' }, '*');
+}
+
+function boot() {
+  const fragment = new URLSearchParams(location.hash.slice(1));
+  const token = fragment.get('token');
+  if (token) {
+    // Never left in the address bar, the history or a bookmark.
+    history.replaceState(null, '', location.pathname + location.search);
+    if (opener) $('close').hidden = false;
+    return start(token, fragment.get('app'));
+  }
+  const resume = sessionStorage.getItem(RESUME_KEY);
+  const outcome = sessionStorage.getItem(OUTCOME_KEY);
+  sessionStorage.removeItem(RESUME_KEY);
+  sessionStorage.removeItem(OUTCOME_KEY);
+  if (resume) {
+    // Back from a sign-in made in this window (the pop-up was blocked).
+    try {
+      const saved = JSON.parse(resume);
+      state.openerOrigin = saved.openerOrigin ?? null;
+      if (opener && state.openerOrigin) $('close').hidden = false;
+      const result = outcome ? JSON.parse(outcome) : { closed: true };
+      return start(saved.token, null, { result, reconnect: saved.reconnect });
+    } catch {
+      /* unreadable: start over below */
+    }
+  }
+  handshake();
+}
+
+boot();

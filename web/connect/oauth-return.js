@@ -1,0 +1,22 @@
+// The OAuth return page: GET /v2/connect/callback redirected the browser here, with connectionId, or error and
+// error_description, in the query. Opened as the Connect page's popup, it posts the outcome to that page (same
+// origin only) and closes. Opened in the Connect page's own window (the popup was blocked: a redirect), it keeps
+// the outcome for that page in sessionStorage and goes back to /connect, which picks it up.
+const query = new URLSearchParams(location.search);
+const outcome = query.has('connectionId')
+  ? { connectionId: query.get('connectionId') }
+  : { error: query.get('error') || 'unknown_error', description: query.get('error_description') || 'The connection was not made.' };
+// The outcome is not kept in the address bar or the history.
+history.replaceState(null, '', location.pathname);
+
+// The Connect page names its sign-in popup; in any other window (the redirect), the opener, if any, is not it.
+const opener = window.name === 'gateway-connect-oauth' ? window.opener : null;
+if (opener && !opener.closed) {
+  // targetOrigin is this origin: only a Connect page of this gateway receives it.
+  opener.postMessage({ source: 'gateway-connect-oauth', version: 1, ...outcome }, location.origin);
+  window.close();
+  document.getElementById('message').textContent = 'Done: you can close this window.';
+} else {
+  sessionStorage.setItem('gateway-connect-oauth-outcome', JSON.stringify(outcome));
+  location.replace('/connect');
+}
