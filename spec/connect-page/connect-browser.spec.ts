@@ -364,6 +364,44 @@ describe('the Connect page in a real browser (headless Chromium)', function () {
     }
   });
 
+  it('the gateway unreachable: a plain sentence, no stack trace or raw JSON', async () => {
+    const page = await browser.newPage();
+    try {
+      await page.setRequestInterception(true);
+      page.on('request', (request) => void (new URL(request.url()).pathname.startsWith('/v2/') ? request.abort('connectionrefused') : request.continue()));
+      await page.goto(`${gw.url}/connect#token=${await freshToken()}`, { waitUntil: 'load' });
+      expect(await visibleAlert(page)).to.equal('The connection service cannot be reached. Check your internet connection and try again.');
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('names every control: each button, input and select has an accessible name, landmarks and headings are there', async () => {
+    const watched = await openPage();
+    const { page } = watched;
+    try {
+      await clickApp(page, 'notes');
+      await page.waitForSelector('dialog[open] form');
+      const nameless = await page.$$eval('button, input, select, dialog', (els) =>
+        els
+          .filter((e: any) => e.offsetParent !== null || e.tagName === 'DIALOG')
+          .filter((e: any) => {
+            const labelledBy = e.getAttribute('aria-labelledby');
+            const name = e.getAttribute('aria-label') || (labelledBy && (globalThis as any).document.getElementById(labelledBy)?.innerText) || (e.labels && e.labels[0]?.innerText) || (e.tagName === 'BUTTON' && e.innerText);
+            return !name || !String(name).trim();
+          })
+          .map((e: any) => e.outerHTML.slice(0, 80)),
+      );
+      expect(nameless).to.deep.equal([]);
+      expect(await page.$$eval('main, header, h1, h2', (els) => els.map((e) => e.tagName))).to.include.members(['MAIN', 'HEADER', 'H1', 'H2']);
+      expect(await page.$eval('#status', (e) => [e.getAttribute('role'), e.getAttribute('aria-live')])).to.deep.equal(['status', 'polite']);
+      expect(await page.$eval('html', (e) => e.getAttribute('lang'))).to.equal('en');
+      expectClean(watched);
+    } finally {
+      await page.close();
+    }
+  });
+
   for (const viewport of [PHONE, DESKTOP]) {
     it(`lays out at ${viewport.width} px: no horizontal scrolling, touch targets at least 44 px, with the list and with a step open`, async () => {
       const watched = await openPage(viewport);
