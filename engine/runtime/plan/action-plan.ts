@@ -5,7 +5,7 @@ import { argumentTree, type ArgumentNode } from '../../arguments/argument-tree.t
 import { CURSOR_ARGUMENT, placeCursor, takesCursorArgument, unknownKeys, withoutValue } from '../../arguments/build-request.ts';
 import { ABSENT, type CheckContext, type MaybeValue } from '../../arguments/check-arguments.ts';
 import { isPlainObject } from '../../arguments/coerce.ts';
-import { headerText, hostVariables } from '../../arguments/host-variables.ts';
+import { fillTemplate, headerText, hostVariables } from '../../arguments/host-variables.ts';
 import { emptyParts } from '../../arguments/placement.ts';
 import { problem, shown } from '../../arguments/rules.ts';
 import type { SendContext } from '../../arguments/send-values.ts';
@@ -33,13 +33,24 @@ class VersionPlan {
   readonly headers: readonly { name: string; where: string; template: SplitTemplate }[];
   private readonly overrides = new Map<string, SplitUrlTemplate>();
   private readonly hosts = new Map<AuthEntry | undefined, HostPlan>();
-  readonly actions = new Map<ActionEntry, ActionPlan>();
 
   constructor(readonly version: AppVersion) {
     const { api } = version;
     this.baseUrl = splitUrlTemplate(api.baseUrl, api.definition?.originVariables ?? []);
     this.headers = Object.entries(api.headers).map(([name, value]) => ({ name, where: `header ${name}`, template: splitHeaderTemplate(value) }));
   }
+
+  private readonly authTemplates = new Map<string, SplitTemplate>();
+
+  /**
+   * fillTemplate for the auths' templates (applyAuth's `fill`): each split on
+   * its first use. Templates come from the version's auth files, so they are few.
+   */
+  readonly fillTemplate: typeof fillTemplate = (template, variables, where, problems, encode) => {
+    let split = this.authTemplates.get(template);
+    if (!split) this.authTemplates.set(template, (split = splitHeaderTemplate(template)));
+    return fillSplit(split, variables, where, problems, (text, hole) => encode(text, hole.offset));
+  };
 
   /** The base URL template a run fills: api.yaml's, or the APP_BASE_URLS replacement (split once each). */
   baseUrlOf(override: string | undefined): SplitUrlTemplate {
@@ -67,6 +78,7 @@ class HostPlan {
 }
 
 const versions = new WeakMap<AppVersion, VersionPlan>();
+const plans = new WeakMap<ActionEntry, ActionPlan>();
 
 /**
  * The run plan of an action, made on its first run and kept as long as its
@@ -75,10 +87,11 @@ const versions = new WeakMap<AppVersion, VersionPlan>();
  * plans are made again; the rest are found by the same keys.
  */
 export function planOf(version: AppVersion, action: ActionEntry): ActionPlan {
+  let plan = plans.get(action);
+  if (plan && plan.version.version === version) return plan;
   let versionPlan = versions.get(version);
   if (!versionPlan) versions.set(version, (versionPlan = new VersionPlan(version)));
-  let plan = versionPlan.actions.get(action);
-  if (!plan) versionPlan.actions.set(action, (plan = new ActionPlan(versionPlan, action)));
+  plans.set(action, (plan = new ActionPlan(versionPlan, action)));
   return plan;
 }
 
@@ -105,7 +118,7 @@ export class ActionPlan {
   readonly bodyHeaders: Readonly<Record<string, string>>;
 
   constructor(
-    private readonly version: VersionPlan,
+    readonly version: VersionPlan,
     action: ActionEntry,
   ) {
     this.action = action;

@@ -25,6 +25,8 @@ interface Hole {
   readonly field: string;
   /** Which URL part it is in (URL templates only). */
   readonly part: UrlPart | null;
+  /** Where the placeholder starts in the template (fillTemplate's encoders are given it). */
+  readonly offset: number;
 }
 
 /** A {{placeholder}} template: literals[i] comes before holes[i]; one more literal ends it. */
@@ -40,7 +42,7 @@ function split(template: string, partAt: ((offset: number) => UrlPart) | null): 
   for (const match of template.matchAll(PLACEHOLDER)) {
     const name = match[1]!;
     literals.push(template.slice(last, match.index));
-    holes.push({ name, whole: match[0], field: name.startsWith(METADATA) ? name : `connection.${name}`, part: partAt ? partAt(match.index) : null });
+    holes.push({ name, whole: match[0], field: name.startsWith(METADATA) ? name : `connection.${name}`, part: partAt ? partAt(match.index) : null, offset: match.index });
     last = match.index + match[0].length;
   }
   literals.push(template.slice(last));

@@ -103,7 +103,7 @@ export async function runAction(services: Services, run: RunRequest): Promise<Ru
   const budgetMs = Math.min(version.api.retry.budgetMs, services.config.server.requestTimeoutMs);
   let waitedMs = 0;
   for (;;) {
-    const applied = applyAuth(auth, secretsOf(connection), built.variables, token);
+    const applied = applyAuth(auth, secretsOf(connection), built.variables, token, plan?.version.fillTemplate);
     const response = await observeAppCall(services.metrics, run.facts, { app: version.app.slug, action: action.slug }, () => appCall(run, retries + Number(renewed), () => services.http.send({
       method: built.request.method,
       url: built.request.url,
