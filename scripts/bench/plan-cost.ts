@@ -9,8 +9,15 @@
  *      (buildOutboundRequest) against the plan, alternating rounds, median:
  *      the benchmark's own action (bench/list-records, { limit: 10 }) and
  *      two bundled actions with more arguments.
+ *   3. One whole run (runAction: build, auth, the call to an upstream in
+ *      this process answering 10 records, the mapping, the envelope), the
+ *      reference interpretation against the plan, alternating rounds of
+ *      sequential runs, median CPU µs of this process per run (the upstream's
+ *      share included, the same in both).
  */
 import fs from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -20,7 +27,15 @@ import type { ActionEntry, AppVersion, DefinitionsSnapshot } from '../../engine/
 import { evaluateGuarded } from '../../engine/mapping/index.ts';
 import { fastPathOf } from '../../engine/mapping/fast/index.ts';
 import { planOf } from '../../engine/runtime/plan/index.ts';
-import { benchAppFiles, writeFiles } from './bench-app.ts';
+import { loadConfig } from '../../engine/config/config.ts';
+import { seal } from '../../engine/credentials/cipher.ts';
+import { startGateway } from '../../engine/gateway.ts';
+import { newId } from '../../engine/ids.ts';
+import { createLogger } from '../../engine/log/logger.ts';
+import { runAction } from '../../engine/runtime/run/run-action.ts';
+import type { ConnectionRecord } from '../../engine/store/index.ts';
+import { BENCH_ACTION, BENCH_APP, benchAppFiles, UPSTREAM_SECRET, writeFiles } from './bench-app.ts';
+import { listing } from './records.ts';
 import { generateTree } from './scale-tree.ts';
 
 const { values: flags } = parseArgs({
@@ -162,5 +177,70 @@ async function buildCost(): Promise<void> {
   }
 }
 
+async function runCost(): Promise<void> {
+  const upstream = http.createServer((req, res) => {
+    req.resume();
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length });
+    res.end(body);
+  });
+  const body = Buffer.from(JSON.stringify(listing(10)));
+  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+  const root = await fs.mkdtemp(path.join(os.tmpdir(), 'bench-plan-run-'));
+  const definitionsDir = path.join(root, 'definitions');
+  await writeFiles(definitionsDir, benchAppFiles(`http://127.0.0.1:${(upstream.address() as AddressInfo).port}`));
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: path.join(root, 'data'), DEFINITIONS_DIR: definitionsDir, LOG_LEVEL: 'silent', EGRESS_ALLOW: '127.0.0.1/32' });
+  const gateway = await startGateway(config, createLogger('silent'));
+  try {
+    const { services } = gateway;
+    const version = services.definitions.current().appsBySlug.get(BENCH_APP)!.versions.get(1)!;
+    const action = version.actions.get(BENCH_ACTION)!;
+    const id = newId('con');
+    const now = new Date();
+    const connection: ConnectionRecord = {
+      id,
+      companyId: 'cmp_bench',
+      appId: version.app.id,
+      appSlug: version.app.slug,
+      authId: 'key',
+      authType: 'ApiKey',
+      endUserId: null,
+      name: null,
+      metadata: {},
+      credentials: seal(services.keyring, id, { arguments: { apiKey: UPSTREAM_SECRET } }),
+      credentialsVersion: 1,
+      status: 'active',
+      tokenExpiresAt: null,
+      createdOn: now,
+      updatedOn: now,
+    };
+    const runs = Math.max(100, Math.round(Number(flags.builds) / 20));
+    const burst = async (interpretation: 'plan' | 'reference') => {
+      const cpu = process.cpuUsage();
+      for (let i = 0; i < runs; i++) {
+        const { envelope } = await runAction(services, { companyId: 'cmp_bench', version, action, connection, installation: null, endUser: null, arguments: { limit: 10 }, interpretation });
+        if (!envelope.success || envelope.data.length !== 10) throw new Error(`the ${interpretation} run did not answer 10 rows`);
+      }
+      const used = process.cpuUsage(cpu);
+      return (used.user + used.system) / runs;
+    };
+    await burst('reference');
+    await burst('plan');
+    const ref: number[] = [];
+    const pl: number[] = [];
+    for (let round = 0; round < Number(flags.rounds); round++) {
+      ref.push(await burst('reference'));
+      pl.push(await burst('plan'));
+    }
+    const median = (xs: number[]) => xs.sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
+    console.log(`\nOne whole run of bench/list-records at 10 records (median of ${flags.rounds} alternating rounds of ${runs} sequential runs; load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')})`);
+    console.table([{ 'reference CPU µs/run': Math.round(median(ref)), 'plan CPU µs/run': Math.round(median(pl)), saved: Math.round(median(ref) - median(pl)) }]);
+  } finally {
+    await gateway.stop();
+    upstream.close();
+    await fs.rm(root, { recursive: true, force: true });
+  }
+}
+
 await buildCost();
+await runCost();
 await eagerCost();
