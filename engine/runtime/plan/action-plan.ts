@@ -138,6 +138,11 @@ export class ActionPlan {
     if (action.response) fastPathOf(action.response.expression);
   }
 
+  /** The origin of the URL `build` made with this base URL (APP_BASE_URLS's, else api.yaml's); undefined when it has variables. */
+  originOf(baseUrl: string | undefined): string | undefined {
+    return this.version.baseUrlOf(baseUrl).origin ?? undefined;
+  }
+
   /** The outbound request, as buildOutboundRequest builds it, or its VALIDATION_ERROR. */
   async build(input: PlanInput, deps: ArgumentDependencies): Promise<BuiltRequest> {
     const { action } = this;

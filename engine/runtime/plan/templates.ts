@@ -92,13 +92,18 @@ export interface SplitUrlTemplate {
   readonly split: SplitTemplate;
   /** The filled text when the template has no holes. */
   readonly constant: string | null;
+  /** The origin of every URL made from it, when it has no holes (and is a URL). */
+  readonly origin: string | null;
 }
 
 export function splitUrlTemplate(template: string, originVariables: readonly string[]): SplitUrlTemplate {
   const parts = urlTemplateParts(template);
   const refusedOrigin = parts.leading !== null && !originVariables.includes(parts.leading) ? parts.leading : null;
   const splitTemplate = split(template, parts.partAt);
-  return { template, refusedOrigin, split: splitTemplate, constant: splitTemplate.holes.length === 0 ? template : null };
+  const constant = splitTemplate.holes.length === 0 ? template : null;
+  // A path joined to it is encoded segment by segment, so it cannot move the origin.
+  const origin = constant !== null && URL.canParse(constant) ? new URL(constant).origin : null;
+  return { template, refusedOrigin, split: splitTemplate, constant, origin: origin === 'null' ? null : origin };
 }
 
 /** What fillUrlTemplate gives for a split URL template. */

@@ -88,10 +88,13 @@ export async function runAction(services: Services, run: RunRequest): Promise<Ru
     lookupOptions: lookupOptionsVia((lookup) => runLookupAction(services, run, lookup), { companyId: run.companyId, connectionId: connection.id, version }),
   };
   const plan = run.interpretation === 'reference' ? null : planOf(version, action);
+  const baseUrl = services.config.appBaseUrls?.[version.app.slug];
   const built = plan
-    ? await plan.build({ auth, host, arguments: run.arguments, baseUrl: services.config.appBaseUrls?.[version.app.slug] }, deps)
+    ? await plan.build({ auth, host, arguments: run.arguments, baseUrl }, deps)
     : await buildOutboundRequest({ action, api: apiOf(version, services.config.appBaseUrls), auth, host, arguments: run.arguments }, deps);
   const scope = { appId: version.app.id, version: version.version, actionId: action.id, connectionId: connection.id };
+  // The call's origin (a NextUrl cursor must stay on it): the plan knows it when the base URL has no variables.
+  const origin = plan?.originOf(baseUrl) ?? new URL(built.request.url).origin;
   applyCursor(services.keyring, scope, action, run.arguments, built);
   const actionMeta: ActionMeta = { id: action.id, slug: action.slug, operation: action.operation, query: built.request.query, body: built.request.body ?? null };
   const exchange = { installationId: run.installation?.id ?? null, endUserId: run.endUser?.id ?? run.installation?.endUserId ?? null, variables: built.variables };
@@ -141,7 +144,7 @@ export async function runAction(services: Services, run: RunRequest): Promise<Ru
       }
       const envelope = await withAppError(enforceEnvelope({ ...mapped.proposal, success: false }, facts));
       envelope.meta.tooManyRequests = true;
-      await setNextCursor(envelope, action.pagination, services.keyring, scope, pageFacts(envelope, built, mappingInput));
+      await setNextCursor(envelope, action.pagination, services.keyring, scope, pageFacts(envelope, built, mappingInput, origin));
       return { status: 429, envelope };
     }
 
@@ -160,7 +163,7 @@ export async function runAction(services: Services, run: RunRequest): Promise<Ru
     }
     const envelope = await withAppError(enforceEnvelope(mapped.proposal, facts));
     try {
-      await setNextCursor(envelope, action.pagination, services.keyring, scope, pageFacts(envelope, built, mappingInput));
+      await setNextCursor(envelope, action.pagination, services.keyring, scope, pageFacts(envelope, built, mappingInput, origin));
     } catch (error) {
       if (!(error instanceof MappingError)) throw error;
       services.metrics?.mappingErrors.inc({ reason: error.details.reason });
@@ -173,8 +176,8 @@ export async function runAction(services: Services, run: RunRequest): Promise<Ru
 }
 
 /** What the next page's cursor is computed from. */
-function pageFacts(envelope: Envelope, built: BuiltRequest, input: MappingInput): PageFacts {
-  return { input, request: built.request as PageFacts['request'], rows: envelope.data.length, origin: new URL(built.request.url).origin };
+function pageFacts(envelope: Envelope, built: BuiltRequest, input: MappingInput, origin: string): PageFacts {
+  return { input, request: built.request as PageFacts['request'], rows: envelope.data.length, origin };
 }
 
 /** The token this run starts with: renewed first when known to be expired, obtained first for client credentials. */
