@@ -120,7 +120,7 @@ async function sendAll(nodes: readonly ArgumentNode[], checked: Map<string, unkn
 }
 
 /** Keys the action does not have: a typo, or a child sent at the top level instead of inside its parent. */
-function unknownKeys(action: ActionEntry, nodes: readonly ArgumentNode[], given: Record<string, unknown>, takesCursor: boolean): FieldProblem[] {
+export function unknownKeys(action: ActionEntry, nodes: readonly ArgumentNode[], given: Record<string, unknown>, takesCursor: boolean): FieldProblem[] {
   const topLevel = new Set(nodes.map((n) => n.arg.key));
   const problems: FieldProblem[] = [];
   for (const key of Object.keys(given)) {
@@ -144,7 +144,7 @@ function unknownKeys(action: ActionEntry, nodes: readonly ArgumentNode[], given:
  * placed by the run (engine/runtime/pagination/); here they are only checked
  * to be strings.
  */
-function placeCursor(pagination: PaginationEntry['definition'], cursor: unknown, parts: RequestParts, problems: FieldProblem[]): void {
+export function placeCursor(pagination: PaginationEntry['definition'], cursor: unknown, parts: RequestParts, problems: FieldProblem[]): void {
   if (cursor === undefined || cursor === null || cursor === '') return;
   if (typeof cursor !== 'string' && typeof cursor !== 'number') {
     problems.push(problem(CURSOR_ARGUMENT, 'type', `must be the string meta.cursor of the previous page (got ${shown(cursor)})`));
@@ -166,6 +166,6 @@ function placeCursor(pagination: PaginationEntry['definition'], cursor: unknown,
 }
 
 /** A connection's values may be secrets (an API key): its problems say what is wrong, never what the value was. */
-function withoutValue(p: FieldProblem): FieldProblem {
+export function withoutValue(p: FieldProblem): FieldProblem {
   return p.field.startsWith('connection.') ? { ...p, message: p.message.replace(/ \(got .*\)$/s, '') } : p;
 }

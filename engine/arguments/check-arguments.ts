@@ -43,7 +43,7 @@ export async function checkArguments(nodes: readonly ArgumentNode[], given: Reco
   return checked;
 }
 
-async function checkNode(node: ArgumentNode, raw: unknown, field: string, ctx: CheckContext, inPath: boolean): Promise<MaybeValue> {
+export async function checkNode(node: ArgumentNode, raw: unknown, field: string, ctx: CheckContext, inPath: boolean): Promise<MaybeValue> {
   const { arg } = node;
   let value = raw;
   if (arg.hidden && !missing(raw)) {

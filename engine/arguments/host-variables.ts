@@ -59,6 +59,6 @@ export function headerText(text: string): string | null {
 }
 
 /** One problem per variable: a value the connection lacks is reported once, however many templates use it. */
-function addOnce(problems: FieldProblem[], p: FieldProblem): void {
+export function addOnce(problems: FieldProblem[], p: FieldProblem): void {
   if (!problems.some((q) => q.field === p.field)) problems.push(p);
 }

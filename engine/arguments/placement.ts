@@ -72,7 +72,7 @@ export function place(node: ArgumentNode, sent: unknown, parts: RequestParts, pr
 
 const PATH_PARAM = /:([A-Za-z_][A-Za-z0-9_]*)/g;
 /** Stands for a left-out last parameter until its slash is dropped (a character no filled segment can hold: values are percent-encoded). */
-const LEFT_OUT = '\u0000';
+export const LEFT_OUT = '\u0000';
 
 /**
  * The action path with every :name replaced by its URL-encoded value.

@@ -91,7 +91,7 @@ export function fillUrlTemplate(
   return fillTemplate(template, variables, where, problems, (value, offset) => encodeFor(parts.partAt(offset), value));
 }
 
-function encodeFor(part: UrlPart, value: string): string | { refused: string } {
+export function encodeFor(part: UrlPart, value: string): string | { refused: string } {
   switch (part) {
     case 'origin':
       return originOf(value) ?? { refused: 'its value is not an origin (http:// or https://, a host and an optional port, nothing else)' };

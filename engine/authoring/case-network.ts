@@ -14,6 +14,8 @@ export interface SentRequest {
   headers: Record<string, string>;
   /** Parsed JSON, a form as a flat object of strings, text, or null for none. */
   body: unknown;
+  /** As it went on the wire: the path with its query string, the headers as given, the body's bytes as text. */
+  wire: { origin: string; path: string; headers: Record<string, string>; body: string | null };
 }
 
 /**
@@ -88,7 +90,15 @@ function sentRequest(options: DispatchOptions): SentRequest {
     query[key] = had === undefined ? value : Array.isArray(had) ? [...had, value] : [had, value];
   }
   const headers = headerObject(options.headers);
-  return { method: options.method.toUpperCase(), url: `${url.origin}${url.pathname}`, query, headers, body: decodeBody(options.body, headers['content-type']) };
+  const body = options.body === null || options.body === undefined ? null : typeof options.body === 'string' ? options.body : Buffer.from(options.body).toString('utf8');
+  return {
+    method: options.method.toUpperCase(),
+    url: `${url.origin}${url.pathname}`,
+    query,
+    headers,
+    body: decodeBody(options.body, headers['content-type']),
+    wire: { origin: String(options.origin), path: options.path, headers, body },
+  };
 }
 
 function headerObject(raw: DispatchOptions['headers']): Record<string, string> {

@@ -21,6 +21,7 @@ import type { ConnectionRecord, Store } from '../store/index.ts';
 import { parseCaseFile, type DefinitionCase } from './case-file.ts';
 import { decodedOutcome, encodedArguments } from './case-cursors.ts';
 import { CaseNetwork } from './case-network.ts';
+import type { CursorScope } from '../runtime/pagination/index.ts';
 import { described, differences, formatDifference, MISSING, shown, type Difference } from './structural-diff.ts';
 
 /** One action's case file, found beside the action. */
@@ -153,8 +154,16 @@ function folderOf(app: AppEntry): string {
   return app.file.split('/')[0]!;
 }
 
+/** What one run of a case did: the requests the fake network saw, and the envelope (or error) the run ended with. */
+export interface CaseRun {
+  network: CaseNetwork;
+  outcome: RunOutcome | { error: unknown };
+  /** The action and connection the run's cursors are signed for. */
+  scope: CursorScope;
+}
+
 /** What the runs share: a keyring, an embedded store in a temporary folder, the loaded definitions. */
-class Harness {
+export class Harness {
   private constructor(
     private readonly services: Omit<Services, 'http'>,
     private readonly dataDir: string,
@@ -196,6 +205,11 @@ class Harness {
     return new Harness({ config, store, logger, readiness: [], keyring, definitions }, dataDir);
   }
 
+  /** The keyring the runs' cursors are signed with. */
+  get keyring(): Services['keyring'] {
+    return this.services.keyring;
+  }
+
   async close(): Promise<void> {
     await this.services.store.close();
     await fs.rm(this.dataDir, { recursive: true, force: true });
@@ -203,6 +217,17 @@ class Harness {
 
   /** Runs one case; the differences from what it expects (none: it passed). */
   async run(version: AppVersion, actionId: string, testCase: DefinitionCase): Promise<Difference[]> {
+    const ran = await this.runOnce(version, actionId, testCase);
+    if (Array.isArray(ran)) return ran;
+    return [...ran.network.differences, ...compareOutcome(testCase, ran.outcome), ...ran.network.unused()];
+  }
+
+  /**
+   * Runs one case once, through the action's run plan or (`reference`) the
+   * reference interpretation of its definition; the differences when it
+   * cannot run at all (an auth the version does not have).
+   */
+  async runOnce(version: AppVersion, actionId: string, testCase: DefinitionCase, interpretation: 'plan' | 'reference' = 'plan'): Promise<CaseRun | Difference[]> {
     const auth = testCase.connection.auth !== undefined ? version.auths.get(testCase.connection.auth) : version.api.auths[0];
     if (!auth) {
       return [{ path: 'connection.auth', expected: described(`one of ${[...version.auths.keys()].join(', ')}`), actual: testCase.connection.auth ?? MISSING }];
@@ -226,6 +251,7 @@ class Harness {
         installation: null,
         endUser: null,
         arguments: encodedArguments(testCase.arguments, this.services.keyring, scope),
+        interpretation,
       });
       if (testCase.expect.kind === 'envelope') outcome = decodedOutcome(testCase.expect.meta, outcome, this.services.keyring, scope);
     } catch (error) {
@@ -234,7 +260,7 @@ class Harness {
       await http.close();
       await network.close();
     }
-    return [...network.differences, ...compareOutcome(testCase, outcome), ...network.unused()];
+    return { network, outcome, scope };
   }
 
   /** A connection record as a created connection would be: credentials sealed under its id. */

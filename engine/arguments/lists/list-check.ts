@@ -18,6 +18,21 @@ export interface ListCheckContext {
  * when it says strict: true; otherwise its value is sent as given.
  */
 export async function checkListValue(list: ListSettings, value: string | number | boolean, ctx: ListCheckContext): Promise<Checked> {
+  const known = checkListValueNow(list, value, ctx.fromDefault);
+  if (known) return known;
+  // strict: one extra call to the app per run, and only its first page counts.
+  const options = await ctx.lookup(list as LookupList);
+  const option = matchOption(options, value);
+  if (option) return accept(option.value);
+  return reject('lookup', `is not among the ${options.length} options on the first page of ${(list as LookupList).action} (strict lookup) (got ${shown(value)})`);
+}
+
+/**
+ * The verdict on a List value that needs no lookup: every list but a strict
+ * Lookup's (whose default is not looked up either). undefined: the value must
+ * be looked up (checkListValue does).
+ */
+export function checkListValueNow(list: ListSettings, value: string | number | boolean, fromDefault: boolean): Checked | undefined {
   switch (list.type) {
     case 'Fixed': {
       const option = matchOption(list.options, value);
@@ -32,15 +47,9 @@ export async function checkListValue(list: ListSettings, value: string | number 
       const code = String(value).trim().toUpperCase();
       return isCurrencyCode(code) ? accept(code) : reject('currency', `must be an ISO 4217 currency code such as EUR or USD (got ${shown(value)})`);
     }
-    case 'Lookup': {
+    case 'Lookup':
       // A Lookup fills the builder's dropdown; a run sends what it is given (real accounts have more than one page).
-      if (ctx.fromDefault || list.strict !== true) return accept(value);
-      // strict: one extra call to the app per run, and only its first page counts.
-      const options = await ctx.lookup(list);
-      const option = matchOption(options, value);
-      if (option) return accept(option.value);
-      return reject('lookup', `is not among the ${options.length} options on the first page of ${list.action} (strict lookup) (got ${shown(value)})`);
-    }
+      return fromDefault || list.strict !== true ? accept(value) : undefined;
   }
 }
 

@@ -22,13 +22,16 @@ export interface AppliedAuth {
  *
  *   type: ApiKey, in: Header, parameterName: Authorization, value: Bearer {{apiKey}}
  *   -> headers: { authorization: 'Bearer k-123' }
+ *
+ * `fill` fills the auth's templates: fillTemplate, or a run plan's filler of
+ * the same result that splits each template once (engine/runtime/plan/).
  */
-export function applyAuth(auth: AuthEntry, secrets: ConnectionSecrets, variables: Record<string, string>, token: string | undefined): AppliedAuth {
+export function applyAuth(auth: AuthEntry, secrets: ConnectionSecrets, variables: Record<string, string>, token: string | undefined, fill: typeof fillTemplate = fillTemplate): AppliedAuth {
   const headers: Record<string, string> = {};
   const query: Record<string, string> = {};
   const credentialHeaders: string[] = [];
   const problems: FieldProblem[] = [];
-  const fill = (template: string, where: string) => fillTemplate(template, variables, where, problems, headerText);
+  const filled = (template: string, where: string) => fill(template, variables, where, problems, headerText);
   const header = (name: string, value: string) => {
     headers[name.toLowerCase()] = value;
     credentialHeaders.push(name.toLowerCase());
@@ -36,20 +39,20 @@ export function applyAuth(auth: AuthEntry, secrets: ConnectionSecrets, variables
   switch (auth.type) {
     case 'ApiKey': {
       const definition = auth.definition as ApiKeyAuth;
-      const value = fill(definition.value, `auth ${auth.id}`);
+      const value = filled(definition.value, `auth ${auth.id}`);
       if (definition.in === 'Header') header(definition.parameterName, value);
       else query[definition.parameterName] = value;
       break;
     }
     case 'Basic': {
       const definition = auth.definition as BasicAuth;
-      const pair = `${fill(definition.username, `auth ${auth.id} username`)}:${fill(definition.password, `auth ${auth.id} password`)}`;
+      const pair = `${filled(definition.username, `auth ${auth.id} username`)}:${filled(definition.password, `auth ${auth.id} password`)}`;
       header('authorization', `Basic ${Buffer.from(pair, 'utf8').toString('base64')}`);
       break;
     }
     case 'Bearer': {
       const definition = auth.definition as BearerAuth;
-      header('authorization', `Bearer ${fill(definition.token, `auth ${auth.id}`)}`);
+      header('authorization', `Bearer ${filled(definition.token, `auth ${auth.id}`)}`);
       break;
     }
     case 'OAuth2AuthorizationCode':

@@ -1,4 +1,4 @@
-import { buildOutboundRequest, lookupOptionsVia, type BuiltRequest, type LookupRun } from '../../arguments/index.ts';
+import { buildOutboundRequest, lookupOptionsVia, type BuiltRequest, type LookupRun, type MapperInput } from '../../arguments/index.ts';
 import { authArgumentValues, type ConnectionSecrets } from '../../connections/connections.ts';
 import { open } from '../../credentials/cipher.ts';
 import { openRemembered } from '../../credentials/opened-secrets.ts';
@@ -23,6 +23,7 @@ import { rateLimitVerdict } from './rate-limit-signal.ts';
 import { observeAppCall } from '../../observability/metrics/app-call.ts';
 import type { RunFacts } from '../../observability/run-facts.ts';
 import { appCall } from '../../observability/tracing/index.ts';
+import { planOf } from '../plan/index.ts';
 
 export interface RunRequest {
   companyId: string;
@@ -39,6 +40,12 @@ export interface RunRequest {
   sleep?: Sleep;
   /** Where the run records its app calls' status and time for the request log (the run endpoints pass ctx.state.run). */
   facts?: RunFacts;
+  /**
+   * How the outbound request is built: by the action's run plan (the default),
+   * or by the reference interpretation of the definition (buildOutboundRequest),
+   * which the differential test holds the plan to.
+   */
+  interpretation?: 'plan' | 'reference';
 }
 
 /** The envelope, and the HTTP status the run endpoints answer it with. */
@@ -75,20 +82,19 @@ export async function runAction(services: Services, run: RunRequest): Promise<Ru
   }
   // Decrypted once per sealed credentials (a renewal seals anew), and remembered across runs: a run needs them three times or more.
   const secretsOf = (record: ConnectionRecord) => openRemembered<ConnectionSecrets>(services.keyring, record.id, record.credentials);
-  const built = await buildOutboundRequest(
-    {
-      action,
-      api: apiOf(version, services.config.appBaseUrls),
-      auth,
-      host: { connection: { ...connection.metadata, ...authArgumentValues(auth, secretsOf(connection)) }, metadata: { ...run.endUser?.metadata, ...run.installation?.metadata } },
-      arguments: run.arguments,
-    },
-    {
-      evaluateMapper: (expression: CompiledExpression, input) => evaluateGuarded(expression as never, input),
-      lookupOptions: lookupOptionsVia((lookup) => runLookupAction(services, run, lookup), { companyId: run.companyId, connectionId: connection.id, version }),
-    },
-  );
+  const host = { connection: { ...connection.metadata, ...authArgumentValues(auth, secretsOf(connection)) }, metadata: { ...run.endUser?.metadata, ...run.installation?.metadata } };
+  const deps = {
+    evaluateMapper: (expression: CompiledExpression, input: MapperInput) => evaluateGuarded(expression as never, input),
+    lookupOptions: lookupOptionsVia((lookup) => runLookupAction(services, run, lookup), { companyId: run.companyId, connectionId: connection.id, version }),
+  };
+  const plan = run.interpretation === 'reference' ? null : planOf(version, action);
+  const baseUrl = services.config.appBaseUrls?.[version.app.slug];
+  const built = plan
+    ? await plan.build({ auth, host, arguments: run.arguments, baseUrl }, deps)
+    : await buildOutboundRequest({ action, api: apiOf(version, services.config.appBaseUrls), auth, host, arguments: run.arguments }, deps);
   const scope = { appId: version.app.id, version: version.version, actionId: action.id, connectionId: connection.id };
+  // The call's origin (a NextUrl cursor must stay on it): the plan knows it when the base URL has no variables.
+  const origin = plan?.originOf(baseUrl) ?? new URL(built.request.url).origin;
   applyCursor(services.keyring, scope, action, run.arguments, built);
   const actionMeta: ActionMeta = { id: action.id, slug: action.slug, operation: action.operation, query: built.request.query, body: built.request.body ?? null };
   const exchange = { installationId: run.installation?.id ?? null, endUserId: run.endUser?.id ?? run.installation?.endUserId ?? null, variables: built.variables };
@@ -100,11 +106,11 @@ export async function runAction(services: Services, run: RunRequest): Promise<Ru
   const budgetMs = Math.min(version.api.retry.budgetMs, services.config.server.requestTimeoutMs);
   let waitedMs = 0;
   for (;;) {
-    const applied = applyAuth(auth, secretsOf(connection), built.variables, token);
+    const applied = applyAuth(auth, secretsOf(connection), built.variables, token, plan?.version.fillTemplate);
     const response = await observeAppCall(services.metrics, run.facts, { app: version.app.slug, action: action.slug }, () => appCall(run, retries + Number(renewed), () => services.http.send({
       method: built.request.method,
       url: built.request.url,
-      headers: { ...bodyType(version, built), ...built.request.headers, ...applied.headers },
+      headers: { ...(built.request.body === undefined ? undefined : plan ? plan.bodyHeaders : bodyType(version)), ...built.request.headers, ...applied.headers },
       query: { ...built.request.query, ...applied.query },
       ...(built.request.body !== undefined ? { body: built.request.body as never } : {}),
       redirect: applied.redirect,
@@ -138,7 +144,7 @@ export async function runAction(services: Services, run: RunRequest): Promise<Ru
       }
       const envelope = await withAppError(enforceEnvelope({ ...mapped.proposal, success: false }, facts));
       envelope.meta.tooManyRequests = true;
-      await setNextCursor(envelope, action.pagination, services.keyring, scope, pageFacts(envelope, built, mappingInput));
+      await setNextCursor(envelope, action.pagination, services.keyring, scope, pageFacts(envelope, built, mappingInput, origin));
       return { status: 429, envelope };
     }
 
@@ -157,7 +163,7 @@ export async function runAction(services: Services, run: RunRequest): Promise<Ru
     }
     const envelope = await withAppError(enforceEnvelope(mapped.proposal, facts));
     try {
-      await setNextCursor(envelope, action.pagination, services.keyring, scope, pageFacts(envelope, built, mappingInput));
+      await setNextCursor(envelope, action.pagination, services.keyring, scope, pageFacts(envelope, built, mappingInput, origin));
     } catch (error) {
       if (!(error instanceof MappingError)) throw error;
       services.metrics?.mappingErrors.inc({ reason: error.details.reason });
@@ -170,8 +176,8 @@ export async function runAction(services: Services, run: RunRequest): Promise<Ru
 }
 
 /** What the next page's cursor is computed from. */
-function pageFacts(envelope: Envelope, built: BuiltRequest, input: MappingInput): PageFacts {
-  return { input, request: built.request as PageFacts['request'], rows: envelope.data.length, origin: new URL(built.request.url).origin };
+function pageFacts(envelope: Envelope, built: BuiltRequest, input: MappingInput, origin: string): PageFacts {
+  return { input, request: built.request as PageFacts['request'], rows: envelope.data.length, origin };
 }
 
 /** The token this run starts with: renewed first when known to be expired, obtained first for client credentials. */
@@ -200,9 +206,8 @@ function renewable(auth: AuthEntry): boolean {
   return auth.type === 'OAuth2AuthorizationCode' || auth.type === 'OAuth2ClientCredentials' || auth.type === 'CredentialExchange';
 }
 
-/** A form body when the API says so; JSON is the client's default. */
-function bodyType(version: AppVersion, built: BuiltRequest): Record<string, string> {
-  if (built.request.body === undefined) return {};
+/** A form body when the API says so; JSON is the client's default (the reference's; a plan has it decided). */
+function bodyType(version: AppVersion): Record<string, string> {
   return version.api.definition.bodyEncoding === 'Form' ? { 'content-type': 'application/x-www-form-urlencoded' } : {};
 }
 

@@ -1,0 +1,1 @@
+export { ActionPlan, planOf, type PlanInput } from './action-plan.ts';
