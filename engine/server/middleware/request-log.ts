@@ -9,6 +9,8 @@ import type { AppState } from '../context.ts';
  */
 export function requestLog(logger: Logger): Middleware<AppState> {
   return async (ctx, next) => {
+    // Below the logger's level (LOG_LEVEL=warn, say) the line is not built at all; the level is read per request, as it may be changed.
+    if (!logger.isLevelEnabled('info')) return await next();
     const started = process.hrtime.bigint();
     try {
       await next();
