@@ -71,7 +71,7 @@ export interface RoundsSummary {
 export function failureOf(figures: LoadFigures): string | null {
   if (figures.requests === 0) return 'no request answered';
   const failed = [
-    figures.non2xx ? `${figures.non2xx} non-2xx` : '',
+    figures.non2xx ? `${figures.non2xx} non-2xx${figures.otherStatuses ? ` (${Object.entries(figures.otherStatuses).map(([status, n]) => `${n} x ${status}`).join(', ')})` : ''}` : '',
     figures.errors ? `${figures.errors} errors` : '',
     figures.timeouts ? `${figures.timeouts} timeouts` : '',
   ].filter(Boolean);

@@ -72,7 +72,7 @@ describe('bench load rounds (proxy and gateway side by side)', () => {
     const rounds = [
       roundOf(1, [4000, 200, 0.4], [3000, 280, 0.6]),
       // A fast round that is fast because it failed: errors answer quickly.
-      roundOf(2, [4000, 200, 0.4], [9000, 50, 0.1], { non2xx: 12 }),
+      roundOf(2, [4000, 200, 0.4], [9000, 50, 0.1], { non2xx: 12, otherStatuses: { 502: 10, 504: 2 } }),
       roundOf(3, [4000, 200, 0.4], [3000, 300, 0.6], { timeouts: 1 }),
       roundOf(4, [4000, 200, 0.4], [2000, 320, 0.8], { requests: 0 }),
       roundOf(5, [4000, 200, 0.4], [2800, 300, 0.7]),
@@ -80,7 +80,7 @@ describe('bench load rounds (proxy and gateway side by side)', () => {
     const summary = summarise(rounds, [10]);
     expect(summary.valid).to.deep.equal([1, 5]);
     expect(summary.invalid).to.deep.equal([
-      { round: 2, reason: 'gateway at 10 records: 12 non-2xx' },
+      { round: 2, reason: 'gateway at 10 records: 12 non-2xx (10 x 502, 2 x 504)' },
       { round: 3, reason: 'gateway at 10 records: 1 timeouts' },
       { round: 4, reason: 'gateway at 10 records: no request answered' },
     ]);
