@@ -16,6 +16,11 @@ export function servedDirectly(router: Router<AppState>): Router<AppState> {
   return router;
 }
 
+/** Whether servedDirectly marked this router (the route-cost benchmark copies the marks). */
+export function isServedDirectly(router: Router<AppState>): boolean {
+  return direct.has(router);
+}
+
 interface DirectRoute {
   template: string;
   /** A static segment as it must appear, or null for a parameter. */
