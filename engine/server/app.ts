@@ -3,6 +3,7 @@ import Router from '@koa/router';
 import type { Services } from '../services.ts';
 import type { AppState } from './context.ts';
 import { closeUnread } from './middleware/close-unread.ts';
+import { directRoutes } from './direct-routes.ts';
 import { errorEnvelope } from './middleware/errors.ts';
 import { jsonBody } from './middleware/json-body.ts';
 import { requestId } from './middleware/request-id.ts';
@@ -73,7 +74,10 @@ export function createApp(services: Services): Koa<AppState> {
   app.use(jsonBody());
   // One root router, so 405 answers know every method any feature mounts on a path.
   const root = new Router<AppState>();
-  for (const router of featureRoutes(services)) root.use(router.routes());
+  const routers = featureRoutes(services);
+  for (const router of routers) root.use(router.routes());
+  // The hot routes (the runs), looked up directly, their middleware composed once; the rest through the root router.
+  app.use(directRoutes(routers, root));
   app.use(root.routes());
   app.use(root.allowedMethods());
   return app;

@@ -32,14 +32,17 @@ export interface LoadFigures {
   errors: number;
   timeouts: number;
   durationSeconds: number;
+  /** How many of each status outside 2xx were answered (a round with any is invalid, and says which). */
+  otherStatuses?: Record<string, number>;
 }
 
-function run(options: Options, onLatency?: (ms: number) => void): Promise<Result> {
+function run(options: Options, onLatency?: (ms: number) => void, onOther?: (status: number) => void): Promise<Result> {
   return new Promise((resolve, reject) => {
     const instance = autocannon(options, (error, result) => (error ? reject(error) : resolve(result)));
     if (onLatency) {
       instance.on('response', (_client: unknown, status: number, _bytes: number, ms: number) => {
         if (status >= 200 && status < 300) onLatency(ms);
+        else onOther?.(status);
       });
     }
   });
@@ -58,7 +61,12 @@ export async function measure(target: LoadTarget, settings: LoadSettings): Promi
   if (settings.warmupSeconds > 0) await run({ ...options, duration: settings.warmupSeconds });
   const latencies: number[] = [];
   const started = performance.now();
-  const result = await run({ ...options, duration: settings.durationSeconds }, (ms) => latencies.push(ms));
+  const otherStatuses: Record<string, number> = {};
+  const result = await run(
+    { ...options, duration: settings.durationSeconds },
+    (ms) => latencies.push(ms),
+    (status) => (otherStatuses[status] = (otherStatuses[status] ?? 0) + 1),
+  );
   const elapsed = (performance.now() - started) / 1000;
   const sorted = Float64Array.from(latencies).sort();
   const mean = latencies.reduce((a, b) => a + b, 0) / Math.max(1, latencies.length);
@@ -73,5 +81,6 @@ export async function measure(target: LoadTarget, settings: LoadSettings): Promi
     errors: result.errors,
     timeouts: result.timeouts,
     durationSeconds: round(elapsed, 2),
+    ...(Object.keys(otherStatuses).length ? { otherStatuses } : {}),
   };
 }

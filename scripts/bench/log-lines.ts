@@ -9,12 +9,14 @@
 import { randomUUID } from 'node:crypto';
 import { pino } from 'pino';
 import { createLogger, flushLogs } from '../../engine/log/logger.ts';
+import { requestLineLogger } from '../../engine/server/middleware/request-log.ts';
 import { serveAsChild } from './child.ts';
 
 const lines = Number(process.env.BENCH_LINES ?? 100_000);
 const sync = process.env.BENCH_LOG_SYNC === '1';
 const destination = sync ? pino.destination({ dest: 1, sync: true }) : undefined;
-const logger = createLogger('info', destination);
+// As the request log middleware writes them: its own child logger (no redaction: the line names its fields).
+const logger = requestLineLogger(createLogger('info', destination));
 const BATCH = 20;
 const reqIds = Array.from({ length: 64 }, () => randomUUID());
 

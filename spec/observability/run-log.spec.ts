@@ -148,6 +148,18 @@ describe('the request log line of a run tells its story (never a secret)', funct
     expect(gw.logs()).not.to.include(token);
   });
 
+  it('the request line holds exactly its own fields (ids, counts, the path), so it is written without redaction', async () => {
+    const connectionId = await connect('shop', { apiKey: SHOP_KEY });
+    upstream.on('GET /api/orders/o-fields', () => ({ body: { id: 'o-fields' } }));
+    expect((await runAs('run-fields', 'shop', 'get-order', { connectionId, arguments: { orderId: 'o-fields' } })).status).to.equal(200);
+    const [line] = requestLines('run-fields');
+    expect(Object.keys(line!).sort()).to.deep.equal(
+      ['action', 'app', 'companyId', 'connectionId', 'durationMs', 'level', 'method', 'msg', 'outcome', 'path', 'reqId', 'retries', 'status', 'time', 'upstreamMs', 'upstreamStatus', 'version'].sort(),
+    );
+    await call(gw, 'GET', '/v2/connections?limit=1', { headers: { 'X-Request-Id': 'not-a-run-fields' } });
+    expect(Object.keys(requestLines('not-a-run-fields')[0]!).sort()).to.deep.equal(['durationMs', 'level', 'method', 'msg', 'path', 'reqId', 'status', 'time']);
+  });
+
   it('a request that is not a run carries no run fields', async () => {
     await call(gw, 'GET', '/v2/connections', { headers: { 'X-Request-Id': 'not-a-run' } });
     const [line] = requestLines('not-a-run');

@@ -7,6 +7,7 @@ import { findInstallation } from '../../installations/installations.ts';
 import { runInstallationActionBody, runPathParameters } from '../../installations/run-schemas.ts';
 import type { AppContext, AppState } from '../../server/context.ts';
 import { requireBody } from '../../server/require-body.ts';
+import { servedDirectly } from '../../server/direct-routes.ts';
 import type { Services } from '../../services.ts';
 import { requireEndUserToken } from '../../tokens/require-end-user-token.ts';
 import { compileValidator, httpAjv, toFieldProblems } from '../../validation/ajv.ts';
@@ -73,7 +74,7 @@ export function runRoutes(services: Services): Router<AppState> {
     answer(ctx, await observeRun(ctx, start, (facts) => runAction(services, { ...start, arguments: body.actionArguments ?? {}, signal: abortOnClose(ctx), facts })));
   });
 
-  return router;
+  return servedDirectly(router);
 }
 
 /**

@@ -3,7 +3,8 @@ import { findInstallation } from '../../installations/installations.ts';
 import { GatewayError } from '../../errors/index.ts';
 import type { Services } from '../../services.ts';
 import type { AppVersion } from '../../definitions/index.ts';
-import type { ConnectionRecord, EndUserRecord, InstallationRecord } from '../../store/index.ts';
+import type { Collection, ConnectionRecord, EndUserRecord, InstallationRecord } from '../../store/index.ts';
+import { RecentRecords } from '../../store/recent-records.ts';
 
 export interface Selected {
   connection: ConnectionRecord;
@@ -34,7 +35,7 @@ export async function selectConnection(
   }
   const connection = await findConnection(services, companyId, selector.connectionId);
   requireApp(connection, version);
-  const endUser = connection.endUserId ? await services.store.endUsers.findOne({ id: connection.endUserId, companyId }) : null;
+  const endUser = connection.endUserId ? await findEndUser(services, companyId, connection.endUserId) : null;
   return { connection, installation: null, endUser };
 }
 
@@ -46,7 +47,7 @@ export async function throughInstallation(services: Services, installation: Inst
   }
   const connection = await findConnection(services, installation.companyId, binding.connectionId);
   requireApp(connection, version);
-  const endUser = await services.store.endUsers.findOne({ id: installation.endUserId, companyId: installation.companyId });
+  const endUser = await findEndUser(services, installation.companyId, installation.endUserId);
   return { connection, installation, endUser };
 }
 
@@ -54,4 +55,15 @@ function requireApp(connection: ConnectionRecord, version: AppVersion): void {
   if (connection.appId !== version.app.id) {
     throw GatewayError.of('CONNECTION_APP_MISMATCH', `connection ${connection.id} is to app "${connection.appSlug}", not "${version.app.slug}"`);
   }
+}
+
+/** End users recently found for a run (their metadata fills host variables); one cache per collection, emptied by any write to it (recent-records.ts). */
+const recentEndUsers = new WeakMap<Collection<EndUserRecord>, RecentRecords<EndUserRecord>>();
+
+/** The run's end user, through the cache where the store is this process's alone; null when there is none (deleted). Frozen. */
+async function findEndUser(services: Services, companyId: string, id: string): Promise<EndUserRecord | null> {
+  const { endUsers } = services.store;
+  let cache = recentEndUsers.get(endUsers);
+  if (!cache) recentEndUsers.set(endUsers, (cache = new RecentRecords()));
+  return await cache.find(endUsers, `${companyId}/${id}`, () => endUsers.findOne({ id, companyId }));
 }

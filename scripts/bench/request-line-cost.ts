@@ -1,0 +1,60 @@
+/**
+ * `node --import tsx scripts/bench/request-line-cost.ts`: the CPU one request
+ * log line of a run costs to build and serialise, in this process, to a stream
+ * that drops it: through the gateway's logger (its redaction applied, as every
+ * line was before issue 21) and through requestLineLogger (the request log
+ * middleware's child logger, without redaction). Median of 5 x N lines.
+ */
+import os from 'node:os';
+import { Writable } from 'node:stream';
+import { commandLine, isEntry } from '../../engine/cli/command-line.ts';
+import { createLogger } from '../../engine/log/logger.ts';
+import { requestLineLogger } from '../../engine/server/middleware/request-log.ts';
+import { median, round, table } from './stats.ts';
+
+export const cli = {
+  command: 'node --import tsx scripts/bench/request-line-cost.ts',
+  summary: "Measures one run's request log line: the gateway's redacting logger against the request log's own child logger; CPU µs per line.",
+  options: { lines: { type: 'string' as const, value: '<n>', description: 'lines per measurement (default 100000)' } },
+  examples: ['node --import tsx scripts/bench/request-line-cost.ts'],
+};
+
+function main(lines: number): void {
+  const drop = new Writable({ write: (_chunk, _encoding, done) => done() });
+  const redacting = createLogger('info', drop);
+  const loggers = { 'gateway logger (redaction applied)': redacting, 'requestLineLogger (no redaction)': requestLineLogger(redacting) };
+  const line = {
+    reqId: 'f0e1d2c3-b4a5-4697-8879-6a5b4c3d2e1f',
+    method: 'POST',
+    path: '/v2/universal/apps/bench/actions/list-records/run',
+    status: 200,
+    durationMs: 0.81,
+    companyId: 'cmp_0123456789abcdef01234567',
+    app: 'bench',
+    action: 'list-records',
+    version: '1',
+    connectionId: 'con_0123456789abcdef01234567',
+    upstreamStatus: 200,
+    upstreamMs: 0.42,
+    retries: 0,
+    outcome: 'success',
+  };
+  const figures = new Map<string, number[]>(Object.keys(loggers).map((name) => [name, []]));
+  for (let r = 0; r < 5; r++) {
+    for (const [name, logger] of Object.entries(loggers)) {
+      const started = process.cpuUsage();
+      for (let i = 0; i < lines; i++) logger.info({ ...line }, 'request');
+      const used = process.cpuUsage(started);
+      figures.get(name)!.push(round((used.user + used.system) / lines, 2));
+    }
+  }
+  process.stdout.write(
+    `${table(
+      ['logger', 'CPU µs per line (median of 5)', 'all 5'],
+      [...figures].map(([name, all]) => [name, median(all), all.join(' ')]),
+    )}\n(${lines} lines per measurement; load average ${os.loadavg().map((l) => round(l, 2)).join(' ')} on ${os.availableParallelism()} CPUs)\n`,
+  );
+}
+
+const args = isEntry(import.meta.url) ? commandLine(cli) : null;
+if (args) main(Number(args.values.lines ?? 100_000));
