@@ -212,7 +212,13 @@ export class AnalysisCache {
     const temp = `${target}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
     fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     try {
-      fs.writeFileSync(temp, Buffer.concat([PACK_MAGIC, digest, body]), { mode: 0o600 });
+      // Three writes rather than one of the parts concatenated: no copy of the pack's bytes.
+      const fd = fs.openSync(temp, 'wx', 0o600);
+      try {
+        for (const part of [PACK_MAGIC, digest, body]) fs.writeSync(fd, part);
+      } finally {
+        fs.closeSync(fd);
+      }
       fs.renameSync(temp, target);
     } catch (error) {
       fs.rmSync(temp, { force: true });
