@@ -65,11 +65,11 @@ export async function readSourceFiles(dir: string, listed?: (count: number) => v
 
 /**
  * Every file (or symlink) under `dir`, relative, forward slashes: one
- * `readdirSync` per folder, in slices like the reading. The promise API's
- * recursive readdir took 330-550 ms of CPU on the 33,000-file tree (4,000
- * folders), this walk 140-180 ms, and its paths are made by joining names,
- * not by path.relative (~100 ms more). A folder removed while it is walked
- * is skipped, as a file removed before it is read.
+ * `readdirSync` per folder, in slices like the reading, its paths made by
+ * joining names. On the 33,000-file tree (4,000 folders) the promise API's
+ * recursive readdir and path.relative took 420-700 ms of CPU, this walk
+ * 150-340 ms (docs/benchmarks.md). A folder removed while it is walked is
+ * skipped, as a file removed before it is read.
  */
 async function listFiles(dir: string): Promise<string[]> {
   const names: string[] = [];
