@@ -9,6 +9,7 @@ import { expect } from 'chai';
 import { AnalysisCache, PACK_MAGIC, PRUNE_AFTER_MS, packName } from '../../engine/definitions/analysis-cache.ts';
 import { engineKey, engineKeyOf } from '../../engine/definitions/engine-key.ts';
 import { DefinitionsLoader, type LoadResult } from '../../engine/definitions/loader.ts';
+import { PARALLEL_MIN_FILES } from '../../engine/definitions/parallel-analysis.ts';
 import { DefinitionsRegistry } from '../../engine/definitions/registry.ts';
 import type { CompiledExpression } from '../../engine/definitions/expressions.ts';
 import { ParsedFile } from '../../engine/definitions/parsed-file.ts';
@@ -222,6 +223,18 @@ describe('the on-disk analysis cache (DEFINITIONS_CACHE_DIR)', function () {
     const crossed = await restart(defs, cache);
     expect(crossed.stats).to.include({ analysed: 6, cached: 6 });
     expect(seen(crossed)).to.deep.equal(seen(await restart(defs, null)));
+  });
+
+  it('keeps what worker threads analysed (a large first load on 2 threads) as one thread would', async () => {
+    const count = await generateTree(defs, 70, 30);
+    expect(count).to.be.at.least(PARALLEL_MIN_FILES);
+    const threaded = new DefinitionsLoader(undefined, 2, new AnalysisCache(root));
+    const first = await threaded.loadDirectory(defs);
+    await threaded.cacheWritten();
+    expect(first.stats).to.include({ analysed: count, cached: 0 });
+    const restarted = await restart(defs, new AnalysisCache(root));
+    expect(restarted.stats).to.include({ analysed: 0, cached: count });
+    expect(seen(restarted)).to.deep.equal(seen(await restart(defs, null)));
   });
 
   it('two processes loading and writing at once leave packs a third load uses whole', async () => {
