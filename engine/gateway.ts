@@ -6,7 +6,7 @@ import type { Config } from './config/config.ts';
 import { resolveEncryptionKeys } from './credentials/encryption-keys.ts';
 import { createKeyring } from './credentials/keyring.ts';
 import { secretsReadableCheck } from './credentials/readability-check.ts';
-import { DefinitionsLoader, DefinitionsRegistry, watchDefinitions } from './definitions/index.ts';
+import { AnalysisCache, DefinitionsLoader, DefinitionsRegistry, watchDefinitions } from './definitions/index.ts';
 import type { Logger } from './log/logger.ts';
 import { createApp } from './server/app.ts';
 import { createHttpServer } from './server/http-server.ts';
@@ -73,7 +73,8 @@ export async function startGateway(config: Config, logger: Logger, overrides: Ga
   await ensureSigningKey(store, keyring);
   // Definitions that fail to load do not stop the start: the gateway serves not-ready (503 on /ready and on runs)
   // and logs the located problems, and the fix is taken by hot reload without a restart.
-  const definitions = new DefinitionsRegistry(config.definitionsDir, logger, new DefinitionsLoader(config.mapping, config.definitionsLoadThreads));
+  const loader = new DefinitionsLoader(config.mapping, config.definitionsLoadThreads, analysisCache(config, logger));
+  const definitions = new DefinitionsRegistry(config.definitionsDir, logger, loader);
   if (metrics) observeDefinitionLoads(metrics, definitions);
   // Watching first: a change made while the first load runs is seen and reloaded after it. The other way
   // round, a change between the load's read and the watcher's ready would be missed until that file changed again.
@@ -142,6 +143,7 @@ export async function startGateway(config: Config, logger: Logger, overrides: Ga
       const steps: [string, () => Promise<void>][] = [
         ['metrics listener', async () => await metricsListener?.close()],
         ['definitions watcher', stopWatching],
+        ['definitions cache writes', () => loader.cacheWritten()],
         ['webhook worker', () => webhookWorker.stop()],
         ['webhook outbound client', async () => (webhookHttp === outbound ? undefined : await webhookHttp.close())],
         ['outbound client', () => outbound.close()],
@@ -180,6 +182,14 @@ async function metricsIfServed(config: Config): Promise<GatewayMetrics | undefin
   if (config.metrics.port === undefined && config.metrics.token === undefined) return undefined;
   const { createGatewayMetrics } = await import('./observability/metrics/gateway-metrics.ts');
   return createGatewayMetrics();
+}
+
+/** The on-disk cache of analysed definition files (DEFINITIONS_CACHE_DIR), or null when it is off. */
+function analysisCache(config: Config, logger: Logger): AnalysisCache | null {
+  if (!config.definitionsCacheDir) return null;
+  return new AnalysisCache(config.definitionsCacheDir, undefined, (error, doing) => {
+    logger.warn({ err: error, dir: config.definitionsCacheDir }, `definitions cache: ${doing} failed; definitions still load, analysing the files it does not hold`);
+  });
 }
 
 /** The definitions the start loaded, or null when they failed to load (the gateway serves not-ready). */

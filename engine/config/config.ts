@@ -49,6 +49,8 @@ export interface Config {
   mapping: MappingLimits;
   /** DEFINITIONS_LOAD_THREADS: threads a large full load of definitions analyses files on (1: the loading thread alone; more: worker threads). */
   definitionsLoadThreads: number;
+  /** DEFINITIONS_CACHE_DIR: where analysed definition files are kept across restarts (analysis-cache.ts); null: off. */
+  definitionsCacheDir: string | null;
   /** Where clients reach the gateway (no trailing slash): the OpenAPI `servers` entry and the default token issuer. */
   publicBaseUrl: string;
   /** The embedded host serving the same /v1 paths (no trailing slash); the second OpenAPI `servers` entry. */
@@ -146,6 +148,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       maxResultBytes: integer(env, 'MAPPING_MAX_RESULT_BYTES', DEFAULT_MAPPING_LIMITS.maxResultBytes, 1, 1_073_741_824),
     },
     definitionsLoadThreads: integer(env, 'DEFINITIONS_LOAD_THREADS', defaultLoadThreads(), 1, 64),
+    definitionsCacheDir: definitionsCacheDir(env, cwd),
     publicBaseUrl,
     embeddedBaseUrl,
     endUserTokens: {
@@ -257,6 +260,14 @@ function tokenClaim(env: Env, name: string): string | undefined {
     throw new ConfigError(name, `must be 1 to 256 printable characters without spaces (got "${raw}")`);
   }
   return raw;
+}
+
+/** DEFINITIONS_CACHE_DIR: `off`, or a folder (relative to the working folder); by default DATA_DIR/cache/definitions. */
+function definitionsCacheDir(env: Env, cwd: string): string | null {
+  const value = optional(env, 'DEFINITIONS_CACHE_DIR');
+  if (value === 'off') return null;
+  if (value !== undefined) return path.resolve(cwd, value);
+  return path.join(path.resolve(cwd, optional(env, 'DATA_DIR') ?? './data'), 'cache', 'definitions');
 }
 
 function optional(env: Env, name: string): string | undefined {

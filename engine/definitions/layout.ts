@@ -22,6 +22,12 @@ export type FilePlace =
 const VERSION = /^[1-9][0-9]{0,8}$/;
 const ACTION_TEST_FILE = /^[^/]+\/versions\/[^/]+\/actions\/[^/]+\.test\.ya?ml$/;
 
+/** `acme` for acme/versions/1/api.yaml (every file placed in an app is under its folder), the name for a file at the top. */
+export function topName(file: string): string {
+  const slash = file.indexOf('/');
+  return slash === -1 ? file : file.slice(0, slash);
+}
+
 /** `<app>/versions/<v>/actions/<action>.test.yaml`: an action's offline test cases. */
 export function isActionTestFile(file: string): boolean {
   return ACTION_TEST_FILE.test(file);

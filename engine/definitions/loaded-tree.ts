@@ -3,6 +3,7 @@ import type { FileChanges } from './changed-files.ts';
 import { checkApp, checkAppNames } from './checks/index.ts';
 import { groupByApp, type AppFiles } from './definition-tree.ts';
 import type { FileAnalysis } from './file-analysis.ts';
+import { topName } from './layout.ts';
 import type { DefinitionProblem } from './problems.ts';
 import type { AppEntry, DefinitionsSnapshot } from './snapshot.ts';
 import { contentHash, contentHashLine, type SourceFile } from './source-files.ts';
@@ -140,6 +141,16 @@ export class LoadedTree {
     return this.analyses.size;
   }
 
+  /** The files of a top-level entry (an app folder, or a stray file at the top) as the tree holds them, sorted by path. */
+  sourcesOf(top: string): SourceFile[] {
+    return (this.entries.get(top)?.analyses ?? []).map((analysis) => analysis.source);
+  }
+
+  /** The top-level entries the tree holds. */
+  topNames(): string[] {
+    return [...this.entries.keys()];
+  }
+
   /** Whether the tree holds an analysis of this very file (same path, same content). */
   knows(source: SourceFile): boolean {
     return this.analyses.get(source.file)?.source.hash === source.hash;
@@ -178,12 +189,6 @@ function topEntry(analyses: FileAnalysis[]): TopEntry {
     app = { files, entry: null };
   }
   return { analyses, hashLines: analyses.map((a) => contentHashLine(a.source)).join(''), problems, app };
-}
-
-/** `acme` for acme/versions/1/api.yaml (every file placed in an app is under its folder), the name for a file at the top. */
-function topName(file: string): string {
-  const slash = file.indexOf('/');
-  return slash === -1 ? file : file.slice(0, slash);
 }
 
 function sameObjects<T>(a: readonly T[], b: readonly T[]): boolean {

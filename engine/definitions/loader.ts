@@ -1,12 +1,14 @@
 import { DEFAULT_MAPPING_LIMITS, type MappingLimits } from '../mapping/index.ts';
+import type { AnalysisCache } from './analysis-cache.ts';
+import { topName } from './layout.ts';
 import { rereadChanged } from './changed-files.ts';
 import { contentRoot, movedPath } from './content-root.ts';
-import { analyseFile, type FileAnalysis } from './file-analysis.ts';
+import { analyseFile, fromSummary, type FileAnalysis, type FileSummary } from './file-analysis.ts';
 import { LoadedTree, type TreeState } from './loaded-tree.ts';
 import { isWarning, sortProblems, type DefinitionProblem } from './problems.ts';
 import type { DefinitionsSnapshot } from './snapshot.ts';
 import { defaultLoadThreads } from './load-threads.ts';
-import { AnalysisPool, analyseAside, analyseFiles, PARALLEL_MIN_FILES, type Analysed } from './parallel-analysis.ts';
+import { ANALYSIS_SLICE_MS, AnalysisPool, analyseAside, analyseFiles, PARALLEL_MIN_FILES, type Analysed, type Summarised } from './parallel-analysis.ts';
 import { readSourceFiles, type SourceFile } from './source-files.ts';
 
 /**
@@ -19,9 +21,11 @@ export type LoadResult =
 
 /**
  * How much work a load did: `read` files were read from disk (only the
- * changed ones when `incremental`), `analysed` files were parsed and
- * compiled, `reused` came from the cache, and `appsChecked` app folders were
- * regrouped and re-checked.
+ * changed ones when `incremental`), `analysed` files were parsed, validated
+ * and checked, `reused` were kept from the loader's own earlier loads (same
+ * path and content), `cached` came from the on-disk cache (analysis-cache.ts)
+ * without being parsed, and `appsChecked` app folders were regrouped and
+ * re-checked.
  */
 export interface LoadStats {
   files: number;
@@ -29,6 +33,7 @@ export interface LoadStats {
   read: number;
   analysed: number;
   reused: number;
+  cached: number;
   appsChecked: number;
 }
 
@@ -51,17 +56,31 @@ export class DefinitionsLoader {
   private ahead = new Map<SourceFile, FileAnalysis>();
   /** The folder the tree holds all of, as last read without a problem: what an incremental load builds on. */
   private readFrom: string | null = null;
+  /** The on-disk cache's writes of the loads so far, one after the other. */
+  private writes: Promise<void> = Promise.resolve();
 
   /**
    * `limits`: the guardrails every compiled expression of these definitions
    * evaluates under; `threads`: how many threads a large full load analyses
    * files on (1: this thread alone; 2 or more: that many worker threads,
-   * this one gathering their results, see parallel-analysis.ts).
+   * this one gathering their results, see parallel-analysis.ts); `cache`:
+   * where analyses are kept across restarts (null: nowhere).
    */
   constructor(
     private readonly limits: MappingLimits = DEFAULT_MAPPING_LIMITS,
     private readonly threads = defaultLoadThreads(),
+    private readonly cache: AnalysisCache | null = null,
   ) {}
+
+  /**
+   * Resolves when the on-disk cache holds what the loads so far analysed. A
+   * load returns before its files are written to the cache (writing them is
+   * not on the way to serving its snapshot): a tool that exits, a test, or a
+   * gateway stopping waits for this. Never rejects.
+   */
+  cacheWritten(): Promise<void> {
+    return this.writes;
+  }
 
   /**
    * Loads a folder from disk. With `changed` (the paths a watcher saw added,
@@ -80,11 +99,14 @@ export class DefinitionsLoader {
     if (reread) {
       // Analysed ahead, off the request path: small files in slices, large ones on a worker (parallel-analysis.ts).
       const changedSources = [...reread.changes.values()].filter((source): source is SourceFile => !!source && !this.tree.knows(source));
-      this.ahead = new Map((await analyseAside(changedSources, this.limits)).map((analysis) => [analysis.source, analysis]));
+      const made = new Map<string, { hash: string; summary: FileSummary }>();
+      const { analyses, cached } = await this.analyseWithCache(changedSources, made, (misses, summarised) => analyseAside(misses, this.limits, undefined, summarised));
+      this.ahead = new Map(analyses.map((analysis) => [analysis.source, analysis]));
       const state = this.tree.applyChanges(reread.changes);
       this.ahead = new Map();
       this.readFrom = root;
-      return result(state, [], { incremental: true, read: reread.read });
+      this.scheduleWrite(made, false);
+      return result(state, [], { incremental: true, read: reread.read, cached });
     }
     // A cold start of a large tree: the workers load their modules while the files are read.
     // Typed, not narrowed to null: the listing callback sets it.
@@ -93,20 +115,29 @@ export class DefinitionsLoader {
     const { files, problems } = await readSourceFiles(root, (count) => {
       if (this.tree.size === 0 && count >= PARALLEL_MIN_FILES && workers) pool = new AnalysisPool(workers, this.limits);
     });
+    const made = new Map<string, { hash: string; summary: FileSummary }>();
+    let cached = 0;
     try {
-      // The files new to the tree are analysed ahead, on every core when they are many (a cold start).
+      // The files new to the tree are taken from the on-disk cache, or analysed ahead, on every core when they are many (a cold start).
       const fresh = files.filter((source) => !this.tree.knows(source));
-      const many = fresh.length >= PARALLEL_MIN_FILES;
       let done = files.length - fresh.length;
       const analysed: Analysed | undefined = progress && ((count) => progress((done += count), files.length));
       progress?.(done, files.length);
-      const analyses =
-        pool && many
-          ? (await pool.analyse(fresh, undefined, analysed)).analyses
-          : many && workers
-            ? (await analyseFiles(fresh, this.limits, workers, undefined, analysed)).analyses
-            : await analyseAside(fresh, this.limits, analysed);
-      this.ahead = new Map(analyses.map((analysis) => [analysis.source, analysis]));
+      const ahead = await this.analyseWithCache(
+        fresh,
+        made,
+        async (misses, summarised) => {
+          const many = misses.length >= PARALLEL_MIN_FILES;
+          return pool && many
+            ? (await pool.analyse(misses, undefined, analysed, summarised)).analyses
+            : many && workers
+              ? (await analyseFiles(misses, this.limits, workers, undefined, analysed, summarised)).analyses
+              : await analyseAside(misses, this.limits, analysed, summarised);
+        },
+        analysed,
+      );
+      cached = ahead.cached;
+      this.ahead = new Map(ahead.analyses.map((analysis) => [analysis.source, analysis]));
     } finally {
       // Before the tree is built: the workers' heaps are let go first.
       await pool?.close();
@@ -114,7 +145,62 @@ export class DefinitionsLoader {
     const state = this.tree.replaceAll(files);
     this.ahead = new Map();
     this.readFrom = problems.length ? null : root;
-    return result(state, problems, { incremental: false, read: files.length });
+    this.scheduleWrite(made, true);
+    return result(state, problems, { incremental: false, read: files.length, cached });
+  }
+
+  /**
+   * The analyses of `sources`: from the on-disk cache when it has them (no
+   * parsing), the others by `analyse`, their summaries kept in `made` for
+   * the cache. Without a cache, `analyse` gets them all.
+   */
+  private async analyseWithCache(
+    sources: SourceFile[],
+    made: Map<string, { hash: string; summary: FileSummary }>,
+    analyse: (misses: SourceFile[], summarised: Summarised | undefined) => Promise<FileAnalysis[]>,
+    analysed?: Analysed,
+  ): Promise<{ analyses: FileAnalysis[]; cached: number }> {
+    if (!this.cache) return { analyses: await analyse(sources, undefined), cached: 0 };
+    const hits = sources.length ? await this.cache.lookup(sources) : new Map<SourceFile, FileSummary>();
+    const misses = hits.size ? sources.filter((source) => !hits.has(source)) : sources;
+    const analyses = misses.length ? await analyse(misses, (source, summary) => made.set(source.file, { hash: source.hash, summary })) : [];
+    // Made into analyses as analyseHere makes them, in slices: a reload runs while requests are served.
+    let sliceStart = performance.now();
+    for (const [source, summary] of hits) {
+      if (performance.now() - sliceStart > ANALYSIS_SLICE_MS) {
+        await new Promise((resolve) => setImmediate(resolve));
+        sliceStart = performance.now();
+      }
+      analyses.push(fromSummary(source, summary, this.limits));
+    }
+    analysed?.(hits.size);
+    return { analyses, cached: hits.size };
+  }
+
+  /**
+   * After a load: the packs of the apps it analysed files of are written,
+   * with the tree's files of those apps as they are now; after a full load,
+   * what no app of the folder uses any more is pruned. Errors are the
+   * cache's to report (its onError); the chain never rejects.
+   */
+  private scheduleWrite(made: Map<string, { hash: string; summary: FileSummary }>, full: boolean): void {
+    const cache = this.cache;
+    if (!cache) return;
+    const tops = new Map<string, SourceFile[]>();
+    for (const file of made.keys()) {
+      const top = topName(file);
+      if (!tops.has(top)) tops.set(top, this.tree.sourcesOf(top));
+    }
+    const all = full ? this.tree.topNames() : null;
+    if (!tops.size && !all) return;
+    this.writes = this.writes.then(async () => {
+      try {
+        await cache.write(tops, made);
+        if (all) await cache.prune(all);
+      } catch (error) {
+        cache.reportError(error, 'writing the definitions cache');
+      }
+    });
   }
 
   /** Loads files already in memory (tests, tools); `readProblems` are problems of reading them. */
@@ -125,9 +211,10 @@ export class DefinitionsLoader {
   }
 }
 
-function result(state: TreeState, readProblems: DefinitionProblem[], reading: { incremental: boolean; read: number }): LoadResult {
+function result(state: TreeState, readProblems: DefinitionProblem[], reading: { incremental: boolean; read: number; cached?: number }): LoadResult {
   const { hash, files, analysed, reused, appsChecked } = state;
-  const stats = { files, ...reading, analysed, reused, appsChecked };
+  const cached = reading.cached ?? 0;
+  const stats = { files, incremental: reading.incremental, read: reading.read, analysed: analysed - cached, reused, cached, appsChecked };
   const all = [...readProblems, ...state.problems];
   const problems = all.filter((problem) => !isWarning(problem));
   const warnings = sortProblems(all.filter(isWarning));

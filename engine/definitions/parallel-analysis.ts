@@ -43,11 +43,12 @@ export async function analyseFiles(
   workers: number,
   heapMb = WORKER_HEAP_MB,
   analysed?: Analysed,
+  summarised?: Summarised,
 ): Promise<{ analyses: FileAnalysis[]; workersDone: number }> {
-  if (sources.length < PARALLEL_MIN_FILES || workers < 1) return { analyses: await analyseHere(sources, limits, analysed), workersDone: 0 };
+  if (sources.length < PARALLEL_MIN_FILES || workers < 1) return { analyses: await analyseHere(sources, limits, analysed, summarised), workersDone: 0 };
   const pool = new AnalysisPool(workers, limits, heapMb);
   try {
-    return await pool.analyse(sources, undefined, analysed);
+    return await pool.analyse(sources, undefined, analysed, summarised);
   } finally {
     await pool.close();
   }
@@ -55,6 +56,9 @@ export async function analyseFiles(
 
 /** Told how many more files were analysed, as they are: a tool's progress line (npm run validate). */
 export type Analysed = (count: number) => void;
+
+/** Told each file's summary as it is made (the loader keeps them for the on-disk cache, analysis-cache.ts). */
+export type Summarised = (source: SourceFile, summary: FileSummary) => void;
 
 /** How long this thread analyses before it lets the event loop turn (requests keep being served during a load). */
 export const ANALYSIS_SLICE_MS = 8;
@@ -64,7 +68,7 @@ export const ANALYSIS_SLICE_MS = 8;
  * turn of the event loop between them: one file is small (see
  * LARGE_FILE_BYTES), so no slice runs much longer.
  */
-export async function analyseHere(sources: SourceFile[], limits: MappingLimits, analysed?: Analysed): Promise<FileAnalysis[]> {
+export async function analyseHere(sources: SourceFile[], limits: MappingLimits, analysed?: Analysed, summarised?: Summarised): Promise<FileAnalysis[]> {
   const analyses: FileAnalysis[] = [];
   let sliceStart = performance.now();
   for (const source of sources) {
@@ -72,7 +76,9 @@ export async function analyseHere(sources: SourceFile[], limits: MappingLimits, 
       await new Promise((resolve) => setImmediate(resolve));
       sliceStart = performance.now();
     }
-    analyses.push(fromSummary(source, summariseFile(source), limits));
+    const summary = summariseFile(source);
+    summarised?.(source, summary);
+    analyses.push(fromSummary(source, summary, limits));
     analysed?.(1);
   }
   return analyses;
@@ -95,7 +101,7 @@ export const LARGE_FILE_HEAP_MB = { oldGeneration: 256, youngGeneration: 16 };
  * A large file the worker cannot analyse (it ran out of memory, or could not
  * start) is that file's ANALYSIS_FAILED problem, not work for this thread.
  */
-export async function analyseAside(sources: SourceFile[], limits: MappingLimits, analysed?: Analysed): Promise<FileAnalysis[]> {
+export async function analyseAside(sources: SourceFile[], limits: MappingLimits, analysed?: Analysed, summarised?: Summarised): Promise<FileAnalysis[]> {
   const large = sources.filter((source) => source.text.length > LARGE_FILE_BYTES);
   const small = large.length ? sources.filter((source) => source.text.length <= LARGE_FILE_BYTES) : sources;
   const byFile = new Map<SourceFile, FileAnalysis>();
@@ -108,13 +114,13 @@ export async function analyseAside(sources: SourceFile[], limits: MappingLimits,
           problemAt({ file: source.file, line: 1, column: 1 }, 'ANALYSIS_FAILED', `the file could not be analysed: its worker thread stopped (more than ${LARGE_FILE_HEAP_MB.oldGeneration} MB?); split or shorten the file`),
         ],
       });
-      const { analyses } = await pool.analyse(large, (left) => left.map((source) => fromSummary(source, stopped(source), limits)), analysed);
+      const { analyses } = await pool.analyse(large, (left) => left.map((source) => fromSummary(source, stopped(source), limits)), analysed, summarised);
       analyses.forEach((analysis) => byFile.set(analysis.source, analysis));
     } finally {
       await pool.close();
     }
   }
-  for (const analysis of await analyseHere(small, limits, analysed)) byFile.set(analysis.source, analysis);
+  for (const analysis of await analyseHere(small, limits, analysed, summarised)) byFile.set(analysis.source, analysis);
   return sources.map((source) => byFile.get(source)!);
 }
 
@@ -139,13 +145,14 @@ export class AnalysisPool {
   /** `left`: what becomes of the batches failed workers left (by default, analysed on this thread). */
   async analyse(
     sources: SourceFile[],
-    left: (sources: SourceFile[]) => FileAnalysis[] | Promise<FileAnalysis[]> = (batch) => analyseHere(batch, this.limits, analysed),
+    left: (sources: SourceFile[]) => FileAnalysis[] | Promise<FileAnalysis[]> = (batch) => analyseHere(batch, this.limits, analysed, summarised),
     analysed?: Analysed,
+    summarised?: Summarised,
   ): Promise<{ analyses: FileAnalysis[]; workersDone: number }> {
     const analyses: FileAnalysis[] = new Array(sources.length);
     const batches: number[] = [];
     for (let start = 0; start < sources.length; start += this.batchFiles) batches.push(start);
-    const done = await Promise.all(this.workers.map((started) => (started ? runBatches(started, sources, batches, analyses, this.limits, this.batchFiles, analysed) : false)));
+    const done = await Promise.all(this.workers.map((started) => (started ? runBatches(started, sources, batches, analyses, this.limits, this.batchFiles, analysed, summarised) : false)));
     // Batches left by failed workers (or all, when none could start).
     for (const start of batches) {
       const end = Math.min(start + this.batchFiles, sources.length);
@@ -212,6 +219,7 @@ function runBatches(
   limits: MappingLimits,
   batchFiles: number,
   analysed?: Analysed,
+  summarised?: Summarised,
 ): Promise<boolean> {
   return new Promise((resolve) => {
     let current: number | undefined;
@@ -233,7 +241,11 @@ function runBatches(
       const start = current!;
       next();
       // Made into analyses as they arrive, while the workers go on: this thread is otherwise idle.
-      summaries.forEach((summary, i) => (into[start + i] = fromSummary(sources[start + i]!, summary, limits)));
+      summaries.forEach((summary, i) => {
+        const source = sources[start + i]!;
+        summarised?.(source, summary);
+        into[start + i] = fromSummary(source, summary, limits);
+      });
       analysed?.(summaries.length);
     });
     if (exited) return settle(false);

@@ -132,7 +132,7 @@ export class DefinitionsRegistry {
       // unlogged, the status went on saying ok, and the start failed. It is a failed attempt like any other.
       this.logger.error({ reason, err: error }, 'definitions could not be loaded (keeping the live snapshot, if any)');
       const problems = [failureProblem('.', error, 'the definitions could not be loaded')];
-      const stats = { files: 0, incremental: false, read: 0, analysed: 0, reused: 0, appsChecked: 0 };
+      const stats = { files: 0, incremental: false, read: 0, analysed: 0, reused: 0, cached: 0, appsChecked: 0 };
       result = { ok: false, snapshot: null, hash: '', problems, warnings: [], stats };
     }
     this.lastAttempt = { at: new Date().toISOString(), reason, ok: result.ok, hash: result.hash };

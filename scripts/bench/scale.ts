@@ -12,13 +12,23 @@
  *    split into the watcher's detection + the debounce (until reload() is
  *    called) and the rebuild (until the new snapshot serves).
  *
+ * The cold load runs with the on-disk analysis cache (analysis-cache.ts) in
+ * BENCH_SCALE_CACHE_DIR, empty: the gateway's first start. Its writes,
+ * after the load, are timed apart.
+ *
+ * BENCH_SCALE_MODE=cold (with BENCH_SCALE_CACHE_DIR, or without it: the
+ * cache off) runs the cold load alone, in a process of its own: a restart
+ * finding the cache warm, or a start without a cache.
+ *
  * Env: BENCH_SCALE_DIR, BENCH_SCALE_APPS, BENCH_SCALE_ACTIONS (to name the
  * file it edits), BENCH_RELOADS (edits per kind, default 5),
- * BENCH_DEBOUNCE_MS (the watcher's debounce; default the gateway's).
+ * BENCH_DEBOUNCE_MS (the watcher's debounce; default the gateway's),
+ * BENCH_SCALE_CACHE_DIR, BENCH_SCALE_MODE.
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { DefinitionsLoader } from '../../engine/definitions/loader.ts';
+import { AnalysisCache } from '../../engine/definitions/analysis-cache.ts';
+import { DefinitionsLoader, type LoadResult } from '../../engine/definitions/loader.ts';
 import { DefinitionsRegistry } from '../../engine/definitions/registry.ts';
 import { readSourceFiles } from '../../engine/definitions/source-files.ts';
 import { RELOAD_DEBOUNCE_MS, watchDefinitions } from '../../engine/definitions/watch.ts';
@@ -30,6 +40,55 @@ import { median, round } from './stats.ts';
 const mb = (bytes: number) => round(bytes / 1024 / 1024, 1);
 const peakRss = () => process.resourceUsage().maxRSS * 1024;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** This process's user + system CPU time, in ms: steadier than the wall clock on a shared machine. */
+const cpuMs = () => {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+};
+
+/** A cold load with a loader of its own (the cache in `cacheDir`, or none), timed: wall, CPU, memory after it. */
+async function coldLoad(dir: string, cacheDir: string | undefined) {
+  const loader = new DefinitionsLoader(undefined, undefined, cacheDir ? new AnalysisCache(cacheDir) : null);
+  const rssBefore = process.memoryUsage().rss;
+  const cpuBefore = cpuMs();
+  const started = performance.now();
+  const result = await loader.loadDirectory(dir);
+  const totalMs = performance.now() - started;
+  const loadCpuMs = cpuMs() - cpuBefore;
+  if (!result.ok) throw new Error(`the generated tree does not load: ${result.problems.slice(0, 5).map((p) => `${p.file}:${p.line} ${p.code} ${p.message}`).join('; ')}`);
+  const figures = {
+    totalMs: round(totalMs, 0),
+    cpuMs: round(loadCpuMs, 0),
+    analysed: result.stats.analysed,
+    cached: result.stats.cached,
+    rssBeforeMb: mb(rssBefore),
+    rssAfterLoadMb: mb(process.memoryUsage().rss),
+    peakRssAfterLoadMb: mb(peakRss()),
+    heapUsedAfterLoadMb: mb(process.memoryUsage().heapUsed),
+  };
+  // The cache's writes come after the load (the snapshot serves meanwhile): timed apart.
+  const writeStarted = performance.now();
+  await loader.cacheWritten();
+  const cacheWrite = { writeMs: round(performance.now() - writeStarted, 0), peakRssAfterWriteMb: mb(peakRss()), cacheMb: cacheDir ? mb(await folderBytes(cacheDir)) : 0 };
+  return { loader, result: result as Extract<LoadResult, { ok: true }>, figures, cacheWrite };
+}
+
+async function folderBytes(dir: string): Promise<number> {
+  let bytes = 0;
+  for (const entry of await fs.readdir(dir, { recursive: true, withFileTypes: true })) {
+    if (entry.isFile()) bytes += (await fs.stat(path.join((entry as { parentPath?: string }).parentPath ?? entry.path, entry.name))).size;
+  }
+  return bytes;
+}
+
+/** BENCH_SCALE_MODE=cold: the cold load alone (a restart with the cache warm, or a start with it off). */
+async function coldOnly() {
+  const dir = process.env.BENCH_SCALE_DIR;
+  if (!dir) throw new Error('BENCH_SCALE_DIR is not set');
+  const { figures } = await coldLoad(dir, process.env.BENCH_SCALE_CACHE_DIR);
+  return figures;
+}
+export type ColdResult = Awaited<ReturnType<typeof coldOnly>>;
 
 async function main() {
   const dir = process.env.BENCH_SCALE_DIR;
@@ -40,17 +99,15 @@ async function main() {
   const logger = createLogger('silent');
   const rssBefore = process.memoryUsage().rss;
 
-  // 1. Cold: DefinitionsLoader.loadDirectory, as the gateway starts (reading, then analysing in parallel when the tree is large).
-  const loader = new DefinitionsLoader();
-  let started = performance.now();
-  const cold = await loader.loadDirectory(dir);
-  const totalMs = performance.now() - started;
-  if (!cold.ok) throw new Error(`the generated tree does not load: ${cold.problems.slice(0, 5).map((p) => `${p.file}:${p.line} ${p.code} ${p.message}`).join('; ')}`);
+  // 1. Cold: DefinitionsLoader.loadDirectory, as the gateway starts the first time (the cache empty; reading, then analysing in parallel when the tree is large).
+  const { loader, result: cold, figures, cacheWrite } = await coldLoad(dir, process.env.BENCH_SCALE_CACHE_DIR);
+  const totalMs = figures.totalMs;
   let actionCount = 0;
   for (const app of cold.snapshot.apps.values()) for (const v of app.versions.values()) actionCount += v.actions.size;
-  const rssAfterLoad = process.memoryUsage().rss;
-  const peakAfterLoad = peakRss();
-  const heapAfterLoad = process.memoryUsage().heapUsed;
+  const rssAfterLoad = figures.rssAfterLoadMb;
+  const peakAfterLoad = figures.peakRssAfterLoadMb;
+  const heapAfterLoad = figures.heapUsedAfterLoadMb;
+  let started: number;
   // The reading stage alone, measured again after the load (the page cache is as warm for both).
   started = performance.now();
   const { files } = await readSourceFiles(dir);
@@ -115,8 +172,9 @@ async function main() {
     files: files.length,
     apps: cold.snapshot.apps.size,
     actions: actionCount,
-    cold: { readMs: round(readMs, 0), validateCompileBuildMs: round(totalMs - readMs, 0), totalMs: round(totalMs, 0) },
-    memory: { rssBeforeMb: mb(rssBefore), rssAfterLoadMb: mb(rssAfterLoad), peakRssAfterLoadMb: mb(peakAfterLoad), heapUsedAfterLoadMb: mb(heapAfterLoad), peakRssMb: mb(peakRss()) },
+    cold: { readMs: round(readMs, 0), validateCompileBuildMs: round(totalMs - readMs, 0), totalMs: round(totalMs, 0), cpuMs: figures.cpuMs, analysed: figures.analysed, cached: figures.cached },
+    cacheWrite,
+    memory: { rssBeforeMb: mb(rssBefore), rssAfterLoadMb: rssAfterLoad, peakRssAfterLoadMb: peakAfterLoad, heapUsedAfterLoadMb: heapAfterLoad, peakRssMb: mb(peakRss()) },
     reload: {
       unchangedMs: round(unchangedMs, 0),
       directOneFileMs: round(median(direct), 1),
@@ -137,4 +195,5 @@ async function main() {
 }
 
 export type ScaleResult = Awaited<ReturnType<typeof main>>;
-runChildMain(main);
+if (process.env.BENCH_SCALE_MODE === 'cold') runChildMain(coldOnly);
+else runChildMain(main);

@@ -33,6 +33,11 @@ describe('configuration', () => {
     expect(config).to.include({ port: 9090, host: '127.0.0.1', dataDir: '/var/gw', definitionsDir: '/srv/gw/defs', mongodbUri: 'mongodb://db:27017/gw', logLevel: 'debug' });
     expect(config.encryptionKeys).to.deep.equal([KEY]);
     expect(loadConfig({ DEFINITIONS_LOAD_THREADS: '1' }).definitionsLoadThreads).to.equal(1);
+    expect(loadConfig({ DATA_DIR: '/var/gw' }).definitionsCacheDir).to.equal('/var/gw/cache/definitions');
+    expect(loadConfig({}, '/srv/gw').definitionsCacheDir).to.equal('/srv/gw/data/cache/definitions');
+    expect(loadConfig({ DEFINITIONS_CACHE_DIR: 'cache' }, '/srv/gw').definitionsCacheDir).to.equal('/srv/gw/cache');
+    expect(loadConfig({ DEFINITIONS_CACHE_DIR: '/tmp/defs-cache', DATA_DIR: '/var/gw' }).definitionsCacheDir).to.equal('/tmp/defs-cache');
+    expect(loadConfig({ DEFINITIONS_CACHE_DIR: 'off' }).definitionsCacheDir).to.equal(null);
     expect(loadConfig({ STORE_QUERY_TIMEOUT_MS: '250' }).storeQueryTimeoutMs).to.equal(250);
     expect(loadConfig({ STORE_COMPACTION_INTERVAL_MS: '0' }).storeCompactionIntervalMs).to.equal(0);
     expect(
@@ -53,6 +58,7 @@ describe('configuration', () => {
     ['ENCRYPTION_KEY of the wrong length', { ENCRYPTION_KEY: Buffer.alloc(16).toString('base64') }, /^ENCRYPTION_KEY must be 32 bytes encoded as base64/],
     ['ENCRYPTION_KEY not base64', { ENCRYPTION_KEY: 'not base64!' }, /^ENCRYPTION_KEY must be 32 bytes/],
     ['the second of two ENCRYPTION_KEYs wrong', { ENCRYPTION_KEY: `${KEY},xyz` }, /^ENCRYPTION_KEY key 2 of 2 must be 32 bytes/],
+    ['DEFINITIONS_CACHE_DIR set but empty', { DEFINITIONS_CACHE_DIR: ' ' }, /^DEFINITIONS_CACHE_DIR is set but empty; unset it to use the default$/],
     ['DEFINITIONS_LOAD_THREADS of 0', { DEFINITIONS_LOAD_THREADS: '0' }, /^DEFINITIONS_LOAD_THREADS must be an integer from 1 to 64 \(got "0"\)$/],
     ['SHUTDOWN_DRAIN_MS not a whole number of ms', { SHUTDOWN_DRAIN_MS: '1.5' }, /^SHUTDOWN_DRAIN_MS must be an integer from 0 to 600000 \(got "1.5"\)$/],
     ['STORE_QUERY_TIMEOUT_MS of 0', { STORE_QUERY_TIMEOUT_MS: '0' }, /^STORE_QUERY_TIMEOUT_MS must be an integer from 1 to 600000 \(got "0"\)$/],
