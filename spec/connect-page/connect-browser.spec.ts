@@ -395,6 +395,7 @@ describe('the Connect page in a real browser (headless Chromium)', function () {
       page.on('request', (request) => void (new URL(request.url()).pathname.startsWith('/v2/') ? request.abort('connectionrefused') : request.continue()));
       await page.goto(`${gw.url}/connect#token=${await freshToken()}`, { waitUntil: 'load' });
       expect(await visibleAlert(page)).to.equal('The connection service cannot be reached. Check your internet connection and try again.');
+      expect(await page.$eval('#loading', (e: any) => e.hidden), 'no "Loading…" left beside the error').to.equal(true);
     } finally {
       await page.close();
     }
