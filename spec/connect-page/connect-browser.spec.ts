@@ -269,6 +269,8 @@ describe('the Connect page in a real browser (headless Chromium)', function () {
       await page.click('dialog button.danger');
       await page.waitForSelector('dialog:not([open])');
       await page.waitForFunction((id: string) => !(globalThis as any).document.querySelector(`li[data-connection="${id}"]`), {}, notes.id);
+      // announce() writes the status 30 ms after clearing it (so a screen reader repeats it): wait for it.
+      await page.waitForFunction(() => (globalThis as any).document.querySelector('#status').textContent !== '');
       expect(await text(page, '#status')).to.equal('Acme Notes is disconnected.');
       expect((await mine()).map((c) => c.id)).not.to.include(notes.id);
       expectClean(watched);
