@@ -133,7 +133,7 @@ async function main(): Promise<number> {
   if (!healthy) log(output);
   failed ||= !healthy;
   // Files served from outside dist/ (web/): the image must carry them.
-  for (const page of healthy ? ['/connect', '/connect/connect.js', '/connect/connect.css', '/connect/oauth-return'] : []) {
+  for (const page of healthy ? ['/connect', '/connect/connect.js', '/connect/connect.css', '/connect/oauth-return', '/sdk/connect.js', '/sdk/connect.mjs'] : []) {
     const status = await fetch(`http://127.0.0.1:${port}${page}`).then((r) => r.status, () => 0);
     log(`GET ${page}: ${status}`);
     failed ||= status !== 200;

@@ -12,8 +12,6 @@ import { definitionsFor, Upstream } from '../helpers/upstream.ts';
 import { eventually } from '../support/eventually.ts';
 
 const FIXTURE = path.join(ROOT, 'spec/fixtures/connect-page');
-/** A fixed port of this spec's range: the OAuth redirect_uri is computed from PUBLIC_BASE_URL. */
-const PORT = 4131;
 
 /**
  * The Connect page in a real headless Chromium, against a real gateway, an app stand-in and a fake OAuth
@@ -39,11 +37,14 @@ describe('the Connect page in a real browser (headless Chromium)', function () {
     await upstream.start();
     const defs = await definitionsFor(FIXTURE, upstream.url);
     cleanupDefs = defs.cleanup;
-    gw = await startTestGateway({ DEFINITIONS_DIR: defs.dir, EGRESS_ALLOW: '127.0.0.1/32', PORT: String(PORT), PUBLIC_BASE_URL: `http://127.0.0.1:${PORT}` });
+    // Port 0, PUBLIC_BASE_URL unset (a developer's setting): the return page is accepted on the address the page
+    // was opened on, and the provider's redirect_uri is set in the app configuration (no fixed port to collide).
+    gw = await startTestGateway({ DEFINITIONS_DIR: defs.dir, EGRESS_ALLOW: '127.0.0.1/32' });
     companyName = (await call(gw, 'GET', '/v1/companies')).body.data[0].name;
     adaId = (await call(gw, 'POST', '/v1/users', { body: { externalId: 'ada', name: 'Ada Lovelace', email: 'ada@example.com' } })).body.data.userId;
     expect((await call(gw, 'PUT', '/v2/embedding', { body: { allowedOrigins: ['https://app.customer.test'], enabledApps: ['notes', 'crm'] } })).status).to.equal(200);
-    expect((await call(gw, 'PUT', '/v2/apps/crm/configuration', { body: { clientId: 'crm-client', clientSecret: 'crm-client-secret' } })).status).to.equal(200);
+    const configured = await call(gw, 'PUT', '/v2/apps/crm/configuration', { body: { clientId: 'crm-client', clientSecret: 'crm-client-secret', redirectUri: `${gw.url}/v2/connect/callback` } });
+    expect(configured.status, JSON.stringify(configured.body)).to.equal(200);
     upstream.on('GET /oauth/authorize', (request) => {
       const back = new URL(request.query.get('redirect_uri')!);
       back.searchParams.set('state', request.query.get('state')!);
@@ -268,6 +269,8 @@ describe('the Connect page in a real browser (headless Chromium)', function () {
       await page.click('dialog button.danger');
       await page.waitForSelector('dialog:not([open])');
       await page.waitForFunction((id: string) => !(globalThis as any).document.querySelector(`li[data-connection="${id}"]`), {}, notes.id);
+      // announce() writes the status 30 ms after clearing it (so a screen reader repeats it): wait for it.
+      await page.waitForFunction(() => (globalThis as any).document.querySelector('#status').textContent !== '');
       expect(await text(page, '#status')).to.equal('Acme Notes is disconnected.');
       expect((await mine()).map((c) => c.id)).not.to.include(notes.id);
       expectClean(watched);
@@ -364,6 +367,29 @@ describe('the Connect page in a real browser (headless Chromium)', function () {
     }
   });
 
+  it('an egress refusal at the token exchange (the provider\'s address not allowed): said in a sentence naming the app', async () => {
+    // A second gateway without EGRESS_ALLOW: the browser reaches the provider on 127.0.0.1, the gateway may not.
+    const strict = await startTestGateway({ DEFINITIONS_DIR: gw.gateway.services.config.definitionsDir });
+    const page = await browser.newPage();
+    try {
+      await call(strict, 'PUT', '/v2/embedding', { body: { allowedOrigins: [], enabledApps: ['crm'] } });
+      await call(strict, 'PUT', '/v2/apps/crm/configuration', { body: { clientId: 'crm-client', clientSecret: 'crm-client-secret', redirectUri: `${strict.url}/v2/connect/callback` } });
+      const userId = (await call(strict, 'POST', '/v1/users', { body: { externalId: 'eve' } })).body.data.userId;
+      const eveToken = (await call(strict, 'GET', `/v1/users/${userId}/token`)).body.token;
+      const calls = tokenCalls;
+      await page.goto(`${strict.url}/connect#token=${eveToken}&app=crm`, { waitUntil: 'load' });
+      await page.waitForSelector('dialog[open] form');
+      await page.click('dialog button[type="submit"]');
+      await page.waitForSelector('dialog .form-errors:not([hidden])', { timeout: 30_000 });
+      expect(await text(page, 'dialog .form-errors')).to.match(/^The connection service is not allowed to reach Contact Cloud's servers \(its network policy refused the address\): /);
+      expect(tokenCalls, 'the token endpoint was never called').to.equal(calls);
+      expect((await call(strict, 'GET', '/v2/connections')).body.data).to.deep.equal([]);
+    } finally {
+      await page.close();
+      await strict.stop();
+    }
+  });
+
   it('the gateway unreachable: a plain sentence, no stack trace or raw JSON', async () => {
     const page = await browser.newPage();
     try {
@@ -371,6 +397,7 @@ describe('the Connect page in a real browser (headless Chromium)', function () {
       page.on('request', (request) => void (new URL(request.url()).pathname.startsWith('/v2/') ? request.abort('connectionrefused') : request.continue()));
       await page.goto(`${gw.url}/connect#token=${await freshToken()}`, { waitUntil: 'load' });
       expect(await visibleAlert(page)).to.equal('The connection service cannot be reached. Check your internet connection and try again.');
+      expect(await page.$eval('#loading', (e: any) => e.hidden), 'no "Loading…" left beside the error').to.equal(true);
     } finally {
       await page.close();
     }

@@ -70,7 +70,16 @@ describe('the Connect page\'s postMessage handshake with the page that opened it
     gw = await startTestGateway({ DEFINITIONS_DIR: defs.dir, EGRESS_ALLOW: '127.0.0.1/32' });
     companyName = (await call(gw, 'GET', '/v1/companies')).body.data[0].name;
     adaId = (await call(gw, 'POST', '/v1/users', { body: { externalId: 'ada', name: 'Ada' } })).body.data.userId;
-    expect((await call(gw, 'PUT', '/v2/embedding', { body: { allowedOrigins: [allowed.url], enabledApps: ['notes'] } })).status).to.equal(200);
+    expect((await call(gw, 'PUT', '/v2/embedding', { body: { allowedOrigins: [allowed.url], enabledApps: ['notes', 'crm'] } })).status).to.equal(200);
+    expect((await call(gw, 'PUT', '/v2/apps/crm/configuration', { body: { clientId: 'crm-client', clientSecret: 'crm-secret', redirectUri: `${gw.url}/v2/connect/callback` } })).status).to.equal(200);
+    // The fake provider: its consent page approves at once; its token endpoint answers tokens.
+    upstream.on('GET /oauth/authorize', (request) => {
+      const back = new URL(request.query.get('redirect_uri')!);
+      back.searchParams.set('state', request.query.get('state')!);
+      back.searchParams.set('code', 'code-1');
+      return { status: 302, headers: { location: back.toString() } };
+    });
+    upstream.on('POST /oauth/token', () => ({ body: { access_token: 'access-1', refresh_token: 'refresh-1', expires_in: 3600, token_type: 'Bearer' } }));
   });
   after(async () => {
     await browser?.close();
@@ -118,6 +127,26 @@ describe('the Connect page\'s postMessage handshake with the page that opened it
       await closed;
       const last = await eventually(() => received(customer), (list) => list.some((m) => m.data.type === 'close'), 'the close message');
       expect(last.map((m) => m.data.type)).to.deep.equal(['ready', 'connected', 'close']);
+    } finally {
+      await customer.close();
+    }
+  });
+
+  it('an allowed opener also gets connected for an OAuth app connected through the sign-in popup the Connect page opens', async () => {
+    const customer = await openCustomer(allowed);
+    try {
+      const popup = await openPopup(customer);
+      await popup.waitForSelector('#apps-section:not([hidden])');
+      await popup.click('button[data-app="crm"]');
+      await popup.waitForSelector('dialog[open] form');
+      await popup.click('dialog button[type="submit"]');
+      const messages = await eventually(() => received(customer), (list) => list.some((m) => m.data.type === 'connected' && m.data.connection.appSlug === 'crm'), 'the connected message for the OAuth app', 30_000);
+      const crm = (await call({ url: gw.url, apiKey: await token() }, 'GET', '/v2/end-user/connections')).body.data.find((c: { appSlug: string }) => c.appSlug === 'crm');
+      const connected = messages.find((m) => m.data.type === 'connected' && m.data.connection.appSlug === 'crm')!;
+      expect(connected).to.deep.equal({ origin: gw.url, fromTarget: true, data: { source: 'gateway-connect', version: 1, type: 'connected', connection: crm } });
+      // Nothing of the OAuth return page's own message reaches the customer's page.
+      expect(messages.filter((m) => m.data.source !== 'gateway-connect')).to.deep.equal([]);
+      await popup.close();
     } finally {
       await customer.close();
     }

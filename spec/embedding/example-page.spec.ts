@@ -8,9 +8,6 @@ import { ROOT } from '../helpers/process.ts';
 import { definitionsFor, Upstream } from '../helpers/upstream.ts';
 import { eventually } from '../support/eventually.ts';
 
-/** A fixed port of this suite's range: the OAuth provider must be told the callback's address (PUBLIC_BASE_URL) before the gateway starts. */
-const GATEWAY_PORT = 4231;
-const GATEWAY_URL = `http://127.0.0.1:${GATEWAY_PORT}`;
 const SHOP_KEY = 'shop-key-typed-by-the-end-user';
 const CRM_ACCESS_TOKEN = 'crm-access-token-from-the-provider';
 
@@ -35,15 +32,17 @@ describe('the example customer page with the browser SDK and the Connect page (h
     await app.start();
     const defs = await definitionsFor(path.join(ROOT, 'spec/fixtures/run'), app.url);
     cleanup = defs.cleanup;
-    gw = await startTestGateway({ DEFINITIONS_DIR: defs.dir, EGRESS_ALLOW: '127.0.0.1/32', PORT: String(GATEWAY_PORT), PUBLIC_BASE_URL: GATEWAY_URL });
+    gw = await startTestGateway({ DEFINITIONS_DIR: defs.dir, EGRESS_ALLOW: '127.0.0.1/32' });
     example = await startExampleServer({ GATEWAY_URL: gw.url, GATEWAY_API_KEY: gw.apiKey });
     stranger = await startExampleServer({ GATEWAY_URL: gw.url, GATEWAY_API_KEY: gw.apiKey });
-    // The customer's one-time setup, with the API key: its page's origin, the apps its end users may connect, its OAuth client.
+    // The customer's one-time setup, with the API key: its page's origin, the apps its end users may connect, its OAuth
+    // client (the callback on the gateway's address, registered with the provider: the gateway listens on port 0).
     expect((await call(gw, 'PUT', '/v2/embedding', { body: { allowedOrigins: [example.origin], enabledApps: ['shop', 'crm'] } })).status).to.equal(200);
-    expect((await call(gw, 'PUT', '/v2/apps/crm/configuration', { body: { clientId: 'crm-client', clientSecret: 'crm-secret' } })).status).to.equal(200);
+    expect((await call(gw, 'PUT', '/v2/apps/crm/configuration', { body: { clientId: 'crm-client', clientSecret: 'crm-secret', redirectUri: `${gw.url}/v2/connect/callback` } })).status).to.equal(200);
   });
   after(async () => {
-    await browser?.close();
+    if (!browser) return; // skipped without Chromium: nothing was started
+    await browser.close();
     await stranger?.stop();
     await example?.stop();
     await gw?.stop();
@@ -118,7 +117,7 @@ describe('the example customer page with the browser SDK and the Connect page (h
     expect(await page.$$eval('#connections li', (items) => items.map((i) => i.textContent))).to.have.members(['Shopshop · activeDisconnect', 'CRMcrm · activeDisconnect']);
     const [authorize] = app.calls('GET /oauth/authorize');
     expect(authorize!.query.get('client_id')).to.equal('crm-client');
-    expect(authorize!.query.get('redirect_uri')).to.equal(`${GATEWAY_URL}/v2/connect/callback`);
+    expect(authorize!.query.get('redirect_uri')).to.equal(`${gw.url}/v2/connect/callback`);
     expect(app.calls('POST /oauth/token')).to.have.length(1);
 
     // 3. Run an action with the API-key connection: the page shows the envelope's data; the app got the typed key.

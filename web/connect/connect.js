@@ -177,6 +177,7 @@ async function start(token, appSlug, outcome) {
     $('signed-in').hidden = false;
     await refresh();
   } catch (error) {
+    $('loading').hidden = true;
     return handle(error);
   }
   $('loading').hidden = true;

@@ -12,8 +12,9 @@
  *   'POPUP_BLOCKED' (the browser refused the popup: call open() from a click handler), 'UNAVAILABLE' (the
  *   Connect page did not answer within readyTimeoutMs: the gateway is down, or refused to be framed here),
  *   'INVALID_OPTIONS', 'TOKEN_UNAVAILABLE' (your token function failed), or the code the Connect page sent
- *   in its error message (for example 'UNAUTHORIZED' for an expired token, 'FORBIDDEN' for a page whose
- *   origin the company does not allow);
+ *   in its error message (for example 'UNAUTHORIZED' for an expired or refused token). A page whose origin
+ *   the company does not allow gets no connection: the Connect page says so to the end user, and open()
+ *   rejects with 'CLOSED' when they close it (or 'UNAVAILABLE' in an iframe the gateway will not show there);
  * - from the API calls: the gateway's error code ('NOT_FOUND', 'APP_NOT_ENABLED', 'UNAUTHORIZED', ...),
  *   with `status` (HTTP) and `details`; 'NETWORK_ERROR' when no answer came.
  */
