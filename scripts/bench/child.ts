@@ -31,12 +31,12 @@ export interface ChildOptions {
   onStdout?: (chunk: Buffer) => void;
 }
 
-/** Forks `scripts/bench/<file>` (named `x.ts`; its `.js` when compiled) the way this file runs, and waits for its ready message (or its failure). */
+/** Forks `scripts/bench/<file>` (named `x.ts`; its `.js` when compiled; or an absolute path, taken as it is) the way this file runs, and waits for its ready message (or its failure). */
 export async function startChild<T>(
   file: string,
   options: ChildOptions = {},
 ): Promise<Child<T>> {
-  const child = fork(path.join(BENCH_DIR, file.replace(/\.ts$/, OWN_EXTENSION)), options.args ?? [], {
+  const child = fork(path.isAbsolute(file) ? file : path.join(BENCH_DIR, file.replace(/\.ts$/, OWN_EXTENSION)), options.args ?? [], {
     execArgv: [...RUNNER, ...(options.execArgv ?? [])],
     env: { ...process.env, ...options.env },
     // stdout: the terminal by default; the logs benchmark sends a child's to a file (a descriptor) or reads it.

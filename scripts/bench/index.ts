@@ -8,6 +8,7 @@
  *   npm run bench                       # full run (a few minutes on 2 cores)
  *   npm run bench -- --quick            # smoke run: short loads, 100 x 30 tree
  *   npm run bench -- --only=load,mapping,scale
+ *   npm run bench -- --only=load --rounds=5 --baseline=../main   # this gateway against another checkout's, same rounds
  *   npm run bench -- --only=start --rounds=5   # npm start (compiled) against npm run dev (tsx), side by side
  *   npm run bench -- --only=store --store-records=100000   # the embedded store at scale (not in the default run: minutes)
  *   npm run bench -- --duration=5 --warmup=2 --connections=10 --latency-duration=3
@@ -19,14 +20,14 @@
  * BENCH_APPS, BENCH_ACTIONS, BENCH_RELOADS, BENCH_DEBOUNCE_MS, BENCH_MAPPING_MS, BENCH_ROUNDS, BENCH_STORE_RECORDS, BENCH_OUT.
  */
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { PACKAGE_ROOT } from '../../engine/package-root.ts';
 import { runChild, startChild, type Child } from './child.ts';
 import { measure, type LoadFigures, type LoadTarget } from './load.ts';
-import { failureOf, firstIn, summarise, type LoadMeasure, type Round, type RoundsSummary, type Side } from './load-rounds.ts';
+import { failureOf, orderIn, summarise, type LoadMeasure, type Round, type RoundsSummary, type Side, type Sides } from './load-rounds.ts';
 import type { MappingCost } from './mapping-cost.ts';
 import { RECORD_COUNTS } from './records.ts';
 import type { ColdResult, ScaleResult } from './scale.ts';
@@ -56,6 +57,7 @@ export const cli = {
     rounds: { type: 'string' as const, value: '<n>', description: 'rounds of the load part (proxy and gateway side by side, order alternating; medians) and of the start part (BENCH_ROUNDS; 5, quick 2)' },
     'scale-rounds': { type: 'string' as const, value: '<n>', description: 'rounds of the scale part, each one cold load with the definitions cache off and one restarting from it warm (BENCH_SCALE_ROUNDS; 3, quick 1)' },
     'cpu-prof': { type: 'string' as const, value: '<target>', description: 'profile gateway, proxy or scale into .tmp/profiles' },
+    baseline: { type: 'string' as const, value: '<dir>', description: "another checkout whose gateway the load part measures in the same rounds, for a before/after in one run (compiled: build it first)" },
     out: { type: 'string' as const, value: '<file>', description: 'where the figures go (BENCH_OUT; bench-results.json)' },
   },
   examples: ['npm run bench -- --quick', 'npm run bench -- --only=load,mapping --duration=5', 'npm run bench -- --only=load --cpu-prof=gateway'],
@@ -100,6 +102,7 @@ function settingsFrom(values: CliValues<typeof cli.options>) {
     },
     only: new Set(parts),
     profile: values['cpu-prof'],
+    baselineDir: values.baseline === undefined ? undefined : path.resolve(values.baseline),
     out: path.resolve(values.out ?? process.env.BENCH_OUT ?? 'bench-results.json'),
   };
 }
@@ -112,7 +115,7 @@ if (typeof chosen === 'string') {
 }
 const run = chosen !== null && typeof chosen !== 'string' ? chosen : null;
 // Read by the parts below only when the bench runs (run !== null).
-const { settings, only, profile, out } = run ?? ({} as Exclude<ReturnType<typeof settingsFrom>, string>);
+const { settings, only, profile, out, baselineDir } = run ?? ({} as Exclude<ReturnType<typeof settingsFrom>, string>);
 /** The budget part: µs of work added to each of the bare proxy's requests. */
 const BURNS_US = [0, 50, 100, 200, 400];
 const profileDir = path.resolve('.tmp/profiles');
@@ -126,6 +129,14 @@ interface LoadResult extends RoundsSummary {
   loadAverage: { start: number[]; end: number[] };
   /** Every round as measured, invalid ones included. */
   measured: Round[];
+}
+
+/** The bench gateway of another checkout, run the way this bench runs (compiled: its dist/, which must be built; tsx: its source). */
+function baselineGatewayFile(dir: string): string {
+  const compiled = path.extname(new URL(import.meta.url).pathname) === '.js';
+  const file = compiled ? path.join(dir, 'dist/scripts/bench/gateway.js') : path.join(dir, 'scripts/bench/gateway.ts');
+  if (!existsSync(file)) throw new Error(`--baseline: ${file} does not exist${compiled ? ' (build that checkout first: npm run build)' : ''}`);
+  return file;
 }
 
 /** One request to each target, checking it answers 200 with N records, before any load. */
@@ -156,52 +167,61 @@ async function loadBenchmark(): Promise<LoadResult> {
     const env = { BENCH_UPSTREAM_URL: upstream.info.url };
     const proxy = await startChild<{ url: string }>('proxy.ts', { env, execArgv: profiled('proxy') });
     children.push(proxy);
-    const gateway = await startChild<{ url: string; path: string; headers: Record<string, string>; connectionId: string }>('gateway.ts', { env, execArgv: profiled('gateway') });
+    type GatewayInfo = { url: string; path: string; headers: Record<string, string>; connectionId: string };
+    const gateway = await startChild<GatewayInfo>('gateway.ts', { env, execArgv: profiled('gateway') });
     children.push(gateway);
-    log(`upstream ${upstream.info.url} (bodies: ${Object.entries(upstream.info.sizes).map(([n, b]) => `${n} records ${b} B`).join(', ')}), proxy ${proxy.info.url}, gateway ${gateway.info.url}`);
+    // --baseline: the same bench gateway from another checkout (its own engine), measured in the same rounds.
+    const baseline = baselineDir ? await startChild<GatewayInfo>(baselineGatewayFile(baselineDir), { env }) : undefined;
+    if (baseline) children.push(baseline);
+    log(`upstream ${upstream.info.url} (bodies: ${Object.entries(upstream.info.sizes).map(([n, b]) => `${n} records ${b} B`).join(', ')}), proxy ${proxy.info.url}, gateway ${gateway.info.url}${baseline ? `, baseline ${baseline.info.url} (${baselineDir})` : ''}`);
 
-    const targets = (records: number): Record<Side, LoadTarget> => ({
+    const runOf = (name: string, g: Child<GatewayInfo>, records: number): LoadTarget => ({
+      name,
+      url: `${g.info.url}${g.info.path}`,
+      method: 'POST',
+      headers: g.info.headers,
+      body: JSON.stringify({ connectionId: g.info.connectionId, arguments: { limit: records } }),
+    });
+    const targets = (records: number): Sides<LoadTarget> => ({
       proxy: { name: 'proxy', url: `${proxy.info.url}/records?limit=${records}&view=full`, method: 'GET' },
-      gateway: {
-        name: 'gateway',
-        url: `${gateway.info.url}${gateway.info.path}`,
-        method: 'POST',
-        headers: gateway.info.headers,
-        body: JSON.stringify({ connectionId: gateway.info.connectionId, arguments: { limit: records } }),
-      },
+      gateway: runOf('gateway', gateway, records),
+      ...(baseline ? { baseline: runOf('baseline', baseline, records) } : {}),
     });
     for (const records of RECORD_COUNTS) {
       const t = targets(records);
       await check(t.proxy, records, (b) => b.data.records.length);
       await check(t.gateway, records, (b) => (b.success === true ? b.data.length : -1));
+      if (t.baseline) await check(t.baseline, records, (b) => (b.success === true ? b.data.length : -1));
     }
-    const pids: Record<Side, number> = { proxy: proxy.process.pid!, gateway: gateway.process.pid! };
+    const pids: Sides<number> = { proxy: proxy.process.pid!, gateway: gateway.process.pid!, ...(baseline ? { baseline: baseline.process.pid! } : {}) };
+    const measuredSides: Side[] = baseline ? ['proxy', 'gateway', 'baseline'] : ['proxy', 'gateway'];
 
     const rounds: Round[] = [];
     for (let index = 1; index <= Math.max(1, settings.rounds); index++) {
-      const first = firstIn(index);
-      const order: Side[] = first === 'proxy' ? ['proxy', 'gateway'] : ['gateway', 'proxy'];
-      const r: Round = { index, first, loaded: {}, oneConnection: {} };
+      const order = orderIn(index, measuredSides);
+      const r: Round = { index, first: order[0]!, loaded: {}, oneConnection: {} };
       for (const records of RECORD_COUNTS) {
         const t = targets(records);
-        const sides = {} as Record<Side, LoadMeasure>;
+        const sides = {} as Sides<LoadMeasure>;
         for (const side of order) {
-          await warmUp(t[side]);
-          const before = cpuMicros(pids[side]);
-          const figures = await measure(t[side], { ...settings, warmupSeconds: 0 });
-          sides[side] = { figures, cpuUsPerRequest: round((cpuMicros(pids[side]) - before) / Math.max(1, figures.requests), 0) };
+          await warmUp(t[side]!);
+          const before = cpuMicros(pids[side]!);
+          const figures = await measure(t[side]!, { ...settings, warmupSeconds: 0 });
+          const measured = { figures, cpuUsPerRequest: round((cpuMicros(pids[side]!) - before) / Math.max(1, figures.requests), 0) };
+          sides[side] = measured;
           const failure = failureOf(figures);
-          log(`  round ${index}  ${String(records).padStart(3)} records  ${side.padEnd(7)}  ${String(figures.requestsPerSecond).padStart(6)} req/s  ${String(sides[side].cpuUsPerRequest).padStart(5)} CPU µs/req  p50 ${figures.p50Ms} ms${failure ? `  INVALID: ${failure}` : ''}`);
+          log(`  round ${index}  ${String(records).padStart(3)} records  ${side.padEnd(8)}  ${String(figures.requestsPerSecond).padStart(6)} req/s  ${String(measured.cpuUsPerRequest).padStart(5)} CPU µs/req  p50 ${figures.p50Ms} ms${failure ? `  INVALID: ${failure}` : ''}`);
         }
         r.loaded[records] = sides;
       }
       for (const records of RECORD_COUNTS) {
         const t = targets(records);
-        const sides = {} as Record<Side, LoadFigures>;
+        const sides = {} as Sides<LoadFigures>;
         for (const side of order) {
-          sides[side] = await measure(t[side], { connections: 1, warmupSeconds: Math.min(1, settings.warmupSeconds), durationSeconds: settings.latencyDurationSeconds });
-          const failure = failureOf(sides[side]);
-          log(`  round ${index}  ${String(records).padStart(3)} records  ${side.padEnd(7)}  1 connection: p50 ${sides[side].p50Ms} ms  p99 ${sides[side].p99Ms} ms${failure ? `  INVALID: ${failure}` : ''}`);
+          const figures = await measure(t[side]!, { connections: 1, warmupSeconds: Math.min(1, settings.warmupSeconds), durationSeconds: settings.latencyDurationSeconds });
+          sides[side] = figures;
+          const failure = failureOf(figures);
+          log(`  round ${index}  ${String(records).padStart(3)} records  ${side.padEnd(8)}  1 connection: p50 ${figures.p50Ms} ms  p99 ${figures.p99Ms} ms${failure ? `  INVALID: ${failure}` : ''}`);
         }
         r.oneConnection[records] = sides;
       }
@@ -414,6 +434,26 @@ async function main(): Promise<void> {
       ),
     );
     log('(latencies in ms, 1 connection: nothing queued; against the targets below)\n');
+    if (load.sizes.some((s) => s.baseline)) {
+      log(
+        table(
+          ['records', 'baseline req/s', 'gateway req/s', 'gw/baseline', 'baseline CPU µs/req', 'gw CPU µs/req', 'gw/baseline CPU', 'baseline p50 (1 conn)', 'gw p50 (1 conn)', 'gw - baseline p50'],
+          load.sizes.map((s) => [
+            s.records,
+            s.baseline?.requestsPerSecond ?? '',
+            s.gateway.requestsPerSecond,
+            s.vsBaseline ? `${round(s.vsBaseline.requestsShare * 100, 1)}%` : '',
+            s.baseline?.cpuUsPerRequest ?? '',
+            s.gateway.cpuUsPerRequest,
+            s.vsBaseline ? `${s.vsBaseline.cpuRatio}x` : '',
+            s.baseline?.oneConnectionP50Ms ?? '',
+            s.gateway.oneConnectionP50Ms,
+            s.vsBaseline?.p50DifferenceMs ?? '',
+          ]),
+        ),
+      );
+      log(`(this checkout's gateway against --baseline ${baselineDir}, measured in the same rounds; ratios are medians of each round's own)\n`);
+    }
   });
 
   await part('budget', async () => {

@@ -11,7 +11,14 @@
 import type { LoadFigures } from './load.ts';
 import { median, round } from './stats.ts';
 
-export type Side = 'proxy' | 'gateway';
+export type Side = 'proxy' | 'gateway' | 'baseline';
+
+/** The proxy and the gateway, and the baseline gateway (another checkout's, `--baseline`) when one is measured. */
+export interface Sides<T> {
+  proxy: T;
+  gateway: T;
+  baseline?: T;
+}
 
 /** One target at one size in one round: at the load's connections, with its CPU per answered request. */
 export interface LoadMeasure {
@@ -24,8 +31,8 @@ export interface Round {
   index: number;
   /** Which ran first in this round. */
   first: Side;
-  loaded: Record<number, Record<Side, LoadMeasure>>;
-  oneConnection: Record<number, Record<Side, LoadFigures>>;
+  loaded: Record<number, Sides<LoadMeasure>>;
+  oneConnection: Record<number, Sides<LoadFigures>>;
 }
 
 /** The issue's targets (issue 21), each against the proxy of the same round. */
@@ -52,6 +59,9 @@ export interface SizeSummary {
   records: number;
   proxy: SideSummary;
   gateway: SideSummary;
+  /** When every valid round measured a baseline: its figures, and the gateway's against it (medians of per-round ratios). */
+  baseline?: SideSummary;
+  vsBaseline?: { cpuRatio: number; requestsShare: number; p50DifferenceMs: number };
   /** Medians of the per-round ratios and differences. */
   cpuRatio: number;
   requestsShare: number;
@@ -81,14 +91,14 @@ export function failureOf(figures: LoadFigures): string | null {
 /** The first failure of a round (which pass, what failed), or null for a valid round. */
 export function roundFailure(r: Round): string | null {
   for (const [records, sides] of Object.entries(r.loaded)) {
-    for (const side of ['proxy', 'gateway'] as const) {
-      const failure = failureOf(sides[side].figures) ?? (Number.isFinite(sides[side].cpuUsPerRequest) ? null : 'CPU time unreadable');
+    for (const [side, measured] of Object.entries(sides) as [Side, LoadMeasure][]) {
+      const failure = failureOf(measured.figures) ?? (Number.isFinite(measured.cpuUsPerRequest) ? null : 'CPU time unreadable');
       if (failure) return `${side} at ${records} records: ${failure}`;
     }
   }
   for (const [records, sides] of Object.entries(r.oneConnection)) {
-    for (const side of ['proxy', 'gateway'] as const) {
-      const failure = failureOf(sides[side]);
+    for (const [side, figures] of Object.entries(sides) as [Side, LoadFigures][]) {
+      const failure = failureOf(figures);
       if (failure) return `${side} at ${records} records, 1 connection: ${failure}`;
     }
   }
@@ -108,14 +118,15 @@ export function summarise(rounds: Round[], recordCounts: readonly number[]): Rou
   if (good.length === 0) return summary;
   for (const records of recordCounts) {
     const side = (name: Side): SideSummary => ({
-      requestsPerSecond: round(median(good.map((r) => r.loaded[records]![name].figures.requestsPerSecond)), 0),
-      cpuUsPerRequest: round(median(good.map((r) => r.loaded[records]![name].cpuUsPerRequest)), 0),
-      p50Ms: round(median(good.map((r) => r.loaded[records]![name].figures.p50Ms)), 3),
-      p99Ms: round(median(good.map((r) => r.loaded[records]![name].figures.p99Ms)), 3),
-      oneConnectionP50Ms: round(median(good.map((r) => r.oneConnection[records]![name].p50Ms)), 3),
-      oneConnectionP99Ms: round(median(good.map((r) => r.oneConnection[records]![name].p99Ms)), 3),
+      requestsPerSecond: round(median(good.map((r) => r.loaded[records]![name]!.figures.requestsPerSecond)), 0),
+      cpuUsPerRequest: round(median(good.map((r) => r.loaded[records]![name]!.cpuUsPerRequest)), 0),
+      p50Ms: round(median(good.map((r) => r.loaded[records]![name]!.figures.p50Ms)), 3),
+      p99Ms: round(median(good.map((r) => r.loaded[records]![name]!.figures.p99Ms)), 3),
+      oneConnectionP50Ms: round(median(good.map((r) => r.oneConnection[records]![name]!.p50Ms)), 3),
+      oneConnectionP99Ms: round(median(good.map((r) => r.oneConnection[records]![name]!.p99Ms)), 3),
     });
     const paired = (of: (r: Round) => number) => median(good.map(of));
+    const withBaseline = good.every((r) => r.loaded[records]!.baseline !== undefined && r.oneConnection[records]!.baseline !== undefined);
     summary.sizes.push({
       records,
       proxy: side('proxy'),
@@ -124,6 +135,16 @@ export function summarise(rounds: Round[], recordCounts: readonly number[]): Rou
       requestsShare: round(paired((r) => r.loaded[records]!.gateway.figures.requestsPerSecond / r.loaded[records]!.proxy.figures.requestsPerSecond), 3),
       addedP50Ms: round(paired((r) => r.oneConnection[records]!.gateway.p50Ms - r.oneConnection[records]!.proxy.p50Ms), 3),
       addedP50MsLoaded: round(paired((r) => r.loaded[records]!.gateway.figures.p50Ms - r.loaded[records]!.proxy.figures.p50Ms), 3),
+      ...(withBaseline
+        ? {
+            baseline: side('baseline'),
+            vsBaseline: {
+              cpuRatio: round(paired((r) => r.loaded[records]!.gateway.cpuUsPerRequest / r.loaded[records]!.baseline!.cpuUsPerRequest), 3),
+              requestsShare: round(paired((r) => r.loaded[records]!.gateway.figures.requestsPerSecond / r.loaded[records]!.baseline!.figures.requestsPerSecond), 3),
+              p50DifferenceMs: round(paired((r) => r.oneConnection[records]!.gateway.p50Ms - r.oneConnection[records]!.baseline!.p50Ms), 3),
+            },
+          }
+        : {}),
     });
   }
   const at = summary.sizes.find((s) => s.records === TARGET_RECORDS);
@@ -140,4 +161,11 @@ export function summarise(rounds: Round[], recordCounts: readonly number[]): Rou
 /** Which target runs first in round `index` (1-based): the proxy in odd rounds, the gateway in even ones. */
 export function firstIn(index: number): Side {
   return index % 2 === 1 ? 'proxy' : 'gateway';
+}
+
+/** The order of round `index` (1-based): two targets alternate; three (with a baseline) rotate, so each runs first, second and third in turn. */
+export function orderIn(index: number, sides: readonly Side[]): Side[] {
+  if (sides.length === 2) return firstIn(index) === sides[0] ? [...sides] : [sides[1]!, sides[0]!];
+  const shift = (index - 1) % sides.length;
+  return [...sides.slice(shift), ...sides.slice(0, shift)];
 }

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { firstIn, summarise, type Round } from '../../scripts/bench/load-rounds.ts';
+import { firstIn, orderIn, summarise, type Round } from '../../scripts/bench/load-rounds.ts';
 import type { LoadFigures } from '../../scripts/bench/load.ts';
 
 const figures = (over: Partial<LoadFigures> = {}): LoadFigures => ({
@@ -85,6 +85,42 @@ describe('bench load rounds (proxy and gateway side by side)', () => {
       { round: 4, reason: 'gateway at 10 records: no request answered' },
     ]);
     expect(summary.sizes[0]!.gateway.requestsPerSecond).to.equal(2800);
+  });
+
+  it('rotates three targets (with a baseline) so each runs first, second and third in turn', () => {
+    const sides = ['proxy', 'gateway', 'baseline'] as const;
+    expect([1, 2, 3, 4].map((i) => orderIn(i, sides))).to.deep.equal([
+      ['proxy', 'gateway', 'baseline'],
+      ['gateway', 'baseline', 'proxy'],
+      ['baseline', 'proxy', 'gateway'],
+      ['proxy', 'gateway', 'baseline'],
+    ]);
+    expect([1, 2].map((i) => orderIn(i, ['proxy', 'gateway']))).to.deep.equal([
+      ['proxy', 'gateway'],
+      ['gateway', 'proxy'],
+    ]);
+  });
+
+  it('holds the gateway to a baseline measured in the same rounds, and leaves out a round where the baseline failed', () => {
+    const withBaseline = (r: Round, rps: number, cpu: number, p50: number, over: Partial<LoadFigures> = {}): Round => ({
+      ...r,
+      loaded: { 10: { ...r.loaded[10]!, baseline: { figures: figures({ requestsPerSecond: rps, ...over }), cpuUsPerRequest: cpu } } },
+      oneConnection: { 10: { ...r.oneConnection[10]!, baseline: figures({ p50Ms: p50 }) } },
+    });
+    const summary = summarise(
+      [
+        withBaseline(roundOf(1, [4000, 200, 0.4], [3000, 300, 0.6]), 2000, 600, 0.9),
+        withBaseline(roundOf(2, [4000, 200, 0.4], [3000, 330, 0.6]), 2500, 500, 0.8),
+        withBaseline(roundOf(3, [4000, 200, 0.4], [3000, 300, 0.6]), 2000, 400, 0.7, { timeouts: 2 }),
+      ],
+      [10],
+    );
+    expect(summary.invalid).to.deep.equal([{ round: 3, reason: 'baseline at 10 records: 2 timeouts' }]);
+    const [ten] = summary.sizes;
+    expect(ten!.baseline!.cpuUsPerRequest).to.equal(500);
+    // Per round: 300/600 = 0.5, 330/500 = 0.66 -> median (nearest rank) 0.5; req/s 1.5 and 1.2 -> 1.2; p50 -0.3 and -0.2 -> -0.3.
+    expect(ten!.vsBaseline).to.deep.equal({ cpuRatio: 0.5, requestsShare: 1.2, p50DifferenceMs: -0.3 });
+    expect(summarise([roundOf(1, [4000, 200, 0.4], [3000, 300, 0.6])], [10]).sizes[0]).not.to.have.property('baseline');
   });
 
   it('has no figures when no round is valid', () => {
