@@ -74,6 +74,9 @@ export const attack: Attack = {
 
       const configured = await gatewayCall(gw, 'PUT', '/v2/apps/oauthy/configuration', { clientId: 'client-1', clientSecret: 'secret-1' });
       if (configured.status !== 200) notes.push(`configuring oauthy answered ${configured.status}: ${configured.text.slice(0, 200)}`);
+      // A returnUrl must be on one of the company's allowed origins (PUT /v2/embedding), or the authorize step refuses it before reading metadata.
+      const allowed = await gatewayCall(gw, 'PUT', '/v2/embedding', { allowedOrigins: ['https://app.example.test'], enabledApps: [] });
+      if (allowed.status !== 200) notes.push(`allowing the return URL's origin answered ${allowed.status}: ${allowed.text.slice(0, 200)}`);
       for (const depth of [24, 26, 1000]) {
         const metadata = `{"d":${nestedArray(depth)}}`;
         const route = `/v2/connect/oauthy/authorize?returnUrl=${encodeURIComponent('https://app.example.test/back')}&metadata=${encodeURIComponent(metadata)}`;
