@@ -152,7 +152,7 @@ describe('the Connect page\'s postMessage handshake with the page that opened it
     }
   });
 
-  it('an opener on an origin the company does not allow gets nothing but ready, and the page says why', async () => {
+  it('an opener on an origin the company does not allow gets ready, then one error naming its origin (never the company), and the page says why', async () => {
     const customer = await openCustomer(stranger);
     try {
       const popup = await openPopup(customer);
@@ -163,7 +163,14 @@ describe('the Connect page\'s postMessage handshake with the page that opened it
       expect(await popup.$eval('#apps-section', (e: any) => e.hidden)).to.equal(true);
       await screenshot(popup, 'connect-popup-refused-opener-520');
       await new Promise((resolve) => setTimeout(resolve, 500));
-      expect((await received(customer)).map((m) => m.data.type)).to.deep.equal(['ready']);
+      const messages = await received(customer);
+      expect(messages.map((m) => m.data.type)).to.deep.equal(['ready', 'error']);
+      expect(messages[1]).to.deep.include({ origin: gw.url, fromTarget: true });
+      expect(messages[1]!.data.error).to.deep.equal({
+        code: 'ORIGIN_NOT_ALLOWED',
+        message: `origin ${stranger.url} is not one of the allowedOrigins of this end user's company: add it with PUT /v2/embedding`,
+      });
+      expect(JSON.stringify(messages)).not.to.include(companyName);
       await popup.close();
     } finally {
       await customer.close();

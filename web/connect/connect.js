@@ -20,7 +20,9 @@
 //
 //    The page takes `init` only from event.source === its opener, only once, then asks GET /v2/end-user/session
 //    with the token and goes on only when event.origin is one of the token's company's allowedOrigins;
-//    otherwise it shows an error and posts nothing more. From then on it posts to that exact origin (never '*'):
+//    otherwise it shows an error and posts one `error` back to the sender (code ORIGIN_NOT_ALLOWED, or the
+//    session's error code such as UNAUTHORIZED), naming nothing the sender did not know, and nothing more.
+//    From then on it posts to that exact origin (never '*'):
 //
 //    {source, version: 1, type: 'connected', connection}      a new connection (as GET /v2/end-user/connections shows it)
 //    {source, version: 1, type: 'reconnected', connection}    a connection got new credentials or tokens (same id)
@@ -621,15 +623,24 @@ function handshake() {
     if (typeof data.token !== 'string' || !data.token) return;
     answered = true;
     state.token = data.token;
+    // A refusal goes back to the window that sent the token, at its own origin, with nothing it did not know
+    // (not the company's name): so the SDK there rejects with the code at once instead of waiting for a close.
+    const refuse = (code, message, shown) => {
+      opener.postMessage({ source: PROTOCOL, version: 1, type: 'error', error: { code, message } }, event.origin);
+      fatal(shown);
+    };
     try {
       state.session = (await api('/v2/end-user/session')).data;
     } catch (error) {
-      // The opener's origin is not known to be allowed yet: nothing is posted to it.
-      return fatal(error.message);
+      return refuse(error instanceof ApiError && error.code ? error.code : 'UNAVAILABLE', error.message, error.message);
     }
     if (!state.session.allowedOrigins.includes(event.origin)) {
       state.token = null;
-      return fatal(`This page was opened from ${event.origin}, which is not allowed to connect accounts for ${state.session.company.name}. Go back to ${state.session.company.name} and try again from there.`);
+      return refuse(
+        'ORIGIN_NOT_ALLOWED',
+        `origin ${event.origin} is not one of the allowedOrigins of this end user's company: add it with PUT /v2/embedding`,
+        `This page was opened from ${event.origin}, which is not allowed to connect accounts for ${state.session.company.name}. Go back to ${state.session.company.name} and try again from there.`,
+      );
     }
     state.openerOrigin = event.origin;
     await start(data.token, typeof data.app === 'string' ? data.app : null);
