@@ -14,6 +14,14 @@ describe("the gateway's own origins (its /connect/oauth-return page is a returnU
   it('with PUBLIC_BASE_URL unset (a developer\'s machine): also the origin the request came to', () => {
     const config = loadConfig({ PORT: '4100' });
     expect(gatewayOrigins(config, 'http://127.0.0.1:4100')).to.deep.equal(['http://localhost:4100', 'http://127.0.0.1:4100']);
+    expect(gatewayOrigins(config, 'http://[::1]:4100')).to.deep.equal(['http://localhost:4100', 'http://[::1]:4100']);
+  });
+
+  it('with PUBLIC_BASE_URL unset, a Host naming anything but this machine is not an own origin (no open redirect through a forged Host)', () => {
+    const config = loadConfig({ PORT: '4100' });
+    for (const forged of ['http://attacker.example', 'https://attacker.example:4100', 'http://10.0.0.5:4100', 'http://localhost.attacker.example:4100']) {
+      expect(gatewayOrigins(config, forged), forged).to.deep.equal(['http://localhost:4100']);
+    }
   });
 
   it('only the return page itself, not any path of the gateway, nor a URL with credentials', () => {
