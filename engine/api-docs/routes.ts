@@ -3,6 +3,7 @@ import type { Context } from 'koa';
 import type { AppState } from '../server/context.ts';
 import { DOCS_PAGE, VIEWER_SCRIPT, VIEWER_STYLE } from './page.ts';
 import { ViewerAssets } from './viewer-assets.ts';
+import { etagMatches } from '../server/etag.ts';
 
 /**
  * Only this origin, for everything the page loads or sends; no inline script or style, no eval, no framing.
@@ -53,7 +54,7 @@ export function apiDocsRoutes(assets = new ViewerAssets()): Router<AppState> {
     ctx.set('ETag', asset.etag);
     ctx.set('Vary', 'Accept-Encoding');
     ctx.type = asset.type;
-    if (ctx.get('If-None-Match') === asset.etag) {
+    if (etagMatches(ctx.get('If-None-Match'), asset.etag)) {
       ctx.status = 304;
       return;
     }

@@ -4,6 +4,7 @@ import type { Services } from '../services.ts';
 import { connectPageCsp, frameAncestors } from './csp.ts';
 import { PageFiles } from './files.ts';
 import { OAUTH_RETURN_PATH } from './own-origin.ts';
+import { etagMatches } from '../server/etag.ts';
 
 /**
  * GET /connect (no auth: the page holds the end-user token, in its fragment or from its opener) and its files,
@@ -28,7 +29,7 @@ export function connectPageRoutes(services: Services, files = new PageFiles()): 
     ctx.set('ETag', file.etag);
     // Compared here rather than with ctx.fresh, which ignores the validator when the request says
     // Cache-Control: no-cache (as fetch() does with If-None-Match): the file is the same either way.
-    if (ctx.get('If-None-Match').split(/\s*,\s*/).includes(file.etag)) {
+    if (etagMatches(ctx.get('If-None-Match'), file.etag)) {
       ctx.status = 304;
       return;
     }

@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { AppState } from '../server/context.ts';
 import { loadSdkAssets, type SdkAsset, type SdkAssets } from './sdk-assets.ts';
+import { etagMatches } from '../server/etag.ts';
 
 /**
  * GET /sdk/connect.js (classic script, window.GatewayConnect) and GET /sdk/connect.mjs (ES module, the same
@@ -20,7 +21,7 @@ export function sdkRoutes(assets: SdkAssets = loadSdkAssets()): Router<AppState>
     ctx.set('ETag', file.etag);
     ctx.set('Vary', 'Accept-Encoding');
     ctx.type = 'text/javascript; charset=utf-8';
-    if (ctx.get('If-None-Match') === file.etag) {
+    if (etagMatches(ctx.get('If-None-Match'), file.etag)) {
       ctx.status = 304;
       return;
     }
