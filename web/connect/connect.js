@@ -279,6 +279,9 @@ function closeStep() {
 }
 
 $('step').addEventListener('close', () => {
+  // The close event is queued: a step opened again before it runs (Escape, then Enter at once) keeps its
+  // new content and its own way back.
+  if ($('step').open) return;
   $('step-body').replaceChildren();
   const back = state.returnFocus;
   state.returnFocus = null;
