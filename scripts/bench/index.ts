@@ -57,6 +57,7 @@ export const cli = {
     rounds: { type: 'string' as const, value: '<n>', description: 'rounds of the load part (proxy and gateway side by side, order alternating; medians) and of the start part (BENCH_ROUNDS; 5, quick 2)' },
     'scale-rounds': { type: 'string' as const, value: '<n>', description: 'rounds of the scale part, each one cold load with the definitions cache off and one restarting from it warm (BENCH_SCALE_ROUNDS; 3, quick 1)' },
     'cpu-prof': { type: 'string' as const, value: '<target>', description: 'profile gateway, proxy or scale into .tmp/profiles' },
+    records: { type: 'string' as const, value: '<list>', description: 'record counts the load part measures, any of 1,10,100 (BENCH_RECORDS; default all; the targets are read at 10)' },
     baseline: { type: 'string' as const, value: '<dir>', description: "another checkout whose gateway the load part measures in the same rounds, for a before/after in one run (compiled: build it first)" },
     out: { type: 'string' as const, value: '<file>', description: 'where the figures go (BENCH_OUT; bench-results.json)' },
   },
@@ -78,6 +79,9 @@ function settingsFrom(values: CliValues<typeof cli.options>) {
   const unknownPart = parts.find((part) => !PARTS.includes(part));
   if (unknownPart !== undefined) return `--only takes ${PARTS.join(', ')} (got ${unknownPart})`;
   if (values['cpu-prof'] !== undefined && !['gateway', 'proxy', 'scale'].includes(values['cpu-prof'])) return `--cpu-prof takes gateway, proxy or scale (got ${values['cpu-prof']})`;
+  const records = (values.records ?? process.env.BENCH_RECORDS ?? RECORD_COUNTS.join(',')).split(',').map(Number);
+  const unknownCount = records.find((n) => !(RECORD_COUNTS as readonly number[]).includes(n));
+  if (unknownCount !== undefined) return `--records takes any of ${RECORD_COUNTS.join(', ')} (got ${values.records ?? process.env.BENCH_RECORDS})`;
   const quick = values.quick === true;
   const setting = (flag: (typeof NUMBERS)[number], env: string, full: number, smoke: number) => Number(values[flag] ?? process.env[env] ?? (quick ? smoke : full));
   return {
@@ -101,6 +105,8 @@ function settingsFrom(values: CliValues<typeof cli.options>) {
       storeRecords: setting('store-records', 'BENCH_STORE_RECORDS', 100_000, 10_000),
     },
     only: new Set(parts),
+    /** The record counts the load part measures (--records). */
+    recordCounts: RECORD_COUNTS.filter((n) => records.includes(n)),
     profile: values['cpu-prof'],
     baselineDir: values.baseline === undefined ? undefined : path.resolve(values.baseline),
     out: path.resolve(values.out ?? process.env.BENCH_OUT ?? 'bench-results.json'),
@@ -115,7 +121,7 @@ if (typeof chosen === 'string') {
 }
 const run = chosen !== null && typeof chosen !== 'string' ? chosen : null;
 // Read by the parts below only when the bench runs (run !== null).
-const { settings, only, profile, out, baselineDir } = run ?? ({} as Exclude<ReturnType<typeof settingsFrom>, string>);
+const { settings, only, profile, out, baselineDir, recordCounts } = run ?? ({} as Exclude<ReturnType<typeof settingsFrom>, string>);
 /** The budget part: µs of work added to each of the bare proxy's requests. */
 const BURNS_US = [0, 50, 100, 200, 400];
 const profileDir = path.resolve('.tmp/profiles');
@@ -187,7 +193,7 @@ async function loadBenchmark(): Promise<LoadResult> {
       gateway: runOf('gateway', gateway, records),
       ...(baseline ? { baseline: runOf('baseline', baseline, records) } : {}),
     });
-    for (const records of RECORD_COUNTS) {
+    for (const records of recordCounts) {
       const t = targets(records);
       await check(t.proxy, records, (b) => b.data.records.length);
       await check(t.gateway, records, (b) => (b.success === true ? b.data.length : -1));
@@ -200,7 +206,7 @@ async function loadBenchmark(): Promise<LoadResult> {
     for (let index = 1; index <= Math.max(1, settings.rounds); index++) {
       const order = orderIn(index, measuredSides);
       const r: Round = { index, first: order[0]!, loaded: {}, oneConnection: {} };
-      for (const records of RECORD_COUNTS) {
+      for (const records of recordCounts) {
         const t = targets(records);
         const sides = {} as Sides<LoadMeasure>;
         for (const side of order) {
@@ -214,7 +220,7 @@ async function loadBenchmark(): Promise<LoadResult> {
         }
         r.loaded[records] = sides;
       }
-      for (const records of RECORD_COUNTS) {
+      for (const records of recordCounts) {
         const t = targets(records);
         const sides = {} as Sides<LoadFigures>;
         for (const side of order) {
@@ -228,7 +234,7 @@ async function loadBenchmark(): Promise<LoadResult> {
       rounds.push(r);
     }
     return {
-      ...summarise(rounds, RECORD_COUNTS),
+      ...summarise(rounds, recordCounts),
       connections: settings.connections,
       loadAverage: { start: loadAverageAtStart, end: os.loadavg().map((l) => round(l, 2)) },
       measured: rounds,
