@@ -8,8 +8,15 @@ import type { Envelope, EnvelopeMeta } from './envelope.ts';
  */
 export const SPLICE_FROM_CHARS = 1024;
 
-/** Responses whose body is exactly what a JSON text parsed to, with that text. */
-const parsedFrom = new WeakMap<object, { body: unknown; text: string }>();
+/**
+ * On a response whose body is exactly what a JSON text parsed to: that body
+ * and its text. A property of the response itself (not enumerable, so
+ * neither a spread nor a mapping sees it), not a WeakMap: a WeakMap entry per
+ * response is an ephemeron the GC must trace, measured as a share of the
+ * run's GC time.
+ */
+const PARSED_FROM = Symbol('parsed from');
+type Noted = { [PARSED_FROM]?: { body: unknown; text: string } };
 
 /**
  * Notes that `response.body` is what `text`, the app's JSON, parsed to; the
@@ -19,7 +26,7 @@ const parsedFrom = new WeakMap<object, { body: unknown; text: string }>();
  * Returns `response`.
  */
 export function withJsonText<R extends EnvelopeMeta['response']>(response: R, text: string | undefined): R {
-  if (text !== undefined && text.length >= SPLICE_FROM_CHARS) parsedFrom.set(response, { body: response.body, text });
+  if (text !== undefined && text.length >= SPLICE_FROM_CHARS) Object.defineProperty(response, PARSED_FROM, { value: { body: response.body, text } });
   return response;
 }
 
@@ -32,7 +39,7 @@ export function withJsonText<R extends EnvelopeMeta['response']>(response: R, te
  */
 export function envelopeJson(envelope: Envelope): string {
   const { meta } = envelope;
-  const parsed = parsedFrom.get(meta.response);
+  const parsed = (meta.response as Noted)[PARSED_FROM];
   // A meta with a toJSON of its own (no mapping writes one) is left to JSON.stringify, which would call it.
   if (!parsed || parsed.body !== meta.response.body || typeof meta.toJSON === 'function') return JSON.stringify(envelope);
   const responseJson = members(meta.response, (key, value) => (key === 'body' ? parsed.text : JSON.stringify(value)));
