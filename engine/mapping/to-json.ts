@@ -1,5 +1,14 @@
 import type { JsonValue } from '../runtime/http/types.ts';
-import { jsonLongerThan, refuseSize } from './size.ts';
+import { isSizeRefusal, jsonLongerThan, refuseSize } from './size.ts';
+
+/**
+ * What a result is first copied within, without measuring it: most results
+ * (a page of rows) are far smaller. Copying spends at least one character
+ * of budget on every member it visits, so the attempt costs at most this
+ * much work whatever the value; a result it cannot copy within it is
+ * measured and copied as before.
+ */
+export const QUICK_COPY_BYTES = 65_536;
 
 /**
  * Plain JSON from what jsonata returns: no sequence flags, no functions, no
@@ -11,6 +20,16 @@ import { jsonLongerThan, refuseSize } from './size.ts';
  * costs its distinct parts), and counted again as it is copied.
  */
 export function toJson(value: unknown, maxSequence = Infinity, maxBytes = Infinity): JsonValue | undefined {
+  if (maxBytes > QUICK_COPY_BYTES && typeof value === 'object' && value !== null) {
+    // Most results are small: copied within a small budget, not measured (measuring remembers each part's size in a
+    // WeakMap: ~16 µs and GC work for a 10-row page). Any refusal here (too big for the quick budget, or an array over
+    // maxSequence) leaves the answer to the measured copy below, so the errors are the same as without this attempt.
+    try {
+      return copy(value, maxSequence, { left: QUICK_COPY_BYTES, limit: QUICK_COPY_BYTES });
+    } catch (error) {
+      if (!isSizeRefusal(error) && (error as { code?: unknown })?.code !== 'D2015') throw error;
+    }
+  }
   // measured first, each shared part once, so a value whose JSON is huge but which holds little is refused without being copied out
   if (maxBytes !== Infinity && typeof value === 'object' && value !== null && jsonLongerThan(value, maxBytes)) refuseSize('json', maxBytes);
   const budget = { left: maxBytes, limit: maxBytes };

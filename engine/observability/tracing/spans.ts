@@ -1,5 +1,5 @@
 import type { Attributes } from '@opentelemetry/api';
-import { inSpan } from './tracer.ts';
+import { activeTracer, inSpan } from './tracer.ts';
 
 /** Where an expression comes from, as compiled expressions carry it. */
 interface Located {
@@ -11,6 +11,7 @@ interface Located {
  * line it comes from (never the response it reads or the data it makes).
  */
 export function traceMapping<T>(compiled: unknown, evaluate: () => Promise<T>): Promise<T> {
+  if (!activeTracer()) return evaluate();
   const at = (compiled as Located).at;
   const attributes: Attributes = {};
   if (at?.file) attributes['gateway.mapping.file'] = at.file;

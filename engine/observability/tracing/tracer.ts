@@ -21,9 +21,14 @@ export function setActiveTracer(tracer: Tracer | null): void {
  * ended when it settles, status ERROR with the error's code (never its
  * message, which may quote a value) when it throws.
  */
-export async function inSpan<T>(name: string, attributes: Attributes, work: () => Promise<T>, kind: SpanKind = SpanKind.INTERNAL): Promise<T> {
+export function inSpan<T>(name: string, attributes: Attributes, work: () => Promise<T>, kind: SpanKind = SpanKind.INTERNAL): Promise<T> {
   const tracer = active;
-  if (!tracer) return await work();
+  // Off: the work's own promise, not one more wrapped around it.
+  if (!tracer) return work();
+  return inNewSpan(tracer, name, attributes, work, kind);
+}
+
+async function inNewSpan<T>(tracer: Tracer, name: string, attributes: Attributes, work: () => Promise<T>, kind: SpanKind): Promise<T> {
   const span = tracer.startSpan(name, { kind, attributes });
   try {
     return await context.with(trace.setSpan(context.active(), span), work);

@@ -10,23 +10,25 @@ import type { JsonValue } from './types.ts';
  * was parsed from (`jsonText`), so the envelope can carry the body as the app
  * wrote it instead of serialising the parsed value again.
  */
-export function parseBody(bytes: Buffer, contentType: string | undefined): { body: JsonValue | string | null; invalidJson?: true; jsonText?: string } {
+export function parseBody(bytes: Buffer, contentType: string | undefined): { body: JsonValue | string | null; invalidJson?: true; jsonText?: string; jsonUtf8?: true } {
   if (bytes.length === 0) return { body: null };
-  const text = decode(bytes, contentType);
+  const { text, utf8 } = decode(bytes, contentType);
   if (!isJsonType(contentType)) return { body: text };
   try {
-    return { body: JSON.parse(text) as JsonValue, jsonText: text };
+    return utf8 ? { body: JSON.parse(text) as JsonValue, jsonText: text, jsonUtf8: true } : { body: JSON.parse(text) as JsonValue, jsonText: text };
   } catch {
     return { body: text, invalidJson: true };
   }
 }
 
-function decode(bytes: Buffer, contentType: string | undefined): string {
+function decode(bytes: Buffer, contentType: string | undefined): { text: string; utf8: boolean } {
   const charset = /;\s*charset="?([\w.:-]+)"?/i.exec(contentType ?? '')?.[1];
   const view = new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length);
+  let decoder: InstanceType<typeof TextDecoder>;
   try {
-    return new TextDecoder(charset ?? 'utf-8').decode(view);
+    decoder = new TextDecoder(charset ?? 'utf-8');
   } catch {
-    return new TextDecoder('utf-8').decode(view);
+    decoder = new TextDecoder('utf-8');
   }
+  return { text: decoder.decode(view), utf8: decoder.encoding === 'utf-8' };
 }

@@ -37,6 +37,8 @@ export interface OutboundResponse {
   invalidJson?: true;
   /** The decoded text `body` was parsed from, when it was parsed as JSON. */
   jsonText?: string;
+  /** True when that text was decoded from `rawBody` as UTF-8 (no charset, or a UTF-8 one). */
+  jsonUtf8?: true;
   /** The decoded body bytes (what `body` was made from), and their count. */
   rawBody: Buffer;
   rawBytes: number;

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import type { Envelope, EnvelopeMeta } from './envelope.ts';
 
 /**
@@ -8,19 +9,43 @@ import type { Envelope, EnvelopeMeta } from './envelope.ts';
  */
 export const SPLICE_FROM_CHARS = 1024;
 
-/** Responses whose body is exactly what a JSON text parsed to, with that text. */
-const parsedFrom = new WeakMap<object, { body: unknown; text: string }>();
+/**
+ * On a response whose body is exactly what a JSON text parsed to: that body,
+ * its text, and the bytes the text was decoded from when they are that text
+ * in UTF-8 (see withJsonText). A property of the response itself (not
+ * enumerable, so neither a spread nor a mapping sees it), not a WeakMap: a
+ * WeakMap entry per response is an ephemeron the GC must trace, measured as
+ * a share of the run's GC time.
+ */
+const PARSED_FROM = Symbol('parsed from');
+interface ParsedFrom {
+  body: unknown;
+  text: string;
+  bytes: Buffer | undefined;
+}
+type Noted = { [PARSED_FROM]?: ParsedFrom };
 
 /**
  * Notes that `response.body` is what `text`, the app's JSON, parsed to; the
  * envelope's serialisation then writes that text instead of serialising the
  * parsed value again (at 10 records, the raw response is about half the
- * envelope's bytes). Short texts are not kept (see SPLICE_FROM_CHARS).
- * Returns `response`.
+ * envelope's bytes). `bytes`, the body as received (decoded from its
+ * content-coding), is spliced into the answer as it is when it is exactly
+ * `text` in UTF-8: `utf8` says the text was decoded as UTF-8, and the bytes
+ * must hold valid UTF-8 without a byte order mark (a decoder drops the mark
+ * and replaces an invalid sequence, so the text would differ from them).
+ * Short texts are not kept (see SPLICE_FROM_CHARS). Returns `response`.
  */
-export function withJsonText<R extends EnvelopeMeta['response']>(response: R, text: string | undefined): R {
-  if (text !== undefined && text.length >= SPLICE_FROM_CHARS) parsedFrom.set(response, { body: response.body, text });
+export function withJsonText<R extends EnvelopeMeta['response']>(response: R, text: string | undefined, received?: { bytes: Buffer; utf8: boolean }): R {
+  if (text === undefined || text.length < SPLICE_FROM_CHARS) return response;
+  const bytes = received && received.utf8 && !startsWithBom(received.bytes) && isUtf8(received.bytes) ? received.bytes : undefined;
+  const noted: ParsedFrom = { body: response.body, text, bytes };
+  Object.defineProperty(response, PARSED_FROM, { value: noted });
   return response;
+}
+
+function startsWithBom(bytes: Buffer): boolean {
+  return bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
 }
 
 /**
@@ -31,22 +56,69 @@ export function withJsonText<R extends EnvelopeMeta['response']>(response: R, te
  * own (and a number beyond double precision keeps its digits).
  */
 export function envelopeJson(envelope: Envelope): string {
-  const { meta } = envelope;
-  const parsed = parsedFrom.get(meta.response);
-  // A meta with a toJSON of its own (no mapping writes one) is left to JSON.stringify, which would call it.
-  if (!parsed || parsed.body !== meta.response.body || typeof meta.toJSON === 'function') return JSON.stringify(envelope);
-  const responseJson = members(meta.response, (key, value) => (key === 'body' ? parsed.text : JSON.stringify(value)));
-  const metaJson = members(meta, (key, value) => (key === 'response' ? responseJson : JSON.stringify(value)));
-  return members(envelope, (key, value) => (key === 'meta' ? metaJson : JSON.stringify(value)));
+  const parsed = splicedBody(envelope);
+  if (!parsed) return JSON.stringify(envelope);
+  const [before, after] = around(envelope);
+  return before + parsed.text + after;
 }
 
-/** An object as JSON.stringify writes it (members in order, undefined ones left out), each member's value written by `write`. */
-function members(object: object, write: (key: string, value: unknown) => string | undefined): string {
-  let json = '{';
+/**
+ * The envelope as the bytes of envelopeJson's text (UTF-8), written straight
+ * from the app's bytes where it can: the JSON around the body is serialised
+ * and encoded, and the body's bytes copied in between, never decoded to
+ * text and encoded again.
+ */
+export function envelopeBytes(envelope: Envelope): Buffer {
+  const parsed = splicedBody(envelope);
+  if (!parsed) return Buffer.from(JSON.stringify(envelope));
+  const [before, after] = around(envelope);
+  if (!parsed.bytes) return Buffer.from(before + parsed.text + after);
+  const head = Buffer.byteLength(before);
+  const out = Buffer.allocUnsafe(head + parsed.bytes.length + Buffer.byteLength(after));
+  out.write(before, 0, 'utf8');
+  parsed.bytes.copy(out, head);
+  out.write(after, head + parsed.bytes.length, 'utf8');
+  return out;
+}
+
+/** The note of a body still the value its text parsed to, when its envelope can be written around it. */
+function splicedBody(envelope: Envelope): ParsedFrom | undefined {
+  const { meta } = envelope;
+  const parsed = (meta.response as Noted)[PARSED_FROM];
+  // A meta with a toJSON of its own (no mapping writes one) is left to JSON.stringify, which would call it.
+  if (!parsed || parsed.body !== meta.response.body || typeof meta.toJSON === 'function') return undefined;
+  return parsed;
+}
+
+/** The envelope's JSON before and after the value of meta.response.body. */
+function around(envelope: Envelope): [string, string] {
+  const [responseBefore, responseAfter] = membersAround(envelope.meta.response, 'body', '', '');
+  const [metaBefore, metaAfter] = membersAround(envelope.meta, 'response', responseBefore, responseAfter);
+  return membersAround(envelope, 'meta', metaBefore, metaAfter);
+}
+
+/**
+ * An object as JSON.stringify writes it (members in order, undefined ones
+ * left out), split at the value of member `at`: the text before that value
+ * ends with `before`, the text after it starts with `after` (the value's own
+ * JSON text being written between them). Every other member is JSON.stringify's.
+ */
+function membersAround(object: object, at: string, before: string, after: string): [string, string] {
+  let head = '{';
+  let tail = '';
+  let seen = false;
   for (const key of Object.keys(object)) {
-    const written = write(key, (object as Record<string, unknown>)[key]);
+    if (key === at) {
+      head += `${head.length === 1 ? '' : ','}${JSON.stringify(key)}:${before}`;
+      tail = after;
+      seen = true;
+      continue;
+    }
+    const written = JSON.stringify((object as Record<string, unknown>)[key]);
     if (written === undefined) continue;
-    json += json.length === 1 ? `${JSON.stringify(key)}:${written}` : `,${JSON.stringify(key)}:${written}`;
+    const member = `${JSON.stringify(key)}:${written}`;
+    if (seen) tail += `,${member}`;
+    else head += head.length === 1 ? member : `,${member}`;
   }
-  return `${json}}`;
+  return [head, `${tail}}`];
 }

@@ -39,7 +39,7 @@ export async function mapResponse(action: ActionEntry, input: MappingInput): Pro
   }
 }
 
-/** The response as a mapping and the envelope's `meta.response` see it; the JSON text a parsed body came from goes with it (see envelopeJson). */
+/** The response as a mapping and the envelope's `meta.response` see it; the JSON text a parsed body came from, and its bytes, go with it (see envelope-json.ts). */
 export function responseFacts(response: OutboundResponse): { status: number; headers: Record<string, string>; body: unknown } {
-  return withJsonText({ status: response.status, headers: response.headers, body: response.body }, response.jsonText);
+  return withJsonText({ status: response.status, headers: response.headers, body: response.body }, response.jsonText, { bytes: response.rawBody, utf8: response.jsonUtf8 === true });
 }

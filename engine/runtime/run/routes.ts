@@ -13,7 +13,7 @@ import { requireEndUserToken } from '../../tokens/require-end-user-token.ts';
 import { compileValidator, httpAjv, toFieldProblems } from '../../validation/ajv.ts';
 import { validationError } from '../../errors/index.ts';
 import { CallStop } from '../http/index.ts';
-import { envelopeJson } from './envelope-json.ts';
+import { envelopeBytes } from './envelope-json.ts';
 import { runAction, type RunOutcome } from './run-action.ts';
 import { observeRun } from '../../observability/observe-run.ts';
 import { universalRunBody } from './schemas.ts';
@@ -78,14 +78,15 @@ export function runRoutes(services: Services): Router<AppState> {
 }
 
 /**
- * The envelope, serialised here (as Koa would, but splicing the app's raw
- * JSON into meta.response), with the Content-Type Koa gives JSON written out:
- * `ctx.type = 'json'` looks the type up again on every response.
+ * The envelope, written here straight to bytes (as Koa would serialise it,
+ * but with the app's JSON bytes spliced into meta.response.body), with the
+ * Content-Type Koa gives JSON written out: `ctx.type = 'json'` looks the
+ * type up again on every response.
  */
 export function answer(ctx: AppContext, outcome: RunOutcome): void {
   ctx.status = outcome.status;
   ctx.set('Content-Type', 'application/json; charset=utf-8');
-  ctx.body = envelopeJson(outcome.envelope);
+  ctx.body = envelopeBytes(outcome.envelope);
 }
 
 /** A caller who hangs up stops the run: no retry waits or app calls for nobody. */

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { enforceEnvelope, type ActionMeta } from '../../../engine/runtime/run/envelope.ts';
-import { envelopeJson, SPLICE_FROM_CHARS, withJsonText } from '../../../engine/runtime/run/envelope-json.ts';
+import { envelopeBytes, envelopeJson, SPLICE_FROM_CHARS, withJsonText } from '../../../engine/runtime/run/envelope-json.ts';
 
 const action: ActionMeta = { id: 'list-orders', slug: 'list-orders', operation: 'list', query: { status: 'open' }, body: null };
 
@@ -48,5 +48,52 @@ describe('envelopeJson', () => {
       expect(envelopeJson(envelope)).to.equal(placeholder.replace('"__BODY__"', text));
       expect(JSON.parse(envelopeJson(envelope))).to.deep.equal(JSON.parse(JSON.stringify(envelope)));
     }
+  });
+});
+
+describe('envelopeBytes', () => {
+  const pad = 'x'.repeat(SPLICE_FROM_CHARS);
+  const bytesOf = (text: string, body: unknown, received: { bytes: Buffer; utf8: boolean }) => {
+    const response = withJsonText({ status: 200, headers: { 'content-type': 'application/json' }, body }, text, received);
+    return enforceEnvelope({ data: [{ id: 'o1', name: 'Zoë' }] }, { status: 200, response, action, retries: 0, deletedId: undefined });
+  };
+
+  it("copies the app's UTF-8 bytes into the answer as they came, and the answer is envelopeJson's text in UTF-8", () => {
+    const text = `{ "name": "Zoë 東京 🎉",\n  "total": 12345678901234567890, "pad": "${pad}" }`;
+    const received = Buffer.from(text, 'utf8');
+    const envelope = bytesOf(text, JSON.parse(text), { bytes: received, utf8: true });
+    const bytes = envelopeBytes(envelope);
+    expect(bytes.equals(Buffer.from(envelopeJson(envelope), 'utf8'))).to.equal(true);
+    expect(bytes.includes(received)).to.equal(true);
+    expect(JSON.parse(bytes.toString('utf8'))).to.deep.equal(JSON.parse(JSON.stringify(envelope)));
+  });
+
+  it('writes the decoded text, not the bytes, when they differ: a byte order mark, invalid UTF-8, another charset', () => {
+    const text = `{ "name": "Zoë", "pad": "${pad}" }`;
+    const cases: { bytes: Buffer; utf8: boolean; decoded: string }[] = [
+      // a decoder drops the mark
+      { bytes: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text)]), utf8: true, decoded: text },
+      // a decoder replaces the invalid byte with U+FFFD
+      { bytes: Buffer.concat([Buffer.from(text.slice(0, -3)), Buffer.from([0xff]), Buffer.from('" }')]), utf8: true, decoded: `${text.slice(0, -3)}\ufffd" }` },
+      // latin1: the same characters, other bytes
+      { bytes: Buffer.from(text, 'latin1'), utf8: false, decoded: text },
+    ];
+    for (const c of cases) {
+      const envelope = bytesOf(c.decoded, JSON.parse(c.decoded), { bytes: c.bytes, utf8: c.utf8 });
+      const bytes = envelopeBytes(envelope);
+      expect(bytes.equals(Buffer.from(envelopeJson(envelope), 'utf8'))).to.equal(true);
+      expect(bytes.includes(c.bytes)).to.equal(false);
+      expect(JSON.parse(bytes.toString('utf8'))).to.deep.equal(JSON.parse(JSON.stringify(envelope)));
+    }
+  });
+
+  it('is JSON.stringify in UTF-8 when nothing is spliced (a short body, a body changed since it was parsed)', () => {
+    const short = '{ "a": "é" }';
+    const envelope = bytesOf(short, JSON.parse(short), { bytes: Buffer.from(short), utf8: true });
+    expect(envelopeBytes(envelope).equals(Buffer.from(JSON.stringify(envelope)))).to.equal(true);
+    const text = `{ "a": "${pad}" }`;
+    const changed = bytesOf(text, JSON.parse(text), { bytes: Buffer.from(text), utf8: true });
+    changed.meta.response.body = { a: 'é' };
+    expect(envelopeBytes(changed).equals(Buffer.from(JSON.stringify(changed)))).to.equal(true);
   });
 });
