@@ -43,7 +43,7 @@ export class Upstream {
         const handler = this.handlers.get(`${request.method} ${request.path}`);
         void Promise.resolve(handler ? handler(request) : { status: 404, body: { error: 'no such route in the test upstream' } }).then(async (reply) => {
           if (reply.delayMs) await new Promise((resolve) => setTimeout(resolve, reply.delayMs));
-          const body = reply.body === undefined ? '' : typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);
+          const body = reply.body === undefined ? '' : typeof reply.body === 'string' || Buffer.isBuffer(reply.body) ? reply.body : JSON.stringify(reply.body);
           res.writeHead(reply.status ?? 200, { 'content-type': 'application/json', ...reply.headers });
           res.end(body);
         });

@@ -82,6 +82,35 @@ describe('POST /v2/universal/apps/{appSlug}/actions/{actionSlug}/run', function 
     expect(spliced).to.equal(JSON.stringify({ ...envelope, meta: { ...envelope.meta, response: { ...envelope.meta.response, body: '__BODY__' } } }).replace('"__BODY__"', text));
   });
 
+  it("answers valid UTF-8 whatever bytes the app's JSON came in: its UTF-8 bytes as they are, a latin1 or byte-order-marked body as its text", async () => {
+    const note = `Zoë 東京 ${'x'.repeat(SPLICE_FROM_CHARS)}`;
+    const send = async () => {
+      const response = await fetch(`${gw.url}/v2/universal/apps/shop/actions/get-order/run`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${gw.apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ connectionId, arguments: { orderId: 'o1' } }),
+      });
+      expect(response.status).to.equal(200);
+      const bytes = Buffer.from(await response.arrayBuffer());
+      // fatal: an invalid sequence throws instead of being replaced
+      return { bytes, envelope: JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes)) };
+    };
+    const utf8 = Buffer.from(`{ "id": "o1",   "note": "${note}" }`, 'utf8');
+    upstream.on('GET /api/orders/o1', () => ({ body: utf8 }));
+    const asSent = await send();
+    expect(asSent.bytes.includes(utf8)).to.equal(true);
+    expect(asSent.envelope.meta.response.body).to.deep.equal({ id: 'o1', note });
+
+    const latin = `{ "id": "o1", "note": "Zoë ${'x'.repeat(SPLICE_FROM_CHARS)}" }`;
+    upstream.on('GET /api/orders/o1', () => ({ body: Buffer.from(latin, 'latin1'), headers: { 'content-type': 'application/json; charset=iso-8859-1' } }));
+    expect((await send()).envelope.meta.response.body).to.deep.equal(JSON.parse(latin));
+
+    upstream.on('GET /api/orders/o1', () => ({ body: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), utf8]) }));
+    const marked = await send();
+    expect(marked.bytes.includes(Buffer.from([0xef, 0xbb, 0xbf]))).to.equal(false);
+    expect(marked.envelope.meta.response.body).to.deep.equal({ id: 'o1', note });
+  });
+
   it("never serves a connection it has just run to another company, nor after it was deleted", async () => {
     upstream.on('GET /api/orders', () => ({ body: { result: { orders: [], next: null } } }));
     const id = (await documentedCall(gw, 'POST', '/v2/connections', { body: { appSlug: 'shop', credentials: { apiKey: API_KEY } } })).body.data.id;
