@@ -88,7 +88,7 @@ describe('outbound HTTP client: edges of the request and the response', () => {
     });
 
     it('refuses a header name that is not a token as VALIDATION_ERROR, and a NUL in a value', async () => {
-      for (const headers of [{ 'bad name': 'x' }, { 'x-ok': 'a\0b' }]) {
+      for (const headers of [{ 'bad name': 'x' }, { 'x-ok': 'a\0b' }] as Record<string, string>[]) {
         try {
           await client.send({ method: 'GET', url: upstream.url, headers });
           expect.fail('expected VALIDATION_ERROR');
