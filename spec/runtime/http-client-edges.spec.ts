@@ -32,6 +32,10 @@ describe('outbound HTTP client: edges of the request and the response', () => {
         res.writeHead(200, { 'content-type': 'text/plain' });
         res.write('a'.repeat(60));
         setTimeout(() => res.end('b'.repeat(40)), 5);
+      } else if (path === '/cut') {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': '50' });
+        res.write('{"partial":');
+        setTimeout(() => res.socket?.destroy(), 5);
       } else res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
     });
     client = createHttpClient({ policy: createEgressPolicy(parseEgressAllow('127.0.0.1/32')), settings: { maxResponseBytes: 100 } });
@@ -131,6 +135,16 @@ describe('outbound HTTP client: edges of the request and the response', () => {
       const response = await client.send({ method: 'GET', url: `${upstream.url}/chunked` });
       expect(response.body).to.equal('a'.repeat(60) + 'b'.repeat(40));
       expect(response).to.include({ rawBytes: 100, wireBytes: 100 });
+    });
+
+    it('answers a connection cut in the middle of the body as UPSTREAM_UNREACHABLE, naming the host', async () => {
+      try {
+        await client.send({ method: 'GET', url: `${upstream.url}/cut` });
+        expect.fail('expected UPSTREAM_UNREACHABLE');
+      } catch (error) {
+        expect(error).to.be.instanceOf(OutboundError);
+        expect((error as OutboundError).toBody().error).to.deep.include({ code: 'UPSTREAM_UNREACHABLE', message: `127.0.0.1:${upstream.port} closed the connection unexpectedly` });
+      }
     });
 
     it('refuses a streamed body one byte past the limit as RESPONSE_TOO_LARGE', async () => {
