@@ -69,6 +69,19 @@ export function applyAuth(auth: AuthEntry, secrets: ConnectionSecrets, variables
   }
   if (problems.length) throw validationError(problems);
   // Everything secret the connection holds, and what the auth made of it, in case the app echoes any of it into a redirect.
-  const held = secretValues(Object.values(headers), Object.values(query), token, secrets.arguments, secrets.accessToken, secrets.refreshToken, secrets.clientSecret);
-  return { headers, query, redirect: { crossOrigin: 'strip', credentialHeaders, credentialQuery: Object.keys(query), secrets: held } };
+  // Worked out (~7 µs: every value in three encodings, sorted) only when a redirect to another origin asks for it, from the values as they are now.
+  const sources = [Object.values(headers), Object.values(query), token, secrets.arguments, secrets.accessToken, secrets.refreshToken, secrets.clientSecret];
+  let held: string[] | undefined;
+  return {
+    headers,
+    query,
+    redirect: {
+      crossOrigin: 'strip',
+      credentialHeaders,
+      credentialQuery: Object.keys(query),
+      get secrets() {
+        return (held ??= secretValues(...sources));
+      },
+    },
+  };
 }
