@@ -27,6 +27,8 @@ export interface ReadBody {
  * which closes the connection.
  */
 export async function readBody(body: Readable, contentEncoding: string | undefined, maxBytes: number, host: string): Promise<ReadBody> {
+  // Most responses name no content-coding: nothing to split and look up.
+  if (contentEncoding === undefined || contentEncoding === '') return await readPlain(body, maxBytes, host);
   const decoders = decodersFor(contentEncoding, host);
   if (decoders.length === 0) return await readPlain(body, maxBytes, host);
   let wireBytes = 0;
@@ -98,7 +100,10 @@ function readPlain(body: Readable, maxBytes: number, host: string): Promise<Read
       resolve({ bytes: Buffer.concat(chunks, bytes), wireBytes: bytes });
     });
     body.on('error', fail);
-    body.on('close', () => fail(Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' })));
+    // A body read to its end closes too: only an unsettled read is failed (an Error's stack trace is not cheap).
+    body.on('close', () => {
+      if (!settled) fail(Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
+    });
   });
 }
 
