@@ -26,8 +26,11 @@ export async function observeAppCall<T extends { status: number }>(
   } finally {
     const ms = performance.now() - started;
     if (facts) facts.upstreamMs = Math.round(((facts.upstreamMs ?? 0) + ms) * 100) / 100;
-    metrics?.appCalls.inc({ ...labels, status });
-    metrics?.appCallDuration.observe({ ...labels, status }, ms / 1000);
+    if (metrics) {
+      const withStatus = { app: labels.app, action: labels.action, status };
+      metrics.appCalls.inc(withStatus);
+      metrics.appCallDuration.observe(withStatus, ms / 1000);
+    }
   }
 }
 

@@ -1,17 +1,18 @@
 import { performance } from 'node:perf_hooks';
 import type { ConnectionOptions } from 'node:tls';
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { validationError, type FieldProblem } from '../../errors/index.ts';
 import { EgressDeniedError } from '../egress/egress-denied.ts';
 import { createEgressPolicy, type EgressPolicy } from '../egress/policy.ts';
 import { createOutboundAgent } from './agent.ts';
 import { CallStop, onAbort } from './call-stop.ts';
 import { classifyError } from './classify-error.ts';
-import { encodeBody, normalizeHeaders, withQuery } from './encode.ts';
+import { encodeBody } from './encode.ts';
 import { OutboundError } from './outbound-error.ts';
 import { parseBody } from './parse-body.ts';
 import { readBody } from './read-body.ts';
 import { redirectHop, type Hop } from './redirect.ts';
+import { createUrlTargets } from './targets.ts';
 import { DEFAULT_OUTBOUND_SETTINGS, type OutboundSettings } from './settings.ts';
 import { DEFAULT_USER_AGENT } from './user-agent.ts';
 import { traceCall } from '../../observability/tracing/index.ts';
@@ -50,17 +51,16 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
   const policy = options.policy ?? createEgressPolicy();
   const owned = options.dispatcher ? null : createOutboundAgent(settings, policy, options.tls);
   const dispatcher = options.dispatcher ?? owned!;
+  const targets = createUrlTargets();
 
   async function send(outbound: OutboundRequest): Promise<OutboundResponse> {
     const started = performance.now();
-    const headers = normalizeHeaders(outbound.headers);
-    for (const name of CONNECTION_HEADERS) delete headers[name];
-    checkHeaderValues(headers);
+    const headers = requestHeaders(outbound.headers);
     headers['accept-encoding'] ??= 'gzip, deflate, br';
     // App calls, token and refresh calls, code and credential exchanges, lookups: all come through here.
     headers['user-agent'] ??= DEFAULT_USER_AGENT;
     const body = encodeBody(outbound.body, headers);
-    const hop: Hop = { method: outbound.method.toUpperCase(), url: withQuery(absoluteUrl(outbound.url), outbound.query), headers, body };
+    const hop: Hop = { method: outbound.method.toUpperCase(), url: targets.of(outbound.url, outbound.query), headers, body };
     const stop = new CallStop();
     const deadline = { expired: false };
     const timer = setTimeout(() => {
@@ -85,8 +85,10 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
       const host = hop.url.host;
       try {
         checkDestination(hop.url, policy);
-        const response = await request(hop.url, {
-          dispatcher,
+        // The dispatcher is given the origin and path it would otherwise parse out of the URL again.
+        const response = await dispatcher.request({
+          origin: hop.url.origin,
+          path: pathOf(hop.url),
           method: hop.method as Dispatcher.HttpMethod,
           headers: hop.headers,
           body: hop.body ?? null,
@@ -94,7 +96,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
           headersTimeout: settings.headersTimeoutMs,
           bodyTimeout: settings.bodyTimeoutMs,
         });
-        const responseHeaders = flattenHeaders(response.headers);
+        const responseHeaders = flattenHeaders(response.headers as Record<string, string | string[]>);
         let next: Hop | null = null;
         if (settings.maxRedirects > 0) {
           try {
@@ -156,33 +158,41 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
 }
 
 /** Set by the client for each hop, never taken from a definition: the Host comes from the URL, framing from the body. */
-const CONNECTION_HEADERS = ['host', 'connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'content-length'];
+const CONNECTION_HEADERS = new Set(['host', 'connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'content-length']);
+
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const LINE_BREAK_OR_NUL = /[\r\n\0]/;
 
 /**
- * A header value with a line break or NUL (an argument placed in a header,
- * say) would be refused by undici as an internal error; it is the request's
- * fault, so it is a VALIDATION_ERROR naming the header, never its value.
+ * The request's headers as sent: names lower-cased (a later duplicate by
+ * case wins), values as strings, the connection headers left out. A header
+ * value with a line break or NUL (an argument placed in a header, say) would
+ * be refused by undici as an internal error; it is the request's fault, so
+ * it is a VALIDATION_ERROR naming the header, never its value.
  */
-function checkHeaderValues(headers: Record<string, string>): void {
-  const problems: FieldProblem[] = [];
-  for (const [name, value] of Object.entries(headers)) {
-    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) {
-      problems.push({ field: 'headers', rule: 'header-name', message: 'a header name is not a valid HTTP token' });
-    } else if (/[\r\n\0]/.test(value)) {
-      problems.push({ field: `headers.${name}`, rule: 'header-value', message: 'must not contain line breaks or NUL characters' });
+function requestHeaders(given: Record<string, string> | undefined): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (given === undefined) return headers;
+  for (const name in given) {
+    const lower = name.toLowerCase();
+    if (!CONNECTION_HEADERS.has(lower)) headers[lower] = String(given[name]);
+  }
+  let problems: FieldProblem[] | null = null;
+  for (const name in headers) {
+    if (!TOKEN.test(name)) {
+      (problems ??= []).push({ field: 'headers', rule: 'header-name', message: 'a header name is not a valid HTTP token' });
+    } else if (LINE_BREAK_OR_NUL.test(headers[name]!)) {
+      (problems ??= []).push({ field: `headers.${name}`, rule: 'header-value', message: 'must not contain line breaks or NUL characters' });
     }
   }
-  if (problems.length > 0) throw validationError(problems);
+  if (problems !== null) throw validationError(problems);
+  return headers;
 }
 
-function absoluteUrl(text: string): URL {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    throw new EgressDeniedError('(invalid URL)', '', 'not http(s)', 'the outbound URL is not a valid absolute URL');
-  }
-  return url;
+/** The request target undici sends: the path and the query, never the fragment. */
+function pathOf(url: URL): string {
+  const search = url.search;
+  return search ? url.pathname + search : url.pathname;
 }
 
 function checkDestination(url: URL, policy: EgressPolicy): void {
@@ -193,11 +203,11 @@ function checkDestination(url: URL, policy: EgressPolicy): void {
   if (denied) throw denied;
 }
 
-function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
-  const result: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined) continue;
-    result[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+/** undici's response headers (lower-case names already), repeated ones joined with ", ", in place. */
+function flattenHeaders(headers: Record<string, string | string[]>): Record<string, string> {
+  for (const name in headers) {
+    const value = headers[name];
+    if (Array.isArray(value)) headers[name] = value.join(', ');
   }
-  return result;
+  return headers as Record<string, string>;
 }

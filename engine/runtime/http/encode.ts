@@ -2,16 +2,6 @@ import type { JsonValue } from './types.ts';
 
 export type QueryValue = string | number | boolean | null | undefined | (string | number | boolean)[];
 
-/** Adds the query parameters to the URL (keeping the ones it has); arrays repeat the key, null and undefined are left out. */
-export function withQuery(url: URL, query: Record<string, QueryValue> | undefined): URL {
-  const result = new URL(url.href);
-  for (const [key, value] of Object.entries(query ?? {})) {
-    if (value === null || value === undefined) continue;
-    for (const item of Array.isArray(value) ? value : [value]) result.searchParams.append(key, String(item));
-  }
-  return result;
-}
-
 /**
  * The request body as bytes, by the request's Content-Type: a form
  * (`application/x-www-form-urlencoded`) from a flat object, a string as it is
@@ -55,11 +45,4 @@ export function isJsonType(contentType: string | undefined): boolean {
   if (!contentType) return false;
   const mediaType = contentType.split(';')[0]!.trim().toLowerCase();
   return mediaType === 'application/json' || mediaType === 'text/json' || /^[a-z]+\/[^\s/]+\+json$/.test(mediaType);
-}
-
-/** Header names lower-cased, values trimmed; a later duplicate (by case) wins. */
-export function normalizeHeaders(headers: Record<string, string> | undefined): Record<string, string> {
-  const result: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers ?? {})) result[name.toLowerCase()] = String(value);
-  return result;
 }

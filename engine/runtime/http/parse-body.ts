@@ -1,3 +1,4 @@
+import { TextDecoder } from 'node:util';
 import { isJsonType } from './encode.ts';
 import type { JsonValue } from './types.ts';
 
@@ -12,23 +13,57 @@ import type { JsonValue } from './types.ts';
  */
 export function parseBody(bytes: Buffer, contentType: string | undefined): { body: JsonValue | string | null; invalidJson?: true; jsonText?: string; jsonUtf8?: true } {
   if (bytes.length === 0) return { body: null };
-  const { text, utf8 } = decode(bytes, contentType);
-  if (!isJsonType(contentType)) return { body: text };
+  const reading = readingOf(contentType);
+  const text = reading.decoder.decode(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length));
+  if (!reading.json) return { body: text };
   try {
-    return utf8 ? { body: JSON.parse(text) as JsonValue, jsonText: text, jsonUtf8: true } : { body: JSON.parse(text) as JsonValue, jsonText: text };
+    const body = JSON.parse(text) as JsonValue;
+    // The envelope copies the app's bytes as they are only when they were read as UTF-8 (envelope-json.ts).
+    return reading.decoder.encoding === 'utf-8' ? { body, jsonText: text, jsonUtf8: true } : { body, jsonText: text };
   } catch {
     return { body: text, invalidJson: true };
   }
 }
 
-function decode(bytes: Buffer, contentType: string | undefined): { text: string; utf8: boolean } {
-  const charset = /;\s*charset="?([\w.:-]+)"?/i.exec(contentType ?? '')?.[1];
-  const view = new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length);
-  let decoder: InstanceType<typeof TextDecoder>;
-  try {
-    decoder = new TextDecoder(charset ?? 'utf-8');
-  } catch {
-    decoder = new TextDecoder('utf-8');
+/** How a body of one Content-Type is read: its decoder (by the charset, UTF-8 when none or unknown) and whether it is JSON. */
+interface Reading {
+  decoder: TextDecoder;
+  json: boolean;
+}
+
+/**
+ * A TextDecoder keeps no state between decode() calls made without
+ * `stream: true`, so one per charset serves every response; and a
+ * Content-Type's verdict is remembered by its text (apps send a handful).
+ */
+const UTF8 = new TextDecoder('utf-8');
+const decoders = new Map<string, TextDecoder>([['utf-8', UTF8]]);
+const readings = new Map<string, Reading>();
+const REMEMBERED_TYPES = 200;
+const NO_TYPE: Reading = { decoder: UTF8, json: false };
+
+function readingOf(contentType: string | undefined): Reading {
+  if (contentType === undefined) return NO_TYPE;
+  let reading = readings.get(contentType);
+  if (reading === undefined) {
+    reading = { decoder: decoderFor(/;\s*charset="?([\w.:-]+)"?/i.exec(contentType)?.[1]), json: isJsonType(contentType) };
+    if (readings.size >= REMEMBERED_TYPES) readings.clear();
+    readings.set(contentType, reading);
   }
-  return { text: decoder.decode(view), utf8: decoder.encoding === 'utf-8' };
+  return reading;
+}
+
+function decoderFor(charset: string | undefined): TextDecoder {
+  if (charset === undefined) return UTF8;
+  let decoder = decoders.get(charset);
+  if (decoder === undefined) {
+    try {
+      decoder = new TextDecoder(charset);
+    } catch {
+      decoder = UTF8;
+    }
+    // Labels are few (utf-8, iso-8859-1, ...); an app inventing new ones falls back to a fresh decoder, not a bigger map.
+    if (decoders.size < REMEMBERED_TYPES) decoders.set(charset, decoder);
+  }
+  return decoder;
 }
