@@ -3,6 +3,13 @@ import type { QueryValue } from './encode.ts';
 
 /** How many URL texts a client remembers parsed before it starts over. */
 const REMEMBERED_URLS = 1_000;
+/**
+ * Only URLs up to this long are remembered: a caller's argument placed in
+ * the query can make a URL as long as the request body allows, and 1,000 of
+ * those would hold gigabytes. Longer ones are parsed on every call, as all
+ * were before.
+ */
+export const REMEMBERED_URL_CHARS = 2_048;
 
 /** One URL text, parsed: the URL, and what a query is appended to. */
 interface Parsed {
@@ -28,10 +35,13 @@ interface Parsed {
 export interface UrlTargets {
   /** The absolute URL of `text` with `query` appended; EgressDeniedError when it is not a valid absolute URL. */
   of(text: string, query: Record<string, QueryValue> | undefined): URL;
+  /** The characters of the URL texts remembered now. */
+  rememberedChars(): number;
 }
 
 export function createUrlTargets(): UrlTargets {
   const parsed = new Map<string, Parsed>();
+  let chars = 0;
 
   const parse = (text: string): Parsed => {
     let entry = parsed.get(text);
@@ -40,13 +50,20 @@ export function createUrlTargets(): UrlTargets {
       const href = url.href;
       const end = href.search(/[?#]/);
       entry = { url, beforeQuery: `${end === -1 ? href : href.slice(0, end)}?`, query: url.search ? new URLSearchParams(url.search).toString() : '', hash: url.hash };
-      if (parsed.size >= REMEMBERED_URLS) parsed.clear();
-      parsed.set(text, entry);
+      if (text.length <= REMEMBERED_URL_CHARS) {
+        if (parsed.size >= REMEMBERED_URLS) {
+          parsed.clear();
+          chars = 0;
+        }
+        parsed.set(text, entry);
+        chars += text.length;
+      }
     }
     return entry;
   };
 
   return {
+    rememberedChars: () => chars,
     of(text, query) {
       const base = parse(text);
       if (query === undefined) return base.url;
