@@ -23,11 +23,18 @@ import type { SourceFile } from './source-files.ts';
  * top-level entry of the definitions folder (an app folder, or a stray file),
  * named by the sha256 of that name. A pack is
  *
- *   PACK_MAGIC | sha256 of the body (32 bytes) | body
+ *   PACK_MAGIC | sha256 of the body (32 bytes) | body      (JSON)
+ *   PACK_MAGIC_V8 | sha256 of the body (32 bytes) | body   (v8)
  *
- * the body being `v8.serialize({ engine, top, entries: [file, hash, summary][] })`:
- * one read and one deserialize per app (30 actions: ~30 KB) rather than per
- * file (33,000 small reads would cost as much as reading the definitions).
+ * the body being `{ engine, top, entries: [file, hash, summary][] }`: one read
+ * and one parse per app (30 actions: ~30 KB) rather than per file (33,000
+ * small reads would cost as much as reading the definitions). It is JSON
+ * when JSON gives back every value exactly (jsonFaithful: nearly always),
+ * `v8.serialize`'s bytes otherwise (a `.nan`, `.inf`, `-0`, a YAML 1.1 date
+ * or binary). JSON because a first start writes every pack: on the 33,000
+ * files of docs/benchmarks.md, `v8.serialize` took ~2.4x the CPU of
+ * `JSON.stringify` and left ~50 MB more RSS behind it (the serializer's
+ * native buffers, freed only after a GC); reading JSON back costs no more.
  *
  * An entry is used only when the pack's bytes match their hash, the pack
  * names this engine's whole key and this top-level name, and the entry names
@@ -185,13 +192,15 @@ export class AnalysisCache {
     } catch {
       return null;
     }
-    const bodyAt = PACK_MAGIC.length + DIGEST_BYTES;
-    if (bytes.length <= bodyAt || !bytes.subarray(0, PACK_MAGIC.length).equals(PACK_MAGIC)) return null;
+    const magic = startsWith(bytes, PACK_MAGIC) ? PACK_MAGIC : startsWith(bytes, PACK_MAGIC_V8) ? PACK_MAGIC_V8 : null;
+    if (!magic) return null;
+    const bodyAt = magic.length + DIGEST_BYTES;
+    if (bytes.length <= bodyAt) return null;
     const body = bytes.subarray(bodyAt);
-    if (!createHash('sha256').update(body).digest().equals(bytes.subarray(PACK_MAGIC.length, bodyAt))) return null;
+    if (!createHash('sha256').update(body).digest().equals(bytes.subarray(magic.length, bodyAt))) return null;
     let pack: unknown;
     try {
-      pack = v8.deserialize(body);
+      pack = magic === PACK_MAGIC ? JSON.parse(body.toString('utf8')) : v8.deserialize(body);
     } catch {
       return null;
     }
@@ -206,7 +215,10 @@ export class AnalysisCache {
   }
 
   private writePack(top: string, entries: PackEntry[]): void {
-    const body = v8.serialize({ engine: this.engine, top, entries });
+    const pack = { engine: this.engine, top, entries };
+    const json = jsonFaithful(entries, 0);
+    // A string is hashed and written as UTF-8 without a Buffer of its own (JSON.stringify escapes lone surrogates).
+    const body: string | Buffer = json ? JSON.stringify(pack) : v8.serialize(pack);
     const digest = createHash('sha256').update(body).digest();
     const target = this.packPath(top);
     const temp = `${target}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
@@ -215,7 +227,9 @@ export class AnalysisCache {
       // Three writes rather than one of the parts concatenated: no copy of the pack's bytes.
       const fd = fs.openSync(temp, 'wx', 0o600);
       try {
-        for (const part of [PACK_MAGIC, digest, body]) fs.writeSync(fd, part);
+        fs.writeSync(fd, json ? PACK_MAGIC : PACK_MAGIC_V8);
+        fs.writeSync(fd, digest);
+        writeWhole(fd, body);
       } finally {
         fs.closeSync(fd);
       }
@@ -227,8 +241,64 @@ export class AnalysisCache {
   }
 }
 
-/** A pack's first bytes: what it is and its layout's version. */
+/** A pack's first bytes: what it is and its layout's version; its body JSON. */
 export const PACK_MAGIC = Buffer.from(`igw definitions analyses ${ANALYSIS_FORMAT}\n`);
+/** The first bytes of a pack whose body is `v8.serialize`'s (a value JSON cannot give back, see jsonFaithful). */
+export const PACK_MAGIC_V8 = Buffer.from(`igw definitions analyses ${ANALYSIS_FORMAT} v8\n`);
+
+function startsWith(bytes: Buffer, magic: Buffer): boolean {
+  return bytes.length >= magic.length && bytes.subarray(0, magic.length).equals(magic);
+}
+
+/** Writes all of `body` (a string as UTF-8): writeSync may write less than it was given. */
+function writeWhole(fd: number, body: string | Buffer): void {
+  let bytes = typeof body === 'string' ? null : body;
+  if (bytes === null) {
+    const text = body as string;
+    const written = fs.writeSync(fd, text);
+    if (written === Buffer.byteLength(text)) return;
+    // Rare (a full disk would throw instead): the rest from a Buffer.
+    bytes = Buffer.from(text).subarray(written);
+  }
+  let at = 0;
+  while (at < bytes.length) at += fs.writeSync(fd, bytes, at);
+}
+
+/** Deeper than this, a value is written with v8 (which also keeps a cycle an alias may make). */
+const JSON_MAX_DEPTH = 200;
+
+/**
+ * Whether `JSON.parse(JSON.stringify(value))` is `value` again, as deep
+ * equality sees it: only strings, booleans, null, finite numbers other than
+ * -0, arrays without holes and plain objects (an own `__proto__` key is
+ * kept: JSON.parse makes it an own property). Not NaN, the infinities or -0
+ * (YAML's `.nan`, `.inf`, `-0`), a Date or bytes (YAML 1.1's timestamps and
+ * `!!binary`), undefined, or anything nested deeper than JSON_MAX_DEPTH.
+ */
+function jsonFaithful(value: unknown, depth: number): boolean {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return true;
+    case 'number':
+      return Number.isFinite(value) && !Object.is(value, -0);
+    case 'object': {
+      if (value === null) return true;
+      if (depth >= JSON_MAX_DEPTH) return false;
+      if (Array.isArray(value)) {
+        if (Object.getPrototypeOf(value) !== Array.prototype) return false;
+        for (let i = 0; i < value.length; i++) if (!(i in value) || !jsonFaithful(value[i], depth + 1)) return false;
+        return true;
+      }
+      if (Object.getPrototypeOf(value) !== Object.prototype) return false;
+      const record = value as Record<string, unknown>;
+      for (const key in record) if (!jsonFaithful(record[key], depth + 1)) return false;
+      return true;
+    }
+    default:
+      return false;
+  }
+}
 const DIGEST_BYTES = 32;
 
 /** Packs and temp files no full load used for this long are removed by prune(). */

@@ -8,7 +8,7 @@ import { PACKAGE_ROOT } from '../package-root.ts';
  * The layout of a pack file of the analysis cache (analysis-cache.ts). It is
  * part of the engine key, and a pack names it in its first bytes.
  */
-export const ANALYSIS_FORMAT = 1;
+export const ANALYSIS_FORMAT = 2;
 
 /** This folder: engine/definitions under tsx, dist/engine/definitions compiled. */
 const DEFINITIONS_CODE_DIR = path.dirname(fileURLToPath(import.meta.url));
@@ -28,8 +28,8 @@ export function engineKey(): string {
  * sha256 of everything an analysis (FileSummary) depends on, so that no
  * change of the engine can be served a summary made by another:
  *
- * - ANALYSIS_FORMAT and Node's version (the pack is v8.serialize's format;
- *   the parsers run on its regular expressions);
+ * - ANALYSIS_FORMAT and Node's version (a pack JSON cannot hold is in
+ *   v8.serialize's format; the parsers run on its regular expressions);
  * - package.json (the gateway's version) and package-lock.json (the exact
  *   versions of js-yaml, yaml and ajv the analysis runs);
  * - schemas/*.json (what a file is validated against);

@@ -55,7 +55,7 @@ export const cli = {
     'mapping-ms': { type: 'string' as const, value: '<ms>', description: 'time spent on each mapping cost (BENCH_MAPPING_MS; 400, quick 50)' },
     'store-records': { type: 'string' as const, value: '<n>', description: 'end users, connections and installations each in the store part (BENCH_STORE_RECORDS; 100000, quick 10000)' },
     rounds: { type: 'string' as const, value: '<n>', description: 'rounds of the load part (proxy and gateway side by side, order alternating; medians) and of the start part (BENCH_ROUNDS; 5, quick 2)' },
-    'scale-rounds': { type: 'string' as const, value: '<n>', description: 'rounds of the scale part, each one cold load with the definitions cache off and one restarting from it warm (BENCH_SCALE_ROUNDS; 3, quick 1)' },
+    'scale-rounds': { type: 'string' as const, value: '<n>', description: 'rounds of the scale part, each one cold load with the definitions cache off, one restarting from it warm and one first start with it empty (BENCH_SCALE_ROUNDS; 3, quick 1)' },
     'cpu-prof': { type: 'string' as const, value: '<target>', description: 'profile gateway, proxy or scale into .tmp/profiles' },
     records: { type: 'string' as const, value: '<list>', description: 'record counts the load part measures, any of 1,10,100 (BENCH_RECORDS; default all; the targets are read at 10)' },
     baseline: { type: 'string' as const, value: '<dir>', description: "another checkout whose gateway the load part measures in the same rounds, for a before/after in one run (compiled: build it first)" },
@@ -293,18 +293,19 @@ function cpuMicros(pid: number): number {
   }
 }
 
-/** Cold loads in processes of their own, alternating, `rounds` of each: with the definitions cache off, and restarting from it warm. */
+/** Cold loads in processes of their own, alternating, `rounds` of each: with the definitions cache off, restarting from it warm, and a first start (the cache empty, written after the load). */
 export interface ColdStarts {
   rounds: number;
   off: ColdResult[];
   warm: ColdResult[];
+  first: ColdResult[];
   loadAverage: number[];
 }
 
 /** The scale table's rows of the cold loads in processes of their own: medians, and every run. */
 function coldRows(colds: ColdStarts): [string, string][] {
   const rows: [string, string][] = [];
-  for (const [kind, name] of [['off', 'cold, cache off'], ['warm', 'cold, restart (cache warm)']] as const) {
+  for (const [kind, name] of [['off', 'cold, cache off'], ['warm', 'cold, restart (cache warm)'], ['first', 'cold, first start (cache empty)']] as const) {
     const runs = colds[kind];
     if (!runs.length) continue;
     const all = (pick: (c: ColdResult) => number) => `${median(runs.map(pick))} (${runs.map(pick).join(', ')})`;
@@ -312,6 +313,10 @@ function coldRows(colds: ColdStarts): [string, string][] {
     rows.push([`${name}: CPU ms, median (runs)`, all((c) => c.cpuMs)]);
     rows.push([`${name}: RSS after load / peak, MB, median`, `${median(runs.map((c) => c.rssAfterLoadMb))} / ${median(runs.map((c) => c.peakRssAfterLoadMb))}`]);
     rows.push([`${name}: files parsed / from the cache`, `${runs[0]!.analysed} / ${runs[0]!.cached}`]);
+    if (kind === 'first') {
+      rows.push([`${name}: writing the cache after the load, ms, median (runs)`, all((c) => c.write?.writeMs ?? Number.NaN)]);
+      rows.push([`${name}: peak RSS with the writes, MB, median (runs)`, all((c) => c.write?.peakRssAfterWriteMb ?? Number.NaN)]);
+    }
   }
   rows.push(['load average at the start / end of the scale part (1, 5, 15 min)', `${colds.loadAverage.slice(0, 3).join(' ')} / ${colds.loadAverage.slice(3).join(' ')}`]);
   return rows;
@@ -339,15 +344,20 @@ async function scaleBenchmark(): Promise<ScaleResult & { generateMs: number; col
       execArgv: profiled('scale'),
       timeoutMs: 600_000,
     });
-    const colds: ColdStarts = { rounds: settings.scaleRounds, off: [], warm: [], loadAverage };
+    const colds: ColdStarts = { rounds: settings.scaleRounds, off: [], warm: [], first: [], loadAverage };
+    const named = { off: 'cache off', warm: 'restart, cache warm', first: 'first start, cache empty' };
     for (let i = 0; i < settings.scaleRounds; i++) {
-      const kinds = i % 2 === 0 ? (['off', 'warm'] as const) : (['warm', 'off'] as const);
+      const kinds = i % 2 === 0 ? (['off', 'warm', 'first'] as const) : (['first', 'warm', 'off'] as const);
       for (const kind of kinds) {
+        // A first start writes into a cache folder of its own, empty; the restarts read the one the first child wrote.
+        const firstDir = path.join(tmp, `cache-first-${i}`);
         const cold = await runChild<ColdResult>('scale.ts', {
-          env: { BENCH_SCALE_DIR: dir, BENCH_SCALE_MODE: 'cold', ...(kind === 'warm' ? { BENCH_SCALE_CACHE_DIR: cacheDir } : {}) },
+          env: { BENCH_SCALE_DIR: dir, BENCH_SCALE_MODE: 'cold', ...(kind === 'warm' ? { BENCH_SCALE_CACHE_DIR: cacheDir } : kind === 'first' ? { BENCH_SCALE_CACHE_DIR: firstDir } : {}) },
           timeoutMs: 600_000,
         });
-        log(`  cold load, ${kind === 'off' ? 'cache off' : 'restart, cache warm'}: ${cold.totalMs} ms (CPU ${cold.cpuMs} ms), peak RSS ${cold.peakRssAfterLoadMb} MB, ${cold.cached} files from the cache`);
+        if (kind === 'first') await fs.rm(firstDir, { recursive: true, force: true });
+        const writing = cold.write ? `; writing the cache after it ${cold.write.writeMs} ms, peak RSS then ${cold.write.peakRssAfterWriteMb} MB` : '';
+        log(`  cold load, ${named[kind]}: ${cold.totalMs} ms (CPU ${cold.cpuMs} ms), peak RSS ${cold.peakRssAfterLoadMb} MB, ${cold.cached} files from the cache${writing}`);
         colds[kind].push(cold);
       }
     }
@@ -581,8 +591,16 @@ async function main(): Promise<void> {
   if (scale) {
     const full = scale.actions >= 30_000;
     const note = full ? '' : ` (only ${scale.actions} actions)`;
-    targets.push({ target: `${scale.actions} actions loaded cold, first start (cache empty)`, goal: '<= 5 s', result: `${round(scale.cold.totalMs / 1000, 2)} s${note}`, status: status(scale.cold.totalMs <= 5000) });
-    targets.push({ target: 'peak RSS loading them, first start', goal: '<= 300 MB', result: `${scale.memory.peakRssAfterLoadMb} MB${note}`, status: status(scale.memory.peakRssAfterLoadMb <= 300) });
+    if (scale.colds.first.length) {
+      // The first starts in processes of their own (the main child's one load comes right after the tree was written); the peak counts the cache's writes.
+      const firstMs = median(scale.colds.first.map((c) => c.totalMs));
+      const firstPeak = median(scale.colds.first.map((c) => Math.max(c.peakRssAfterLoadMb, c.write?.peakRssAfterWriteMb ?? 0)));
+      targets.push({ target: `${scale.actions} actions loaded cold, first start (cache empty), median of ${scale.colds.first.length}`, goal: '<= 5 s', result: `${round(firstMs / 1000, 2)} s${note}`, status: status(firstMs <= 5000) });
+      targets.push({ target: 'peak RSS loading them and writing the cache, first start', goal: '<= 300 MB', result: `${firstPeak} MB${note}`, status: status(firstPeak <= 300) });
+    } else {
+      targets.push({ target: `${scale.actions} actions loaded cold, first start (cache empty)`, goal: '<= 5 s', result: `${round(scale.cold.totalMs / 1000, 2)} s${note}`, status: status(scale.cold.totalMs <= 5000) });
+      targets.push({ target: 'peak RSS loading them, first start', goal: '<= 300 MB', result: `${scale.memory.peakRssAfterLoadMb} MB${note}`, status: status(scale.memory.peakRssAfterLoadMb <= 300) });
+    }
     if (scale.colds.warm.length) {
       const warmMs = median(scale.colds.warm.map((c) => c.totalMs));
       const warmPeak = median(scale.colds.warm.map((c) => c.peakRssAfterLoadMb));

@@ -17,8 +17,9 @@
  * after the load, are timed apart.
  *
  * BENCH_SCALE_MODE=cold (with BENCH_SCALE_CACHE_DIR, or without it: the
- * cache off) runs the cold load alone, in a process of its own: a restart
- * finding the cache warm, or a start without a cache.
+ * cache off) runs the cold load alone, in a process of its own: a first
+ * start (the cache folder empty), a restart finding the cache warm, or a
+ * start without a cache.
  *
  * Env: BENCH_SCALE_DIR, BENCH_SCALE_APPS, BENCH_SCALE_ACTIONS (to name the
  * file it edits), BENCH_RELOADS (edits per kind, default 5),
@@ -81,12 +82,17 @@ async function folderBytes(dir: string): Promise<number> {
   return bytes;
 }
 
-/** BENCH_SCALE_MODE=cold: the cold load alone (a restart with the cache warm, or a start with it off). */
+/**
+ * BENCH_SCALE_MODE=cold: the cold load alone (a first start with the cache
+ * empty, a restart with it warm, or a start with it off), and the cache's
+ * writes after it (`write`: null with the cache off).
+ */
 async function coldOnly() {
   const dir = process.env.BENCH_SCALE_DIR;
   if (!dir) throw new Error('BENCH_SCALE_DIR is not set');
-  const { figures } = await coldLoad(dir, process.env.BENCH_SCALE_CACHE_DIR);
-  return figures;
+  const cacheDir = process.env.BENCH_SCALE_CACHE_DIR;
+  const { figures, cacheWrite } = await coldLoad(dir, cacheDir);
+  return { ...figures, write: cacheDir ? cacheWrite : null };
 }
 export type ColdResult = Awaited<ReturnType<typeof coldOnly>>;
 

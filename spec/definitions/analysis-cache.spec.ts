@@ -1,15 +1,17 @@
 import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import v8 from 'node:v8';
 import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
-import { AnalysisCache, PACK_MAGIC, PRUNE_AFTER_MS, packName } from '../../engine/definitions/analysis-cache.ts';
+import { AnalysisCache, PACK_MAGIC, PACK_MAGIC_V8, PRUNE_AFTER_MS, packName } from '../../engine/definitions/analysis-cache.ts';
 import { engineKey, engineKeyOf } from '../../engine/definitions/engine-key.ts';
 import { DefinitionsLoader, type LoadResult } from '../../engine/definitions/loader.ts';
 import { PARALLEL_MIN_FILES } from '../../engine/definitions/parallel-analysis.ts';
+import { summariseFile } from '../../engine/definitions/file-analysis.ts';
+import { topName } from '../../engine/definitions/layout.ts';
+import { sourceFile } from '../../engine/definitions/source-files.ts';
 import { DefinitionsRegistry } from '../../engine/definitions/registry.ts';
 import type { CompiledExpression } from '../../engine/definitions/expressions.ts';
 import { ParsedFile } from '../../engine/definitions/parsed-file.ts';
@@ -113,9 +115,10 @@ describe('the on-disk analysis cache (DEFINITIONS_CACHE_DIR)', function () {
     // The pack rewritten as the engine would write it, with the action's name changed: a load that parsed the file would not see it.
     const file = cache.packPath('acme');
     const bytes = await fs.readFile(file);
-    const pack = v8.deserialize(bytes.subarray(PACK_MAGIC.length + 32)) as { entries: [string, string, { value: { name: string } }][] };
+    expect(bytes.subarray(0, PACK_MAGIC.length).equals(PACK_MAGIC), 'a JSON pack').to.equal(true);
+    const pack = JSON.parse(bytes.subarray(PACK_MAGIC.length + 32).toString('utf8')) as { entries: [string, string, { value: { name: string } }][] };
     pack.entries.find(([name]) => name === ACME_ACTION)![2].value.name = 'Named by the cache';
-    const body = v8.serialize(pack);
+    const body = Buffer.from(JSON.stringify(pack));
     await fs.writeFile(file, Buffer.concat([PACK_MAGIC, createHash('sha256').update(body).digest(), body]));
     const served = await restart(defs, cache);
     expect(served.snapshot!.apps.get('acme')!.versions.get(1)!.actions.get('list-lists')!.definition.name).to.equal('Named by the cache');
@@ -331,6 +334,37 @@ describe('the on-disk analysis cache (DEFINITIONS_CACHE_DIR)', function () {
     expect(seen(reloadedB)).to.deep.equal(seen(await restart(defs, null)));
     // A restart finds the refreshed pack.
     expect((await restart(defs, new AnalysisCache(root))).stats).to.include({ analysed: 0, cached: 6 });
+  });
+
+  it('gives back every value YAML can hold exactly as analysed: NaN, infinities, -0, __proto__ keys, YAML 1.1 dates and binary', async () => {
+    const texts: Record<string, string> = {
+      'acme/app.yaml': 'id: acme\nnan: .nan\ninf: .inf\nminusInf: -.inf\nzero: -0\nlist: [-0, .nan, 1]\n__proto__: { polluted: true }\n',
+      'beta/app.yaml': '%YAML 1.1\n---\nid: beta\nwhen: 2001-12-14\nbytes: !!binary aGVsbG8=\n',
+      'gamma/app.yaml': 'id: gamma\nname: Plain\n',
+    };
+    const sources = Object.entries(texts).map(([file, text]) => sourceFile(file, text));
+    const made = new Map(sources.map((source) => [source.file, { hash: source.hash, summary: summariseFile(source) }]));
+    await new AnalysisCache(root).write(
+      sources.map((source) => [topName(source.file), [source]]),
+      made,
+    );
+    // A restart: another cache object reading the packs.
+    const hits = await new AnalysisCache(root).lookup(sources);
+    expect(hits.size).to.equal(3);
+    for (const source of sources) expect(hits.get(source), source.file).to.deep.equal(made.get(source.file)!.summary);
+    const acme = hits.get(sources[0]!)!.value as Record<string, unknown>;
+    expect(Number.isNaN(acme.nan)).to.equal(true);
+    expect([acme.inf, acme.minusInf]).to.deep.equal([Infinity, -Infinity]);
+    expect(Object.is(acme.zero, -0)).to.equal(true);
+    expect(Object.is((acme.list as number[])[0], -0)).to.equal(true);
+    expect(Object.hasOwn(acme, '__proto__')).to.equal(true);
+    expect(Object.getPrototypeOf(acme)).to.equal(Object.prototype);
+    // What JSON cannot give back is kept in v8's format; the rest (nearly every pack) is JSON.
+    const magics = await Promise.all(['acme', 'beta', 'gamma'].map(async (top) => (await fs.readFile(new AnalysisCache(root).packPath(top))).subarray(0, PACK_MAGIC_V8.length)));
+    expect(magics.map((bytes) => (bytes.equals(PACK_MAGIC_V8) ? 'v8' : bytes.subarray(0, PACK_MAGIC.length).equals(PACK_MAGIC) ? 'json' : '?'))).to.deep.equal(['v8', 'v8', 'json']);
+    const beta = hits.get(sources[1]!)!.value as Record<string, unknown>;
+    expect(beta.when).to.be.instanceOf(Date);
+    expect(beta.bytes).to.be.instanceOf(Uint8Array);
   });
 
   it('a cache that cannot be written is reported and the load goes on without it', async () => {
