@@ -118,6 +118,12 @@ describe('jsonBody: what a request body reads as', () => {
     expect(answer.headers.connection).to.equal('close');
   });
 
+  it('reads a body whose Content-Encoding is identity in another case or listed twice as it is (co-body answered 500 for these)', async () => {
+    for (const encoding of ['Identity', 'identity, identity', 'IDENTITY']) {
+      expect(await post('{"a":1}', { 'content-type': 'application/json', 'content-encoding': encoding }), encoding).to.deep.equal({ status: 200, body: { had: true, body: { a: 1 } } });
+    }
+  });
+
   it('answers 413 at once for a Content-Length over 1 MiB, before the body comes, and closes the connection', async () => {
     const answer = await raw('POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1048577\r\n\r\n');
     expect(answer.status).to.equal(413);
