@@ -19,37 +19,38 @@ export function readBody(stream: Readable, length: number | null, limit: number,
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let received = 0;
+    // The listeners stay (the stream is this request's alone) and ignore what comes once settled:
+    // removing them costs more than the read (EventEmitter deletes a property per event).
+    let settled = false;
     const done = (error: unknown, text?: string) => {
-      stream.removeListener('data', onData);
-      stream.removeListener('end', onEnd);
-      stream.removeListener('error', onError);
-      stream.removeListener('aborted', onCutOff);
-      stream.removeListener('close', onCutOff);
+      if (settled) return;
+      settled = true;
       if (error === null) return resolve(text!);
       // Halted, as raw-body did: nothing more is read from a body that was refused.
       stream.unpipe();
       stream.pause();
       reject(error);
     };
-    const onData = (chunk: Buffer) => {
+    stream.on('data', (chunk: Buffer) => {
+      if (settled) return;
       received += chunk.length;
       if (received > limit) return done(tooLarge());
       chunks.push(chunk);
-    };
-    const onEnd = () => {
+    });
+    stream.on('end', () => {
+      if (settled) return;
       if (length !== null && received !== length) return done(incomplete());
       const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received);
       const text = bytes.toString('utf8');
       done(null, text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
-    };
-    const onError = (error: unknown) => done(error);
+    });
+    stream.on('error', (error: unknown) => done(error));
     // The client hung up before the end (Node's 'aborted'), or the stream closed without ending.
-    const onCutOff = () => done(incomplete());
-    stream.on('data', onData);
-    stream.on('end', onEnd);
-    stream.on('error', onError);
-    stream.on('aborted', onCutOff);
-    stream.on('close', onCutOff);
+    const cutOff = () => {
+      if (!settled) done(incomplete());
+    };
+    stream.on('aborted', cutOff);
+    stream.on('close', cutOff);
   });
 }
 
