@@ -1,4 +1,4 @@
-import type { Middleware } from 'koa';
+import type { Middleware, Next } from 'koa';
 import { GatewayError } from '../errors/index.ts';
 import { V1_ENDPOINTS } from '../openapi/v1-endpoints.ts';
 import { V2_ENDPOINTS } from '../openapi/v2-endpoints.ts';
@@ -55,11 +55,20 @@ export function browserEndpoints(): BrowserEndpoint[] {
 export function endUserCors(services: Services): Middleware<AppState> {
   const endpoints = browserEndpoints();
   const anyCompanyAllows = async (origin: string) => (await services.store.embeddingSettings.count({ allowedOrigins: origin })) > 0;
-  return async (ctx, next) => {
+  /** Any browser endpoint's path, in one expression: a request without Origin (a backend's) needs only to know whether to add Vary. */
+  const anyEndpoint = endpoints.length === 0 ? /(?!)/ : new RegExp(endpoints.map((e) => `(?:${e.pattern.source})`).join('|'));
+  return (ctx, next) => {
+    const origin = ctx.req.headers.origin;
+    if (!origin) {
+      if (anyEndpoint.test(ctx.path)) ctx.vary('Origin');
+      return next();
+    }
+    return browserRequest(ctx, next, origin);
+  };
+
+  async function browserRequest(ctx: AppContext, next: Next, origin: string): Promise<void> {
     const endpoint = endpoints.find((e) => e.pattern.test(ctx.path));
-    const origin = ctx.get('Origin');
     if (endpoint) ctx.vary('Origin');
-    if (!origin) return await next();
 
     if (ctx.method === 'OPTIONS' && ctx.get('Access-Control-Request-Method')) {
       if (!endpoint) {
@@ -90,7 +99,7 @@ export function endUserCors(services: Services): Middleware<AppState> {
         ctx.set('Access-Control-Expose-Headers', EXPOSED_HEADERS);
       }
     }
-  };
+  }
 }
 
 /**

@@ -35,6 +35,17 @@ export class RecentRecords<T extends object> {
     return found;
   }
 
+  /**
+   * The record remembered for `key`, without asking the store and without a
+   * promise, or undefined (not remembered, or the collection was written
+   * since: then ask with find, which empties the cache first).
+   */
+  peek(collection: { readonly writeCount?: number }, key: string): T | undefined {
+    const writes = collection.writeCount;
+    if (writes === undefined || writes !== this.readAt) return undefined;
+    return this.entries.get(key);
+  }
+
   private remember(key: string, record: T): void {
     if (this.entries.size >= this.limit) this.entries.delete(this.entries.keys().next().value!);
     this.entries.set(key, deepFreeze(record));

@@ -125,7 +125,7 @@ const COLON = 0x3a;
  * is left to the parser, which refuses it.
  */
 export function checkJsonTextDepth(text: string, field: string, maxDepth = JSON_MAX_DEPTH): void {
-  // Per open container: the key or index of the value being read in it.
+  // Per open container: the key (as quoted in the text: decoded only for an error's path) or index of the value being read in it.
   const keys: (string | number | null)[] = [];
   let expectKey = false;
   let lastString = '';
@@ -141,7 +141,7 @@ export function checkJsonTextDepth(text: string, field: string, maxDepth = JSON_
       if (expectKey) lastString = text.slice(start, i + 1);
     } else if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
       if (keys.length >= maxDepth) {
-        const path = formatPath(keys.map((key) => key ?? ''), field);
+        const path = formatPath(keys.map((key) => (typeof key === 'string' ? keyText(key) : (key ?? ''))), field);
         throw validationError([{ field: path, rule: 'maxDepth', message: `is nested too deep: JSON may nest objects and arrays at most ${maxDepth} levels` }]);
       }
       keys.push(c === OPEN_ARRAY ? 0 : null);
@@ -150,7 +150,7 @@ export function checkJsonTextDepth(text: string, field: string, maxDepth = JSON_
       keys.pop();
       expectKey = false;
     } else if (c === COLON && expectKey) {
-      keys[keys.length - 1] = keyText(lastString);
+      keys[keys.length - 1] = lastString;
       expectKey = false;
     } else if (c === COMMA && keys.length > 0) {
       const top = keys[keys.length - 1];

@@ -96,6 +96,19 @@ describe('CORS: end-user-token endpoints open to the allowed origins only, API-k
     }
   });
 
+  it('answers a request without Origin (a backend) with Vary: Origin on an end-user endpoint only, and no CORS headers', async () => {
+    const endUser = await call({ url: gw.url, apiKey: token }, 'GET', '/v2/end-user/apps');
+    expect(endUser.status).to.equal(200);
+    expect(endUser.headers.get('vary')).to.equal('Origin');
+    expect(endUser.headers.get('access-control-allow-origin')).to.equal(null);
+    const byId = await call({ url: gw.url, apiKey: token }, 'DELETE', '/v2/end-user/connections/con_nothing');
+    expect(byId.headers.get('vary')).to.equal('Origin');
+    const apiKey = await call(gw, 'GET', '/v1/users');
+    expect(apiKey.status).to.equal(200);
+    expect(apiKey.headers.get('vary')).to.equal(null);
+    expect(apiKey.headers.get('access-control-allow-origin')).to.equal(null);
+  });
+
   it("lets the page read an end-user answer when the token's company allows its origin", async () => {
     const answer = await call({ url: gw.url, apiKey: token }, 'GET', '/v2/end-user/apps', { headers: { Origin: ALLOWED } });
     expect(answer.status).to.equal(200);

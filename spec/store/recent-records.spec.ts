@@ -37,6 +37,20 @@ describe('recent records (the API key and connection caches)', () => {
     await cleanup();
   });
 
+  it('peek: hands out a remembered record at once, nothing once the collection was written, and nothing on a store without writeCount', async () => {
+    const { record } = await issueApiKey(store, owner, 'peeked', 'peek-key-0123456789abcdefghij');
+    const cache = new RecentRecords<ApiKeyRecord>();
+    expect(cache.peek(store.apiKeys, record.hash)).to.equal(undefined);
+    expect((await lookup(cache, store.apiKeys, record.hash))!.id).to.equal(record.id);
+    expect(cache.peek(store.apiKeys, record.hash)!.id).to.equal(record.id);
+    expect(cache.peek(store.apiKeys, 'another hash')).to.equal(undefined);
+    await store.apiKeys.updateOne({ id: record.id, revokedOn: null }, { $set: { revokedOn: new Date() } });
+    expect(cache.peek(store.apiKeys, record.hash)).to.equal(undefined);
+    expect(await lookup(cache, store.apiKeys, record.hash)).to.equal(null);
+    const shared = counted(store.apiKeys, { shared: true }).keys;
+    expect(cache.peek(shared, record.hash)).to.equal(undefined);
+  });
+
   it('answers a key found once without asking the store again', async () => {
     const { key, record } = await issueApiKey(store, owner, 'ci');
     const { keys, queries } = counted(store.apiKeys);

@@ -20,6 +20,9 @@ import { universalRunBody } from './schemas.ts';
 import { selectConnection, throughInstallation } from './select-connection.ts';
 
 
+/** A run without a query string (most): Koa's ctx.query would parse the empty string into a new object each time. */
+const NO_QUERY = Object.freeze({});
+
 const validateUniversal = compileValidator<{ connectionId?: string; installationId?: string; arguments?: Record<string, unknown> }>(universalRunBody, 'body');
 const validateInstallationRun = compileValidator<{ installationId: string; actionArguments?: Record<string, unknown> }>(runInstallationActionBody, 'body');
 const runPathSchema = httpAjv.compile({ type: 'object', required: Object.keys(runPathParameters), properties: runPathParameters });
@@ -50,7 +53,7 @@ export function runRoutes(services: Services): Router<AppState> {
   router.post('/v2/universal/apps/:appSlug/actions/:actionSlug/run', requireApiKey(services.store), async (ctx) => {
     const body = validateUniversal(ctx.state.body ?? {});
     const companyId = ctx.state.principal!.companyId;
-    const version = resolveAppVersion(services.definitions.current(), { slug: ctx.params.appSlug! }, versionFrom(ctx.query).version);
+    const version = resolveAppVersion(services.definitions.current(), { slug: ctx.params.appSlug! }, versionFrom(ctx.querystring === '' ? NO_QUERY : ctx.query).version);
     const action = resolveAction(version, { slug: ctx.params.actionSlug! });
     const selected = await selectConnection(services, companyId, version, body);
     const start = { companyId, version, action, ...selected };

@@ -1,6 +1,6 @@
 import { GatewayError } from '../../errors/index.ts';
 
-/** The request body codings the gateway decodes (decoded-body.ts): those of zlib and brotli, as co-body's own `inflation` knows them. */
+/** The request body codings the gateway decodes (decoded-body.ts): those of zlib and brotli. */
 export const ACCEPTED_CODINGS = ['gzip', 'deflate', 'br', 'identity'] as const;
 export type ContentCoding = (typeof ACCEPTED_CODINGS)[number];
 

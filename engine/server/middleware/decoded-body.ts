@@ -5,16 +5,16 @@ import { GatewayError } from '../../errors/index.ts';
 import type { ContentCoding } from './content-coding.ts';
 
 /**
- * The body of `req` decoded from `coding`, as a stream for co-body to read
- * (its reader, raw-body, counts the decoded bytes and stops at the limit).
+ * The body of `req` decoded from `coding`, as a stream for readBody to read
+ * (it counts the decoded bytes and stops at the limit).
  * The bytes as sent are counted here: past `limit`, decoding stops with 413,
  * since a body can be large as sent and decode to nothing (empty deflate
  * blocks) and would otherwise be read for as long as the client sends it.
- * A client hanging up ends it as raw-body's own `request.aborted` would.
+ * A client hanging up ends it (an error of type `request.aborted`: the body was incomplete).
  * `stop()` ends the decoding when the reader gave up first.
  */
 export function decodedBody(req: IncomingMessage, coding: Exclude<ContentCoding, 'identity'>, limit: number): { stream: Readable; stop(): void } {
-  // gzip and deflate alike, as co-body's inflation does: createUnzip detects the zlib or gzip header.
+  // gzip and deflate alike (as co-body's inflation did): createUnzip detects the zlib or gzip header.
   const decoder = coding === 'br' ? zlib.createBrotliDecompress() : zlib.createUnzip();
   const stop = (error?: Error) => {
     req.unpipe(decoder);

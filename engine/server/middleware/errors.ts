@@ -30,6 +30,8 @@ export function errorEnvelope(logger: Logger): Middleware<AppState> {
         logger.error({ reqId: ctx.state.requestId, err: thrown }, 'request failed');
       }
       ctx.status = error.status;
+      // The type Koa would give a JSON body (ctx.type = 'json' looks it up in mime-types on every answer), written out.
+      if (!ctx.res.hasHeader('Content-Type')) ctx.res.setHeader('Content-Type', 'application/json; charset=utf-8');
       ctx.body = error.toBody();
       if (error.status === 401) ctx.set('WWW-Authenticate', 'Bearer');
       const retryAfter = (error.details as { retryAfterSeconds?: unknown } | undefined)?.retryAfterSeconds;

@@ -1,6 +1,6 @@
-import type { Middleware } from 'koa';
+import type { Middleware, Next } from 'koa';
 import type { Logger } from '../../log/logger.ts';
-import type { AppState } from '../context.ts';
+import type { AppContext, AppState } from '../context.ts';
 
 /**
  * One line per request: method, path (no query string: it may carry secrets), status, duration, request id;
@@ -13,9 +13,11 @@ import type { AppState } from '../context.ts';
  */
 export function requestLog(logger: Logger): Middleware<AppState> {
   const lines = requestLineLogger(logger);
-  return async (ctx, next) => {
-    // Below the logger's level (LOG_LEVEL=warn, say) the line is not built at all; the level is read per request, as it may be changed.
-    if (!lines.isLevelEnabled('info')) return await next();
+  // Below the logger's level (LOG_LEVEL=warn, say) the line is not built at all, and the request pays no async frame here;
+  // the level is read per request, as it may be changed.
+  return (ctx, next) => (lines.isLevelEnabled('info') ? logged(ctx, next) : next());
+
+  async function logged(ctx: AppContext, next: Next): Promise<void> {
     const started = process.hrtime.bigint();
     try {
       await next();
@@ -44,7 +46,7 @@ export function requestLog(logger: Logger): Middleware<AppState> {
         'request',
       );
     }
-  };
+  }
 }
 
 /** The logger request lines are written with: `logger`'s level and destination, without its redaction (see requestLog). */
