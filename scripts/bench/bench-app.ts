@@ -6,6 +6,10 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { seal } from '../../engine/credentials/cipher.ts';
+import type { Keyring } from '../../engine/credentials/keyring.ts';
+import type { AppVersion } from '../../engine/definitions/snapshot.ts';
+import type { ConnectionRecord } from '../../engine/store/index.ts';
 
 export const BENCH_APP = 'bench';
 export const BENCH_ACTION = 'list-records';
@@ -69,4 +73,26 @@ export async function writeFiles(dir: string, files: Record<string, string>): Pr
   const folders = new Set(Object.keys(files).map((file) => path.dirname(path.join(dir, file))));
   await Promise.all([...folders].map((folder) => fs.mkdir(folder, { recursive: true })));
   await Promise.all(Object.entries(files).map(([file, text]) => fs.writeFile(path.join(dir, file), text)));
+}
+
+/** An active connection of the bench app holding the upstream's API key, sealed with `keyring`, as the store would hand it to a run. */
+export function benchConnection(keyring: Keyring, version: AppVersion, id: string): ConnectionRecord {
+  const now = new Date();
+  return {
+    id,
+    companyId: 'cmp_bench',
+    appId: version.app.id,
+    appSlug: version.app.slug,
+    authId: 'key',
+    authType: 'ApiKey',
+    endUserId: null,
+    name: null,
+    metadata: {},
+    credentials: seal(keyring, id, { arguments: { apiKey: UPSTREAM_SECRET } }),
+    credentialsVersion: 1,
+    status: 'active',
+    tokenExpiresAt: null,
+    createdOn: now,
+    updatedOn: now,
+  };
 }

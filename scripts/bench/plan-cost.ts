@@ -30,13 +30,11 @@ import { evaluateGuarded } from '../../engine/mapping/index.ts';
 import { fastPathOf } from '../../engine/mapping/fast/index.ts';
 import { planOf } from '../../engine/runtime/plan/index.ts';
 import { loadConfig } from '../../engine/config/config.ts';
-import { seal } from '../../engine/credentials/cipher.ts';
 import { startGateway } from '../../engine/gateway.ts';
 import { newId } from '../../engine/ids.ts';
 import { createLogger } from '../../engine/log/logger.ts';
 import { runAction } from '../../engine/runtime/run/run-action.ts';
-import type { ConnectionRecord } from '../../engine/store/index.ts';
-import { BENCH_ACTION, BENCH_APP, benchAppFiles, UPSTREAM_SECRET, writeFiles } from './bench-app.ts';
+import { BENCH_ACTION, BENCH_APP, benchAppFiles, benchConnection, writeFiles } from './bench-app.ts';
 import { listing } from './records.ts';
 import { generateTree } from './scale-tree.ts';
 
@@ -209,24 +207,7 @@ async function runCost(): Promise<void> {
     const version = services.definitions.current().appsBySlug.get(BENCH_APP)!.versions.get(1)!;
     const action = version.actions.get(BENCH_ACTION)!;
     const id = newId('con');
-    const now = new Date();
-    const connection: ConnectionRecord = {
-      id,
-      companyId: 'cmp_bench',
-      appId: version.app.id,
-      appSlug: version.app.slug,
-      authId: 'key',
-      authType: 'ApiKey',
-      endUserId: null,
-      name: null,
-      metadata: {},
-      credentials: seal(services.keyring, id, { arguments: { apiKey: UPSTREAM_SECRET } }),
-      credentialsVersion: 1,
-      status: 'active',
-      tokenExpiresAt: null,
-      createdOn: now,
-      updatedOn: now,
-    };
+    const connection = benchConnection(services.keyring, version, id);
     const runs = Math.max(100, Math.round(Number(flags.builds) / 20));
     const burst = async (interpretation: 'plan' | 'reference') => {
       const cpu = process.cpuUsage();

@@ -16,7 +16,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { commandLine, isEntry } from '../../engine/cli/command-line.ts';
 import { loadConfig } from '../../engine/config/config.ts';
-import { seal } from '../../engine/credentials/cipher.ts';
 import { startGateway } from '../../engine/gateway.ts';
 import { createLogger } from '../../engine/log/logger.ts';
 import { evaluateGuarded } from '../../engine/mapping/index.ts';
@@ -27,8 +26,7 @@ import { enforceEnvelope, type ActionMeta, type Proposal } from '../../engine/ru
 import { envelopeBytes } from '../../engine/runtime/run/envelope-json.ts';
 import { responseFacts } from '../../engine/runtime/run/map-response.ts';
 import { runAction } from '../../engine/runtime/run/run-action.ts';
-import type { ConnectionRecord } from '../../engine/store/index.ts';
-import { BENCH_ACTION, BENCH_APP, benchAppFiles, UPSTREAM_SECRET, writeFiles } from './bench-app.ts';
+import { BENCH_ACTION, BENCH_APP, benchAppFiles, benchConnection, UPSTREAM_SECRET, writeFiles } from './bench-app.ts';
 import { listing, RECORD_COUNTS } from './records.ts';
 import { median, round, table } from './stats.ts';
 
@@ -58,23 +56,7 @@ async function main(rounds: number, runs: number): Promise<void> {
     const action = version.actions.get(BENCH_ACTION)!;
     const auth = version.auths.get('key')!;
     const now = new Date();
-    const connection: ConnectionRecord = {
-      id: 'con_bench_run_cost',
-      companyId: 'cmp_bench',
-      appId: version.app.id,
-      appSlug: version.app.slug,
-      authId: 'key',
-      authType: 'ApiKey',
-      endUserId: null,
-      name: null,
-      metadata: {},
-      credentials: seal(services.keyring, 'con_bench_run_cost', { arguments: { apiKey: UPSTREAM_SECRET } }),
-      credentialsVersion: 1,
-      status: 'active',
-      tokenExpiresAt: null,
-      createdOn: now,
-      updatedOn: now,
-    };
+    const connection = benchConnection(services.keyring, version, 'con_bench_run_cost');
     const rows: (string | number)[][] = [];
     for (const records of RECORD_COUNTS) {
       const bytes = Buffer.from(JSON.stringify(listing(records)));
