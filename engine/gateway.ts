@@ -1,29 +1,29 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serveAdminSocket } from './admin/admin-socket.ts';
-import { bootstrap, type BootstrapOutcome } from './companies/bootstrap.ts';
+import { bootstrap, type BootstrapOutcome } from './tenancy/companies/bootstrap.ts';
 import type { Config } from './config/config.ts';
-import { resolveEncryptionKeys } from './credentials/encryption-keys.ts';
-import { createKeyring } from './credentials/keyring.ts';
-import { secretsReadableCheck } from './credentials/readability-check.ts';
-import { AnalysisCache, DefinitionsLoader, DefinitionsRegistry, watchDefinitions } from './definitions/index.ts';
-import type { Logger } from './log/logger.ts';
-import { createApp } from './server/app.ts';
-import { createHttpServer } from './server/http-server.ts';
-import type { ReadinessCheck, Services } from './services.ts';
-import { compactionLogging } from './store/embedded/compaction-log.ts';
-import { acquireDataDirLock } from './store/embedded/data-dir-lock.ts';
-import { openStore, type Store } from './store/index.ts';
-import { logBaseUrlOverrides } from './runtime/run/base-url-override.ts';
-import { runActionForLookups } from './runtime/run/run-for-lookup.ts';
-import { createConfiguredHttpClient, type HttpClient } from './runtime/http/index.ts';
-import { ensureSigningKey } from './tokens/signing-keys.ts';
-import type { GatewayMetrics } from './observability/metrics/gateway-metrics.ts';
-import { observeDefinitionLoads } from './observability/metrics/definition-loads.ts';
-import { serveMetrics, type MetricsListener } from './observability/metrics/metrics-listener.ts';
-import { timedStore } from './observability/metrics/timed-store.ts';
-import { startTracing } from './observability/tracing/index.ts';
-import { startWebhookWorker } from './webhooks/worker.ts';
+import { resolveEncryptionKeys } from './platform/crypto/encryption-keys.ts';
+import { createKeyring } from './platform/crypto/keyring.ts';
+import { secretsReadableCheck } from './tenancy/credentials/readability-check.ts';
+import { AnalysisCache, DefinitionsLoader, DefinitionsRegistry, watchDefinitions } from './core/definitions/index.ts';
+import type { Logger } from './platform/log/logger.ts';
+import { createApp } from './http/server/app.ts';
+import { createHttpServer } from './http/server/http-server.ts';
+import type { ReadinessCheck, Services } from './http/services.ts';
+import { compactionLogging } from './platform/store/embedded/compaction-log.ts';
+import { acquireDataDirLock } from './platform/store/embedded/data-dir-lock.ts';
+import { openStore, type Store } from './platform/store/index.ts';
+import { logBaseUrlOverrides } from './core/run/base-url-override.ts';
+import { runActionForLookups } from './core/run/run-for-lookup.ts';
+import { createConfiguredHttpClient, type HttpClient } from './platform/outbound/index.ts';
+import { ensureSigningKey } from './tenancy/end-user-tokens/signing-keys.ts';
+import type { GatewayMetrics } from './platform/metrics/gateway-metrics.ts';
+import { observeDefinitionLoads } from './core/definitions/definition-loads.ts';
+import { serveMetrics, type MetricsListener } from './http/observability/metrics-listener.ts';
+import { timedStore } from './platform/metrics/timed-store.ts';
+import { startTracing } from './platform/tracing/index.ts';
+import { startWebhookWorker } from './tenancy/webhooks/worker.ts';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 
 export interface RunningGateway {
@@ -180,7 +180,7 @@ export async function startGateway(config: Config, logger: Logger, overrides: Ga
  */
 async function metricsIfServed(config: Config): Promise<GatewayMetrics | undefined> {
   if (config.metrics.port === undefined && config.metrics.token === undefined) return undefined;
-  const { createGatewayMetrics } = await import('./observability/metrics/gateway-metrics.ts');
+  const { createGatewayMetrics } = await import('./platform/metrics/gateway-metrics.ts');
   return createGatewayMetrics();
 }
 

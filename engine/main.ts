@@ -6,11 +6,11 @@
 import { ConfigError, loadConfig, type Config } from './config/config.ts';
 import { readDotEnv, type DotEnvRead } from './config/dot-env.ts';
 import { readSecretFiles } from './config/secret-files.ts';
-import { deliverBootstrapKey } from './companies/bootstrap-key-delivery.ts';
+import { deliverBootstrapKey } from './tenancy/companies/bootstrap-key-delivery.ts';
 import { startGateway } from './gateway.ts';
-import { docsUrl } from './api-docs/docs-url.ts';
-import { createLogger, flushLogs } from './log/logger.ts';
-import { DataDirLockedError } from './store/embedded/data-dir-lock.ts';
+import { docsUrl } from './http/pages/api-docs/docs-url.ts';
+import { createLogger, flushLogs } from './platform/log/logger.ts';
+import { DataDirLockedError } from './platform/store/embedded/data-dir-lock.ts';
 
 async function main(): Promise<void> {
   let config: Config;

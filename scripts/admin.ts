@@ -7,14 +7,14 @@
  */
 import { sendAdminCommand } from '../engine/admin/admin-socket.ts';
 import { parseAdminCommand, runAdminCommand } from '../engine/admin/commands.ts';
-import { configuredEncryptionKeys, resolveEncryptionKeys } from '../engine/credentials/encryption-keys.ts';
-import { createKeyring } from '../engine/credentials/keyring.ts';
+import { configuredEncryptionKeys, resolveEncryptionKeys } from '../engine/platform/crypto/encryption-keys.ts';
+import { createKeyring } from '../engine/platform/crypto/keyring.ts';
 import { ConfigError, loadConfig } from '../engine/config/config.ts';
 import { readDotEnv } from '../engine/config/dot-env.ts';
 import { readSecretFiles } from '../engine/config/secret-files.ts';
-import { lockHolder } from '../engine/store/embedded/data-dir-lock.ts';
-import { acquireDataDirLock } from '../engine/store/embedded/data-dir-lock.ts';
-import { openStore } from '../engine/store/index.ts';
+import { lockHolder } from '../engine/platform/store/embedded/data-dir-lock.ts';
+import { acquireDataDirLock } from '../engine/platform/store/embedded/data-dir-lock.ts';
+import { openStore } from '../engine/platform/store/index.ts';
 
 async function main(argv: string[]): Promise<number> {
   // Help and a mistyped command line are answered here, without the configuration, the store or the gateway.

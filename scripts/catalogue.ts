@@ -10,10 +10,10 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { cataloguePage, pageText } from '../engine/authoring/catalogue-page.ts';
 import { staleParts } from '../engine/authoring/catalogue-stale.ts';
-import { commandLine, isEntry } from '../engine/cli/command-line.ts';
-import { loadDefinitions } from '../engine/definitions/loader.ts';
-import { formatProblem } from '../engine/definitions/problems.ts';
-import type { AppEntry } from '../engine/definitions/snapshot.ts';
+import { commandLine, isEntry } from '../engine/platform/cli/command-line.ts';
+import { loadDefinitions } from '../engine/core/definitions/loader.ts';
+import { formatProblem } from '../engine/core/definitions/problems.ts';
+import type { AppEntry } from '../engine/core/definitions/snapshot.ts';
 
 export const cli = {
   command: 'npm run catalogue --',

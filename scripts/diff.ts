@@ -17,13 +17,13 @@
  * app or version among them) or when a side does not load (its located
  * problems are printed).
  */
-import { commandLine, isEntry, usageLine } from '../engine/cli/command-line.ts';
+import { commandLine, isEntry, usageLine } from '../engine/platform/cli/command-line.ts';
 import { isAppVersionSpec, loadAppVersion } from '../engine/authoring/app-version-side.ts';
 import { loadSide, SideNotFound } from '../engine/authoring/definitions-side.ts';
 import { diffAppVersions, diffDefinitions } from '../engine/authoring/definition-diff.ts';
 import type { DefinitionChange } from '../engine/authoring/definition-change.ts';
 import { diffJson, diffMarkdown, summarise } from '../engine/authoring/diff-report.ts';
-import { formatProblem, type DefinitionProblem } from '../engine/definitions/problems.ts';
+import { formatProblem, type DefinitionProblem } from '../engine/core/definitions/problems.ts';
 
 export const cli = {
   command: 'npm run diff --',

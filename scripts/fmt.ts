@@ -12,8 +12,8 @@
  */
 import path from 'node:path';
 import { formatFolder } from '../engine/authoring/format-folder.ts';
-import { commandLine, isEntry } from '../engine/cli/command-line.ts';
-import { progressLine } from '../engine/cli/progress.ts';
+import { commandLine, isEntry } from '../engine/platform/cli/command-line.ts';
+import { progressLine } from '../engine/platform/cli/progress.ts';
 
 export const cli = {
   command: 'npm run fmt --',

@@ -1,18 +1,18 @@
 /**
  * `npm run gen:types`: writes the TypeScript types of the raw definitions
  * from the JSON Schemas in schemas/, the single source of truth. The types
- * are never edited by hand; spec/definitions/generated-types.spec.ts fails
+ * are never edited by hand; spec/core/definitions/generated-types.spec.ts fails
  * when the committed file is stale.
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { compile, type JSONSchema } from 'json-schema-to-typescript';
-import { commandLine, isEntry } from '../engine/cli/command-line.ts';
-import { PACKAGE_ROOT } from '../engine/package-root.ts';
+import { commandLine, isEntry } from '../engine/platform/cli/command-line.ts';
+import { PACKAGE_ROOT } from '../engine/platform/package-root.ts';
 
 const root = PACKAGE_ROOT;
 export const SCHEMAS_DIR = path.join(root, 'schemas');
-export const GENERATED_FILE = path.join(root, 'engine/definitions/generated/definition-types.ts');
+export const GENERATED_FILE = path.join(root, 'engine/core/definitions/generated/definition-types.ts');
 
 /** Every kind an author writes a file of, plus the pieces other code names. */
 const KINDS = ['app', 'api', 'auth', 'action', 'argument', 'list'] as const;

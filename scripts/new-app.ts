@@ -9,7 +9,7 @@
  */
 import path from 'node:path';
 import { createApp } from '../engine/authoring/create-app.ts';
-import { commandLine, isEntry } from '../engine/cli/command-line.ts';
+import { commandLine, isEntry } from '../engine/platform/cli/command-line.ts';
 
 export const cli = {
   command: 'npm run new-app --',

@@ -19,7 +19,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { commandLine, isEntry, usageLine } from '../engine/cli/command-line.ts';
+import { commandLine, isEntry, usageLine } from '../engine/platform/cli/command-line.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 /** mocha's spec reporter into the run's log, plus the counts and failures as JSON for this script. */
@@ -35,7 +35,7 @@ export const cli = {
     cache: { type: 'string' as const, value: '<dir>', description: 'where the binaries are kept, one folder node-<major> each (default .tmp)' },
   },
   positionals: [{ name: '<major>', description: 'a Node major line (22) or an exact release (22.12.0)', repeated: true as const }],
-  examples: ['npm run test:node -- 22 24', 'npm run test:node -- 24 --spec spec/server/lifecycle.spec.ts', 'npm run test:node -- 22.12.0 --update'],
+  examples: ['npm run test:node -- 22 24', 'npm run test:node -- 24 --spec spec/http/server/lifecycle.spec.ts', 'npm run test:node -- 22.12.0 --update'],
 };
 
 interface Options {

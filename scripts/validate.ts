@@ -10,11 +10,11 @@
  * 2 on a usage error. On a terminal, stderr shows how many files are analysed.
  */
 import path from 'node:path';
-import { commandLine, isEntry } from '../engine/cli/command-line.ts';
-import { progressLine } from '../engine/cli/progress.ts';
-import { loadDefinitions } from '../engine/definitions/loader.ts';
-import { formatProblem } from '../engine/definitions/problems.ts';
-import type { DefinitionsSnapshot } from '../engine/definitions/snapshot.ts';
+import { commandLine, isEntry } from '../engine/platform/cli/command-line.ts';
+import { progressLine } from '../engine/platform/cli/progress.ts';
+import { loadDefinitions } from '../engine/core/definitions/loader.ts';
+import { formatProblem } from '../engine/core/definitions/problems.ts';
+import type { DefinitionsSnapshot } from '../engine/core/definitions/snapshot.ts';
 
 export const cli = {
   command: 'npm run validate --',

@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
-import type { Logger } from '../log/logger.ts';
+import type { Logger } from '../platform/log/logger.ts';
 import { COMMANDS, runAdminCommand, type AdminContext, type AdminResult } from './commands.ts';
 import { keyMismatch } from './key-agreement.ts';
 

@@ -1,14 +1,14 @@
-import { issueApiKey } from '../auth/api-keys.ts';
-import { hasFormat } from '../arguments/string-formats.ts';
-import { parseCommandLine, usageLine, type CliDeclaration, type CliOption, type CliPositional } from '../cli/command-line.ts';
-import { ianaTimeZone } from '../companies/time-zone.ts';
-import { addMember, createCompany } from '../companies/companies.ts';
-import { GatewayError } from '../errors/index.ts';
-import type { Keyring } from '../credentials/keyring.ts';
-import { reencryptAll } from '../credentials/reencrypt.ts';
-import type { IdPrefix } from '../ids.ts';
-import type { MemberRole, Store } from '../store/index.ts';
-import { createSigningKey, listSigningKeys, retireSigningKey } from '../tokens/signing-keys.ts';
+import { issueApiKey } from '../tenancy/api-keys/api-keys.ts';
+import { hasFormat } from '../core/arguments/string-formats.ts';
+import { parseCommandLine, usageLine, type CliDeclaration, type CliOption, type CliPositional } from '../platform/cli/command-line.ts';
+import { ianaTimeZone } from '../tenancy/companies/time-zone.ts';
+import { addMember, createCompany } from '../tenancy/companies/companies.ts';
+import { GatewayError } from '../platform/errors/index.ts';
+import type { Keyring } from '../platform/crypto/keyring.ts';
+import { reencryptAll } from '../tenancy/credentials/reencrypt.ts';
+import type { IdPrefix } from '../platform/ids.ts';
+import type { MemberRole, Store } from '../platform/store/index.ts';
+import { createSigningKey, listSigningKeys, retireSigningKey } from '../tenancy/end-user-tokens/signing-keys.ts';
 
 export interface AdminResult {
   exitCode: number;
@@ -36,7 +36,7 @@ export interface AdminContext {
 }
 
 const ROLES: readonly MemberRole[] = ['owner', 'admin', 'member'];
-/** An id as engine/ids.ts makes them: the prefix, then 24 hex digits. */
+/** An id as engine/platform/ids.ts makes them: the prefix, then 24 hex digits. */
 const idRule =
   (prefix: IdPrefix, what: string): Rule =>
   (value) =>

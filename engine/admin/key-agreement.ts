@@ -1,4 +1,4 @@
-import type { Keyring } from '../credentials/keyring.ts';
+import type { Keyring } from '../platform/crypto/keyring.ts';
 
 /**
  * A command the running gateway carries out uses the gateway's keyring, not

@@ -1,6 +1,6 @@
 import path from 'node:path';
-import type { DefinitionKind } from '../definitions/layout.ts';
-import { SCHEMAS_DIR } from '../definitions/schema-validation.ts';
+import type { DefinitionKind } from '../core/definitions/layout.ts';
+import { SCHEMAS_DIR } from '../core/definitions/schema-validation.ts';
 import { formatDefinition } from './canonical-yaml.ts';
 
 /** An app id and slug: kebab-case, as common.schema.json's identifier. */

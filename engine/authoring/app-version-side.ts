@@ -1,9 +1,9 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { DefinitionsLoader } from '../definitions/loader.ts';
-import type { DefinitionProblem } from '../definitions/problems.ts';
-import type { AppEntry, AppVersion } from '../definitions/snapshot.ts';
-import { readSourceFiles, sourceFile, isDefinitionPath } from '../definitions/source-files.ts';
+import { DefinitionsLoader } from '../core/definitions/loader.ts';
+import type { DefinitionProblem } from '../core/definitions/problems.ts';
+import type { AppEntry, AppVersion } from '../core/definitions/snapshot.ts';
+import { readSourceFiles, sourceFile, isDefinitionPath } from '../core/definitions/source-files.ts';
 import { revisionFiles, SideNotFound } from './definitions-side.ts';
 
 /**

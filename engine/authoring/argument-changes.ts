@@ -1,5 +1,5 @@
-import type { Argument, ListOption, LookupList } from '../definitions/generated/definition-types.ts';
-import { isStringFormat } from '../arguments/string-formats.ts';
+import type { Argument, ListOption, LookupList } from '../core/definitions/generated/definition-types.ts';
+import { isStringFormat } from '../core/arguments/string-formats.ts';
 import { same, shown, type DefinitionChange } from './definition-change.ts';
 
 /** Records a change found under some owner (an action, an auth, the API); the caller adds app and version. */

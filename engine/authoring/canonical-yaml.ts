@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { isCollection, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node, type Pair, type YAMLMap } from 'yaml';
-import type { DefinitionKind } from '../definitions/layout.ts';
-import { aliasProblem } from '../definitions/yaml-aliases.ts';
+import type { DefinitionKind } from '../core/definitions/layout.ts';
+import { aliasProblem } from '../core/definitions/yaml-aliases.ts';
 import { canonicalStringStyle } from './scalar-style.ts';
 import { SchemaShapes, type SchemaAt } from './schema-order.ts';
 

@@ -1,6 +1,6 @@
-import type { Keyring } from '../credentials/keyring.ts';
-import { decodeCursor, encodeCursor, type CursorScope, type PagePosition } from '../runtime/pagination/index.ts';
-import type { RunOutcome } from '../runtime/run/run-action.ts';
+import type { Keyring } from '../platform/crypto/keyring.ts';
+import { decodeCursor, encodeCursor, type CursorScope, type PagePosition } from '../core/pagination/index.ts';
+import type { RunOutcome } from '../core/run/run-action.ts';
 
 /**
  * The engine's own cursors (NextUrl, Offset, Page) are signed for one action

@@ -1,5 +1,5 @@
 import { isMap, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
-import { aliasProblem } from '../definitions/yaml-aliases.ts';
+import { aliasProblem } from '../core/definitions/yaml-aliases.ts';
 
 /**
  * An action's offline test cases (`actions/<action>.test.yaml`), in the

@@ -1,5 +1,5 @@
 import { MockAgent } from 'undici';
-import { isJsonType } from '../runtime/http/encode.ts';
+import { isJsonType } from '../platform/outbound/encode.ts';
 import type { Exchange, ExpectedRequest } from './case-file.ts';
 import { described, differences, type Difference } from './structural-diff.ts';
 

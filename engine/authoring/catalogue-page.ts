@@ -1,5 +1,5 @@
-import type { ActionEntry, AppEntry, AppVersion, ArgumentEntry, AuthEntry, DefinitionsSnapshot } from '../definitions/snapshot.ts';
-import { versionLabel } from '../definitions/layout.ts';
+import type { ActionEntry, AppEntry, AppVersion, ArgumentEntry, AuthEntry, DefinitionsSnapshot } from '../core/definitions/snapshot.ts';
+import { versionLabel } from '../core/definitions/layout.ts';
 
 /** What the page needs besides the snapshot: where each app's README is, as a link from the page (undefined: it has none). */
 export interface CatalogueInputs {

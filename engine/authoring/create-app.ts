@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { parse } from 'yaml';
-import { SCHEMAS_DIR } from '../definitions/schema-validation.ts';
+import { SCHEMAS_DIR } from '../core/definitions/schema-validation.ts';
 import { nameFromSlug, scaffoldFiles, slugProblem } from './app-scaffold.ts';
 
 /** This repository's definitions/, the apps bundled with the gateway. */

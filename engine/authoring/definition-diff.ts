@@ -1,5 +1,5 @@
-import { RETRY_EXPRESSIONS, type ActionEntry, type AppEntry, type AppVersion, type DefinitionsSnapshot } from '../definitions/snapshot.ts';
-import { versionLabel, type VersionName } from '../definitions/layout.ts';
+import { RETRY_EXPRESSIONS, type ActionEntry, type AppEntry, type AppVersion, type DefinitionsSnapshot } from '../core/definitions/snapshot.ts';
+import { versionLabel, type VersionName } from '../core/definitions/layout.ts';
 import { compareArguments, type Emit } from './argument-changes.ts';
 import { same, shown, SEVERITIES, type DefinitionChange } from './definition-change.ts';
 

@@ -3,9 +3,9 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { loadDefinitions } from '../definitions/loader.ts';
-import type { DefinitionProblem } from '../definitions/problems.ts';
-import type { DefinitionsSnapshot } from '../definitions/snapshot.ts';
+import { loadDefinitions } from '../core/definitions/loader.ts';
+import type { DefinitionProblem } from '../core/definitions/problems.ts';
+import type { DefinitionsSnapshot } from '../core/definitions/snapshot.ts';
 
 const run = promisify(execFile);
 

@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { placeOf } from '../definitions/layout.ts';
-import { readSourceFiles } from '../definitions/source-files.ts';
+import { placeOf } from '../core/definitions/layout.ts';
+import { readSourceFiles } from '../core/definitions/source-files.ts';
 import { formatDefinition } from './canonical-yaml.ts';
 
 /** What `npm run fmt` found for one definition file. */

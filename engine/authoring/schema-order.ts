@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { SCHEMAS_DIR } from '../definitions/schema-validation.ts';
-import type { DefinitionKind } from '../definitions/layout.ts';
+import { SCHEMAS_DIR } from '../core/definitions/schema-validation.ts';
+import type { DefinitionKind } from '../core/definitions/layout.ts';
 
 /** A JSON Schema node, read only for the parts that say how a value is shaped. */
 export interface SchemaNode {

@@ -1,15 +1,15 @@
 import path from 'node:path';
-import { defaultLoadThreads } from '../definitions/load-threads.ts';
-import { DEFAULT_MAPPING_LIMITS, type MappingLimits } from '../mapping/limits.ts';
-import { parseEgressAllow, type EgressAllowList } from '../runtime/egress/allow-list.ts';
-import { parseAppBaseUrls } from './app-base-urls.ts';
-import { DEFAULT_OUTBOUND_SETTINGS, type OutboundSettings } from '../runtime/http/settings.ts';
-import { DEFAULT_HTTP_SERVER_SETTINGS, type HttpServerSettings } from '../server/settings.ts';
-import { DEFAULT_STORE_QUERY_TIMEOUT_MS } from '../store/mongodb/query-timeout.ts';
-import { DEFAULT_COMPACTION_INTERVAL_MS } from '../store/embedded/compaction.ts';
-import { DEFAULT_TOKEN_RETRY, type TokenRetrySettings } from '../runtime/auth/token-retry.ts';
-import { DEFAULT_WEBHOOK_SETTINGS, type WebhookSettings } from '../webhooks/settings.ts';
-import { tracingFromEnv, type TracingConfig } from '../observability/tracing/tracing-config.ts';
+import { defaultLoadThreads } from '../core/definitions/load-threads.ts';
+import { DEFAULT_MAPPING_LIMITS, type MappingLimits } from '../core/mapping/limits.ts';
+import { parseEgressAllow, type EgressAllowList } from '../platform/egress/allow-list.ts';
+import { parseAppBaseUrls } from '../core/run/app-base-urls.ts';
+import { DEFAULT_OUTBOUND_SETTINGS, type OutboundSettings } from '../platform/outbound/settings.ts';
+import { DEFAULT_HTTP_SERVER_SETTINGS, type HttpServerSettings } from '../http/server/settings.ts';
+import { DEFAULT_STORE_QUERY_TIMEOUT_MS } from '../platform/store/mongodb/query-timeout.ts';
+import { DEFAULT_COMPACTION_INTERVAL_MS } from '../platform/store/embedded/compaction.ts';
+import { DEFAULT_TOKEN_RETRY, type TokenRetrySettings } from '../core/auth/token-retry.ts';
+import { DEFAULT_WEBHOOK_SETTINGS, type WebhookSettings } from '../tenancy/webhooks/settings.ts';
+import { tracingFromEnv, type TracingConfig } from '../platform/tracing/tracing-config.ts';
 
 /**
  * The gateway's configuration, read once from the environment at start.

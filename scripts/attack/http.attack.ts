@@ -155,7 +155,7 @@ export const attack: Attack = {
       expect({ case: 'a 20 KB request line', ...longLine }, 431, 'HEADERS_TOO_LARGE');
       const manyHeaders = await rawRequest(port, `GET /health HTTP/1.1\r\nHost: x\r\n${Array.from({ length: 3000 }, (_, i) => `X-${i}: v`).join('\r\n')}\r\n\r\n`);
       expect({ case: '3000 headers', ...manyHeaders }, 431, 'HEADERS_TOO_LARGE');
-      // A validator header the caller writes: compared in one pass, whatever its length (engine/server/etag.ts).
+      // A validator header the caller writes: compared in one pass, whatever its length (engine/http/server/etag.ts).
       const spaces = await timedFetch(`${gw.url}/connect`, { headers: { 'if-none-match': `${' '.repeat(15_000)}x` } }, 15_000);
       expect({ case: 'If-None-Match of 15 KB of spaces on /connect', status: spaces.status, code: spaces.body?.error?.code ?? '', ms: round(spaces.ms) }, 200, '');
       const garbage = await rawRequest(port, 'HELLO / WORLD\r\n\r\n');

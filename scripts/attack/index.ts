@@ -12,7 +12,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { commandLine, isEntry } from '../../engine/cli/command-line.ts';
+import { commandLine, isEntry } from '../../engine/platform/cli/command-line.ts';
 import { printReport, type Attack } from './support.ts';
 
 export const cli = {

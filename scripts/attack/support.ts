@@ -16,7 +16,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { PACKAGE_ROOT } from '../../engine/package-root.ts';
+import { PACKAGE_ROOT } from '../../engine/platform/package-root.ts';
 
 export const ROOT = PACKAGE_ROOT;
 /** The gateway started the way this script runs: from source under tsx, or compiled from dist/ (as `npm start` does). */

@@ -6,10 +6,10 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { seal } from '../../engine/credentials/cipher.ts';
-import type { Keyring } from '../../engine/credentials/keyring.ts';
-import type { AppVersion } from '../../engine/definitions/snapshot.ts';
-import type { ConnectionRecord } from '../../engine/store/index.ts';
+import { seal } from '../../engine/platform/crypto/cipher.ts';
+import type { Keyring } from '../../engine/platform/crypto/keyring.ts';
+import type { AppVersion } from '../../engine/core/definitions/snapshot.ts';
+import type { ConnectionRecord } from '../../engine/platform/store/index.ts';
 
 export const BENCH_APP = 'bench';
 export const BENCH_ACTION = 'list-records';

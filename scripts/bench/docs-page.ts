@@ -12,12 +12,12 @@ import { accessSync, constants, readdirSync, readFileSync, statSync } from 'node
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { commandLine, isEntry } from '../../engine/cli/command-line.ts';
+import { commandLine, isEntry } from '../../engine/platform/cli/command-line.ts';
 import { loadConfig } from '../../engine/config/config.ts';
 import { startGateway } from '../../engine/gateway.ts';
-import { createLogger } from '../../engine/log/logger.ts';
-import { PACKAGE_ROOT } from '../../engine/package-root.ts';
-import { ViewerAssets } from '../../engine/api-docs/viewer-assets.ts';
+import { createLogger } from '../../engine/platform/log/logger.ts';
+import { PACKAGE_ROOT } from '../../engine/platform/package-root.ts';
+import { ViewerAssets } from '../../engine/http/pages/api-docs/viewer-assets.ts';
 import { median, round, table } from './stats.ts';
 
 export const cli = {

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { loadConfig } from '../../engine/config/config.ts';
 import { startGateway } from '../../engine/gateway.ts';
 import { pino } from 'pino';
-import { createLogger } from '../../engine/log/logger.ts';
+import { createLogger } from '../../engine/platform/log/logger.ts';
 import { BENCH_ACTION, BENCH_APP, benchAppFiles, UPSTREAM_SECRET, writeFiles } from './bench-app.ts';
 import { serveAsChild } from './child.ts';
 

@@ -24,7 +24,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { PACKAGE_ROOT } from '../../engine/package-root.ts';
+import { PACKAGE_ROOT } from '../../engine/platform/package-root.ts';
 import { runChild, startChild, type Child } from './child.ts';
 import { measure, type LoadFigures, type LoadTarget } from './load.ts';
 import { failureOf, orderIn, summarise, type LoadMeasure, type Round, type RoundsSummary, type Side, type Sides } from './load-rounds.ts';
@@ -35,7 +35,7 @@ import type { StoreResult } from './store.ts';
 import { generateTree } from './scale-tree.ts';
 import { startBenchmark } from './start.ts';
 import { median, round, table } from './stats.ts';
-import { commandLine, isEntry, usageLine, type CliValues } from '../../engine/cli/command-line.ts';
+import { commandLine, isEntry, usageLine, type CliValues } from '../../engine/platform/cli/command-line.ts';
 
 export const cli = {
   command: 'npm run bench --',

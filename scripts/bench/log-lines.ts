@@ -1,6 +1,6 @@
 /**
  * One child of `npm run bench:logs` (lines part): writes BENCH_LINES request log lines, shaped like the
- * gateway's (engine/server/middleware/request-log.ts), 20 at a time with a turn of the event loop between
+ * gateway's (engine/http/server/middleware/request-log.ts), 20 at a time with a turn of the event loop between
  * batches as between requests, through createLogger's destination (asynchronous) or pino's synchronous one
  * (BENCH_LOG_SYNC=1), to whatever its stdout is. Reports the event loop's time per line (the median batch:
  * robust to the process being preempted on a busy machine), the process's CPU per line (every thread), and
@@ -8,8 +8,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { pino } from 'pino';
-import { createLogger, flushLogs } from '../../engine/log/logger.ts';
-import { requestLineLogger } from '../../engine/server/middleware/request-log.ts';
+import { createLogger, flushLogs } from '../../engine/platform/log/logger.ts';
+import { requestLineLogger } from '../../engine/http/server/middleware/request-log.ts';
 import { serveAsChild } from './child.ts';
 
 const lines = Number(process.env.BENCH_LINES ?? 100_000);

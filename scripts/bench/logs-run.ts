@@ -3,7 +3,7 @@ import { openSync, closeSync, readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { commandLine, usageLine } from '../../engine/cli/command-line.ts';
+import { commandLine, usageLine } from '../../engine/platform/cli/command-line.ts';
 import { cli } from './logs-cli.ts';
 import { runChild, startChild } from './child.ts';
 import { measure, type LoadTarget } from './load.ts';

@@ -8,7 +8,7 @@
  *   npm run bench:logs                      # 2 rounds, 2 s warm-up, 5 s per run, 10 connections
  *   npm run bench:logs -- --rounds=1 --duration=3 --warmup=1 --connections=10
  */
-import { isEntry } from '../../engine/cli/command-line.ts';
+import { isEntry } from '../../engine/platform/cli/command-line.ts';
 
 export { cli } from './logs-cli.ts';
 

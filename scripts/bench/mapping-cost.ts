@@ -8,8 +8,8 @@
  * Env: BENCH_MAPPING_MS (time spent per action and N, default 400).
  */
 import path from 'node:path';
-import { DefinitionsLoader } from '../../engine/definitions/loader.ts';
-import { DEFAULT_MAPPING_LIMITS, evaluateGuarded } from '../../engine/mapping/index.ts';
+import { DefinitionsLoader } from '../../engine/core/definitions/loader.ts';
+import { DEFAULT_MAPPING_LIMITS, evaluateGuarded } from '../../engine/core/mapping/index.ts';
 import { runChildMain } from './child-main.ts';
 import { round } from './stats.ts';
 

@@ -9,7 +9,7 @@
  *
  * It reports figures and never fails on speed.
  */
-import { createGatewayMetrics } from '../../engine/observability/metrics/gateway-metrics.ts';
+import { createGatewayMetrics } from '../../engine/platform/metrics/gateway-metrics.ts';
 
 const ITERATIONS = Number(process.env.BENCH_METRICS_ITERATIONS ?? 200_000);
 const ROUTES = 60;

@@ -17,14 +17,14 @@ import { spawn, spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { once } from 'node:events';
 import { pathToFileURL } from 'node:url';
-import { commandLine, isEntry } from '../../engine/cli/command-line.ts';
+import { commandLine, isEntry } from '../../engine/platform/cli/command-line.ts';
 import { median, round, table } from './stats.ts';
 
 export const cli = {
   command: 'node --import tsx scripts/bench/outbound-cost.ts',
   summary: "Measures one app call's CPU in the gateway's process (send() to the parsed response), this tree's HTTP client against another tree's, alternating rounds; CPU µs per call.",
   options: {
-    old: { type: 'string' as const, value: '<dir>', description: 'the other tree (its engine/runtime/http/client.ts); default /work/wt-base' },
+    old: { type: 'string' as const, value: '<dir>', description: 'the other tree (its engine/platform/outbound/client.ts); default /work/wt-base' },
     calls: { type: 'string' as const, value: '<n>', description: 'calls per round (default 20000)' },
     rounds: { type: 'string' as const, value: '<n>', description: 'rounds of each client, alternating (default 7)' },
   },

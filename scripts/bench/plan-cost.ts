@@ -22,18 +22,18 @@ import os from 'node:os';
 import path from 'node:path';
 import v8 from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { commandLine, isEntry } from '../../engine/cli/command-line.ts';
-import { buildOutboundRequest, type ArgumentDependencies, type HostValues } from '../../engine/arguments/index.ts';
-import { DefinitionsLoader } from '../../engine/definitions/loader.ts';
-import type { ActionEntry, AppVersion, DefinitionsSnapshot } from '../../engine/definitions/snapshot.ts';
-import { evaluateGuarded } from '../../engine/mapping/index.ts';
-import { fastPathOf } from '../../engine/mapping/fast/index.ts';
-import { planOf } from '../../engine/runtime/plan/index.ts';
+import { commandLine, isEntry } from '../../engine/platform/cli/command-line.ts';
+import { buildOutboundRequest, type ArgumentDependencies, type HostValues } from '../../engine/core/arguments/index.ts';
+import { DefinitionsLoader } from '../../engine/core/definitions/loader.ts';
+import type { ActionEntry, AppVersion, DefinitionsSnapshot } from '../../engine/core/definitions/snapshot.ts';
+import { evaluateGuarded } from '../../engine/core/mapping/index.ts';
+import { fastPathOf } from '../../engine/core/mapping/fast/index.ts';
+import { planOf } from '../../engine/core/plan/index.ts';
 import { loadConfig } from '../../engine/config/config.ts';
 import { startGateway } from '../../engine/gateway.ts';
-import { newId } from '../../engine/ids.ts';
-import { createLogger } from '../../engine/log/logger.ts';
-import { runAction } from '../../engine/runtime/run/run-action.ts';
+import { newId } from '../../engine/platform/ids.ts';
+import { createLogger } from '../../engine/platform/log/logger.ts';
+import { runAction } from '../../engine/core/run/run-action.ts';
 import { BENCH_ACTION, BENCH_APP, benchAppFiles, benchConnection, writeFiles } from './bench-app.ts';
 import { listing } from './records.ts';
 import { generateTree } from './scale-tree.ts';
@@ -54,7 +54,7 @@ export const cli = {
 const flags = { apps: '1000', actions: '30', rounds: '7', builds: '20000' };
 
 // The heap figures need a full GC before each reading: exposed on first use, so the npm script needs no node flag,
-// and importing this file (spec/cli/docs-usage.spec.ts reads its `cli`) changes no flag of the importing process.
+// and importing this file (spec/platform/cli/docs-usage.spec.ts reads its `cli`) changes no flag of the importing process.
 let gc: (() => void) | undefined;
 const heapMb = () => {
   if (!gc) {

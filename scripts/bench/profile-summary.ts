@@ -6,7 +6,7 @@
  *   node --import tsx scripts/bench/profile-summary.ts .tmp/profiles/CPU.*.cpuprofile [top]
  */
 import fs from 'node:fs';
-import { commandLine, isEntry } from '../../engine/cli/command-line.ts';
+import { commandLine, isEntry } from '../../engine/platform/cli/command-line.ts';
 
 export const cli = {
   command: 'node --import tsx scripts/bench/profile-summary.ts',

@@ -10,7 +10,7 @@
  */
 import os from 'node:os';
 import path from 'node:path';
-import { commandLine, isEntry } from '../../engine/cli/command-line.ts';
+import { commandLine, isEntry } from '../../engine/platform/cli/command-line.ts';
 import { startChild, type Child } from './child.ts';
 import { measure, type LoadTarget } from './load.ts';
 import { cpuMicros } from './process-cpu.ts';

@@ -7,9 +7,9 @@
  */
 import os from 'node:os';
 import { Writable } from 'node:stream';
-import { commandLine, isEntry } from '../../engine/cli/command-line.ts';
-import { createLogger } from '../../engine/log/logger.ts';
-import { requestLineLogger } from '../../engine/server/middleware/request-log.ts';
+import { commandLine, isEntry } from '../../engine/platform/cli/command-line.ts';
+import { createLogger } from '../../engine/platform/log/logger.ts';
+import { requestLineLogger } from '../../engine/http/server/middleware/request-log.ts';
 import { median, round, table } from './stats.ts';
 
 export const cli = {

@@ -16,11 +16,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../engine/config/config.ts';
 import { startGateway } from '../../engine/gateway.ts';
-import { createLogger } from '../../engine/log/logger.ts';
-import { featureRoutes } from '../../engine/server/app.ts';
-import type { AppState } from '../../engine/server/context.ts';
-import { directRoutes, isServedDirectly, servedDirectly } from '../../engine/server/direct-routes.ts';
-import { commandLine, isEntry } from '../../engine/cli/command-line.ts';
+import { createLogger } from '../../engine/platform/log/logger.ts';
+import { featureRoutes } from '../../engine/http/server/app.ts';
+import type { AppState } from '../../engine/http/server/context.ts';
+import { directRoutes, isServedDirectly, servedDirectly } from '../../engine/http/server/direct-routes.ts';
+import { commandLine, isEntry } from '../../engine/platform/cli/command-line.ts';
 import { round, table } from './stats.ts';
 
 export const cli = {

@@ -28,12 +28,12 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { AnalysisCache } from '../../engine/definitions/analysis-cache.ts';
-import { DefinitionsLoader, type LoadResult } from '../../engine/definitions/loader.ts';
-import { DefinitionsRegistry } from '../../engine/definitions/registry.ts';
-import { readSourceFiles } from '../../engine/definitions/source-files.ts';
-import { RELOAD_DEBOUNCE_MS, watchDefinitions } from '../../engine/definitions/watch.ts';
-import { createLogger } from '../../engine/log/logger.ts';
+import { AnalysisCache } from '../../engine/core/definitions/analysis-cache.ts';
+import { DefinitionsLoader, type LoadResult } from '../../engine/core/definitions/loader.ts';
+import { DefinitionsRegistry } from '../../engine/core/definitions/registry.ts';
+import { readSourceFiles } from '../../engine/core/definitions/source-files.ts';
+import { RELOAD_DEBOUNCE_MS, watchDefinitions } from '../../engine/core/definitions/watch.ts';
+import { createLogger } from '../../engine/platform/log/logger.ts';
 import { runChildMain } from './child-main.ts';
 import { actionFile, appName } from './scale-tree.ts';
 import { median, round } from './stats.ts';

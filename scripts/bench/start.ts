@@ -13,7 +13,7 @@ import fs from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { PACKAGE_ROOT } from '../../engine/package-root.ts';
+import { PACKAGE_ROOT } from '../../engine/platform/package-root.ts';
 import { BENCH_ACTION, BENCH_APP, benchAppFiles, UPSTREAM_SECRET, writeFiles } from './bench-app.ts';
 import { measure, type LoadSettings } from './load.ts';
 import { median, round } from './stats.ts';

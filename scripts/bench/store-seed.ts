@@ -15,11 +15,11 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import model from '@seald-io/nedb/lib/model.js';
-import { seal } from '../../engine/credentials/cipher.ts';
-import { createKeyring } from '../../engine/credentials/keyring.ts';
-import { newId } from '../../engine/ids.ts';
-import { encodeValue } from '../../engine/store/field-encoding.ts';
-import type { ConnectionRecord, EndUserRecord, InstallationRecord } from '../../engine/store/records.ts';
+import { seal } from '../../engine/platform/crypto/cipher.ts';
+import { createKeyring } from '../../engine/platform/crypto/keyring.ts';
+import { newId } from '../../engine/platform/ids.ts';
+import { encodeValue } from '../../engine/platform/store/field-encoding.ts';
+import type { ConnectionRecord, EndUserRecord, InstallationRecord } from '../../engine/platform/store/records.ts';
 import { runChildMain } from './child-main.ts';
 import { BENCH_COMPANY_ID } from './store-company.ts';
 

@@ -2,7 +2,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
-import { commandLine, usageLine } from '../../engine/cli/command-line.ts';
+import { commandLine, usageLine } from '../../engine/platform/cli/command-line.ts';
 import { cli } from './tracing-cost-cli.ts';
 import { runChild, startChild, type Child } from './child.ts';
 import { measure, type LoadTarget } from './load.ts';

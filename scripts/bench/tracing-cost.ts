@@ -15,7 +15,7 @@
  *   npm run bench:tracing -- --only=instrumentation     # or load
  *   npm run bench:tracing -- --rounds=5 --duration=5 --warmup=1 --connections=10 --records=10 --runs=20000
  */
-import { isEntry } from '../../engine/cli/command-line.ts';
+import { isEntry } from '../../engine/platform/cli/command-line.ts';
 
 export { cli } from './tracing-cost-cli.ts';
 

@@ -10,9 +10,9 @@
  * without the instrumentation at all. Reports the process's CPU per run,
  * the flush at the end included.
  */
-import { createLogger } from '../../engine/log/logger.ts';
-import { appCall, startTracing, traceCall, traceMapping, traceRequests, tracingFromEnv } from '../../engine/observability/tracing/index.ts';
-import { COLLECTION_NAMES, type Store } from '../../engine/store/port.ts';
+import { createLogger } from '../../engine/platform/log/logger.ts';
+import { appCall, startTracing, traceCall, traceMapping, traceRequests, tracingFromEnv } from '../../engine/platform/tracing/index.ts';
+import { COLLECTION_NAMES, type Store } from '../../engine/platform/store/port.ts';
 import { serveAsChild } from './child.ts';
 
 const runs = Number(process.env.BENCH_RUNS ?? 20_000);

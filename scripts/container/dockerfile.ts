@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { PACKAGE_ROOT } from '../../engine/package-root.ts';
+import { PACKAGE_ROOT } from '../../engine/platform/package-root.ts';
 
 export interface Instruction {
   keyword: string;

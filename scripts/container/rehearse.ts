@@ -19,8 +19,8 @@ import fs from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { commandLine, isEntry } from '../../engine/cli/command-line.ts';
-import { PACKAGE_ROOT } from '../../engine/package-root.ts';
+import { commandLine, isEntry } from '../../engine/platform/cli/command-line.ts';
+import { PACKAGE_ROOT } from '../../engine/platform/package-root.ts';
 import { last, readDockerfile, stageEnv, type Stage } from './dockerfile.ts';
 
 export const cli = {

@@ -5,7 +5,7 @@
  * answers like a typical third-party API (nested payloads, 404s, 204 deletes).
  */
 import http from 'node:http';
-import { commandLine, isEntry } from '../../engine/cli/command-line.ts';
+import { commandLine, isEntry } from '../../engine/platform/cli/command-line.ts';
 
 export const cli = {
   command: 'npm run demo:upstream --',

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
-import { createKeyring } from '../../engine/credentials/keyring.ts';
+import { createKeyring } from '../../engine/platform/crypto/keyring.ts';
 import { runAdminCommand } from '../../engine/admin/commands.ts';
-import { openStore, type Store } from '../../engine/store/index.ts';
+import { openStore, type Store } from '../../engine/platform/store/index.ts';
 import { call } from '../helpers/gateway.ts';
 import { runCommand, spawnGateway } from '../helpers/process.ts';
 import { tempDir } from '../helpers/temp-dir.ts';

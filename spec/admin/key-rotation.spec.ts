@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
-import { createKeyring } from '../../engine/credentials/keyring.ts';
+import { createKeyring } from '../../engine/platform/crypto/keyring.ts';
 import { call, startTestGateway } from '../helpers/gateway.ts';
 import { runCommand, spawnGateway, type GatewayProcess, killIfRunning } from '../helpers/process.ts';
 import { tempDir } from '../helpers/temp-dir.ts';

@@ -1,8 +1,8 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { expect } from 'chai';
-import { loadDefinitions } from '../../engine/definitions/loader.ts';
-import { formatProblem } from '../../engine/definitions/problems.ts';
+import { loadDefinitions } from '../../engine/core/definitions/loader.ts';
+import { formatProblem } from '../../engine/core/definitions/problems.ts';
 import { parseCaseFile } from '../../engine/authoring/case-file.ts';
 import { copyValid, tempDir } from '../support/definition-fixtures.ts';
 

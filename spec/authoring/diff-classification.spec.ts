@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import { parse, stringify } from 'yaml';
 import { diffDefinitions } from '../../engine/authoring/definition-diff.ts';
-import { DefinitionsLoader } from '../../engine/definitions/loader.ts';
-import { formatProblem } from '../../engine/definitions/problems.ts';
-import type { DefinitionsSnapshot } from '../../engine/definitions/snapshot.ts';
-import { readSourceFiles, sourceFile } from '../../engine/definitions/source-files.ts';
+import { DefinitionsLoader } from '../../engine/core/definitions/loader.ts';
+import { formatProblem } from '../../engine/core/definitions/problems.ts';
+import type { DefinitionsSnapshot } from '../../engine/core/definitions/snapshot.ts';
+import { readSourceFiles, sourceFile } from '../../engine/core/definitions/source-files.ts';
 import { VALID } from '../support/definition-fixtures.ts';
 
 /** A definitions folder in memory: path → parsed YAML value, edited as values and loaded by the real loader. */

@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import { parse } from 'yaml';
 import { formatDefinition } from '../../engine/authoring/canonical-yaml.ts';
 import { canonicalStringStyle } from '../../engine/authoring/scalar-style.ts';
-import { placeOf } from '../../engine/definitions/layout.ts';
+import { placeOf } from '../../engine/core/definitions/layout.ts';
 import { FIXTURES } from '../support/definition-fixtures.ts';
 import { ROOT } from './run-script.ts';
 

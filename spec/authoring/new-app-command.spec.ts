@@ -3,7 +3,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { parse } from 'yaml';
 import { nameFromSlug, scaffoldFiles } from '../../engine/authoring/app-scaffold.ts';
-import { loadDefinitions } from '../../engine/definitions/loader.ts';
+import { loadDefinitions } from '../../engine/core/definitions/loader.ts';
 import { copyValid, tempDir } from '../support/definition-fixtures.ts';
 import { ROOT, runScript } from './run-script.ts';
 

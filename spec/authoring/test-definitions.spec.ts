@@ -6,7 +6,7 @@ import { parseCaseFile } from '../../engine/authoring/case-file.ts';
 import { createApp } from '../../engine/authoring/create-app.ts';
 import { runDefinitionTests } from '../../engine/authoring/definition-tests.ts';
 import { differences, formatDifference } from '../../engine/authoring/structural-diff.ts';
-import { loadDefinitions } from '../../engine/definitions/loader.ts';
+import { loadDefinitions } from '../../engine/core/definitions/loader.ts';
 import { tempDir } from '../support/definition-fixtures.ts';
 import { ROOT, runScript } from './run-script.ts';
 

@@ -69,9 +69,9 @@ describe('the compiled build (npm run build, npm start)', function () {
 
   it('analyses definitions on worker threads when compiled (the worker is dist/…/analysis-worker.js, no tsx)', () => {
     const run = runCompiled(`
-      const { analyseFiles, PARALLEL_MIN_FILES } = await import('./dist/engine/definitions/parallel-analysis.js');
-      const { sourceFile } = await import('./dist/engine/definitions/source-files.js');
-      const { DEFAULT_MAPPING_LIMITS } = await import('./dist/engine/mapping/index.js');
+      const { analyseFiles, PARALLEL_MIN_FILES } = await import('./dist/engine/core/definitions/parallel-analysis.js');
+      const { sourceFile } = await import('./dist/engine/core/definitions/source-files.js');
+      const { DEFAULT_MAPPING_LIMITS } = await import('./dist/engine/core/mapping/index.js');
       const { appFiles } = await import('./dist/scripts/bench/scale-tree.js');
       const files = [];
       for (let app = 1; files.length < PARALLEL_MIN_FILES; app++) for (const [file, text] of appFiles(app, 30)) files.push(sourceFile(file, text));

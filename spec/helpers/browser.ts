@@ -2,7 +2,7 @@ import { accessSync, constants, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Context } from 'mocha';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
-import { PACKAGE_ROOT } from '../../engine/package-root.ts';
+import { PACKAGE_ROOT } from '../../engine/platform/package-root.ts';
 
 /**
  * A real headless Chromium for the browser specs: Debian's `chromium` package (or CHROMIUM_PATH), driven by

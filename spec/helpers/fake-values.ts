@@ -1,4 +1,4 @@
-import type { ArgumentEntry } from '../../engine/definitions/index.ts';
+import type { ArgumentEntry } from '../../engine/core/definitions/index.ts';
 
 /**
  * Made-up values a connection is created with: for each top-level argument

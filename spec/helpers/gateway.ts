@@ -1,8 +1,8 @@
 import { loadConfig } from '../../engine/config/config.ts';
 import type { Dispatcher } from 'undici';
 import { startGateway, type RunningGateway } from '../../engine/gateway.ts';
-import type { Store } from '../../engine/store/index.ts';
-import { createConfiguredHttpClient } from '../../engine/runtime/http/index.ts';
+import type { Store } from '../../engine/platform/store/index.ts';
+import { createConfiguredHttpClient } from '../../engine/platform/outbound/index.ts';
 import { captureLogs } from './log-capture.ts';
 import { expectDocumentedIfDescribed } from './openapi.ts';
 import { tempDir } from './temp-dir.ts';

@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import { createLogger, type Logger } from '../../engine/log/logger.ts';
+import { createLogger, type Logger } from '../../engine/platform/log/logger.ts';
 
 /** A real pino logger writing into memory, so tests can read what would be logged. */
 export function captureLogs(): { logger: Logger; lines: () => string[]; text: () => string } {

@@ -2,8 +2,8 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { expect } from 'chai';
 import { loadConfig } from '../../engine/config/config.ts';
-import { buildV1Document } from '../../engine/openapi/v1-document.ts';
-import { buildV2Document } from '../../engine/openapi/v2-document.ts';
+import { buildV1Document } from '../../engine/http/openapi/v1-document.ts';
+import { buildV2Document } from '../../engine/http/openapi/v2-document.ts';
 import { call, type TestGateway } from './gateway.ts';
 
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;

@@ -1,6 +1,6 @@
-import { issueApiKey } from '../../engine/auth/api-keys.ts';
-import { addMember, createCompany } from '../../engine/companies/companies.ts';
-import type { Store } from '../../engine/store/index.ts';
+import { issueApiKey } from '../../engine/tenancy/api-keys/api-keys.ts';
+import { addMember, createCompany } from '../../engine/tenancy/companies/companies.ts';
+import type { Store } from '../../engine/platform/store/index.ts';
 
 /** A second company with its own owner and API key, for tenant isolation tests. */
 export async function otherTenant(store: Store, name = 'Other Co'): Promise<{ companyId: string; apiKey: string }> {

@@ -2,12 +2,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse, stringify } from 'yaml';
-import { DefinitionsLoader } from '../../engine/definitions/loader.ts';
-import { formatProblem } from '../../engine/definitions/problems.ts';
-import { sourceFile, type SourceFile } from '../../engine/definitions/source-files.ts';
-import type { AppVersion, DefinitionsSnapshot } from '../../engine/definitions/snapshot.ts';
-import type { FieldProblem } from '../../engine/errors/index.ts';
-import type { HostValues, ListOption, OutboundRequest } from '../../engine/arguments/index.ts';
+import { DefinitionsLoader } from '../../engine/core/definitions/loader.ts';
+import { formatProblem } from '../../engine/core/definitions/problems.ts';
+import { sourceFile, type SourceFile } from '../../engine/core/definitions/source-files.ts';
+import type { AppVersion, DefinitionsSnapshot } from '../../engine/core/definitions/snapshot.ts';
+import type { FieldProblem } from '../../engine/platform/errors/index.ts';
+import type { HostValues, ListOption, OutboundRequest } from '../../engine/core/arguments/index.ts';
 
 export const ARGUMENT_FIXTURES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/arguments');
 export const GOLDEN = path.join(ARGUMENT_FIXTURES, 'golden');

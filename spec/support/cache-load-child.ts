@@ -1,16 +1,16 @@
 /**
  * A process using the on-disk analysis cache, for the specs that need more
- * than one (spec/definitions/analysis-cache.spec.ts):
+ * than one (spec/core/definitions/analysis-cache.spec.ts):
  *
  *   load  <definitions> <cache root>   loads with the cache, waits for its writes, prints the stats as JSON
  *   write <definitions> <cache root>   analyses every file once, then writes every pack again and again
  *                                      (printing "writing" once it starts) until it is killed
  */
-import { AnalysisCache } from '../../engine/definitions/analysis-cache.ts';
-import { summariseFile } from '../../engine/definitions/file-analysis.ts';
-import { topName } from '../../engine/definitions/layout.ts';
-import { DefinitionsLoader } from '../../engine/definitions/loader.ts';
-import { readSourceFiles, type SourceFile } from '../../engine/definitions/source-files.ts';
+import { AnalysisCache } from '../../engine/core/definitions/analysis-cache.ts';
+import { summariseFile } from '../../engine/core/definitions/file-analysis.ts';
+import { topName } from '../../engine/core/definitions/layout.ts';
+import { DefinitionsLoader } from '../../engine/core/definitions/loader.ts';
+import { readSourceFiles, type SourceFile } from '../../engine/core/definitions/source-files.ts';
 
 const [mode, dir, root] = process.argv.slice(2);
 if (!dir || !root) throw new Error('usage: cache-load-child.ts load|write <definitions> <cache root>');

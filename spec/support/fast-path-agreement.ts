@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import jsonata from 'jsonata';
-import { guardedJsonata } from '../../engine/mapping/compile.ts';
-import { evaluateFast, fastPathOf, FELL_BACK } from '../../engine/mapping/fast/index.ts';
-import { DEFAULT_MAPPING_LIMITS, type MappingLimits } from '../../engine/mapping/limits.ts';
-import { toJson } from '../../engine/mapping/to-json.ts';
+import { guardedJsonata } from '../../engine/core/mapping/compile.ts';
+import { evaluateFast, fastPathOf, FELL_BACK } from '../../engine/core/mapping/fast/index.ts';
+import { DEFAULT_MAPPING_LIMITS, type MappingLimits } from '../../engine/core/mapping/limits.ts';
+import { toJson } from '../../engine/core/mapping/to-json.ts';
 
 /** The reference evaluation must not be cut short by a busy machine: jsonata gets a generous timeout. */
 const UNHURRIED: MappingLimits = { ...DEFAULT_MAPPING_LIMITS, timeoutMs: 60_000 };

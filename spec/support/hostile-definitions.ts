@@ -1,6 +1,6 @@
 /**
  * Hostile definition files, shared by the definitions spec
- * (spec/definitions/hostile-files.spec.ts) and the definitions attack
+ * (spec/core/definitions/hostile-files.spec.ts) and the definitions attack
  * (scripts/attack/definitions.attack.ts): each is an action file of the
  * valid fixture's `acme` app.
  */

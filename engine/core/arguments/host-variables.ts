@@ -1,0 +1,64 @@
+import type { FieldProblem } from '../../platform/errors/index.ts';
+import { problem } from './rules.ts';
+import { asText } from './send-values.ts';
+
+const PLACEHOLDER = /\{\{\s*([^{}\s]+)\s*\}\}/g;
+const METADATA = 'metadata.';
+
+/**
+ * The text of every host variable: API and auth argument values by key, and
+ * the end user's metadata fields as metadata.<field>.
+ */
+export function hostVariables(argumentValues: ReadonlyMap<string, unknown>, metadata: Readonly<Record<string, unknown>> | undefined): Record<string, string> {
+  const variables: Record<string, string> = {};
+  for (const [key, value] of argumentValues) if (value !== undefined && value !== null) variables[key] = asText(value);
+  for (const [field, value] of Object.entries(metadata ?? {})) {
+    if (value !== undefined && value !== null) variables[`${METADATA}${field}`] = asText(value);
+  }
+  return variables;
+}
+
+/**
+ * Fills {{name}} placeholders of a header value (URLs: fillUrlTemplate, which encodes by URL part). A placeholder
+ * without a value is a problem naming the variable and where it was needed,
+ * so the connection (or the end user's metadata) can be completed.
+ *
+ *   fillTemplate('Bearer {{apiKey}}', { apiKey: 'k-1' }, 'header Authorization', problems, headerText)
+ *     -> 'Bearer k-1'
+ */
+export function fillTemplate(
+  template: string,
+  variables: Readonly<Record<string, string>>,
+  where: string,
+  problems: FieldProblem[],
+  encode: (text: string, offset: number) => string | null | { refused: string },
+): string {
+  return template.replace(PLACEHOLDER, (whole, name: string, offset: number) => {
+    const field = name.startsWith(METADATA) ? name : `connection.${name}`;
+    const value = Object.hasOwn(variables, name) ? variables[name] : undefined;
+    if (value === undefined) {
+      const owner = name.startsWith(METADATA) ? "the end user's metadata does not have" : 'the connection does not set';
+      addOnce(problems, problem(field, 'hostVariable', `${where} needs {{${name}}}, which ${owner}`));
+      return whole;
+    }
+    // `offset`: where the placeholder starts in the template, for encoders that depend on the part it is in (URLs).
+    const encoded = encode(value, offset);
+    if (encoded === null || typeof encoded === 'object') {
+      const why = encoded === null ? 'its value contains a line break or control character' : encoded.refused;
+      addOnce(problems, problem(field, 'hostVariable', `${where} cannot use {{${name}}}: ${why}`));
+      return whole;
+    }
+    return encoded;
+  });
+}
+
+/** Header values may not carry line breaks or other control characters (header injection). */
+export function headerText(text: string): string | null {
+  // Tab is allowed (legal in header values); CR, LF, NUL and the rest would end or corrupt the header.
+  return /[\u0000-\u0008\u000a-\u001f\u007f]/.test(text) ? null : text;
+}
+
+/** One problem per variable: a value the connection lacks is reported once, however many templates use it. */
+export function addOnce(problems: FieldProblem[], p: FieldProblem): void {
+  if (!problems.some((q) => q.field === p.field)) problems.push(p);
+}

@@ -1,0 +1,193 @@
+import { requireAppConfiguration } from '../../tenancy/app-configurations/app-configurations.ts';
+import type { AppConfigurationSecrets } from '../../tenancy/app-configurations/schemas.ts';
+import { requestTokens, TokenEndpointError, type TokenResponse } from '../oauth/token-endpoint.ts';
+import { fillTemplate } from '../oauth/templates.ts';
+import type { ConnectionSecrets } from '../../tenancy/connections/connections.ts';
+import { open, seal } from '../../platform/crypto/cipher.ts';
+import type { AuthEntry } from '../definitions/index.ts';
+import type { OAuth2AuthorizationCodeAuth, OAuth2ClientCredentialsAuth } from '../definitions/generated/definition-types.ts';
+import { GatewayError } from '../../platform/errors/index.ts';
+import { CallStop } from '../../platform/outbound/index.ts';
+import { observeRenewal } from './token-renewals.ts';
+import { parseRetryAfter, sleep } from '../run/rate-limit.ts';
+import type { Services } from '../../http/services.ts';
+import type { ConnectionRecord } from '../../platform/store/index.ts';
+import { classifyTokenFailure, UnrenewableError } from './token-failure.ts';
+import { DEFAULT_TOKEN_RETRY, tokenRetryDelayMs } from './token-retry.ts';
+import { traceRenewal } from '../../platform/tracing/index.ts';
+import { connectionView } from '../../tenancy/connections/view.ts';
+import { publishEvent } from '../../tenancy/webhooks/publish.ts';
+
+/** Seconds before expiry at which a token counts as expired, so it does not lapse in flight. */
+export const EXPIRY_SKEW_MS = 30_000;
+
+const inFlight = new Map<string, Promise<ConnectionRecord>>();
+
+export function tokenExpired(connection: ConnectionRecord, now = Date.now()): boolean {
+  return connection.tokenExpiresAt !== null && connection.tokenExpiresAt.getTime() - EXPIRY_SKEW_MS <= now;
+}
+
+/**
+ * A new access token for an OAuth 2.0 connection: by its refresh token
+ * (authorization code) or by its client credentials. Single-flight per
+ * connection in this process: concurrent runs wait for the one renewal.
+ * Across gateway instances the store is the referee: the new credentials
+ * are written with a compare-and-set on `credentialsVersion`, and a loser
+ * (or a run that started before someone else's renewal) takes the winner's
+ * token instead of renewing again.
+ */
+export function renewToken(services: Services, connection: ConnectionRecord, auth: AuthEntry): Promise<ConnectionRecord> {
+  let renewal = inFlight.get(connection.id);
+  if (!renewal) {
+    renewal = observeRenewal(services.metrics, connection.appSlug, traceRenewal(connection, auth, () => renew(services, connection, auth))).finally(() => inFlight.delete(connection.id));
+    inFlight.set(connection.id, renewal);
+  }
+  return renewal;
+}
+
+async function renew(services: Services, seen: ConnectionRecord, auth: AuthEntry): Promise<ConnectionRecord> {
+  const { store, keyring } = services;
+  const fresh = await store.connections.findOne({ id: seen.id, companyId: seen.companyId });
+  if (!fresh) throw GatewayError.of('NOT_FOUND', `connection ${seen.id} does not exist`);
+  if (fresh.credentialsVersion > seen.credentialsVersion && fresh.status === 'active') return fresh;
+  const secrets = open<ConnectionSecrets>(keyring, fresh.id, fresh.credentials);
+
+  let tokens: TokenResponse;
+  try {
+    tokens = await withRetries(services, fresh, auth, (signal) => requestNewTokens(services, fresh, auth, secrets, signal));
+  } catch (error) {
+    if (!(error instanceof GatewayError)) throw error;
+    if (classifyTokenFailure(error, grantRevokedErrors(auth)) !== 'grant-lost') {
+      if (error.code !== 'TOKEN_EXCHANGE_FAILED') throw error;
+      throw GatewayError.of('TOKEN_EXCHANGE_FAILED', `connection ${fresh.id} could not renew its access token (${error.message}); the connection stays active`, error.details);
+    }
+    const marked = { status: 'needs_reauthorization' as const, updatedOn: new Date() };
+    const won = await store.connections.updateOne({ id: fresh.id, credentialsVersion: fresh.credentialsVersion }, { $set: marked, $inc: { credentialsVersion: 1 } });
+    // Only the instance whose compare-and-set made the change tells the webhooks, and only on the change itself.
+    if (won && fresh.status === 'active') {
+      await publishEvent(services, fresh.companyId, { type: 'connection.needs_reauthorization', data: connectionView({ ...fresh, ...marked }) });
+    }
+    throw GatewayError.of('AUTH_REFRESH_FAILED', grantLostMessage(fresh, auth, error.message), error.details);
+  }
+
+  const renewed: ConnectionSecrets = { ...secrets, accessToken: tokens.accessToken, ...(tokens.refreshToken ? { refreshToken: tokens.refreshToken } : {}) };
+  const update = {
+    credentials: seal(keyring, fresh.id, renewed),
+    tokenExpiresAt: tokens.expiresIn ? new Date(Date.now() + tokens.expiresIn * 1000) : null,
+    status: 'active' as const,
+    updatedOn: new Date(),
+  };
+  const won = await store.connections.updateOne({ id: fresh.id, credentialsVersion: fresh.credentialsVersion }, { $set: update, $inc: { credentialsVersion: 1 } });
+  if (won) {
+    const renewedRecord = { ...fresh, ...update, credentialsVersion: fresh.credentialsVersion + 1 };
+    if (fresh.status === 'needs_reauthorization') await publishEvent(services, fresh.companyId, { type: 'connection.reauthorized', data: connectionView(renewedRecord) });
+    return renewedRecord;
+  }
+  // Another instance renewed first: its token is as good, and renewing again could revoke it.
+  const winner = await store.connections.findOne({ id: fresh.id });
+  if (!winner || winner.status !== 'active') throw GatewayError.of('AUTH_REFRESH_FAILED', grantLostMessage(fresh, auth, 'another instance found the grant gone'));
+  return winner;
+}
+
+async function requestNewTokens(services: Services, connection: ConnectionRecord, auth: AuthEntry, secrets: ConnectionSecrets, signal: CallStop): Promise<TokenResponse> {
+  if (auth.type === 'OAuth2ClientCredentials') {
+    const definition = auth.definition as OAuth2ClientCredentialsAuth;
+    const form: Record<string, string> = { grant_type: 'client_credentials' };
+    if (definition.scopes?.length) form.scope = definition.scopes.join(definition.scopeSeparator ?? ' ');
+    const headers: Record<string, string> = {};
+    if ((definition.clientAuthentication ?? 'Header') === 'Header') {
+      headers.authorization = `Basic ${Buffer.from(`${encodeURIComponent(secrets.clientId ?? '')}:${encodeURIComponent(secrets.clientSecret ?? '')}`).toString('base64')}`;
+    } else {
+      form.client_id = secrets.clientId ?? '';
+      form.client_secret = secrets.clientSecret ?? '';
+    }
+    return await requestTokens(services.http, fillTemplate(definition.tokenUrl, connection.metadata, `auth ${auth.id} tokenUrl`), form, headers, {
+      signal,
+      secrets: [secrets.clientSecret ?? ''],
+    });
+  }
+  if (auth.type === 'OAuth2AuthorizationCode') {
+    const definition = auth.definition as OAuth2AuthorizationCodeAuth;
+    if (definition.refresh?.enabled === false) throw new UnrenewableError('the app does not refresh tokens');
+    if (!secrets.refreshToken) throw new UnrenewableError('the connection has no refresh token');
+    const configuration = await requireAppConfiguration(services, connection.companyId, connection.appSlug);
+    const appSecrets = open<AppConfigurationSecrets>(services.keyring, configuration.id, configuration.secrets);
+    const form: Record<string, string> = { grant_type: 'refresh_token', refresh_token: secrets.refreshToken };
+    if (configuration.clientId) form.client_id = configuration.clientId;
+    if (appSecrets.clientSecret) form.client_secret = appSecrets.clientSecret;
+    return await requestTokens(services.http, fillTemplate(definition.refresh?.url ?? definition.tokenUrl, connection.metadata, `auth ${auth.id} refresh url`), form, {}, { signal });
+  }
+  throw GatewayError.of('TOKEN_EXCHANGE_FAILED', `a ${auth.type} auth has no token to renew`);
+}
+
+/**
+ * Calls the token endpoint until it answers, for at most TOKEN_RETRY_ATTEMPTS
+ * calls within TOKEN_RETRY_BUDGET_MS: a transient failure (5xx, 408, 429, a
+ * timeout, a reset) is retried after the provider's Retry-After or a
+ * jittered backoff; when the attempts, or the budget, run out (or the
+ * provider asks for a longer wait than is left) it is
+ * AUTH_PROVIDER_UNAVAILABLE (503, with Retry-After when the provider gave
+ * one). Anything else is thrown at once.
+ */
+async function withRetries(services: Services, connection: ConnectionRecord, auth: AuthEntry, call: (signal: CallStop) => Promise<TokenResponse>): Promise<TokenResponse> {
+  const settings = services.config.tokenRetry ?? DEFAULT_TOKEN_RETRY;
+  const started = Date.now();
+  const budget = new CallStop();
+  const timer = setTimeout(() => budget.abort(new Error(`the token endpoint did not answer within ${settings.budgetMs} ms (TOKEN_RETRY_BUDGET_MS)`)), settings.budgetMs);
+  let last: GatewayError | null = null;
+  try {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await call(budget);
+      } catch (error) {
+        if (budget.aborted) throw unavailable(connection, auth, last, attempt, undefined, (budget.reason as Error).message);
+        if (!(error instanceof GatewayError) || classifyTokenFailure(error, grantRevokedErrors(auth)) !== 'transient') throw error;
+        last = error;
+        const retryAfter = error instanceof TokenEndpointError ? error.refusal.retryAfter : undefined;
+        const wait = tokenRetryDelayMs(settings, attempt, retryAfter);
+        if (attempt >= settings.attempts || Date.now() - started + wait > settings.budgetMs) throw unavailable(connection, auth, error, attempt, retryAfter);
+        // The wait fits in the budget; should the budget's timer still fire first, it is the same unavailability.
+        await sleep(wait, budget).catch(() => {
+          throw unavailable(connection, auth, error, attempt, retryAfter);
+        });
+      }
+    }
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function unavailable(connection: ConnectionRecord, auth: AuthEntry, last: GatewayError | null, attempts: number, retryAfter: string | undefined, budgetNote?: string): GatewayError {
+  const host = last instanceof TokenEndpointError ? last.refusal.host : ((last?.details as { host?: string } | undefined)?.host ?? tokenHost(connection, auth));
+  const reason = last instanceof TokenEndpointError ? `HTTP ${last.refusal.status}${last.refusal.providerError ? ` ${last.refusal.providerError}` : ''}` : (last?.message ?? budgetNote ?? 'no answer');
+  const tries = `${attempts} attempt${attempts === 1 ? '' : 's'}`;
+  const waitMs = parseRetryAfter(retryAfter);
+  const details = waitMs !== null ? { retryAfterSeconds: Math.ceil(waitMs / 1000) } : undefined;
+  const budgetText = budgetNote && last ? `; ${budgetNote}` : '';
+  return GatewayError.of(
+    'AUTH_PROVIDER_UNAVAILABLE',
+    `connection ${connection.id} could not renew its access token: the token endpoint ${host} is unavailable (${reason}) after ${tries}${budgetText}; the connection stays active, try again later`,
+    details,
+  );
+}
+
+function tokenHost(connection: ConnectionRecord, auth: AuthEntry): string {
+  const definition = auth.definition as { tokenUrl?: string };
+  try {
+    return new URL(fillTemplate(definition.tokenUrl ?? '', connection.metadata, 'tokenUrl')).host;
+  } catch {
+    return 'of the app';
+  }
+}
+
+function grantRevokedErrors(auth: AuthEntry): readonly string[] {
+  return (auth.definition as { grantRevokedErrors?: string[] }).grantRevokedErrors ?? [];
+}
+
+/** What the user must do now: new client credentials for a machine connection; a new grant (or imported tokens) otherwise. Never a browser for client credentials. */
+function grantLostMessage(connection: ConnectionRecord, auth: AuthEntry, why: string): string {
+  if (auth.type === 'OAuth2ClientCredentials') {
+    return `connection ${connection.id}: the token endpoint refused its client credentials (${why}); PATCH /v2/connections/${connection.id} with a new clientId and clientSecret`;
+  }
+  return `connection ${connection.id} could not renew its access token (${why}); it needs to be authorized again (GET /v2/connect/${connection.appSlug}/authorize), or given new tokens with PATCH /v2/connections/${connection.id}`;
+}

@@ -1,0 +1,52 @@
+import { seal } from '../../platform/crypto/cipher.ts';
+import { GatewayError, validationError, type FieldProblem } from '../../platform/errors/index.ts';
+import type { Services } from '../../http/services.ts';
+import type { ConnectionRecord } from '../../platform/store/index.ts';
+import { connectableVersion, credentialProblems, findConnection, metadataProblems, secretsFrom } from '../../tenancy/connections/connections.ts';
+import type { UpdateConnectionBody } from '../../tenancy/connections/schemas.ts';
+import { connectionView } from '../../tenancy/connections/view.ts';
+import { publishEvent } from '../../tenancy/webhooks/publish.ts';
+
+/**
+ * PATCH /v2/connections/{id}: replaces a connection's credentials and/or
+ * metadata (each whole, checked as on create against the auth and API of the
+ * app version a new connection would use) and its name, in place: the id,
+ * and the installations that use it, stay. New credentials are sealed like
+ * on create and never answered. Changing the credentials or the metadata
+ * makes the connection active again (clearing needs_reauthorization), so the
+ * next run uses them; the change is a compare-and-set on the credentials
+ * version, so a token renewal running meanwhile cannot overwrite it.
+ */
+export async function updateConnection(services: Services, companyId: string, id: string, body: UpdateConnectionBody): Promise<ConnectionRecord> {
+  const current = await findConnection(services, companyId, id);
+  const version = connectableVersion(services, current.appSlug);
+  const auth = version.auths.get(current.authId);
+  if (!auth) {
+    throw GatewayError.of('CONFLICT', `connection ${id} uses auth "${current.authId}", which ${current.appSlug} version ${version.version} no longer has; create a new connection`);
+  }
+  const problems: FieldProblem[] = [
+    ...(body.credentials !== undefined ? credentialProblems(auth, body.credentials) : []),
+    ...(body.metadata !== undefined ? metadataProblems(version, body.metadata) : []),
+  ];
+  if (problems.length) throw validationError(problems);
+
+  const set: Partial<ConnectionRecord> = { updatedOn: new Date() };
+  if (body.name !== undefined) set.name = body.name;
+  if (body.metadata !== undefined) set.metadata = body.metadata;
+  if (body.credentials !== undefined) {
+    const { secrets, tokenExpiresAt } = secretsFrom(auth, body.credentials);
+    set.credentials = seal(services.keyring, id, secrets);
+    set.tokenExpiresAt = tokenExpiresAt;
+  }
+  if (body.credentials !== undefined || body.metadata !== undefined) set.status = 'active';
+  const changed = await services.store.connections.updateOne(
+    { id, companyId, credentialsVersion: current.credentialsVersion },
+    { $set: set, $inc: { credentialsVersion: 1 } },
+  );
+  if (!changed) throw GatewayError.of('CONFLICT', `connection ${id} changed while it was being updated (a token renewal, say); send the PATCH again`);
+  const updated = await findConnection(services, companyId, id);
+  if (current.status === 'needs_reauthorization' && updated.status === 'active') {
+    await publishEvent(services, companyId, { type: 'connection.reauthorized', data: connectionView(updated) });
+  }
+  return updated;
+}

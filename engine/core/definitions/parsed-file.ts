@@ -1,0 +1,199 @@
+import { CORE_SCHEMA, load } from 'js-yaml';
+import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node, type Pair } from 'yaml';
+import { problemAt, type DefinitionProblem, type SourceLocation } from './problems.ts';
+import { aliasProblem } from './yaml-aliases.ts';
+import { duplicateKeyOffsets } from './yaml-duplicate-keys.ts';
+import type { SourceFile } from './source-files.ts';
+
+/** A path into a definition, as ajv and the checks name it: ['arguments', 2, 'parent']. */
+export type DefinitionPath = readonly (string | number)[];
+
+/** The `yaml` library's view of a file: its node tree and where each line starts. */
+interface Positions {
+  document: Document.Parsed;
+  lines: LineCounter;
+}
+
+/**
+ * A YAML file's value, able to point at any value found wrong later (by the
+ * schema, a check or the JSONata compiler).
+ *
+ * Positions come from the `yaml` library's node tree, which costs about 3x a
+ * plain parse and ~11 KB per file kept. Most files of a catalogue never need
+ * one, so the tree is built the first time a position is asked for (a
+ * problem, or a runtime error naming the line) and kept from then on.
+ */
+export class ParsedFile {
+  private positions: Positions | null;
+
+  constructor(
+    readonly source: SourceFile,
+    readonly value: unknown,
+    positions: Positions | null = null,
+  ) {
+    this.positions = positions;
+  }
+
+  get file(): string {
+    return this.source.file;
+  }
+
+  /** The position of the value at `path`, or of its nearest existing ancestor when it is missing. */
+  locate(path: DefinitionPath): SourceLocation {
+    return this.position(this.nodeAt(path)?.range?.[0] ?? 0);
+  }
+
+  /** The position of the key of the property at `path` (for "this property is not allowed"). */
+  locateKey(path: DefinitionPath): SourceLocation {
+    const pair = this.pairAt(path);
+    const key = pair?.key as Node | undefined;
+    return key?.range ? this.position(key.range[0]) : this.locate(path);
+  }
+
+  /** The YAML node at `path`, walking as far as it exists. */
+  nodeAt(path: DefinitionPath): Node | null {
+    let node = this.tree().document.contents as Node | null;
+    for (const segment of path) {
+      const next = child(node, segment);
+      if (!next) break;
+      node = next;
+    }
+    return node;
+  }
+
+  /** The scalar at exactly `path`, or null. */
+  scalarAt(path: DefinitionPath) {
+    let node = this.tree().document.contents as Node | null;
+    for (const segment of path) {
+      node = child(node, segment);
+      if (!node) return null;
+    }
+    return isScalar(node) ? node : null;
+  }
+
+  position(offset: number): SourceLocation {
+    const { line, col } = this.tree().lines.linePos(offset);
+    return { file: this.file, line, column: col };
+  }
+
+  private tree(): Positions {
+    // The text parsed cleanly once, so it parses cleanly again: only the tree was missing.
+    return (this.positions ??= parseWithPositions(this.source.text));
+  }
+
+  private pairAt(path: DefinitionPath): Pair | null {
+    const parent = this.nodeAt(path.slice(0, -1));
+    const last = path.at(-1);
+    if (!isMap(parent)) return null;
+    return parent.items.find((p) => isPair(p) && isScalar(p.key) && String(p.key.value) === String(last)) ?? null;
+  }
+}
+
+function child(node: Node | null, segment: string | number): Node | null {
+  if (isMap(node)) {
+    const pair = node.items.find((p) => isScalar(p.key) && String(p.key.value) === String(segment));
+    return (pair?.value as Node | null | undefined) ?? null;
+  }
+  if (isSeq(node) && typeof segment === 'number') return (node.items[segment] as Node | undefined) ?? null;
+  return null;
+}
+
+/** Duplicate keys are found by duplicateKeyOffsets: yaml's `uniqueKeys` costs keys^2 per mapping. */
+function parseWithPositions(text: string): Positions {
+  const lines = new LineCounter();
+  const document = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: false });
+  return { document, lines };
+}
+
+/**
+ * Stage 2: the YAML of one file. Every syntax error is reported, located
+ * (the yaml library keeps parsing after one); a file with errors yields no
+ * value.
+ *
+ * Two parsers, one meaning. A valid file is read by js-yaml with its YAML
+ * 1.2 core schema, about 3x faster than building `yaml`'s node tree, and
+ * with no tree to keep. Whatever js-yaml refuses goes to `yaml`, which
+ * decides and reports as it always did: syntax errors, several documents,
+ * duplicate keys, unknown tags, complex keys, empty files, directives, and every anchor and alias (so
+ * the alias bounds of yaml-aliases.ts apply). js-yaml is the 4.x line: about 2x faster than 5.x's event-based
+ * rewrite on definition files. On the files both
+ * accept they agree on every value (spec/core/definitions/yaml-fast-path.spec.ts).
+ */
+export function parseDefinitionFile(source: SourceFile): { parsed: ParsedFile | null; problems: DefinitionProblem[] } {
+  const fast = fastValue(source.text);
+  if (fast.ok) return { parsed: new ParsedFile(source, fast.value), problems: [] };
+  const positions = parseWithPositions(source.text);
+  const at = (offset: number) => {
+    const { line, col } = positions.lines.linePos(offset);
+    return { file: source.file, line, column: col };
+  };
+  const problems = [
+    ...positions.document.errors.map((error) => problemAt(at(error.pos[0]), 'YAML_SYNTAX', firstLine(error.message))),
+    ...duplicateKeyOffsets(positions.document).map((offset) => problemAt(at(offset), 'YAML_SYNTAX', 'Map keys must be unique')),
+  ];
+  if (problems.length) return { parsed: null, problems };
+  // Aliases are bounded before the value is built: yaml's own limit (maxAliasCount) refused ordinary use (one
+  // anchor used 100 times) by throwing, and an expanded value is walked as a tree by every later stage.
+  const refused = aliasProblem(positions.document);
+  if (refused) return { parsed: null, problems: [problemAt(at(refused.offset), refused.code, refused.message)] };
+  return { parsed: new ParsedFile(source, positions.document.toJS({ maxAliasCount: -1 }), positions), problems };
+}
+
+/** js-yaml's reading of a file, or not ok when it refuses it (then `yaml` decides). */
+export function fastValue(text: string): { ok: true; value: unknown } | { ok: false } {
+  if (YAML_DECIDES.some(([pattern, needs]) => (!needs || needs.some((part) => text.includes(part))) && pattern.test(text))) return { ok: false };
+  try {
+    // js-yaml 4's CORE_SCHEMA has no merge type (`<<` is a plain key, as in `yaml`); an alias with no anchor
+    // throws ("unidentified alias"), and every anchor is sent to `yaml` by YAML_DECIDES, so no alias is expanded here.
+    const value = load(text, { schema: CORE_SCHEMA });
+    // Every definition is a mapping; anything else is for `yaml` to read and the schema to refuse.
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? { ok: true, value } : { ok: false };
+  } catch {
+    return { ok: false };
+  }
+}
+
+/**
+ * Constructs the two parsers read differently, each found by the
+ * differential test (spec/core/definitions/yaml-fast-path.spec.ts): a directive
+ * (%YAML 1.1 changes the schema), an explicit tag (`!!float 1`: yaml keeps a
+ * string), an explicit key (`? `), an anchor, an empty or null key (`: x`, `~: x`: yaml names
+ * it '', js-yaml 'null'), a tab where indentation is read (yaml refuses it),
+ * an indented document start, a document end marker (`...`), and block
+ * scalars with an indentation indicator (`|2`) or kept trailing lines (`|+`); and two that
+ * js-yaml 4 reads and `yaml` does not or reads otherwise: a `#` right after a closing quote or
+ * bracket (js-yaml: a comment; yaml: an error), plain numbers in binary (`0b101`), signed hex or
+ * octal (`-0x1`), signed with no digit before the point (`-.5`) or `-0` (js-yaml: 0), a block
+ * scalar whose first line is blank (more indented, yaml refuses it), and anything after `---` on
+ * its line. The patterns look for where such a token
+ * may start, so they also match some JSONata (`x ? y : z` on a line of its
+ * own), which only sends that file the slower way.
+ *
+ * Each pattern comes with strings one of which a text must contain for it
+ * to match (null: none worth testing). `includes` scans for them far faster
+ * than the pattern scans lines, so a file that has none skips the pattern:
+ * 17 patterns cost ~17 µs on a generated 800-byte file, a third of parsing it.
+ */
+export const YAML_DECIDES: readonly (readonly [RegExp, readonly string[] | null])[] = [
+  [/^%/m, ['%']],
+  [/(?:^|[\s:,[{-])!(?!=)/m, ['!']],
+  [/(?:^[\t -]*|[{[,]\s*)\?(?:\s|$)/m, ['?']],
+  [/(?:^[\t -]*|[{[,?]\s*)(?:~|null|Null|NULL)?[\t ]*:(?:[\s,\]}]|$)/m, null],
+  [/[{,][\t ]*(?:~|null|Null|NULL)[\t ]*[,}]/, ['~', 'null', 'Null', 'NULL']],
+  [/(?:^|[\s:,[{-])&[^\s=]/m, ['&']],
+  [/(?:^|[\s:,[{-])[|>](?:[0-9]|[+-]?[0-9]|\+)/m, ['|', '>']],
+  [/^[ -]*\t/m, ['\t']],
+  [/^[\t ]+---(?:\s|$)/m, ['---']],
+  [/^[\t ]*\.\.\.(?:\s|$)/m, ['...']],
+  [/["'\]},]#/, ['#']],
+  [/(?:^|[\s:,[{])(?:[-+]?0b|[-+]0[ox]|[-+]\.[0-9]|-0(?:[\s,\]}]|$))/m, ['0b', '0o', '0x', '-.', '+.', '-0']],
+  [/(?:^|[\s:,[{-])[|>][+-]?[\t ]*(?:#.*)?\n[\t ]*\n/m, ['|', '>']],
+  [/^---(?!(?:[\t ]+#.*)?[\t ]*$)/m, ['---']],
+  [/[\]}][\t ]*:/, [']', '}']],
+  [/(?:^[\t ]*|[:-][\t ]+|[[{,][\t ]*)\{\s*[[{]/m, ['{']],
+  [/,\s*[[{]/, ['[', '{']],
+];
+
+function firstLine(message: string): string {
+  return message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
+}

@@ -1,0 +1,92 @@
+import type { JsonValue } from '../../platform/outbound/types.ts';
+import type { MappingLimits } from './limits.ts';
+import { limitsOf, startOfToken, type GuardedExpression } from './compile.ts';
+import { evaluateFast, fastPathOf, FELL_BACK } from './fast/index.ts';
+import { GUARD_BINDING, newGuardState, type GuardState } from './guard.ts';
+import { locate, MappingError, type MappingFailure } from './mapping-error.ts';
+import { isSizeRefusal } from './size.ts';
+import { toJson } from './to-json.ts';
+
+export { toJson } from './to-json.ts';
+
+/**
+ * Evaluates a compiled expression against `input`, with `bindings` as
+ * variables ({ action: ... } is `$action`), under its guardrails. Resolves
+ * with plain JSON (sequences become arrays; functions and undefined values
+ * are dropped; undefined when the expression yields nothing). Rejects with
+ * a MappingError naming the definition's file:line:column and the reason;
+ * never hangs on a runaway expression and never crashes the process.
+ *
+ * The expression must have been made by compileExpression or guardedJsonata:
+ * one compiled without guardrails is refused (a programming error, thrown
+ * as a plain Error), so the guardrails cannot be forgotten.
+ *
+ * An expression in the common subset of JSONata is evaluated synchronously
+ * first (fast/index.ts); jsonata evaluates the rest, and whatever the fast
+ * path hands back.
+ */
+export async function evaluateGuarded(compiled: GuardedExpression, input: unknown, bindings: Record<string, unknown> = {}): Promise<JsonValue | undefined> {
+  const limits = limitsOf(compiled.expression);
+  if (!limits) throw new Error(`the expression of ${compiled.at.file}:${compiled.at.line} was compiled without guardrails; compile it with guardedJsonata()`);
+  const fast = fastPathOf(compiled.expression);
+  if (fast) {
+    const result = evaluateFast(fast, input, bindings);
+    if (result !== FELL_BACK) return result;
+  }
+  const state = newGuardState();
+  try {
+    const result: unknown = await compiled.expression.evaluate(input, { ...bindings, [GUARD_BINDING]: state });
+    return toJson(result, limits.maxSequence, limits.maxResultBytes);
+  } catch (error) {
+    throw mappingError(error, compiled, limits, state);
+  }
+}
+
+interface JsonataFailure {
+  code?: string;
+  message?: string;
+  position?: number;
+  token?: unknown;
+  value?: unknown;
+}
+
+function mappingError(error: unknown, compiled: GuardedExpression, limits: MappingLimits, state: GuardState): MappingError {
+  const e = (typeof error === 'object' && error !== null ? error : { message: String(error) }) as JsonataFailure;
+  let reason: MappingFailure = 'evaluation';
+  let what = `${e.message ?? 'evaluation failed'}${e.code ? ` (${e.code})` : ''}`;
+  let limit: number | undefined;
+  let setting: string | undefined;
+  if (e.code === 'D1012') {
+    [reason, limit, setting] = ['timeout', limits.timeoutMs, 'MAPPING_TIMEOUT_MS'];
+    what = `the mapping was stopped after ${limit} ms (MAPPING_TIMEOUT_MS); check for an infinite loop`;
+  } else if (e.code === 'D1011' || (error instanceof RangeError && /call stack/i.test(error.message))) {
+    [reason, limit, setting] = ['stack', limits.maxDepth, 'MAPPING_MAX_DEPTH'];
+    what = `the mapping was stopped at evaluation depth ${limit} (MAPPING_MAX_DEPTH); check for recursion without a base case, or make it tail-recursive`;
+  } else if (e.code === 'D2015' || e.code === 'D2014') {
+    [reason, limit, setting] = ['sequence', e.code === 'D2014' ? 10_000_000 : limits.maxSequence, e.code === 'D2014' ? undefined : 'MAPPING_MAX_SEQUENCE'];
+    what = `the mapping built a sequence of more than ${limit} items${setting ? ` (${setting})` : ''}`;
+  } else if (isSizeRefusal(error)) {
+    reason = 'size';
+    limit = error.limit;
+    if (error.what === 'string') {
+      setting = 'MAPPING_MAX_STRING';
+      what = `the mapping built a string of more than ${limit} characters (MAPPING_MAX_STRING)`;
+    } else if (error.what === 'built') {
+      setting = 'MAPPING_MAX_RESULT_BYTES';
+      what = `the mapping built more than ${limit} characters of strings in all (MAPPING_MAX_RESULT_BYTES)`;
+    } else {
+      setting = 'MAPPING_MAX_RESULT_BYTES';
+      what = `the mapping built or returned a value of more than ${limit} characters of JSON (MAPPING_MAX_RESULT_BYTES)`;
+    }
+  } else if (e.code === 'REGEX') {
+    reason = 'regex';
+    what = e.message ?? 'the regular expression cannot run on the linear-time engine';
+  } else if (e.code === 'D3137' || e.code === 'D3141') {
+    reason = 'error';
+    what = `${e.message ?? 'the mapping raised an error'} (${e.code})`;
+  }
+  const position = startOfToken(compiled.source, e.position ?? state.position, e.position !== undefined ? e.token : undefined);
+  const at = locate(compiled.source, position, compiled.at);
+  const details = { ...at, reason, ...(e.code ? { code: e.code } : {}), ...(limit !== undefined ? { limit } : {}), ...(setting ? { setting } : {}) };
+  return new MappingError(details, what);
+}

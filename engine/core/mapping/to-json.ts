@@ -1,0 +1,85 @@
+import type { JsonValue } from '../../platform/outbound/types.ts';
+import { isSizeRefusal, jsonLongerThan, refuseSize } from './size.ts';
+
+/**
+ * What a result is first copied within, without measuring it: most results
+ * (a page of rows) are far smaller. Copying spends at least one character
+ * of budget on every member it visits, so the attempt costs at most this
+ * much work whatever the value; a result it cannot copy within it is
+ * measured and copied as before.
+ */
+export const QUICK_COPY_BYTES = 65_536;
+
+/**
+ * Plain JSON from what jsonata returns: no sequence flags, no functions, no
+ * undefined members. An array longer than `maxSequence` anywhere in it is
+ * refused like a sequence jsonata built too long (D2015), and a result
+ * whose JSON would be longer than `maxBytes` characters (counted as
+ * size.ts's jsonLongerThan counts) is refused with reason `size`: measured
+ * before it is copied (an object that refers to another many times over
+ * costs its distinct parts), and counted again as it is copied.
+ */
+export function toJson(value: unknown, maxSequence = Infinity, maxBytes = Infinity): JsonValue | undefined {
+  if (maxBytes > QUICK_COPY_BYTES && typeof value === 'object' && value !== null) {
+    // Most results are small: copied within a small budget, not measured (measuring remembers each part's size in a
+    // WeakMap: ~16 µs and GC work for a 10-row page). Any refusal here (too big for the quick budget, or an array over
+    // maxSequence) leaves the answer to the measured copy below, so the errors are the same as without this attempt.
+    try {
+      return copy(value, maxSequence, { left: QUICK_COPY_BYTES, limit: QUICK_COPY_BYTES });
+    } catch (error) {
+      if (!isSizeRefusal(error) && (error as { code?: unknown })?.code !== 'D2015') throw error;
+    }
+  }
+  // measured first, each shared part once, so a value whose JSON is huge but which holds little is refused without being copied out
+  if (maxBytes !== Infinity && typeof value === 'object' && value !== null && jsonLongerThan(value, maxBytes)) refuseSize('json', maxBytes);
+  const budget = { left: maxBytes, limit: maxBytes };
+  return copy(value, maxSequence, budget);
+}
+
+interface Budget {
+  left: number;
+  readonly limit: number;
+}
+
+function spend(budget: Budget, amount: number): void {
+  if ((budget.left -= amount) < 0) refuseSize('json', budget.limit);
+}
+
+function copy(value: unknown, maxSequence: number, budget: Budget): JsonValue | undefined {
+  if (value === undefined || typeof value === 'function') return undefined;
+  if (typeof value === 'string') {
+    spend(budget, value.length + 2);
+    return value;
+  }
+  if (value === null || typeof value === 'boolean') {
+    spend(budget, 4);
+    return value;
+  }
+  if (typeof value === 'number') {
+    spend(budget, 1);
+    return Number.isFinite(value) ? value : null;
+  }
+  if (Array.isArray(value)) {
+    if (value.length > maxSequence) throw { code: 'D2015', value: maxSequence };
+    spend(budget, value.length + 1);
+    const items: JsonValue[] = [];
+    for (let i = 0; i < value.length; i++) {
+      const json = copy(value[i], maxSequence, budget);
+      if (json !== undefined) items.push(json);
+    }
+    return items;
+  }
+  if (typeof value === 'object') {
+    if ('_jsonata_lambda' in value || '_jsonata_function' in value) return undefined;
+    const result: { [key: string]: JsonValue } = {};
+    const keys = Object.keys(value);
+    spend(budget, keys.length + 1);
+    for (let i = 0; i < keys.length; i++) {
+      spend(budget, keys[i]!.length + 3);
+      const json = copy((value as Record<string, unknown>)[keys[i]!], maxSequence, budget);
+      if (json !== undefined) result[keys[i]!] = json;
+    }
+    return result;
+  }
+  return undefined;
+}

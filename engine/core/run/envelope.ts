@@ -1,0 +1,108 @@
+import type { ActionEntry } from '../definitions/index.ts';
+import type { AppError } from './app-error.ts';
+import { flagOf, statusFlags } from './envelope-flags.ts';
+
+/** What every run answers: `success` always a boolean, `data` always an array, `meta` with what the engine owns. */
+export interface Envelope {
+  success: boolean;
+  data: unknown[];
+  meta: EnvelopeMeta;
+}
+
+export interface EnvelopeMeta {
+  [field: string]: unknown;
+  cursor?: string;
+  authenticated?: boolean;
+  tooManyRequests?: boolean;
+  /** Set by the engine; a mapping cannot change it. */
+  retries: number;
+  /** The raw HTTP response (of the last attempt); set by the engine. */
+  response: { status: number; headers: Record<string, string>; body: unknown };
+  /** What was run; set by the engine. */
+  action: ActionMeta;
+  /** Why a run failed inside the gateway (a mapping error, say), when it did; a mapping error's details say where and why (reason, limit, setting). */
+  error?: { code: string; message: string; details?: unknown };
+  /** The app's own error, exactly when the app call failed (app-error.ts); set by the engine from the mapping's proposal. */
+  appError?: AppError;
+}
+
+export interface ActionMeta {
+  id: string;
+  slug: string;
+  operation: ActionEntry['operation'];
+  query: Record<string, unknown>;
+  body: unknown;
+}
+
+/** What a response mapping proposed (or the default proposal when an action has none). */
+export interface Proposal {
+  success?: unknown;
+  data?: unknown;
+  meta?: unknown;
+}
+
+/**
+ * The engine's rules over whatever a mapping proposed:
+ * - `success`, `meta.authenticated` and `meta.tooManyRequests` are booleans:
+ *   the mapping's true or false, else what the status implies (envelope-flags.ts):
+ *   `success` 2xx, `authenticated: false` on a 401, `tooManyRequests: true`
+ *   on a 429, otherwise left out;
+ * - `data` is an array: an object becomes [object], null or nothing becomes [];
+ * - a failure's data holds no empty objects: `{}` is what a row mapping
+ *   yields when it finds none of its fields (an error body), not a row;
+ * - a 404 on a listing is success with no data, unless the mapping said `success` itself;
+ * - `meta.retries`, `meta.response` and `meta.action` are the engine's, whatever the mapping wrote;
+ * - `meta.appError` is left out here: the run adds it to a failure (app-error.ts);
+ * - a successful delete answers the deleted id: merged into each object row
+ *   that has none (a row with its own id is kept as is), `[{ id }]` when there are no rows.
+ */
+export function enforceEnvelope(
+  proposal: Proposal,
+  facts: { status: number; response: EnvelopeMeta['response']; action: ActionMeta; retries: number; deletedId: unknown },
+): Envelope {
+  const meta = isObject(proposal.meta) ? { ...proposal.meta } : {};
+  delete meta.appError;
+  const implied = statusFlags(facts.status);
+  const mappingDecided = flagOf(proposal.success) !== undefined;
+  let success = flagOf(proposal.success) ?? implied.success;
+  for (const flag of ['authenticated', 'tooManyRequests'] as const) {
+    const value = flagOf(meta[flag]) ?? implied[flag];
+    if (value === undefined) delete meta[flag];
+    else meta[flag] = value;
+  }
+  let data = toArray(proposal.data);
+  if (!mappingDecided && facts.status === 404 && facts.action.operation === 'list') {
+    success = true;
+    data = [];
+  }
+  if (success && facts.action.operation === 'delete' && facts.deletedId !== undefined && facts.deletedId !== null) {
+    data = withDeletedId(data, facts.deletedId);
+  }
+  if (!success) data = data.filter((row) => !isEmptyObject(row));
+  if (meta.cursor !== undefined && meta.cursor !== null && typeof meta.cursor !== 'string') meta.cursor = String(meta.cursor);
+  if (meta.cursor === null || meta.cursor === '') delete meta.cursor;
+  return { success, data, meta: { ...meta, retries: facts.retries, response: facts.response, action: facts.action } };
+}
+
+/** `[{deleted: true}]` becomes `[{id, deleted: true}]`; a row that is not an object (a string, say) is left alone. */
+function withDeletedId(data: unknown[], id: unknown): unknown[] {
+  if (data.length === 0) return [{ id }];
+  return data.map((row) => (isObject(row) && !hasId(row) ? { id, ...row } : row));
+}
+
+function toArray(value: unknown): unknown[] {
+  if (value === undefined || value === null) return [];
+  return Array.isArray(value) ? value : [value];
+}
+
+function hasId(row: unknown): boolean {
+  return isObject(row) && row.id !== undefined && row.id !== null;
+}
+
+function isEmptyObject(row: unknown): boolean {
+  return isObject(row) && Object.keys(row).length === 0;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}

@@ -1,0 +1,45 @@
+import type { BuiltRequest } from '../arguments/index.ts';
+import type { ActionEntry } from '../definitions/index.ts';
+import { evaluateGuarded, MappingError } from '../mapping/index.ts';
+import type { OutboundResponse } from '../../platform/outbound/index.ts';
+import type { ActionMeta, Proposal } from './envelope.ts';
+import { withJsonText } from './envelope-json.ts';
+import { traceMapping } from '../../platform/tracing/index.ts';
+
+/**
+ * The input every response mapping sees (documented in docs/definitions.md):
+ *
+ *   { status, headers (lower-case names), body (parsed JSON, text or null),
+ *     action: { id, slug, operation, query, body }, arguments }
+ */
+export interface MappingInput {
+  status: number;
+  headers: Record<string, string>;
+  body: unknown;
+  action: ActionMeta;
+  arguments: BuiltRequest['arguments'];
+}
+
+export type MappingOutcome = { ok: true; proposal: Proposal } | { ok: false; error: MappingError };
+
+/**
+ * Runs the action's response mapping under its guardrails; without one, a
+ * 2xx body is the data as it is and any other status has no data (an error
+ * page is no row: the client reads it in meta.response.body).
+ */
+export async function mapResponse(action: ActionEntry, input: MappingInput): Promise<MappingOutcome> {
+  if (!action.response) return { ok: true, proposal: input.status >= 200 && input.status < 300 ? { data: input.body } : {} };
+  try {
+    const result = await traceMapping(action.response, () => evaluateGuarded(action.response as never, input));
+    const proposal = result !== null && typeof result === 'object' && !Array.isArray(result) ? (result as Proposal) : { data: result };
+    return { ok: true, proposal };
+  } catch (error) {
+    if (error instanceof MappingError) return { ok: false, error };
+    throw error;
+  }
+}
+
+/** The response as a mapping and the envelope's `meta.response` see it; the JSON text a parsed body came from, and its bytes, go with it (see envelope-json.ts). */
+export function responseFacts(response: OutboundResponse): { status: number; headers: Record<string, string>; body: unknown } {
+  return withJsonText({ status: response.status, headers: response.headers, body: response.body }, response.jsonText, { bytes: response.rawBody, utf8: response.jsonUtf8 === true });
+}

@@ -1,0 +1,230 @@
+import { buildOutboundRequest, lookupOptionsVia, type BuiltRequest, type LookupRun, type MapperInput } from '../arguments/index.ts';
+import { authArgumentValues, type ConnectionSecrets } from '../../tenancy/connections/connections.ts';
+import { open } from '../../platform/crypto/cipher.ts';
+import { openRemembered } from '../../platform/crypto/opened-secrets.ts';
+import type { ActionEntry, AppVersion, AuthEntry, CompiledExpression } from '../definitions/index.ts';
+import { GatewayError } from '../../platform/errors/index.ts';
+import { evaluateGuarded, MappingError } from '../mapping/index.ts';
+import type { Services } from '../../http/services.ts';
+import type { ConnectionRecord, EndUserRecord, InstallationRecord } from '../../platform/store/index.ts';
+import { applyAuth } from '../auth/apply-auth.ts';
+import type { Abortable } from '../../platform/outbound/index.ts';
+import { exchangeCredentials, forgetExchangedToken } from '../auth/credential-exchange.ts';
+import { renewToken, tokenExpired } from '../auth/token-renewal.ts';
+import { appErrorOf } from './app-error.ts';
+import { deletedId } from './deleted-id.ts';
+import { apiOf } from './base-url-override.ts';
+import { enforceEnvelope, type ActionMeta, type Envelope } from './envelope.ts';
+import { flagOf, statusFlags } from './envelope-flags.ts';
+import { mapResponse, responseFacts, type MappingInput } from './map-response.ts';
+import { applyCursor, setNextCursor, type PageFacts } from '../pagination/index.ts';
+import { retryDelayMs, sleep, type Sleep } from './rate-limit.ts';
+import { rateLimitVerdict } from './rate-limit-signal.ts';
+import { observeAppCall } from './app-call.ts';
+import type { RunFacts } from './run-facts.ts';
+import { appCall } from '../../platform/tracing/index.ts';
+import { planOf } from '../plan/index.ts';
+
+export interface RunRequest {
+  companyId: string;
+  version: AppVersion;
+  action: ActionEntry;
+  connection: ConnectionRecord;
+  installation: InstallationRecord | null;
+  endUser: EndUserRecord | null;
+  arguments: unknown;
+  /** Lookups run actions too; this stops a lookup whose lookup has a lookup. */
+  depth?: number;
+  signal?: Abortable;
+  /** How rate-limit waits are taken; the offline case runner passes one that does not wait. */
+  sleep?: Sleep;
+  /** Where the run records its app calls' status and time for the request log (the run endpoints pass ctx.state.run). */
+  facts?: RunFacts;
+  /**
+   * How the outbound request is built: by the action's run plan (the default),
+   * or by the reference interpretation of the definition (buildOutboundRequest),
+   * which the differential test holds the plan to.
+   */
+  interpretation?: 'plan' | 'reference';
+}
+
+/** The envelope, and the HTTP status the run endpoints answer it with. */
+export interface RunOutcome {
+  status: number;
+  envelope: Envelope;
+}
+
+const MAX_LOOKUP_DEPTH = 2;
+
+/**
+ * One run of an action through a connection: arguments built into the
+ * request, auth applied, the call sent, the response mapped, the envelope
+ * rules enforced. A rate limit (the mapping's meta.tooManyRequests, else
+ * the API's retry.when, default a 429) is retried by the API's policy,
+ * within its budget of waiting for the whole run; an expired OAuth 2.0 token
+ * (meta.authenticated false, or a 401) is renewed once and the call sent
+ * once more.
+ */
+export async function runAction(services: Services, run: RunRequest): Promise<RunOutcome> {
+  const { version, action } = run;
+  let connection = run.connection;
+  if (connection.status !== 'active') {
+    throw GatewayError.of(
+      'CONNECTION_NEEDS_REAUTHORIZATION',
+      connection.authType === 'OAuth2ClientCredentials'
+        ? `connection ${connection.id}: the token endpoint refused its client credentials; PATCH /v2/connections/${connection.id} with a new clientId and clientSecret`
+        : `connection ${connection.id} needs to be authorized again (the provider refused its grant): GET /v2/connect/${connection.appSlug}/authorize, or PATCH /v2/connections/${connection.id} with new tokens`,
+    );
+  }
+  const auth = version.auths.get(connection.authId);
+  if (!auth) {
+    throw GatewayError.of('CONFLICT', `connection ${connection.id} uses auth "${connection.authId}", which ${version.app.slug} version ${version.version} does not have`);
+  }
+  // Decrypted once per sealed credentials (a renewal seals anew), and remembered across runs: a run needs them three times or more.
+  const secretsOf = (record: ConnectionRecord) => openRemembered<ConnectionSecrets>(services.keyring, record.id, record.credentials);
+  const host = { connection: { ...connection.metadata, ...authArgumentValues(auth, secretsOf(connection)) }, metadata: { ...run.endUser?.metadata, ...run.installation?.metadata } };
+  const deps = {
+    evaluateMapper: (expression: CompiledExpression, input: MapperInput) => evaluateGuarded(expression as never, input),
+    lookupOptions: lookupOptionsVia((lookup) => runLookupAction(services, run, lookup), { companyId: run.companyId, connectionId: connection.id, version }),
+  };
+  const plan = run.interpretation === 'reference' ? null : planOf(version, action);
+  const baseUrl = services.config.appBaseUrls?.[version.app.slug];
+  const built = plan
+    ? await plan.build({ auth, host, arguments: run.arguments, baseUrl }, deps)
+    : await buildOutboundRequest({ action, api: apiOf(version, services.config.appBaseUrls), auth, host, arguments: run.arguments }, deps);
+  const scope = { appId: version.app.id, version: version.version, actionId: action.id, connectionId: connection.id };
+  // The call's origin (a NextUrl cursor must stay on it): the plan knows it when the base URL has no variables.
+  const origin = plan?.originOf(baseUrl) ?? new URL(built.request.url).origin;
+  applyCursor(services.keyring, scope, action, run.arguments, built);
+  const actionMeta: ActionMeta = { id: action.id, slug: action.slug, operation: action.operation, query: built.request.query, body: built.request.body ?? null };
+  const exchange = { installationId: run.installation?.id ?? null, endUserId: run.endUser?.id ?? run.installation?.endUserId ?? null, variables: built.variables };
+
+  let token = await accessToken(services, auth, connection, secretsOf(connection), exchange);
+  let retries = 0;
+  let renewed = false;
+  // The waiting this run may still do: the policy's budget, never beyond the gateway's request timeout.
+  const budgetMs = Math.min(version.api.retry.budgetMs, services.config.server.requestTimeoutMs);
+  let waitedMs = 0;
+  for (;;) {
+    const applied = applyAuth(auth, secretsOf(connection), built.variables, token, plan?.version.fillTemplate);
+    const response = await observeAppCall(services.metrics, run.facts, { app: version.app.slug, action: action.slug }, () => appCall(run, retries + Number(renewed), () => services.http.send({
+      method: built.request.method,
+      url: built.request.url,
+      headers: { ...(built.request.body === undefined ? undefined : plan ? plan.bodyHeaders : bodyType(version)), ...built.request.headers, ...applied.headers },
+      query: { ...built.request.query, ...applied.query },
+      ...(built.request.body !== undefined ? { body: built.request.body as never } : {}),
+      redirect: applied.redirect,
+      ...(run.signal ? { signal: run.signal } : {}),
+    })));
+    const facts = { status: response.status, response: responseFacts(response), action: actionMeta, retries, deletedId: deletedId(action, built) };
+    const mappingInput = { ...facts.response, action: actionMeta, arguments: built.arguments };
+    const mapped = await mapResponse(action, mappingInput);
+    if (!mapped.ok) {
+      services.metrics?.mappingErrors.inc({ reason: mapped.error.details.reason });
+      const envelope = enforceEnvelope({ success: false }, facts);
+      envelope.meta.error = { code: mapped.error.code, message: mapped.error.message, details: mapped.error.details };
+      return { status: 502, envelope };
+    }
+    const meta = (mapped.proposal.meta ?? {}) as { tooManyRequests?: unknown; authenticated?: unknown; appError?: unknown };
+    // A failure of the app call carries the app's own error (meta.appError), never a success.
+    const withAppError = async (envelope: Envelope): Promise<Envelope> => {
+      if (!envelope.success) envelope.meta.appError = await appErrorOf(meta.appError, version.api.appError, mappingInput, (error) => appErrorMappingFailed(services, run, error));
+      return envelope;
+    };
+
+    const rateLimit = await rateLimitVerdict(version.api.retry, meta.tooManyRequests, mappingInput);
+    if (rateLimit.limited) {
+      const wait = !rateLimit.giveUp && retries + 1 < version.api.retry.maxAttempts ? retryDelayMs(version.api.retry, retries + 1, response.headers) : null;
+      if (wait !== null && waitedMs + wait <= budgetMs) {
+        await (run.sleep ?? sleep)(wait, run.signal);
+        waitedMs += wait;
+        retries++;
+        services.metrics?.rateLimitRetries.inc({ app: version.app.slug });
+        continue;
+      }
+      const envelope = await withAppError(enforceEnvelope({ ...mapped.proposal, success: false }, facts));
+      envelope.meta.tooManyRequests = true;
+      await setNextCursor(envelope, action.pagination, services.keyring, scope, pageFacts(envelope, built, mappingInput, origin));
+      return { status: 429, envelope };
+    }
+
+    // The flag the envelope will carry: the mapping's boolean, else false on a 401.
+    const reauthenticate = (flagOf(meta.authenticated) ?? statusFlags(response.status).authenticated) === false;
+    if (reauthenticate && !renewed && renewable(auth)) {
+      renewed = true;
+      if (auth.type === 'CredentialExchange') {
+        forgetExchangedToken(connection, exchange);
+        token = await exchangeCredentials(services, { connection, auth, ...exchange });
+      } else {
+        connection = await renewToken(services, connection, auth);
+        token = secretsOf(connection).accessToken;
+      }
+      continue;
+    }
+    const envelope = await withAppError(enforceEnvelope(mapped.proposal, facts));
+    try {
+      await setNextCursor(envelope, action.pagination, services.keyring, scope, pageFacts(envelope, built, mappingInput, origin));
+    } catch (error) {
+      if (!(error instanceof MappingError)) throw error;
+      services.metrics?.mappingErrors.inc({ reason: error.details.reason });
+      const failed = enforceEnvelope({ success: false }, facts);
+      failed.meta.error = { code: error.code, message: error.message, details: error.details };
+      return { status: 502, envelope: failed };
+    }
+    return { status: 200, envelope };
+  }
+}
+
+/** What the next page's cursor is computed from. */
+function pageFacts(envelope: Envelope, built: BuiltRequest, input: MappingInput, origin: string): PageFacts {
+  return { input, request: built.request as PageFacts['request'], rows: envelope.data.length, origin };
+}
+
+/** The token this run starts with: renewed first when known to be expired, obtained first for client credentials. */
+async function accessToken(
+  services: Services,
+  auth: AuthEntry,
+  connection: ConnectionRecord,
+  secrets: Readonly<ConnectionSecrets>,
+  exchange: { installationId: string | null; endUserId: string | null; variables: Record<string, string> },
+): Promise<string | undefined> {
+  switch (auth.type) {
+    case 'OAuth2AuthorizationCode':
+      return tokenExpired(connection) ? open<ConnectionSecrets>(services.keyring, connection.id, (await renewToken(services, connection, auth)).credentials).accessToken : secrets.accessToken;
+    case 'OAuth2ClientCredentials':
+      return !secrets.accessToken || tokenExpired(connection)
+        ? open<ConnectionSecrets>(services.keyring, connection.id, (await renewToken(services, connection, auth)).credentials).accessToken
+        : secrets.accessToken;
+    case 'CredentialExchange':
+      return await exchangeCredentials(services, { connection, auth, ...exchange });
+    default:
+      return undefined;
+  }
+}
+
+function renewable(auth: AuthEntry): boolean {
+  return auth.type === 'OAuth2AuthorizationCode' || auth.type === 'OAuth2ClientCredentials' || auth.type === 'CredentialExchange';
+}
+
+/** A form body when the API says so; JSON is the client's default (the reference's; a plan has it decided). */
+function bodyType(version: AppVersion): Record<string, string> {
+  return version.api.definition.bodyEncoding === 'Form' ? { 'content-type': 'application/x-www-form-urlencoded' } : {};
+}
+
+async function runLookupAction(services: Services, run: RunRequest, lookup: LookupRun) {
+  const depth = (run.depth ?? 0) + 1;
+  if (depth > MAX_LOOKUP_DEPTH) throw GatewayError.of('LOOKUP_FAILED', `lookup action ${lookup.action.id} needs a lookup of its own more than ${MAX_LOOKUP_DEPTH} deep`);
+  // The lookup's calls are not the run's own: its facts (status, time) stay the outer call's.
+  const { envelope } = await runAction(services, { ...run, action: lookup.action, arguments: lookup.arguments, depth, facts: undefined });
+  return envelope;
+}
+
+/** The author hears that api.yaml's appError mapping failed (where and why, never the response it read); the run answers the engine's default. */
+function appErrorMappingFailed(services: Services, run: RunRequest, error: MappingError): void {
+  services.metrics?.mappingErrors.inc({ reason: error.details.reason });
+  const { file, line, column, reason } = error.details;
+  services.logger.warn(
+    { app: run.version.app.slug, version: String(run.version.version), action: run.action.id, code: error.code, file, line, column, reason },
+    'api.yaml appError mapping failed: the engine default (HTTP_<status>) answers instead',
+  );
+}

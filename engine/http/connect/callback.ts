@@ -1,0 +1,98 @@
+import { open } from '../../platform/crypto/cipher.ts';
+import { requireAppConfiguration } from '../../tenancy/app-configurations/app-configurations.ts';
+import type { AppConfigurationSecrets } from '../../tenancy/app-configurations/schemas.ts';
+import { connectableVersion, pickAuth, storeConnection } from '../../tenancy/connections/connections.ts';
+import { GatewayError } from '../../platform/errors/index.ts';
+import type { Services } from '../services.ts';
+import { oauthAuth, redirectUri } from './authorize.ts';
+import { InvalidStateError, verifyState, type OAuthState } from './oauth-state.ts';
+import { providerText } from '../../platform/secrets/provider-text.ts';
+import { fillTemplate } from '../../core/oauth/templates.ts';
+import { requestTokens } from '../../core/oauth/token-endpoint.ts';
+import { renewConnection } from './renew-connection.ts';
+
+/** Where the callback sends the browser: the caller's return URL with the outcome in its query. */
+export type CallbackOutcome = { returnUrl: string; connectionId: string } | { returnUrl: string; error: string; description: string };
+
+/**
+ * The provider sent the browser back. The state must be one this gateway
+ * signed, unexpired and unused (the pending authorization is consumed
+ * once); then the code is exchanged for tokens at the auth's token URL and
+ * the connection is stored (or, for a reconnect, the named connection gets
+ * the new tokens). A state that cannot be trusted is a 400
+ * OAUTH_STATE_INVALID; every later failure goes back to the return URL.
+ */
+export async function completeAuthorization(services: Services, query: Record<string, unknown>): Promise<CallbackOutcome> {
+  const stateToken = typeof query.state === 'string' ? query.state : '';
+  let state: OAuthState;
+  try {
+    state = await verifyState(services.keyring, stateToken);
+  } catch (error) {
+    if (error instanceof InvalidStateError) throw GatewayError.of('OAUTH_STATE_INVALID', error.message);
+    throw error;
+  }
+  const pending = await services.store.pendingAuthorizations.findOne({ id: state.id, companyId: state.companyId });
+  const consumed = pending ? await services.store.pendingAuthorizations.deleteOne({ id: state.id }) : false;
+  if (!pending || !consumed) throw GatewayError.of('OAUTH_STATE_INVALID', 'this authorization was already completed or abandoned; start again');
+
+  const fail = (error: string, description: string): CallbackOutcome => ({ returnUrl: state.returnUrl, error, description });
+  if (typeof query.error === 'string') {
+    return fail(providerText(query.error, [], 100), typeof query.error_description === 'string' ? providerText(query.error_description, []) : 'the provider refused the authorization');
+  }
+  if (typeof query.code !== 'string' || query.code === '') return fail('invalid_request', 'the provider sent no authorization code');
+
+  // What the token request carries: never to be reflected into the redirect the browser follows.
+  const sent: string[] = [query.code];
+  try {
+    const version = connectableVersion(services, state.appSlug);
+    const auth = pickAuth(version, state.authId);
+    const definition = oauthAuth(auth);
+    const configuration = await requireAppConfiguration(services, state.companyId, state.appSlug);
+    const appSecrets = open<AppConfigurationSecrets>(services.keyring, configuration.id, configuration.secrets);
+    const { codeVerifier } = open<{ codeVerifier?: string }>(services.keyring, pending.id, pending.secrets);
+    const form: Record<string, string> = {
+      grant_type: 'authorization_code',
+      code: query.code,
+      redirect_uri: redirectUri(services, configuration.redirectUri),
+      client_id: configuration.clientId ?? '',
+    };
+    if (appSecrets.clientSecret) form.client_secret = appSecrets.clientSecret;
+    if (codeVerifier) form.code_verifier = codeVerifier;
+    sent.push(appSecrets.clientSecret ?? '', codeVerifier ?? '');
+    const tokens = await requestTokens(services.http, fillTemplate(definition.tokenUrl, pending.metadata, `auth ${auth.id} tokenUrl`), form, {}, {
+      keep: definition.tokenMetadata,
+    });
+    const secrets = { arguments: {}, accessToken: tokens.accessToken, ...(tokens.refreshToken ? { refreshToken: tokens.refreshToken } : {}) };
+    const tokenExpiresAt = tokens.expiresIn ? new Date(Date.now() + tokens.expiresIn * 1000) : null;
+    if (state.connectionId !== null) {
+      const renewed = await renewConnection(services, { ...state, connectionId: state.connectionId }, { secrets, tokenExpiresAt, kept: tokens.kept });
+      return { returnUrl: state.returnUrl, connectionId: renewed.id };
+    }
+    const connection = await storeConnection(services, {
+      companyId: state.companyId,
+      appId: version.app.id,
+      appSlug: version.app.slug,
+      auth,
+      endUserId: state.endUserId,
+      name: null,
+      metadata: { ...pending.metadata, ...tokens.kept },
+      secrets,
+      tokenExpiresAt,
+    });
+    return { returnUrl: state.returnUrl, connectionId: connection.id };
+  } catch (error) {
+    if (error instanceof GatewayError) return fail(error.code.toLowerCase(), providerText(error.message, sent));
+    throw error;
+  }
+}
+
+export function outcomeLocation(outcome: CallbackOutcome): string {
+  const url = new URL(outcome.returnUrl);
+  if ('connectionId' in outcome) {
+    url.searchParams.set('connectionId', outcome.connectionId);
+  } else {
+    url.searchParams.set('error', outcome.error);
+    url.searchParams.set('error_description', outcome.description);
+  }
+  return url.toString();
+}

@@ -1,0 +1,58 @@
+import Router from '@koa/router';
+import { requireApiKeyOrEndUserToken } from '../guards/require-api-key-or-end-user.ts';
+import { requireEnabledApp } from '../end-user-connections/apps.ts';
+import { validationError } from '../../platform/errors/index.ts';
+import { METADATA_MAX_BYTES, parseJsonParameter } from '../../platform/validation/json-limits.ts';
+import type { AppState } from '../server/context.ts';
+import type { Services } from '../services.ts';
+import { startAuthorization } from './authorize.ts';
+import { gatewayOrigins } from '../pages/connect-page/own-origin.ts';
+import { completeAuthorization, outcomeLocation } from './callback.ts';
+
+/**
+ * The OAuth 2.0 connect flow. Your backend (API key) or an end user's
+ * embedded session (end-user token) asks for an authorization URL and
+ * sends the browser there; the provider sends it back to the callback, which stores the connection and redirects to your return URL
+ * with `connectionId` (or `error` and `error_description`).
+ */
+export function connectRoutes(services: Services): Router<AppState> {
+  const router = new Router<AppState>();
+
+  router.get('/v2/connect/:appSlug/authorize', requireApiKeyOrEndUserToken(services), async (ctx) => {
+    const query = ctx.query;
+    const one = (name: string) => (typeof query[name] === 'string' ? (query[name] as string) : undefined);
+    const returnUrl = one('returnUrl');
+    if (!returnUrl) throw validationError([{ field: 'returnUrl', rule: 'required', message: 'is required: where the browser goes when the connection is made' }]);
+    // An end user's session connects for that end user only; a backend names the end user, if any.
+    const endUser = ctx.state.endUser;
+    if (endUser && one('endUserId') !== undefined && one('endUserId') !== endUser.endUserId) {
+      throw validationError([{ field: 'endUserId', rule: 'token', message: "must be left out (or be the token's own end user) when calling with an end-user token" }]);
+    }
+    // An end user connects only the apps the company enabled for end users.
+    if (endUser) await requireEnabledApp(services, endUser.companyId, ctx.params.appSlug!);
+    ctx.body = {
+      success: true,
+      data: await startAuthorization(services, {
+        companyId: endUser ? endUser.companyId : ctx.state.principal!.companyId,
+        appSlug: ctx.params.appSlug!,
+        authId: one('authId'),
+        endUserId: endUser ? endUser.endUserId : (one('endUserId') ?? null),
+        returnUrl,
+        metadata: parseMetadata(one('metadata')),
+        ownOrigins: gatewayOrigins(services.config, `${ctx.protocol}://${ctx.host}`),
+      }),
+    };
+  });
+
+  router.get('/v2/connect/callback', async (ctx) => {
+    const outcome = await completeAuthorization(services, ctx.query);
+    ctx.redirect(outcomeLocation(outcome));
+  });
+
+  return router;
+}
+
+export function parseMetadata(raw: string | undefined): Record<string, unknown> {
+  if (raw === undefined) return {};
+  return parseJsonParameter(raw, 'metadata', METADATA_MAX_BYTES, 'of host variables, e.g. {"subdomain":"acme"}');
+}

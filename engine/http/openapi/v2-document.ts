@@ -1,0 +1,21 @@
+import type { OpenAPIObject } from 'openapi3-ts/oas31';
+import type { Config } from '../../config/config.ts';
+import { END_USER_EXAMPLES } from '../end-users/examples.ts';
+import { buildDocument } from './build-document.ts';
+import { V2_ENDPOINTS } from './v2-endpoints.ts';
+
+/** The OpenAPI 3.1 document of everything the v1 document does not cover. */
+export function buildV2Document(config: Pick<Config, 'publicBaseUrl'>): OpenAPIObject {
+  return buildDocument(
+    {
+      title: 'Integration gateway v2',
+      version: '2.0.0',
+      description:
+        'Describing and running app actions, connections, installations, end users, app configuration, the OAuth 2.0 connect flow and the definitions status. ' +
+        'The v1 surface is in /v1/openapi.json. Every failure answers { success: false, error: { code, message } }; the runs answer 429 and 502 with the envelope.',
+    },
+    [{ url: config.publicBaseUrl, description: 'Base URL' }],
+    V2_ENDPOINTS,
+    { ...END_USER_EXAMPLES },
+  );
+}

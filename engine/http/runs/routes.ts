@@ -1,0 +1,102 @@
+import Router from '@koa/router';
+import { requireApiKey } from '../guards/require-api-key.ts';
+import { resolveAction, resolveAppVersion } from '../../core/definitions/index.ts';
+import { versionFrom } from '../../core/describe/version-query.ts';
+import { GatewayError } from '../../platform/errors/index.ts';
+import { findInstallation } from '../../tenancy/installations/installations.ts';
+import { runInstallationActionBody, runPathParameters } from '../installations/run-schemas.ts';
+import type { AppContext, AppState } from '../server/context.ts';
+import { requireBody } from '../server/require-body.ts';
+import { servedDirectly } from '../server/direct-routes.ts';
+import type { Services } from '../services.ts';
+import { requireEndUserToken } from '../guards/require-end-user-token.ts';
+import { compileValidator, httpAjv, toFieldProblems } from '../../platform/validation/ajv.ts';
+import { validationError } from '../../platform/errors/index.ts';
+import { CallStop } from '../../platform/outbound/index.ts';
+import { envelopeBytes } from '../../core/run/envelope-json.ts';
+import { runAction, type RunOutcome } from '../../core/run/run-action.ts';
+import { observeRun } from '../observability/observe-run.ts';
+import { universalRunBody } from './schemas.ts';
+import { selectConnection, throughInstallation } from '../../core/run/select-connection.ts';
+
+
+/** A run without a query string (most): Koa's ctx.query would parse the empty string into a new object each time. */
+const NO_QUERY = Object.freeze({});
+
+const validateUniversal = compileValidator<{ connectionId?: string; installationId?: string; arguments?: Record<string, unknown> }>(universalRunBody, 'body');
+const validateInstallationRun = compileValidator<{ installationId: string; actionArguments?: Record<string, unknown> }>(runInstallationActionBody, 'body');
+const runPathSchema = httpAjv.compile({ type: 'object', required: Object.keys(runPathParameters), properties: runPathParameters });
+
+/**
+ * The v1 run's path parameters, checked with the schemas the document shows:
+ * `latest` is not a version (400, as the document says), a numbered version
+ * the app lacks is 404.
+ */
+function validateRunPath(params: Record<string, string | undefined>): void {
+  if (runPathSchema(params)) return;
+  throw validationError(
+    toFieldProblems(runPathSchema.errors ?? [], 'path').map((p) =>
+      p.field === 'appVersion' && p.rule === 'pattern' ? { ...p, message: 'must be published, draft or a version number' } : p,
+    ),
+  );
+}
+
+/**
+ * The two run endpoints. Both answer the envelope for every outcome of the
+ * app call (200; 429 when rate-limit retries ran out; 502 when the response
+ * mapping failed); failures before or around the call use the error
+ * response (400, 401, 403, 404, 409, 502, 504).
+ */
+export function runRoutes(services: Services): Router<AppState> {
+  const router = new Router<AppState>();
+
+  router.post('/v2/universal/apps/:appSlug/actions/:actionSlug/run', requireApiKey(services.store), async (ctx) => {
+    const body = validateUniversal(ctx.state.body ?? {});
+    const companyId = ctx.state.principal!.companyId;
+    const version = resolveAppVersion(services.definitions.current(), { slug: ctx.params.appSlug! }, versionFrom(ctx.querystring === '' ? NO_QUERY : ctx.query).version);
+    const action = resolveAction(version, { slug: ctx.params.actionSlug! });
+    const selected = await selectConnection(services, companyId, version, body);
+    const start = { companyId, version, action, ...selected };
+    answer(ctx, await observeRun(ctx, start, (facts) => runAction(services, { ...start, arguments: body.arguments ?? {}, signal: abortOnClose(ctx), facts })));
+  });
+
+  router.post('/v1/installation/apps/:appId/:appVersion/action/:actionId/run', requireEndUserToken(services), async (ctx) => {
+    validateRunPath(ctx.params);
+    const body = validateInstallationRun(requireBody(ctx));
+    const { companyId, endUserId } = ctx.state.endUser!;
+    const version = resolveAppVersion(services.definitions.current(), { id: ctx.params.appId! }, ctx.params.appVersion!);
+    const action = resolveAction(version, { id: ctx.params.actionId! });
+    const installation = await findInstallation(services, companyId, body.installationId);
+    // Another end user's installation is as unknown as a missing one.
+    if (installation.endUserId !== endUserId) throw GatewayError.of('NOT_FOUND', `installation ${body.installationId} does not exist`);
+    const selected = await throughInstallation(services, installation, version);
+    if (version.version === 'draft' && !selected.endUser?.isTestUser) {
+      throw GatewayError.of('FORBIDDEN', 'draft versions run only for test end users (isTestUser: true); use published or a version number');
+    }
+    const start = { companyId, version, action, ...selected };
+    answer(ctx, await observeRun(ctx, start, (facts) => runAction(services, { ...start, arguments: body.actionArguments ?? {}, signal: abortOnClose(ctx), facts })));
+  });
+
+  return servedDirectly(router);
+}
+
+/**
+ * The envelope, written here straight to bytes (as Koa would serialise it,
+ * but with the app's JSON bytes spliced into meta.response.body), with the
+ * Content-Type Koa gives JSON written out: `ctx.type = 'json'` looks the
+ * type up again on every response.
+ */
+export function answer(ctx: AppContext, outcome: RunOutcome): void {
+  ctx.status = outcome.status;
+  ctx.set('Content-Type', 'application/json; charset=utf-8');
+  ctx.body = envelopeBytes(outcome.envelope);
+}
+
+/** A caller who hangs up stops the run: no retry waits or app calls for nobody. */
+export function abortOnClose(ctx: AppContext): CallStop {
+  const stop = new CallStop();
+  ctx.res.once('close', () => {
+    if (!ctx.res.writableEnded) stop.abort(new Error('the caller went away'));
+  });
+  return stop;
+}

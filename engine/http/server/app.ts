@@ -1,0 +1,84 @@
+import Koa from 'koa';
+import Router from '@koa/router';
+import type { Services } from '../services.ts';
+import type { AppState } from './context.ts';
+import { closeUnread } from './middleware/close-unread.ts';
+import { directRoutes } from './direct-routes.ts';
+import { errorEnvelope } from './middleware/errors.ts';
+import { jsonBody } from './middleware/json-body.ts';
+import { requestId } from './middleware/request-id.ts';
+import { requestLog } from './middleware/request-log.ts';
+import { traceRequests } from '../../platform/tracing/index.ts';
+import { healthRoutes } from './health-routes.ts';
+import { memberRoutes } from '../members/routes.ts';
+import { endUserRoutes } from '../end-users/routes.ts';
+import { companyRoutes } from '../companies/routes.ts';
+import { tokenRoutes } from '../end-user-tokens/routes.ts';
+import { openApiRoutes } from '../openapi/routes.ts';
+import { apiDocsRoutes } from '../pages/api-docs/routes.ts';
+import { sdkRoutes } from '../pages/sdk/routes.ts';
+import { connectPageRoutes } from '../pages/connect-page/routes.ts';
+import { definitionsRoutes } from '../../core/definitions/index.ts';
+import { describeRoutes } from '../describe/routes.ts';
+import { appConfigurationRoutes } from '../app-configurations/routes.ts';
+import { connectionRoutes } from '../connections/routes.ts';
+import { installationRoutes } from '../installations/routes.ts';
+import { connectRoutes } from '../connect/routes.ts';
+import { runRoutes } from '../runs/routes.ts';
+import { endUserCors } from '../embedding/cors.ts';
+import { endUserConnectionRoutes } from '../end-user-connections/routes.ts';
+import { endUserRunRoutes } from '../end-user-runs/routes.ts';
+import { embeddingRoutes } from '../embedding/routes.ts';
+import { webhookRoutes } from '../webhooks/routes.ts';
+import { httpMetrics } from '../observability/http-metrics.ts';
+import { metricsRoutes } from '../observability/metrics-routes.ts';
+
+/** Every feature's routes, in one list: the surface of the gateway at a glance. */
+export function featureRoutes(services: Services): Router<AppState>[] {
+  return [
+    healthRoutes(services),
+    memberRoutes(services),
+    endUserRoutes(services),
+    tokenRoutes(services),
+    companyRoutes(services),
+    openApiRoutes(services),
+    apiDocsRoutes(),
+    sdkRoutes(),
+    connectPageRoutes(services),
+    definitionsRoutes(services),
+    describeRoutes(services),
+    appConfigurationRoutes(services),
+    connectionRoutes(services),
+    installationRoutes(services),
+    connectRoutes(services),
+    embeddingRoutes(services),
+    endUserConnectionRoutes(services),
+    endUserRunRoutes(services),
+    runRoutes(services),
+    webhookRoutes(services),
+    metricsRoutes(services.metrics, services.config.metrics.token ? { token: services.config.metrics.token } : null),
+  ];
+}
+
+/** Builds the HTTP app from configuration and dependencies; it does not listen. */
+export function createApp(services: Services): Koa<AppState> {
+  const app = new Koa<AppState>();
+  app.silent = true;
+  app.use(requestId());
+  app.use(traceRequests());
+  app.use(closeUnread());
+  app.use(requestLog(services.logger));
+  app.use(httpMetrics(services.metrics));
+  app.use(errorEnvelope(services.logger));
+  app.use(endUserCors(services));
+  app.use(jsonBody());
+  // One root router, so 405 answers know every method any feature mounts on a path.
+  const root = new Router<AppState>();
+  const routers = featureRoutes(services);
+  for (const router of routers) root.use(router.routes());
+  // The hot routes (the runs), looked up directly, their middleware composed once; the rest through the root router.
+  app.use(directRoutes(routers, root));
+  app.use(root.routes());
+  app.use(root.allowedMethods());
+  return app;
+}

@@ -1,0 +1,63 @@
+import type { Middleware } from 'koa';
+import { GatewayError } from '../../../platform/errors/index.ts';
+import type { Logger } from '../../../platform/log/logger.ts';
+import type { AppState } from '../context.ts';
+
+/**
+ * The one place that decides what a client sees of a failure: a GatewayError
+ * as it is, an HTTP error raised by Koa or the router mapped to a stable code,
+ * anything else as INTERNAL_ERROR with its details only in the log.
+ */
+export function errorEnvelope(logger: Logger): Middleware<AppState> {
+  return async (ctx, next) => {
+    try {
+      await next();
+      // The router leaves these without a body (and with an Allow header for 405).
+      if (ctx.body === undefined || ctx.body === null) {
+        if (ctx.status === 404) throw GatewayError.of('NOT_FOUND', `no route for ${ctx.method} ${ctx.path}`);
+        if (ctx.status === 405) throw GatewayError.of('METHOD_NOT_ALLOWED', `${ctx.method} is not allowed on ${ctx.path}`);
+        if (ctx.status === 501) throw GatewayError.of('METHOD_NOT_ALLOWED', `${ctx.method} is not supported`);
+      }
+    } catch (thrown) {
+      // The caller hung up (a run stops on that): nobody is left to answer, and nothing failed.
+      if (ctx.res.destroyed || ctx.socket.destroyed) {
+        logger.info({ reqId: ctx.state.requestId }, 'the caller went away before the answer');
+        ctx.status = 499;
+        return;
+      }
+      const error = toGatewayError(thrown, ctx.method, ctx.path);
+      if (error.status >= 500) {
+        logger.error({ reqId: ctx.state.requestId, err: thrown }, 'request failed');
+      }
+      ctx.status = error.status;
+      // The type Koa would give a JSON body (ctx.type = 'json' looks it up in mime-types on every answer), written out.
+      if (!ctx.res.hasHeader('Content-Type')) ctx.res.setHeader('Content-Type', 'application/json; charset=utf-8');
+      ctx.body = error.toBody();
+      if (error.status === 401) ctx.set('WWW-Authenticate', 'Bearer');
+      const retryAfter = (error.details as { retryAfterSeconds?: unknown } | undefined)?.retryAfterSeconds;
+      if (typeof retryAfter === 'number') ctx.set('Retry-After', String(retryAfter));
+    }
+  };
+}
+
+const HTTP_STATUS_CODES: Record<number, Parameters<typeof GatewayError.of>[0]> = {
+  400: 'VALIDATION_ERROR',
+  401: 'UNAUTHORIZED',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  405: 'METHOD_NOT_ALLOWED',
+  413: 'PAYLOAD_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+};
+
+function toGatewayError(thrown: unknown, method: string, path: string): GatewayError {
+  if (thrown instanceof GatewayError) return thrown;
+  const status = (thrown as { status?: unknown } | null)?.status;
+  const expose = (thrown as { expose?: unknown } | null)?.expose === true;
+  if (typeof status === 'number' && expose && HTTP_STATUS_CODES[status]) {
+    if (status === 405) return GatewayError.of('METHOD_NOT_ALLOWED', `${method} is not allowed on ${path}`);
+    if (status === 404) return GatewayError.of('NOT_FOUND', `no route for ${method} ${path}`);
+    return GatewayError.of(HTTP_STATUS_CODES[status]!, (thrown as Error).message);
+  }
+  return GatewayError.of('INTERNAL_ERROR', 'the gateway failed to handle this request; the request id identifies it in the logs');
+}

@@ -1,0 +1,213 @@
+import { performance } from 'node:perf_hooks';
+import type { ConnectionOptions } from 'node:tls';
+import type { Dispatcher } from 'undici';
+import { validationError, type FieldProblem } from '../errors/index.ts';
+import { EgressDeniedError } from '../egress/egress-denied.ts';
+import { createEgressPolicy, type EgressPolicy } from '../egress/policy.ts';
+import { createOutboundAgent } from './agent.ts';
+import { CallStop, onAbort } from './call-stop.ts';
+import { classifyError } from './classify-error.ts';
+import { encodeBody } from './encode.ts';
+import { OutboundError } from './outbound-error.ts';
+import { parseBody } from './parse-body.ts';
+import { readBody } from './read-body.ts';
+import { redirectHop, type Hop } from './redirect.ts';
+import { createUrlTargets } from './targets.ts';
+import { DEFAULT_OUTBOUND_SETTINGS, type OutboundSettings } from './settings.ts';
+import { DEFAULT_USER_AGENT } from './user-agent.ts';
+import { traceCall } from '../tracing/index.ts';
+import type { OutboundRequest, OutboundResponse } from './types.ts';
+
+export interface HttpClient {
+  /**
+   * Sends one request to a third-party app and reads the whole response.
+   * Resolves with any HTTP status (a 404 or 500 is a response, not an
+   * error). Rejects with EgressDeniedError (EGRESS_DENIED) or OutboundError
+   * (UPSTREAM_TIMEOUT, UPSTREAM_UNREACHABLE, RESPONSE_TOO_LARGE,
+   * UPSTREAM_PROTOCOL_ERROR).
+   */
+  send(request: OutboundRequest): Promise<OutboundResponse>;
+  readonly settings: OutboundSettings;
+  /** Closes the pools this client opened (not an injected dispatcher). */
+  close(): Promise<void>;
+}
+
+export interface HttpClientOptions {
+  settings?: Partial<OutboundSettings>;
+  /** Refuses loopback, private, link-local, metadata ... addresses; with an empty allow-list when not given. */
+  policy?: EgressPolicy;
+  /**
+   * Replaces the egress-checked keep-alive Agent (an undici MockAgent in
+   * tests). IP-literal destinations are still checked by send(); names are
+   * checked only by the default Agent's lookup.
+   */
+  dispatcher?: Dispatcher;
+  /** Extra TLS options for the default Agent (a private CA, for instance). */
+  tls?: ConnectionOptions;
+}
+
+export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
+  const settings: OutboundSettings = { ...DEFAULT_OUTBOUND_SETTINGS, ...options.settings };
+  const policy = options.policy ?? createEgressPolicy();
+  const owned = options.dispatcher ? null : createOutboundAgent(settings, policy, options.tls);
+  const dispatcher = options.dispatcher ?? owned!;
+  const targets = createUrlTargets();
+
+  async function send(outbound: OutboundRequest): Promise<OutboundResponse> {
+    const started = performance.now();
+    const headers = requestHeaders(outbound.headers);
+    headers['accept-encoding'] ??= 'gzip, deflate, br';
+    // App calls, token and refresh calls, code and credential exchanges, lookups: all come through here.
+    headers['user-agent'] ??= DEFAULT_USER_AGENT;
+    const body = encodeBody(outbound.body, headers);
+    const hop: Hop = { method: outbound.method.toUpperCase(), url: targets.of(outbound.url, outbound.query), headers, body };
+    const stop = new CallStop();
+    const deadline = { expired: false };
+    const timer = setTimeout(() => {
+      deadline.expired = true;
+      stop.abort(new Error('total timeout'));
+    }, settings.totalTimeoutMs);
+    const caller = outbound.signal;
+    const stopListening = caller ? onAbort(caller, () => stop.abort(caller.reason)) : null;
+    if (caller?.aborted) stop.abort(caller.reason);
+    try {
+      return await traceCall(hop, () => sendHops(outbound, hop, stop, deadline, started));
+    } finally {
+      clearTimeout(timer);
+      stopListening?.();
+    }
+  }
+
+  async function sendHops(outbound: OutboundRequest, first: Hop, signal: CallStop, deadline: { expired: boolean }, started: number): Promise<OutboundResponse> {
+    let hop = first;
+
+    for (let redirects = 0; ; redirects++) {
+      const host = hop.url.host;
+      try {
+        checkDestination(hop.url, policy);
+        // The dispatcher is given the origin and path it would otherwise parse out of the URL again.
+        const response = await dispatcher.request({
+          origin: hop.url.origin,
+          path: pathOf(hop.url),
+          method: hop.method as Dispatcher.HttpMethod,
+          headers: hop.headers,
+          body: hop.body ?? null,
+          signal,
+          headersTimeout: settings.headersTimeoutMs,
+          bodyTimeout: settings.bodyTimeoutMs,
+        });
+        const responseHeaders = flattenHeaders(response.headers as Record<string, string | string[]>);
+        let next: Hop | null = null;
+        if (settings.maxRedirects > 0) {
+          try {
+            next = redirectHop(hop, response.statusCode, responseHeaders.location, outbound.redirect);
+          } catch (refused) {
+            await response.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
+            throw refused;
+          }
+        }
+        if (next) {
+          await response.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
+          if (redirects >= settings.maxRedirects) {
+            throw new OutboundError('UPSTREAM_PROTOCOL_ERROR', `${host} redirected more than ${settings.maxRedirects} times (OUTBOUND_MAX_REDIRECTS)`, {
+              host,
+              limit: settings.maxRedirects,
+              setting: 'OUTBOUND_MAX_REDIRECTS',
+            });
+          }
+          hop = next;
+          continue;
+        }
+        const declared = Number(responseHeaders['content-length']);
+        if (hop.method !== 'HEAD' && !responseHeaders['content-encoding'] && declared > settings.maxResponseBytes) {
+          response.body.on('error', () => undefined);
+          response.body.destroy();
+          throw new OutboundError(
+            'RESPONSE_TOO_LARGE',
+            `the response from ${host} is larger than ${settings.maxResponseBytes} bytes (OUTBOUND_MAX_RESPONSE_BYTES); the call was aborted`,
+            { host, limit: settings.maxResponseBytes, setting: 'OUTBOUND_MAX_RESPONSE_BYTES' },
+          );
+        }
+        const read = await readBody(response.body, responseHeaders['content-encoding'], settings.maxResponseBytes, host);
+        const parsed = parseBody(read.bytes, responseHeaders['content-type']);
+        return {
+          status: response.statusCode,
+          headers: responseHeaders,
+          ...parsed,
+          rawBody: read.bytes,
+          rawBytes: read.bytes.length,
+          wireBytes: read.wireBytes,
+          durationMs: Math.round(performance.now() - started),
+          url: hop.url.href,
+          redirects,
+        };
+      } catch (error) {
+        if (outbound.signal?.aborted && !deadline.expired) throw error;
+        throw classifyError(error, host, settings, deadline.expired);
+      }
+    }
+  }
+
+  return {
+    send,
+    settings,
+    close: async () => {
+      await owned?.close();
+    },
+  };
+}
+
+/** Set by the client for each hop, never taken from a definition: the Host comes from the URL, framing from the body. */
+const CONNECTION_HEADERS = new Set(['host', 'connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'content-length']);
+
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const LINE_BREAK_OR_NUL = /[\r\n\0]/;
+
+/**
+ * The request's headers as sent: names lower-cased (a later duplicate by
+ * case wins), values as strings, the connection headers left out. A header
+ * value with a line break or NUL (an argument placed in a header, say) would
+ * be refused by undici as an internal error; it is the request's fault, so
+ * it is a VALIDATION_ERROR naming the header, never its value.
+ */
+function requestHeaders(given: Record<string, string> | undefined): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (given === undefined) return headers;
+  for (const name in given) {
+    const lower = name.toLowerCase();
+    if (!CONNECTION_HEADERS.has(lower)) headers[lower] = String(given[name]);
+  }
+  let problems: FieldProblem[] | null = null;
+  for (const name in headers) {
+    if (!TOKEN.test(name)) {
+      (problems ??= []).push({ field: 'headers', rule: 'header-name', message: 'a header name is not a valid HTTP token' });
+    } else if (LINE_BREAK_OR_NUL.test(headers[name]!)) {
+      (problems ??= []).push({ field: `headers.${name}`, rule: 'header-value', message: 'must not contain line breaks or NUL characters' });
+    }
+  }
+  if (problems !== null) throw validationError(problems);
+  return headers;
+}
+
+/** The request target undici sends: the path and the query, never the fragment. */
+function pathOf(url: URL): string {
+  const search = url.search;
+  return search ? url.pathname + search : url.pathname;
+}
+
+function checkDestination(url: URL, policy: EgressPolicy): void {
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new EgressDeniedError(url.host, '', 'not http(s)', `${url.protocol} URLs are not allowed (${url.host || 'no host'}); only http: and https:`);
+  }
+  const denied = policy.checkHost(url.hostname);
+  if (denied) throw denied;
+}
+
+/** undici's response headers (lower-case names already), repeated ones joined with ", ", in place. */
+function flattenHeaders(headers: Record<string, string | string[]>): Record<string, string> {
+  for (const name in headers) {
+    const value = headers[name];
+    if (Array.isArray(value)) headers[name] = value.join(', ');
+  }
+  return headers as Record<string, string>;
+}

@@ -1,0 +1,72 @@
+import { open, seal } from '../../platform/crypto/cipher.ts';
+import { GatewayError } from '../../platform/errors/index.ts';
+import { newId } from '../../platform/ids.ts';
+import type { Services } from '../../http/services.ts';
+import type { AppConfigurationRecord } from '../../platform/store/index.ts';
+import { connectableVersion } from '../connections/connections.ts';
+import type { AppConfigurationSecrets, PutAppConfigurationBody } from './schemas.ts';
+
+/**
+ * A company's settings for one app: the OAuth client it registered with the
+ * provider, and its credential-exchange endpoint. PUT replaces the plain
+ * fields; a secret left out keeps the stored one (it is never shown, so a
+ * caller could not send it back).
+ */
+export async function putAppConfiguration(services: Services, companyId: string, appSlug: string, body: PutAppConfigurationBody): Promise<AppConfigurationRecord> {
+  connectableVersion(services, appSlug);
+  const configKey = `${companyId}:${appSlug}`;
+  const existing = await services.store.appConfigurations.findOne({ configKey });
+  const id = existing?.id ?? newId('cfg');
+  const previous: AppConfigurationSecrets = existing ? open(services.keyring, id, existing.secrets) : {};
+  const secrets: AppConfigurationSecrets = {
+    ...(body.clientSecret ?? previous.clientSecret ? { clientSecret: body.clientSecret ?? previous.clientSecret } : {}),
+    ...(body.exchangeSecret ?? previous.exchangeSecret ? { exchangeSecret: body.exchangeSecret ?? previous.exchangeSecret } : {}),
+  };
+  const now = new Date();
+  const record: AppConfigurationRecord = {
+    id,
+    companyId,
+    appSlug,
+    configKey,
+    clientId: body.clientId ?? null,
+    redirectUri: body.redirectUri ?? null,
+    exchangeUrl: body.exchangeUrl ?? null,
+    secrets: seal(services.keyring, id, secrets),
+    hasClientSecret: secrets.clientSecret !== undefined,
+    hasExchangeSecret: secrets.exchangeSecret !== undefined,
+    createdOn: existing?.createdOn ?? now,
+    updatedOn: now,
+  };
+  if (existing) {
+    const { id: _id, ...fields } = record;
+    await services.store.appConfigurations.updateOne({ id }, { $set: fields });
+  } else {
+    await services.store.appConfigurations.insert(record);
+  }
+  return record;
+}
+
+export async function findAppConfiguration(services: Services, companyId: string, appSlug: string): Promise<AppConfigurationRecord | null> {
+  return await services.store.appConfigurations.findOne({ configKey: `${companyId}:${appSlug}` });
+}
+
+export async function requireAppConfiguration(services: Services, companyId: string, appSlug: string): Promise<AppConfigurationRecord> {
+  const found = await findAppConfiguration(services, companyId, appSlug);
+  if (!found) {
+    throw GatewayError.of('APP_NOT_CONFIGURED', `app "${appSlug}" is not configured for your company: PUT /v2/apps/${appSlug}/configuration first`);
+  }
+  return found;
+}
+
+export function appConfigurationView(record: AppConfigurationRecord) {
+  return {
+    appSlug: record.appSlug,
+    clientId: record.clientId,
+    hasClientSecret: record.hasClientSecret,
+    redirectUri: record.redirectUri,
+    exchangeUrl: record.exchangeUrl,
+    hasExchangeSecret: record.hasExchangeSecret,
+    createdOn: record.createdOn.toISOString(),
+    updatedOn: record.updatedOn.toISOString(),
+  };
+}

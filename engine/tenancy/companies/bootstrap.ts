@@ -1,0 +1,71 @@
+import { findActiveApiKey, hashApiKey, issueApiKey } from '../api-keys/api-keys.ts';
+import type { Store } from '../../platform/store/index.ts';
+import { addMember, createCompany } from './companies.ts';
+
+export const BOOTSTRAP_OWNER = { name: 'Owner', email: 'owner@example.com' } as const;
+const KEY_NAME = 'bootstrap';
+
+export type BootstrapOutcome =
+  | {
+      kind: 'skipped';
+      /** BOOTSTRAP_API_KEY was set, the store already has a company, and that key is not one of the store's keys (it answers 401). */
+      ignoredKey: boolean;
+    }
+  | {
+      kind: 'created';
+      companyId: string;
+      userId: string;
+      /** The generated key to show once; null when BOOTSTRAP_API_KEY chose it. */
+      generatedKey: string | null;
+      /** True when this start finished a bootstrap an earlier start left unfinished. */
+      resumed: boolean;
+      /** Call once the generated key has reached its reader (a terminal, a file): until then the next start issues a new one. */
+      delivered(): Promise<void>;
+    };
+
+/**
+ * On an empty store, creates the "Default" company, its owner and one API
+ * key: BOOTSTRAP_API_KEY when given, a generated key otherwise (returned so
+ * the caller can show it once). A store that already has a company is left
+ * alone, whatever BOOTSTRAP_API_KEY says.
+ *
+ * The writes are separate (the store has no transactions), so it is made
+ * resumable instead: the company is written first, marked `bootstrapPending`,
+ * and the mark is removed last, once the key is stored and (a generated one)
+ * delivered. A start that finds a marked company finishes the job: it adds
+ * the owner if missing, revokes keys of an earlier attempt that nobody can
+ * know (generated and never delivered, or another chosen key) and issues the
+ * key. A kill anywhere in between therefore never leaves a company without a
+ * usable key.
+ */
+export async function bootstrap(store: Store, bootstrapApiKey: string | undefined): Promise<BootstrapOutcome> {
+  const pending = await store.companies.findOne({ bootstrapPending: true });
+  if (!pending && (await store.companies.count({})) > 0) {
+    const ignoredKey = bootstrapApiKey !== undefined && (await findActiveApiKey(store, bootstrapApiKey)) === null;
+    return { kind: 'skipped', ignoredKey };
+  }
+  const company = pending ?? (await createCompany(store, { name: 'Default', bootstrapPending: true }));
+  const owner =
+    (await store.members.findOne({ companyId: company.id, email: BOOTSTRAP_OWNER.email })) ??
+    (await addMember(store, company.id, { ...BOOTSTRAP_OWNER, role: 'owner' }));
+  // A kill between the member write and its count leaves memberCount behind; the count is the truth.
+  if (pending) await store.companies.updateOne({ id: company.id }, { $set: { memberCount: await store.members.count({ companyId: company.id }) } });
+
+  const chosenHash = bootstrapApiKey === undefined ? null : hashApiKey(bootstrapApiKey);
+  let haveChosen = false;
+  for (const earlier of await store.apiKeys.find({ companyId: company.id, name: KEY_NAME, revokedOn: null })) {
+    if (earlier.hash === chosenHash) haveChosen = true;
+    else await store.apiKeys.updateOne({ id: earlier.id }, { $set: { revokedOn: new Date() } });
+  }
+  const generatedKey = bootstrapApiKey === undefined ? (await issueApiKey(store, { companyId: company.id, userId: owner.userId }, KEY_NAME)).key : null;
+  if (bootstrapApiKey !== undefined && !haveChosen) {
+    await issueApiKey(store, { companyId: company.id, userId: owner.userId }, KEY_NAME, bootstrapApiKey);
+  }
+
+  const delivered = async () => {
+    await store.companies.updateOne({ id: company.id }, { $unset: { bootstrapPending: true } });
+  };
+  // A chosen key is known to whoever chose it: nothing to deliver.
+  if (generatedKey === null) await delivered();
+  return { kind: 'created', companyId: company.id, userId: owner.userId, generatedKey, resumed: pending !== null, delivered };
+}

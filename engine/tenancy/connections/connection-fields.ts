@@ -1,0 +1,25 @@
+import type { FieldTable } from '../../platform/query/field-table.ts';
+import type { ListQueryOptions } from '../../platform/query/list-query.ts';
+
+/** The fields of GET /v2/connections: what `fields`, `sort` and `where` may name. Credentials are not among them. */
+export const CONNECTION_FIELDS: FieldTable = {
+  id: { type: 'string', description: 'The connection id (`con_…`).' },
+  appId: { type: 'string', description: 'The app id.' },
+  appSlug: { type: 'string', description: 'The app slug.' },
+  authId: { type: 'string', description: 'The auth definition the credentials are for.' },
+  authType: { type: 'string', description: 'The kind of auth, e.g. ApiKey or OAuth2AuthorizationCode.' },
+  endUserId: { type: 'string', nullable: true, description: 'The end user who owns the account; null for company connections.' },
+  name: { type: 'string', nullable: true, description: 'The name given on create.' },
+  metadata: { type: 'object', description: 'Host variables; filter by one key, e.g. metadata.region==eu.' },
+  status: { type: 'string', description: 'active, or needs_reauthorization after the provider refused its grant or client credentials (PATCH new credentials to make it active).' },
+  tokenExpiresAt: { type: 'date-time', nullable: true, description: 'When the stored access token expires, if known.' },
+  createdOn: { type: 'date-time', description: 'When the connection was created.' },
+  updatedOn: { type: 'date-time', description: 'When the connection last changed (credentials included).' },
+};
+
+export const CONNECTION_LIST_OPTIONS: ListQueryOptions = {
+  defaultLimit: 100,
+  maxLimit: 1000,
+  defaultSort: { createdOn: 1 },
+  tieBreaker: 'id',
+};

@@ -1,0 +1,51 @@
+import { validationError, type FieldProblem } from '../../platform/errors/index.ts';
+import { newId } from '../../platform/ids.ts';
+import type { Services } from '../../http/services.ts';
+import { DuplicateKeyError, type EmbeddingSettingsRecord, type Store } from '../../platform/store/index.ts';
+import { parseOrigin } from './origins.ts';
+import type { PutEmbeddingBody } from './schemas.ts';
+
+/** What a company that never set its embedding settings has: no origin, no app (nothing is open to browsers until it says so). */
+export interface EmbeddingSettings {
+  allowedOrigins: readonly string[];
+  enabledApps: readonly string[];
+  updatedOn: Date | null;
+}
+
+export async function embeddingSettings(store: Store, companyId: string): Promise<EmbeddingSettings> {
+  const record = await store.embeddingSettings.findOne({ companyId });
+  return record ?? { allowedOrigins: [], enabledApps: [], updatedOn: null };
+}
+
+/** Checks and replaces both lists; an origin is kept normalised, an app must be one the gateway has loaded. */
+export async function putEmbeddingSettings(services: Services, companyId: string, body: PutEmbeddingBody): Promise<EmbeddingSettings> {
+  const problems: FieldProblem[] = [];
+  const origins: string[] = [];
+  body.allowedOrigins.forEach((raw, i) => {
+    const parsed = parseOrigin(raw, `allowedOrigins[${i}]`);
+    if ('problem' in parsed) problems.push(parsed.problem);
+    else if (!origins.includes(parsed.origin)) origins.push(parsed.origin);
+  });
+  const loaded = services.definitions.current().appsBySlug;
+  body.enabledApps.forEach((slug, i) => {
+    if (!loaded.has(slug)) problems.push({ field: `enabledApps[${i}]`, rule: 'exists', message: `no app with slug "${slug}" is loaded (GET /v2/universal/apps lists them)` });
+  });
+  if (problems.length) throw validationError(problems);
+
+  const now = new Date();
+  const fields = { allowedOrigins: origins, enabledApps: [...body.enabledApps], updatedOn: now };
+  if (await services.store.embeddingSettings.updateOne({ companyId }, { $set: fields })) return fields;
+  const record: EmbeddingSettingsRecord = { id: newId('emb'), companyId, ...fields, createdOn: now };
+  try {
+    await services.store.embeddingSettings.insert(record);
+  } catch (error) {
+    // Two first PUTs raced: the other inserted; this one, the later, wins.
+    if (!(error instanceof DuplicateKeyError)) throw error;
+    await services.store.embeddingSettings.updateOne({ companyId }, { $set: fields });
+  }
+  return fields;
+}
+
+export function embeddingSettingsView(settings: EmbeddingSettings) {
+  return { allowedOrigins: [...settings.allowedOrigins], enabledApps: [...settings.enabledApps], updatedOn: settings.updatedOn ? settings.updatedOn.toISOString() : null };
+}

@@ -1,0 +1,83 @@
+import { expect } from 'chai';
+import { DefinitionsLoader } from '../../../engine/core/definitions/loader.ts';
+import { sourceFile } from '../../../engine/core/definitions/source-files.ts';
+
+const AUTHS: Record<string, string> = {
+  code: `type: OAuth2AuthorizationCode
+id: code
+authorizeUrl: https://auth.example/authorize
+tokenUrl: https://auth.example/token
+scopes: [read, write]
+pkce: true
+authorizeParams: { access_type: offline }
+refresh: { enabled: true, url: https://auth.example/refresh }
+`,
+  machine: `type: OAuth2ClientCredentials
+id: machine
+tokenUrl: https://{{tenant}}.auth.example/token
+clientAuthentication: Body
+`,
+  key: `type: ApiKey
+id: key
+in: Query
+parameterName: api_key
+value: "{{apiKey}}"
+arguments: [{ key: apiKey, dataType: String, required: true }]
+`,
+  basic: `type: Basic
+id: basic
+username: "{{apiKey}}"
+password: ""
+arguments: [{ key: apiKey, dataType: String, required: true }]
+`,
+  bearer: `type: Bearer
+id: bearer
+token: "{{token}}"
+arguments: [{ key: token, dataType: String, required: true }]
+`,
+  exchange: `type: CredentialExchange
+id: exchange
+method: POST
+url: https://{{tenant}}.auth.example/exchange
+body: { user: "{{metadata.email}}", audience: gateway }
+response: |
+  { "accessToken": body.token, "expiresIn": body.expires_in }
+`,
+};
+
+function version(auths: Record<string, string>) {
+  return [
+    sourceFile('x/app.yaml', 'id: x\nslug: x\nname: X\npublished: 1\n'),
+    sourceFile(
+      'x/versions/1/api.yaml',
+      `baseUrl: https://{{tenant}}.api.example\nauths: [${Object.keys(auths).join(', ')}]\narguments: [{ key: tenant, dataType: String, required: true }]\n`,
+    ),
+    ...Object.entries(auths).map(([id, text]) => sourceFile(`x/versions/1/auths/${id}.yaml`, text)),
+  ];
+}
+
+describe('auth kinds', () => {
+  it('accepts every kind, resolves them in the order api.yaml lists them, and compiles the exchange mapping', async () => {
+    const result = new DefinitionsLoader().load(version(AUTHS));
+    expect(result.problems).to.deep.equal([]);
+    const api = result.snapshot!.apps.get('x')!.versions.get(1)!.api;
+    expect(api.auths.map((a) => a.type)).to.deep.equal(['OAuth2AuthorizationCode', 'OAuth2ClientCredentials', 'ApiKey', 'Basic', 'Bearer', 'CredentialExchange']);
+    const exchange = api.auths.at(-1)!;
+    expect(await exchange.exchangeResponse!.expression.evaluate({ body: { token: 't', expires_in: 60 } })).to.deep.equal({ accessToken: 't', expiresIn: 60 });
+  });
+
+  it('checks the properties of the kind named by type, and only those', () => {
+    const result = new DefinitionsLoader().load(version({ key: 'type: ApiKey\nid: key\nin: Header\nvalue: x\ntokenUrl: https://a.example\n' }));
+    expect(result.problems.map((p) => `${p.line}:${p.column} ${p.code} ${p.message}`)).to.deep.equal([
+      '1:1 SCHEMA_REQUIRED the auth definition is missing required property "parameterName"',
+      '5:1 SCHEMA_UNKNOWN_PROPERTY property "tokenUrl" is not allowed in the auth definition (allowed: type, id, name, description, arguments, in, parameterName, value)',
+    ]);
+  });
+
+  it('names the kinds there are when type is unknown', () => {
+    const result = new DefinitionsLoader().load(version({ key: 'type: Digest\nid: key\n' }));
+    expect(result.problems.map((p) => `${p.line}:${p.column} ${p.code} ${p.message}`)).to.deep.equal([
+      '1:7 SCHEMA_ENUM type must be one of OAuth2AuthorizationCode, OAuth2ClientCredentials, ApiKey, Basic, Bearer, CredentialExchange (got "Digest")',
+    ]);
+  });
+});

@@ -1,0 +1,93 @@
+import { expect } from 'chai';
+import { bootstrap } from '../../../engine/tenancy/companies/bootstrap.ts';
+import { findActiveApiKey } from '../../../engine/tenancy/api-keys/api-keys.ts';
+import { openEmbeddedStore } from '../../../engine/platform/store/embedded/nedb-store.ts';
+import type { Store } from '../../../engine/platform/store/index.ts';
+import { call, startTestGateway } from '../../helpers/gateway.ts';
+import { tempDir } from '../../helpers/temp-dir.ts';
+
+const KEY = 'bootstrap-resume-key-0123456789';
+
+/** The store as a process killed right after one write would have left it: the write lands, then "the process dies". */
+function killedAfterInsertInto(store: Store, collection: 'companies' | 'members' | 'apiKeys'): Store {
+  const real = store[collection];
+  const crashing = new Proxy(real, {
+    get(target, prop) {
+      if (prop === 'insert') return async (record: never) => {
+        await target.insert(record);
+        throw new Error(`killed after the ${collection} write`);
+      };
+      const value = Reflect.get(target, prop, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  return new Proxy(store, { get: (target, prop) => (prop === collection ? crashing : Reflect.get(target, prop, target)) });
+}
+
+describe('bootstrap', () => {
+  let dir: string;
+  let cleanup: () => Promise<void>;
+  beforeEach(async () => ({ dir, cleanup } = await tempDir()));
+  afterEach(() => cleanup());
+
+  for (const collection of ['companies', 'members', 'apiKeys'] as const) {
+    it(`finishes on the next start a bootstrap killed right after the ${collection} write: BOOTSTRAP_API_KEY answers 200, one company`, async () => {
+      const store = await openEmbeddedStore(dir);
+      const error = await bootstrap(killedAfterInsertInto(store, collection), KEY).then(() => null, (e: Error) => e);
+      expect(error?.message).to.equal(`killed after the ${collection} write`);
+      await store.close();
+
+      const gw = await startTestGateway({ DATA_DIR: dir, BOOTSTRAP_API_KEY: KEY });
+      try {
+        const users = await call(gw, 'GET', '/v1/users');
+        expect(users.status).to.equal(200);
+        expect(users.body.data).to.have.length(1);
+        const companies = await call(gw, 'GET', '/v1/companies');
+        expect(companies.body.data.map((c: { name: string; memberCount: number }) => [c.name, c.memberCount])).to.deep.equal([['Default', 1]]);
+        expect(gw.logs()).to.include('finished the bootstrap of company \\"Default\\" that an earlier start left unfinished');
+      } finally {
+        await gw.stop({ keepData: true });
+      }
+    });
+  }
+
+  it('issues a new generated key, and revokes the first, when the first was never delivered (killed before it was shown)', async () => {
+    const store = await openEmbeddedStore(dir);
+    try {
+      const first = await bootstrap(store, undefined);
+      expect(first.kind).to.equal('created');
+      const firstKey = (first as { generatedKey: string }).generatedKey;
+      // No delivered(): the process died before the key reached a terminal or its file.
+      const second = await bootstrap(store, undefined);
+      expect(second.kind).to.equal('created');
+      const secondKey = (second as { generatedKey: string }).generatedKey;
+      expect(secondKey).to.match(/^igw_/).and.not.equal(firstKey);
+      expect(await findActiveApiKey(store, firstKey)).to.equal(null);
+      expect(await findActiveApiKey(store, secondKey)).not.to.equal(null);
+      await (second as { delivered(): Promise<void> }).delivered();
+      expect((await bootstrap(store, undefined)).kind, 'delivered: done for good').to.equal('skipped');
+      expect(await store.companies.count({})).to.equal(1);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('warns when BOOTSTRAP_API_KEY is set but ignored because the store has a company, and not when it is already a key of the store', async () => {
+    const first = await startTestGateway({ DATA_DIR: dir, BOOTSTRAP_API_KEY: KEY });
+    await first.stop({ keepData: true });
+    const same = await startTestGateway({ DATA_DIR: dir, BOOTSTRAP_API_KEY: KEY });
+    expect(same.logs()).not.to.include('BOOTSTRAP_API_KEY');
+    await same.stop({ keepData: true });
+
+    const other = await startTestGateway({ DATA_DIR: dir, BOOTSTRAP_API_KEY: 'another-bootstrap-key-9876543210' });
+    try {
+      expect((await call(other, 'GET', '/v1/users')).status).to.equal(401);
+      const warning = other.logs().split('\n').find((line) => line.includes('BOOTSTRAP_API_KEY is set but ignored'));
+      expect(warning, other.logs()).to.not.equal(undefined);
+      expect(JSON.parse(warning!).level).to.equal(40);
+      expect(warning).not.to.include('another-bootstrap-key');
+    } finally {
+      await other.stop({ keepData: true });
+    }
+  });
+});

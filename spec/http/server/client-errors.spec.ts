@@ -1,0 +1,81 @@
+import { expect } from 'chai';
+import net from 'node:net';
+import { startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
+import { rawExchange, type RawAnswer } from '../../helpers/raw-http.ts';
+
+/** What every answer to a request the server could not read looks like: the error shape, on a closed connection. */
+function expectErrorAnswer(answer: RawAnswer, status: number, code: string, message: string | RegExp): void {
+  expect(answer.status, answer.text.slice(0, 200)).to.equal(status);
+  expect(answer.headers['content-type']).to.equal('application/json; charset=utf-8');
+  expect(answer.headers.connection).to.equal('close');
+  expect(answer.headers['x-request-id']).to.match(/^[0-9a-f-]{36}$/);
+  expect(answer.body.success).to.equal(false);
+  expect(answer.body.error.code).to.equal(code);
+  if (typeof message === 'string') expect(answer.body.error.message).to.equal(message);
+  else expect(answer.body.error.message).to.match(message);
+  expect(Number(answer.headers['content-length'])).to.equal(Buffer.byteLength(JSON.stringify(answer.body)));
+  expect(answer.closed).to.equal(true);
+}
+
+describe('requests the server cannot read (the error shape, not a bare status or a reset)', () => {
+  let gw: TestGateway;
+  before(async () => {
+    gw = await startTestGateway({ MAX_HEADER_BYTES: '4096' });
+  });
+  after(async () => {
+    await gw.stop();
+  });
+
+  const TOO_LARGE = 'the request line and headers exceed the limit of 4096 bytes';
+
+  it('answers 431 HEADERS_TOO_LARGE for headers over MAX_HEADER_BYTES, and serves them under it', async () => {
+    expectErrorAnswer(await rawExchange(gw.url, `GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(5000)}\r\n\r\n`), 431, 'HEADERS_TOO_LARGE', TOO_LARGE);
+    const under = await rawExchange(gw.url, `GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\nX-Big: ${'a'.repeat(3000)}\r\n\r\n`);
+    expect(under.status).to.equal(200);
+    expect(under.body).to.deep.equal({ status: 'ok' });
+  });
+
+  it('answers 431 HEADERS_TOO_LARGE for a request line over the limit (it counts with the headers)', async () => {
+    expectErrorAnswer(await rawExchange(gw.url, `GET /health?${'a'.repeat(5000)} HTTP/1.1\r\nHost: x\r\n\r\n`), 431, 'HEADERS_TOO_LARGE', TOO_LARGE);
+  });
+
+  it('answers 400 BAD_REQUEST for something that is not HTTP', async () => {
+    expectErrorAnswer(await rawExchange(gw.url, 'HELLO / WORLD\r\n\r\n'), 400, 'BAD_REQUEST', /^the request is not valid HTTP\/1\.1: .+/);
+  });
+
+  it('answers 400 BAD_REQUEST for a malformed chunked body', async () => {
+    const head = 'POST /v1/users HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n';
+    expectErrorAnswer(await rawExchange(gw.url, head), 400, 'BAD_REQUEST', /^the request is not valid HTTP\/1\.1: .+/);
+  });
+
+  it('answers a malformed request that follows an answered one on the same connection', async () => {
+    const socket = net.connect(Number(new URL(gw.url).port), '127.0.0.1');
+    let text = '';
+    const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    socket.on('error', () => {});
+    socket.on('data', (chunk: Buffer) => {
+      text += chunk.toString();
+      // The second request goes once the first is answered, as a client would send it.
+      if (text.endsWith('{"status":"ok"}') && !text.includes('HTTP/1.1 400')) socket.write('HELLO / WORLD\r\n\r\n');
+    });
+    socket.write('GET /health HTTP/1.1\r\nHost: x\r\n\r\n');
+    await closed;
+    expect(text).to.match(/^HTTP\/1\.1 200 OK\r\n/);
+    const second = text.slice(text.indexOf('HTTP/1.1', 10));
+    expect(second).to.match(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(second).to.include('"code":"BAD_REQUEST"');
+  });
+
+  it('logs each one with its status and code', async () => {
+    await rawExchange(gw.url, 'HELLO / WORLD\r\n\r\n');
+    await rawExchange(gw.url, `GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(5000)}\r\n\r\n`);
+    const lines = gw
+      .logs()
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line))
+      .filter((line) => line.msg === 'request not readable');
+    expect(lines.some((line) => line.status === 400 && line.code === 'BAD_REQUEST' && typeof line.reqId === 'string')).to.equal(true);
+    expect(lines.some((line) => line.status === 431 && line.code === 'HEADERS_TOO_LARGE')).to.equal(true);
+  });
+});

@@ -1,0 +1,60 @@
+import { expect } from 'chai';
+import { Agent, request } from 'undici';
+import { spawnGateway, type GatewayProcess, killIfRunning } from '../../helpers/process.ts';
+import { tempDir } from '../../helpers/temp-dir.ts';
+import { eventually } from '../../support/eventually.ts';
+
+/**
+ * The gateway's own logs go through pino's asynchronous destination: lines are queued in the process and
+ * written when stdout takes them. These specs stall the reader of stdout (a slow log shipper: the pipe fills)
+ * and show that the gateway keeps answering, and that a SIGTERM still gets every line out, the last one last.
+ */
+/** A start on a machine busy with other work can take 25 s (loading 133 definition files). */
+const START_MS = 60_000;
+
+describe('asynchronous logs of the gateway process', function () {
+  this.timeout(180_000);
+  let cleanup: () => Promise<void>;
+  let running: GatewayProcess | null = null;
+  afterEach(async () => {
+    await killIfRunning(running);
+    running = null;
+    await cleanup();
+  });
+
+  it('with stdout not read, keeps answering; on SIGTERM every request line and then "gateway stopped" reach stdout, and it exits 0', async () => {
+    const temp = await tempDir();
+    cleanup = temp.cleanup;
+    running = await spawnGateway({ PORT: '0', DATA_DIR: temp.dir, BOOTSTRAP_API_KEY: 'async-logs-key-0123456789' }, START_MS);
+    const p = running;
+    // The log shipper stops reading: the pipe (64 KiB) fills after a few hundred lines.
+    p.child.stdout!.pause();
+    const agent = new Agent({ connections: 20 });
+    const total = 1500; // about 250 KB of lines, four times what the pipe holds
+    let answered = 0;
+    try {
+      for (let sent = 0; sent < total; sent += 50) {
+        await Promise.all(
+          Array.from({ length: 50 }, async () => {
+            const { statusCode, body } = await request(`${p.url}/health`, { dispatcher: agent, headersTimeout: 10_000, bodyTimeout: 10_000 });
+            await body.text();
+            if (statusCode === 200) answered++;
+          }),
+        );
+      }
+    } finally {
+      await agent.close();
+    }
+    expect(answered, 'every request is answered while its log lines wait').to.equal(total);
+
+    p.child.kill('SIGTERM');
+    // Reading resumes only after the signal, as a shipper catching up would.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    p.child.stdout!.resume();
+    expect(await p.exited).to.equal(0);
+    await eventually(async () => p.stdout().endsWith('\n'), Boolean, 'the last line is whole');
+    const lines = p.stdout().trimEnd().split('\n').map((l) => JSON.parse(l) as { msg: string; path?: string });
+    expect(lines.filter((l) => l.msg === 'request' && l.path === '/health')).to.have.length(total);
+    expect(lines.at(-1)!.msg).to.equal('gateway stopped');
+  });
+});

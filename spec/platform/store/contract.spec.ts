@@ -1,0 +1,249 @@
+import { expect } from 'chai';
+import { MongoClient } from 'mongodb';
+import { openEmbeddedStore } from '../../../engine/platform/store/embedded/nedb-store.ts';
+import { openMongoStore } from '../../../engine/platform/store/mongodb/mongo-store.ts';
+import { DuplicateKeyError, type EndUserRecord, type Store, type WebhookDeliveryRecord } from '../../../engine/platform/store/index.ts';
+import { tempDir } from '../../helpers/temp-dir.ts';
+
+/**
+ * One contract, every adapter: the embedded store always, MongoDB when
+ * MONGODB_URI is set. Both must answer the same filters the same way.
+ */
+interface Adapter {
+  name: string;
+  open(): Promise<{ store: Store; reopen(): Promise<Store>; dispose(): Promise<void> }>;
+}
+
+const adapters: Adapter[] = [
+  {
+    name: 'embedded (NeDB)',
+    async open() {
+      const { dir, cleanup } = await tempDir();
+      const store = await openEmbeddedStore(dir);
+      return { store, reopen: () => openEmbeddedStore(dir), dispose: cleanup };
+    },
+  },
+  {
+    name: 'MongoDB',
+    async open() {
+      const uri = process.env.MONGODB_URI!;
+      const dbName = `igw_contract_${process.pid}_${Date.now()}`;
+      const store = await openMongoStore(uri, dbName);
+      return {
+        store,
+        reopen: () => openMongoStore(uri, dbName),
+        async dispose() {
+          const client = await MongoClient.connect(uri);
+          await client.db(dbName).dropDatabase();
+          await client.close();
+        },
+      };
+    },
+  },
+];
+
+function delivery(id: string, overrides: Partial<WebhookDeliveryRecord> = {}): WebhookDeliveryRecord {
+  const at = new Date('2026-01-01T00:00:00Z');
+  return {
+    id, companyId: 'cmp_a', endpointId: 'whk_1', eventId: `evt_${id}`, eventType: 'connection.created', payload: '{"id":"evt"}', status: 'pending',
+    attempts: 0, claims: 0, nextAttemptAt: at, giveUpAt: new Date('2026-01-02T00:00:00Z'), lastAttemptAt: null, responseStatus: null,
+    durationMs: null, error: null, createdOn: at, updatedOn: at, finishedOn: null, ...overrides,
+  };
+}
+
+function endUser(id: string, overrides: Partial<EndUserRecord> = {}): EndUserRecord {
+  const at = new Date('2026-01-01T00:00:00Z');
+  return { id, companyId: 'cmp_a', externalId: null, name: id, email: null, isTestUser: false, metadata: {}, createdOn: at, updatedOn: at, ...overrides };
+}
+
+for (const adapter of adapters) {
+  describe(`store contract: ${adapter.name}`, function () {
+    before(function () {
+      if (adapter.name === 'MongoDB' && !process.env.MONGODB_URI) {
+        console.log('      SKIPPED: the MongoDB store contract did not run because MONGODB_URI is not set');
+        this.skip();
+      }
+    });
+
+    let store: Store;
+    let reopen: () => Promise<Store>;
+    let dispose: () => Promise<void>;
+    beforeEach(async () => {
+      ({ store, reopen, dispose } = await adapter.open());
+    });
+    afterEach(async () => {
+      await store.close();
+      await dispose();
+    });
+
+    it('inserts and finds a record as it was written, dates included, without _id', async () => {
+      const record = endUser('eu_1', { metadata: { subdomain: 'acme', nested: { a: [1, 2] } } });
+      await store.endUsers.insert(record);
+      const found = await store.endUsers.findOne({ id: 'eu_1' });
+      expect(found).to.deep.equal(record);
+      expect(found!.createdOn).to.be.instanceOf(Date);
+      expect(await store.endUsers.findOne({ id: 'eu_none' })).to.equal(null);
+    });
+
+    it('filters with the operators the engine builds', async () => {
+      for (let i = 1; i <= 6; i++) {
+        await store.endUsers.insert(endUser(`eu_${i}`, { name: `user ${i}`, isTestUser: i % 2 === 0, companyId: i <= 4 ? 'cmp_a' : 'cmp_b', createdOn: new Date(Date.UTC(2026, 0, i)) }));
+      }
+      const ids = async (filter: Record<string, unknown>) => (await store.endUsers.find(filter, { sort: { id: 1 } })).map((r) => r.id);
+      expect(await ids({ companyId: 'cmp_a', isTestUser: true })).to.deep.equal(['eu_2', 'eu_4']);
+      expect(await ids({ $or: [{ id: 'eu_1' }, { id: 'eu_6' }] })).to.deep.equal(['eu_1', 'eu_6']);
+      expect(await ids({ $and: [{ companyId: 'cmp_a' }, { id: { $in: ['eu_1', 'eu_5'] } }] })).to.deep.equal(['eu_1']);
+      expect(await ids({ id: { $nin: ['eu_1', 'eu_2', 'eu_3'] } })).to.deep.equal(['eu_4', 'eu_5', 'eu_6']);
+      expect(await ids({ id: { $ne: 'eu_1' }, companyId: 'cmp_b' })).to.deep.equal(['eu_5', 'eu_6']);
+      expect(await ids({ createdOn: { $gte: new Date(Date.UTC(2026, 0, 5)) } })).to.deep.equal(['eu_5', 'eu_6']);
+      expect(await ids({ createdOn: { $lt: new Date(Date.UTC(2026, 0, 2)) } })).to.deep.equal(['eu_1']);
+      expect(await ids({ name: { $regex: /^user [12]$/ } })).to.deep.equal(['eu_1', 'eu_2']);
+      expect(await store.endUsers.count({ companyId: 'cmp_a' })).to.equal(4);
+    });
+
+    it('answers a lookup by id together with other fields exactly as the filter says, for every operation', async () => {
+      for (let i = 0; i < 50; i++) await store.endUsers.insert(endUser(`eu_${i}`, { companyId: i % 2 ? 'cmp_a' : 'cmp_b' }));
+      expect((await store.endUsers.findOne({ id: 'eu_7', companyId: 'cmp_a' }))?.id).to.equal('eu_7');
+      expect(await store.endUsers.findOne({ id: 'eu_7', companyId: 'cmp_b' })).to.equal(null);
+      expect(await store.endUsers.findOne({ id: 'eu_none', companyId: 'cmp_a' })).to.equal(null);
+      expect((await store.endUsers.find({ id: 'eu_8', companyId: 'cmp_b' })).map((e) => e.id)).to.deep.equal(['eu_8']);
+      expect(await store.endUsers.count({ id: 'eu_8', companyId: 'cmp_a' })).to.equal(0);
+      expect(await store.endUsers.updateOne({ id: 'eu_9', companyId: 'cmp_b' }, { $set: { name: 'x' } })).to.equal(false);
+      expect(await store.endUsers.updateOne({ id: 'eu_9', companyId: 'cmp_a' }, { $set: { name: 'x' } })).to.equal(true);
+      expect(await store.endUsers.deleteOne({ id: 'eu_9', companyId: 'cmp_b' })).to.equal(false);
+      expect(await store.endUsers.deleteMany({ id: 'eu_11', companyId: 'cmp_a' })).to.equal(1);
+      expect(await store.endUsers.count({ companyId: 'cmp_a' })).to.equal(24);
+      expect((await store.endUsers.findOne({ id: 'eu_9' }))?.name).to.equal('x');
+    });
+
+    it('sorts, skips and limits', async () => {
+      for (const [id, name] of [['eu_1', 'c'], ['eu_2', 'a'], ['eu_3', 'b'], ['eu_4', 'a']] as const) {
+        await store.endUsers.insert(endUser(id, { name }));
+      }
+      const page = await store.endUsers.find({}, { sort: { name: -1, id: 1 }, skip: 1, limit: 2 });
+      expect(page.map((r) => r.id)).to.deep.equal(['eu_3', 'eu_2']);
+    });
+
+    it('updates with $set, $inc and $unset, and reports a lost compare-and-set', async () => {
+      await store.companies.insert({
+        id: 'cmp_1', name: 'A', description: null, isPersonal: false, timezone: 'UTC', settings: {}, isDeleted: false,
+        createdOn: new Date(), updatedOn: new Date(), plan: 'free', billingSubscriptionProductId: null, subscriptionIsLegacy: false,
+        subscriptionUpdatedOn: null, memberCount: 0,
+      });
+      expect(await store.companies.updateOne({ id: 'cmp_1' }, { $inc: { memberCount: 2 }, $set: { name: 'B' } })).to.equal(true);
+      expect(await store.companies.updateOne({ id: 'cmp_1', memberCount: 0 }, { $set: { name: 'lost' } })).to.equal(false);
+      expect(await store.companies.updateOne({ id: 'cmp_1', memberCount: 2 }, { $unset: { description: true } })).to.equal(true);
+      const company = await store.companies.findOne({ id: 'cmp_1' });
+      expect(company).to.include({ name: 'B', memberCount: 2 });
+      expect(company).not.to.have.property('description');
+    });
+
+    it("runs the webhook worker's queries: due pending deliveries by date, a claim that only one taker wins, finished ones by status", async () => {
+      await store.webhookDeliveries.insert(delivery('whd_1', { nextAttemptAt: new Date('2026-01-01T00:00:02Z') }));
+      await store.webhookDeliveries.insert(delivery('whd_2', { nextAttemptAt: new Date('2026-01-01T00:00:01Z') }));
+      await store.webhookDeliveries.insert(delivery('whd_3', { nextAttemptAt: new Date('2026-01-01T00:01:00Z') }));
+      await store.webhookDeliveries.insert(delivery('whd_4', { status: 'delivered', nextAttemptAt: null }));
+      const due = await store.webhookDeliveries.find({ status: 'pending', nextAttemptAt: { $lte: new Date('2026-01-01T00:00:30Z') } }, { sort: { nextAttemptAt: 1 }, limit: 5 });
+      expect(due.map((d) => d.id)).to.deep.equal(['whd_2', 'whd_1']);
+      const claim = () => store.webhookDeliveries.updateOne({ id: 'whd_2', status: 'pending', claims: 0 }, { $set: { nextAttemptAt: new Date('2026-01-01T00:05:00Z') }, $inc: { claims: 1 } });
+      expect(await claim()).to.equal(true);
+      expect(await claim()).to.equal(false);
+      expect(await store.webhookDeliveries.findOne({ id: 'whd_2' })).to.deep.include({ claims: 1, nextAttemptAt: new Date('2026-01-01T00:05:00Z') });
+      const finished = await store.webhookDeliveries.find({ companyId: 'cmp_a', endpointId: 'whk_1', status: { $in: ['delivered', 'failed'] } });
+      expect(finished.map((d) => d.id)).to.deep.equal(['whd_4']);
+      expect(await store.webhookDeliveries.deleteMany({ companyId: 'cmp_a', id: { $in: ['whd_1', 'whd_4'] } })).to.equal(2);
+    });
+
+    it('deletes one record', async () => {
+      await store.endUsers.insert(endUser('eu_1'));
+      expect(await store.endUsers.deleteOne({ id: 'eu_1' })).to.equal(true);
+      expect(await store.endUsers.deleteOne({ id: 'eu_1' })).to.equal(false);
+      expect(await store.endUsers.count({})).to.equal(0);
+    });
+
+    it('deletes every record matching', async () => {
+      for (const id of ['eu_1', 'eu_2', 'eu_3']) await store.endUsers.insert(endUser(id, { isTestUser: id !== 'eu_2' }));
+      expect(await store.endUsers.deleteMany({ isTestUser: true })).to.equal(2);
+      expect((await store.endUsers.find({})).map((r) => r.id)).to.deep.equal(['eu_2']);
+      expect(await store.endUsers.deleteMany({ isTestUser: true })).to.equal(0);
+    });
+
+    it('enforces unique ids, API key hashes and externalId per company', async () => {
+      await store.endUsers.insert(endUser('eu_1'));
+      await expectDuplicate(() => store.endUsers.insert(endUser('eu_1')));
+      await store.endUsers.insert(endUser('eu_2', { externalId: 'x', externalKey: 'cmp_a:x' }));
+      await expectDuplicate(() => store.endUsers.insert(endUser('eu_3', { externalId: 'x', externalKey: 'cmp_a:x' })));
+      await store.endUsers.insert(endUser('eu_4', { companyId: 'cmp_b', externalId: 'x', externalKey: 'cmp_b:x' }));
+      // Records without an externalId do not collide with each other.
+      await store.endUsers.insert(endUser('eu_5'));
+      const key = { companyId: 'cmp_a', userId: 'usr_1', name: 'k', prefix: 'igw_abcd', hash: 'h'.repeat(64), createdOn: new Date(), revokedOn: null };
+      await store.apiKeys.insert({ id: 'key_1', ...key });
+      await expectDuplicate(() => store.apiKeys.insert({ id: 'key_2', ...key }));
+    });
+
+    it('keeps one embedding settings record per company and finds companies by one of their allowed origins', async () => {
+      const at = new Date('2026-01-01T00:00:00Z');
+      const settings = (id: string, companyId: string, allowedOrigins: string[]) => ({ id, companyId, allowedOrigins, enabledApps: ['slack'], createdOn: at, updatedOn: at });
+      await store.embeddingSettings.insert(settings('emb_1', 'cmp_a', ['https://a.example.com', 'http://localhost:3000']));
+      await store.embeddingSettings.insert(settings('emb_2', 'cmp_b', ['https://b.example.com']));
+      await expectDuplicate(() => store.embeddingSettings.insert(settings('emb_3', 'cmp_a', [])));
+      expect((await store.embeddingSettings.find({ allowedOrigins: 'http://localhost:3000' })).map((r) => r.companyId)).to.deep.equal(['cmp_a']);
+      expect(await store.embeddingSettings.count({ allowedOrigins: 'https://a.example.com:443' })).to.equal(0);
+      expect(await store.embeddingSettings.findOne({ companyId: 'cmp_b' })).to.deep.include({ allowedOrigins: ['https://b.example.com'], enabledApps: ['slack'] });
+    });
+
+    it('keeps what was written across a close and reopen', async () => {
+      await store.endUsers.insert(endUser('eu_1', { name: 'kept' }));
+      await store.endUsers.updateOne({ id: 'eu_1' }, { $set: { email: 'k@e.test' } });
+      await store.close();
+      store = await reopen();
+      expect(await store.endUsers.findOne({ id: 'eu_1' })).to.include({ name: 'kept', email: 'k@e.test' });
+    });
+
+    it('stores keys with dots, $, %, NUL, __proto__ and unicode, and arrays in arrays, exactly as given, across a reopen', async () => {
+      const metadata = JSON.parse(
+        '{"api.version":"2","$tier":"gold","100%":{"a.b":["$x"],"%2E":1},"ünï.cødé":{"日本":true},"nul\\u0000key":0,"__proto__":{"p":1},"constructor":{"name":"own"},"d":[[1,[2,{"k.k":[3]}]],[]]}',
+      ) as Record<string, unknown>;
+      await store.endUsers.insert(endUser('eu_1', { metadata }));
+      await store.endUsers.insert(endUser('eu_2', { metadata: { ok: 1 } }));
+      await store.endUsers.updateOne({ id: 'eu_2' }, { $set: { metadata: { ...metadata, 'then.set': true } } });
+      const expectKept = async () => {
+        expect((await store.endUsers.findOne({ id: 'eu_1' }))!.metadata).to.deep.equal(metadata);
+        expect(JSON.stringify((await store.endUsers.findOne({ id: 'eu_1' }))!.metadata)).to.equal(JSON.stringify(metadata));
+        expect((await store.endUsers.findOne({ id: 'eu_2' }))!.metadata).to.deep.equal({ ...metadata, 'then.set': true });
+      };
+      await expectKept();
+      await store.close();
+      store = await reopen();
+      await expectKept();
+    });
+
+    it('filters on keys of objects by own fields only: a prototype name is never a field, a text has no fields', async () => {
+      await store.endUsers.insert(endUser('eu_1', { metadata: { $tier: 'gold', 'ünï': { 日本: true }, constructor: { name: 'own' }, region: 'eu', tags: ['x', 'y'] } }));
+      await store.endUsers.insert(endUser('eu_2', JSON.parse('{"metadata":{"__proto__":{"p":1},"region":"us"}}') as Partial<EndUserRecord>));
+      await store.endUsers.insert(endUser('eu_3', { metadata: {} }));
+      const ids = async (filter: Record<string, unknown>) => (await store.endUsers.find(filter, { sort: { id: 1 } })).map((r) => r.id);
+      expect(await ids({ 'metadata.$tier': 'gold' })).to.deep.equal(['eu_1']);
+      expect(await ids({ 'metadata.ünï.日本': true })).to.deep.equal(['eu_1']);
+      expect(await ids({ 'metadata.constructor.name': 'own' })).to.deep.equal(['eu_1']);
+      expect(await ids({ 'metadata.__proto__.p': 1 })).to.deep.equal(['eu_2']);
+      expect(await ids({ 'metadata.tags': 'x' })).to.deep.equal(['eu_1']);
+      for (const path of ['metadata.constructor.name', 'metadata.toString', 'metadata.hasOwnProperty', 'metadata.__proto__', 'metadata.valueOf', 'metadata.region.length', 'metadata.region.constructor.name', 'metadata.tags.length']) {
+        expect(await ids({ [path]: { $exists: true } }), path).to.deep.equal(path === 'metadata.constructor.name' ? ['eu_1'] : path === 'metadata.__proto__' ? ['eu_2'] : []);
+      }
+      expect(await ids({ 'metadata.constructor.name': 'Object' })).to.deep.equal([]);
+      expect(await ids({ 'metadata.region.length': 2 })).to.deep.equal([]);
+      expect(await ids({ 'metadata.constructor.name': { $ne: 'own' } })).to.deep.equal(['eu_2', 'eu_3']);
+      expect(await ids({ $or: [{ 'metadata.toString': { $in: [null] } }, { 'metadata.toString': { $exists: false } }] })).to.deep.equal(['eu_1', 'eu_2', 'eu_3']);
+    });
+
+    it('answers ping while open', async () => {
+      await store.ping();
+    });
+  });
+}
+
+async function expectDuplicate(write: () => Promise<unknown>): Promise<void> {
+  const error = await write().then(() => null, (e: unknown) => e);
+  expect(error).to.be.instanceOf(DuplicateKeyError);
+}
