@@ -10,7 +10,7 @@ import { PACKAGE_ROOT } from '../../platform/package-root.ts';
  */
 export const ANALYSIS_FORMAT = 2;
 
-/** This folder: engine/definitions under tsx, dist/engine/definitions compiled. */
+/** This folder: engine/core/definitions under tsx, dist/engine/core/definitions compiled. */
 const DEFINITIONS_CODE_DIR = path.dirname(fileURLToPath(import.meta.url));
 
 let memo: string | null = null;

@@ -159,7 +159,7 @@ describe('the on-disk analysis cache (DEFINITIONS_CACHE_DIR)', function () {
   it("keys the engine's version on its analysis code, schemas, lock file and Node", async () => {
     const code = path.join(tmp.dir, 'code');
     const pkg = path.join(tmp.dir, 'package');
-    await fs.cp(path.join(PACKAGE_ROOT, 'engine/definitions'), code, { recursive: true });
+    await fs.cp(path.join(PACKAGE_ROOT, 'engine/core/definitions'), code, { recursive: true });
     await fs.mkdir(pkg);
     await fs.cp(path.join(PACKAGE_ROOT, 'schemas'), path.join(pkg, 'schemas'), { recursive: true });
     await fs.copyFile(path.join(PACKAGE_ROOT, 'package.json'), path.join(pkg, 'package.json'));

@@ -8,7 +8,7 @@ import { loadDefinitions } from '../../../engine/core/definitions/loader.ts';
 import { resolveAction, resolveAppVersion } from '../../../engine/core/definitions/resolve.ts';
 import type { ActionEntry, AppVersion, DefinitionsSnapshot } from '../../../engine/core/definitions/snapshot.ts';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const schema = (name: string) => JSON.parse(fs.readFileSync(path.join(ROOT, 'schemas', name), 'utf8'));
 
 /** What a mapping receives: the raw response plus what was sent. */

@@ -14,7 +14,7 @@ import { captureLogs } from '../../helpers/log-capture.ts';
 import { expectDocumentedIfDescribed } from '../../helpers/openapi.ts';
 import { eventually, WITHIN_MS } from '../../support/eventually.ts';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
+const ROOT = path.resolve(import.meta.dirname, '../../..');
 const API_KEY = 'folder-replaced-spec-key-0123456789';
 /** Generous: a reload takes milliseconds, but CI machines stall. Polling ends as soon as the condition holds. */
 const ACTION = 'acme/versions/1/actions/list-lists.yaml';

@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import fs from 'node:fs/promises';
 import { INVALID, copyValid, materialiseCase, tempDir } from '../../support/definition-fixtures.ts';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 /** tsx by absolute URL: the command runs in a temporary folder, where a bare `tsx` would not resolve. */
 const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 

@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import { SUITE_DIR } from '../../support/jsonata-test-suite.ts';
 
 /** The vendored suite is jsonata's, at the version the gateway pins, file for file (see its README). */
-const ROOT = join(import.meta.dirname, '..', '..');
+const ROOT = join(import.meta.dirname, '..', '..', '..');
 const OURS = new Set(['README.md', 'SOURCE.json', 'MANIFEST', 'LICENSE', '.gitattributes']);
 
 /** git's blob hash of a file's bytes, as `git ls-tree` lists it. */
