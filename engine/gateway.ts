@@ -16,6 +16,8 @@ import { acquireDataDirLock } from './platform/store/embedded/data-dir-lock.ts';
 import { openStore, type Store } from './platform/store/index.ts';
 import { logBaseUrlOverrides } from './core/run/base-url-override.ts';
 import { runActionForLookups } from './core/run/run-for-lookup.ts';
+import type { RunSettings } from './core/run/run-services.ts';
+import { tenantRunServices } from './core/run/tenant-run-services.ts';
 import { createConfiguredHttpClient, type HttpClient } from './platform/outbound/index.ts';
 import { ensureSigningKey } from './tenancy/end-user-tokens/signing-keys.ts';
 import type { GatewayMetrics } from './platform/metrics/gateway-metrics.ts';
@@ -85,8 +87,10 @@ export async function startGateway(config: Config, logger: Logger, overrides: Ga
   const shutdownCheck: ReadinessCheck = { name: 'lifecycle', check: async () => shuttingDown };
   const readiness: ReadinessCheck[] = [shutdownCheck, definitions.readinessCheck(), secretsReadableCheck(store, keyring)];
   const outbound = overrides.http ?? createConfiguredHttpClient(config);
-  const services: Services = { config, store, logger, readiness, keyring, definitions, http: outbound, metrics };
-  services.runAction = runActionForLookups(services);
+  const services = { config, store, logger, readiness, keyring, definitions, http: outbound, metrics } as Omit<Services, 'run'> as Services;
+  // The run's services read the tenant records through this same object, so the webhook worker set below is the one woken.
+  services.run = tenantRunServices(services, { http: outbound, settings: runSettings(config) });
+  services.runAction = runActionForLookups(services, services.run);
   // Pending webhook deliveries (some left by an earlier run, even one killed) are sent from the start.
   // Deliveries have a client of their own: the same egress policy and limits, but redirects are not followed (a 3xx is a
   // failed attempt, retried like any non-2xx: a 301/302 would turn the POST into a GET without the event).
@@ -210,4 +214,9 @@ function logBootstrap(outcome: BootstrapOutcome, logger: Logger): void {
   } else if (outcome.kind === 'created' && outcome.resumed) {
     logger.warn({ companyId: outcome.companyId }, 'finished the bootstrap of company "Default" that an earlier start left unfinished');
   }
+}
+
+/** What a run reads of the configuration: APP_BASE_URLS, REQUEST_TIMEOUT_MS as the cap of its waits, TOKEN_RETRY_*. */
+export function runSettings(config: Pick<Config, 'appBaseUrls' | 'server' | 'tokenRetry'>): RunSettings {
+  return { appBaseUrls: config.appBaseUrls, maxWaitMs: config.server.requestTimeoutMs, tokenRetry: config.tokenRetry };
 }

@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { loadConfig } from '../config/config.ts';
 import type { ConnectionSecrets } from '../tenancy/connections/connections.ts';
 import { seal } from '../platform/crypto/cipher.ts';
 import { createKeyring } from '../platform/crypto/keyring.ts';
@@ -15,7 +14,11 @@ import { createLogger } from '../platform/log/logger.ts';
 import { createEgressPolicy } from '../platform/egress/index.ts';
 import { createHttpClient } from '../platform/outbound/index.ts';
 import { runAction, type RunOutcome } from '../core/run/run-action.ts';
-import type { Services } from '../http/services.ts';
+import { DEFAULT_RUN_SETTINGS } from '../core/run/run-services.ts';
+import { tenantRunServices } from '../core/run/tenant-run-services.ts';
+import { EMPTY_ALLOW_LIST } from '../platform/egress/allow-list.ts';
+import type { TenancyServices } from '../tenancy/tenancy-services.ts';
+import { DEFAULT_WEBHOOK_SETTINGS } from '../tenancy/webhooks/settings.ts';
 import { openEmbeddedStore } from '../platform/store/embedded/nedb-store.ts';
 import type { ConnectionRecord, Store } from '../platform/store/index.ts';
 import { parseCaseFile, type DefinitionCase } from './case-file.ts';
@@ -165,13 +168,12 @@ export interface CaseRun {
 /** What the runs share: a keyring, an embedded store in a temporary folder, the loaded definitions. */
 export class Harness {
   private constructor(
-    private readonly services: Omit<Services, 'http'>,
+    private readonly services: TenancyServices,
     private readonly dataDir: string,
   ) {}
 
   static async open(dir: string, loaded: LoadResult): Promise<Harness> {
     const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'definition-tests-'));
-    const config = loadConfig({ DATA_DIR: dataDir, DEFINITIONS_DIR: dir, LOG_LEVEL: 'silent' });
     const logger = createLogger('silent');
     let store: Store;
     try {
@@ -202,11 +204,11 @@ export class Harness {
         updatedOn: now,
       });
     }
-    return new Harness({ config, store, logger, readiness: [], keyring, definitions }, dataDir);
+    return new Harness({ config: { webhooks: DEFAULT_WEBHOOK_SETTINGS, egressAllow: EMPTY_ALLOW_LIST }, store, logger, keyring, definitions }, dataDir);
   }
 
   /** The keyring the runs' cursors are signed with. */
-  get keyring(): Services['keyring'] {
+  get keyring(): TenancyServices['keyring'] {
     return this.services.keyring;
   }
 
@@ -241,7 +243,7 @@ export class Harness {
     const scope = { appId: version.app.id, version: version.version, actionId, connectionId: connection.id };
     let outcome: RunOutcome | { error: unknown };
     try {
-      outcome = await runAction({ ...this.services, http }, {
+      outcome = await runAction(tenantRunServices(this.services, { http, settings: DEFAULT_RUN_SETTINGS }), {
         companyId: COMPANY_ID,
         version,
         action,

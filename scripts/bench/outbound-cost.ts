@@ -39,9 +39,9 @@ interface Client {
 /** This tree's or another tree's client, with an egress policy admitting 127.0.0.1 (the upstream). */
 async function clientOf(tree: string): Promise<Client> {
   const load = async <T>(file: string) => (await import(pathToFileURL(path.join(tree, 'dist', file)).href)) as T;
-  const { createHttpClient } = await load<{ createHttpClient: (o: object) => Client }>('engine/runtime/http/client.js');
-  const { createEgressPolicy } = await load<{ createEgressPolicy: (a: unknown) => unknown }>('engine/runtime/egress/policy.js');
-  const { parseEgressAllow } = await load<{ parseEgressAllow: (t: string) => unknown }>('engine/runtime/egress/allow-list.js');
+  const { createHttpClient } = await load<{ createHttpClient: (o: object) => Client }>('engine/platform/outbound/client.js');
+  const { createEgressPolicy } = await load<{ createEgressPolicy: (a: unknown) => unknown }>('engine/platform/egress/policy.js');
+  const { parseEgressAllow } = await load<{ parseEgressAllow: (t: string) => unknown }>('engine/platform/egress/allow-list.js');
   return createHttpClient({ policy: createEgressPolicy(parseEgressAllow('127.0.0.1/32')) });
 }
 

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:plan`: what the run plan (engine/runtime/plan/) costs and
+ * `npm run bench:plan`: what the run plan (engine/core/plan/) costs and
  * saves, in one process. Reports figures; never fails on speed.
  *
  *   1. Making every action's plan of a generated tree (1,000 x 30 by
@@ -212,7 +212,7 @@ async function runCost(): Promise<void> {
     const burst = async (interpretation: 'plan' | 'reference') => {
       const cpu = process.cpuUsage();
       for (let i = 0; i < runs; i++) {
-        const { envelope } = await runAction(services, { companyId: 'cmp_bench', version, action, connection, installation: null, endUser: null, arguments: { limit: 10 }, interpretation });
+        const { envelope } = await runAction(services.run, { companyId: 'cmp_bench', version, action, connection, installation: null, endUser: null, arguments: { limit: 10 }, interpretation });
         if (!envelope.success || envelope.data.length !== 10) throw new Error(`the ${interpretation} run did not answer 10 rows`);
       }
       const used = process.cpuUsage(cpu);

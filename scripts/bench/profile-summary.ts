@@ -54,7 +54,7 @@ function summarise(file: string, top: number): void {
     if (functionName === '(idle)') return null;
     if (functionName === '(garbage collector)') return 'GC';
     if (/jsonata/.test(url)) return 'jsonata';
-    if (/\/engine\/mapping\//.test(url)) return 'engine/mapping (guard, toJson)';
+    if (/\/engine\/mapping\//.test(url)) return 'engine/core/mapping (guard, toJson)';
     if (/node_modules\/(koa|koa-compose|@koa|delegates|co-body|raw-body|ee-first|on-finished|type-is|accepts)/.test(url)) return 'koa, router, body parsing';
     if (/undici/.test(url)) return 'undici';
     if (/ajv/.test(url)) return 'ajv';

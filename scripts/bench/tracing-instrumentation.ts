@@ -11,7 +11,8 @@
  * the flush at the end included.
  */
 import { createLogger } from '../../engine/platform/log/logger.ts';
-import { appCall, startTracing, traceCall, traceMapping, traceRequests, tracingFromEnv } from '../../engine/platform/tracing/index.ts';
+import { appCall, startTracing, traceCall, traceMapping, tracingFromEnv } from '../../engine/platform/tracing/index.ts';
+import { traceRequests } from '../../engine/http/observability/server-span.ts';
 import { COLLECTION_NAMES, type Store } from '../../engine/platform/store/port.ts';
 import { serveAsChild } from './child.ts';
 

@@ -141,7 +141,7 @@ export function unknownKeys(action: ActionEntry, nodes: readonly ArgumentNode[],
 /**
  * A Cursor pagination's `cursor` goes where it says: a query parameter or a
  * body field (a dotted key nests, `pagination.starting_after`). The engine's own cursors (NextUrl, Offset, Page) are signed and
- * placed by the run (engine/runtime/pagination/); here they are only checked
+ * placed by the run (engine/core/pagination/); here they are only checked
  * to be strings.
  */
 export function placeCursor(pagination: PaginationEntry['definition'], cursor: unknown, parts: RequestParts, problems: FieldProblem[]): void {

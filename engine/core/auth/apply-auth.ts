@@ -24,7 +24,7 @@ export interface AppliedAuth {
  *   -> headers: { authorization: 'Bearer k-123' }
  *
  * `fill` fills the auth's templates: fillTemplate, or a run plan's filler of
- * the same result that splits each template once (engine/runtime/plan/).
+ * the same result that splits each template once (engine/core/plan/).
  */
 export function applyAuth(auth: AuthEntry, secrets: ConnectionSecrets, variables: Record<string, string>, token: string | undefined, fill: typeof fillTemplate = fillTemplate): AppliedAuth {
   const headers: Record<string, string> = {};

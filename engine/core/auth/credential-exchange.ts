@@ -1,14 +1,11 @@
-import { requireAppConfiguration } from '../../tenancy/app-configurations/app-configurations.ts';
-import type { AppConfigurationSecrets } from '../../tenancy/app-configurations/schemas.ts';
 import { fillTemplate, headerText } from '../arguments/index.ts';
 import { fillUrlTemplate } from '../arguments/url-template.ts';
-import { open } from '../../platform/crypto/cipher.ts';
 import { signedExchangeHeaders } from './exchange-signature.ts';
 import type { AuthEntry } from '../definitions/index.ts';
 import type { CredentialExchangeAuth } from '../definitions/generated/definition-types.ts';
 import { GatewayError, validationError, type FieldProblem } from '../../platform/errors/index.ts';
 import { evaluateGuarded } from '../mapping/index.ts';
-import type { Services } from '../../http/services.ts';
+import type { RunServices } from '../run/run-services.ts';
 import type { ConnectionRecord } from '../../platform/store/index.ts';
 import { EXPIRY_SKEW_MS } from './token-renewal.ts';
 
@@ -42,15 +39,15 @@ export function forgetExchangedToken(connection: ConnectionRecord, context: { in
  * auth's `response` expression. A token with an expiry is reused until
  * shortly before it.
  */
-export async function exchangeCredentials(services: Services, context: ExchangeContext): Promise<string> {
+export async function exchangeCredentials(services: RunServices, context: ExchangeContext): Promise<string> {
   const { connection, auth } = context;
   const cacheKey = cacheKeyOf(connection, context);
   const cached = cache.get(cacheKey);
-  if (cached && cached.until > Date.now()) return cached.token;
+  if (cached && cached.until > services.clock.now()) return cached.token;
 
   const definition = auth.definition as CredentialExchangeAuth;
-  const configuration = await requireAppConfiguration(services, connection.companyId, connection.appSlug);
-  const { exchangeSecret } = open<AppConfigurationSecrets>(services.keyring, configuration.id, configuration.secrets);
+  const configuration = await services.appConfigurations.require(connection.companyId, connection.appSlug);
+  const { exchangeSecret } = configuration;
   if (!exchangeSecret) {
     throw GatewayError.of('APP_NOT_CONFIGURED', `app "${connection.appSlug}" has no exchangeSecret for your company: PUT /v2/apps/${connection.appSlug}/configuration`);
   }
@@ -89,7 +86,7 @@ export async function exchangeCredentials(services: Services, context: ExchangeC
     throw GatewayError.of('CREDENTIAL_EXCHANGE_FAILED', `the credential exchange at ${target.host} answered no accessToken`);
   }
   const expiresIn = Number((mapped as { expiresIn?: unknown }).expiresIn);
-  if (Number.isFinite(expiresIn) && expiresIn > 0) cache.set(cacheKey, { token, until: Date.now() + expiresIn * 1000 - EXPIRY_SKEW_MS });
+  if (Number.isFinite(expiresIn) && expiresIn > 0) cache.set(cacheKey, { token, until: services.clock.now() + expiresIn * 1000 - EXPIRY_SKEW_MS });
   return token;
 }
 

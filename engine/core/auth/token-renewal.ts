@@ -1,5 +1,3 @@
-import { requireAppConfiguration } from '../../tenancy/app-configurations/app-configurations.ts';
-import type { AppConfigurationSecrets } from '../../tenancy/app-configurations/schemas.ts';
 import { requestTokens, TokenEndpointError, type TokenResponse } from '../oauth/token-endpoint.ts';
 import { fillTemplate } from '../oauth/templates.ts';
 import type { ConnectionSecrets } from '../../tenancy/connections/connections.ts';
@@ -10,13 +8,11 @@ import { GatewayError } from '../../platform/errors/index.ts';
 import { CallStop } from '../../platform/outbound/index.ts';
 import { observeRenewal } from './token-renewals.ts';
 import { parseRetryAfter, sleep } from '../run/rate-limit.ts';
-import type { Services } from '../../http/services.ts';
+import type { RunServices } from '../run/run-services.ts';
 import type { ConnectionRecord } from '../../platform/store/index.ts';
 import { classifyTokenFailure, UnrenewableError } from './token-failure.ts';
 import { DEFAULT_TOKEN_RETRY, tokenRetryDelayMs } from './token-retry.ts';
 import { traceRenewal } from '../../platform/tracing/index.ts';
-import { connectionView } from '../../tenancy/connections/view.ts';
-import { publishEvent } from '../../tenancy/webhooks/publish.ts';
 
 /** Seconds before expiry at which a token counts as expired, so it does not lapse in flight. */
 export const EXPIRY_SKEW_MS = 30_000;
@@ -36,7 +32,7 @@ export function tokenExpired(connection: ConnectionRecord, now = Date.now()): bo
  * (or a run that started before someone else's renewal) takes the winner's
  * token instead of renewing again.
  */
-export function renewToken(services: Services, connection: ConnectionRecord, auth: AuthEntry): Promise<ConnectionRecord> {
+export function renewToken(services: RunServices, connection: ConnectionRecord, auth: AuthEntry): Promise<ConnectionRecord> {
   let renewal = inFlight.get(connection.id);
   if (!renewal) {
     renewal = observeRenewal(services.metrics, connection.appSlug, traceRenewal(connection, auth, () => renew(services, connection, auth))).finally(() => inFlight.delete(connection.id));
@@ -45,9 +41,9 @@ export function renewToken(services: Services, connection: ConnectionRecord, aut
   return renewal;
 }
 
-async function renew(services: Services, seen: ConnectionRecord, auth: AuthEntry): Promise<ConnectionRecord> {
-  const { store, keyring } = services;
-  const fresh = await store.connections.findOne({ id: seen.id, companyId: seen.companyId });
+async function renew(services: RunServices, seen: ConnectionRecord, auth: AuthEntry): Promise<ConnectionRecord> {
+  const { tokens: store, keyring } = services;
+  const fresh = await store.current(seen);
   if (!fresh) throw GatewayError.of('NOT_FOUND', `connection ${seen.id} does not exist`);
   if (fresh.credentialsVersion > seen.credentialsVersion && fresh.status === 'active') return fresh;
   const secrets = open<ConnectionSecrets>(keyring, fresh.id, fresh.credentials);
@@ -61,35 +57,23 @@ async function renew(services: Services, seen: ConnectionRecord, auth: AuthEntry
       if (error.code !== 'TOKEN_EXCHANGE_FAILED') throw error;
       throw GatewayError.of('TOKEN_EXCHANGE_FAILED', `connection ${fresh.id} could not renew its access token (${error.message}); the connection stays active`, error.details);
     }
-    const marked = { status: 'needs_reauthorization' as const, updatedOn: new Date() };
-    const won = await store.connections.updateOne({ id: fresh.id, credentialsVersion: fresh.credentialsVersion }, { $set: marked, $inc: { credentialsVersion: 1 } });
-    // Only the instance whose compare-and-set made the change tells the webhooks, and only on the change itself.
-    if (won && fresh.status === 'active') {
-      await publishEvent(services, fresh.companyId, { type: 'connection.needs_reauthorization', data: connectionView({ ...fresh, ...marked }) });
-    }
+    await store.markNeedsReauthorization(fresh);
     throw GatewayError.of('AUTH_REFRESH_FAILED', grantLostMessage(fresh, auth, error.message), error.details);
   }
 
   const renewed: ConnectionSecrets = { ...secrets, accessToken: tokens.accessToken, ...(tokens.refreshToken ? { refreshToken: tokens.refreshToken } : {}) };
-  const update = {
+  const written = await store.saveRenewed(fresh, {
     credentials: seal(keyring, fresh.id, renewed),
-    tokenExpiresAt: tokens.expiresIn ? new Date(Date.now() + tokens.expiresIn * 1000) : null,
-    status: 'active' as const,
-    updatedOn: new Date(),
-  };
-  const won = await store.connections.updateOne({ id: fresh.id, credentialsVersion: fresh.credentialsVersion }, { $set: update, $inc: { credentialsVersion: 1 } });
-  if (won) {
-    const renewedRecord = { ...fresh, ...update, credentialsVersion: fresh.credentialsVersion + 1 };
-    if (fresh.status === 'needs_reauthorization') await publishEvent(services, fresh.companyId, { type: 'connection.reauthorized', data: connectionView(renewedRecord) });
-    return renewedRecord;
-  }
+    tokenExpiresAt: tokens.expiresIn ? new Date(services.clock.now() + tokens.expiresIn * 1000) : null,
+  });
+  if (written) return written;
   // Another instance renewed first: its token is as good, and renewing again could revoke it.
-  const winner = await store.connections.findOne({ id: fresh.id });
+  const winner = await store.current(fresh);
   if (!winner || winner.status !== 'active') throw GatewayError.of('AUTH_REFRESH_FAILED', grantLostMessage(fresh, auth, 'another instance found the grant gone'));
   return winner;
 }
 
-async function requestNewTokens(services: Services, connection: ConnectionRecord, auth: AuthEntry, secrets: ConnectionSecrets, signal: CallStop): Promise<TokenResponse> {
+async function requestNewTokens(services: RunServices, connection: ConnectionRecord, auth: AuthEntry, secrets: ConnectionSecrets, signal: CallStop): Promise<TokenResponse> {
   if (auth.type === 'OAuth2ClientCredentials') {
     const definition = auth.definition as OAuth2ClientCredentialsAuth;
     const form: Record<string, string> = { grant_type: 'client_credentials' };
@@ -110,11 +94,10 @@ async function requestNewTokens(services: Services, connection: ConnectionRecord
     const definition = auth.definition as OAuth2AuthorizationCodeAuth;
     if (definition.refresh?.enabled === false) throw new UnrenewableError('the app does not refresh tokens');
     if (!secrets.refreshToken) throw new UnrenewableError('the connection has no refresh token');
-    const configuration = await requireAppConfiguration(services, connection.companyId, connection.appSlug);
-    const appSecrets = open<AppConfigurationSecrets>(services.keyring, configuration.id, configuration.secrets);
+    const configuration = await services.appConfigurations.require(connection.companyId, connection.appSlug);
     const form: Record<string, string> = { grant_type: 'refresh_token', refresh_token: secrets.refreshToken };
     if (configuration.clientId) form.client_id = configuration.clientId;
-    if (appSecrets.clientSecret) form.client_secret = appSecrets.clientSecret;
+    if (configuration.clientSecret) form.client_secret = configuration.clientSecret;
     return await requestTokens(services.http, fillTemplate(definition.refresh?.url ?? definition.tokenUrl, connection.metadata, `auth ${auth.id} refresh url`), form, {}, { signal });
   }
   throw GatewayError.of('TOKEN_EXCHANGE_FAILED', `a ${auth.type} auth has no token to renew`);
@@ -129,8 +112,8 @@ async function requestNewTokens(services: Services, connection: ConnectionRecord
  * AUTH_PROVIDER_UNAVAILABLE (503, with Retry-After when the provider gave
  * one). Anything else is thrown at once.
  */
-async function withRetries(services: Services, connection: ConnectionRecord, auth: AuthEntry, call: (signal: CallStop) => Promise<TokenResponse>): Promise<TokenResponse> {
-  const settings = services.config.tokenRetry ?? DEFAULT_TOKEN_RETRY;
+async function withRetries(services: RunServices, connection: ConnectionRecord, auth: AuthEntry, call: (signal: CallStop) => Promise<TokenResponse>): Promise<TokenResponse> {
+  const settings = services.settings.tokenRetry ?? DEFAULT_TOKEN_RETRY;
   const started = Date.now();
   const budget = new CallStop();
   const timer = setTimeout(() => budget.abort(new Error(`the token endpoint did not answer within ${settings.budgetMs} ms (TOKEN_RETRY_BUDGET_MS)`)), settings.budgetMs);

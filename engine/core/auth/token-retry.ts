@@ -1,3 +1,4 @@
+import { integer, type Env } from '../../platform/settings/env.ts';
 import { parseRetryAfter } from '../run/rate-limit.ts';
 
 /** How a run waits out a token endpoint's bad minute (TOKEN_RETRY_*; see README.md). */
@@ -22,4 +23,14 @@ export function tokenRetryDelayMs(settings: TokenRetrySettings, retry: number, r
   const asked = parseRetryAfter(retryAfter);
   if (asked !== null) return asked;
   return Math.round(random() * settings.delayMs * 2 ** (retry - 1));
+}
+
+/** TOKEN_RETRY_*: how a renewal retries a token endpoint that fails transiently. */
+export function tokenRetryFromEnv(env: Env): TokenRetrySettings {
+  const d = DEFAULT_TOKEN_RETRY;
+  return {
+    attempts: integer(env, 'TOKEN_RETRY_ATTEMPTS', d.attempts, 1, 10),
+    delayMs: integer(env, 'TOKEN_RETRY_DELAY_MS', d.delayMs, 0, 60_000),
+    budgetMs: integer(env, 'TOKEN_RETRY_BUDGET_MS', d.budgetMs, 1, 600_000),
+  };
 }

@@ -1,8 +1,8 @@
 import { seal } from '../../platform/crypto/cipher.ts';
 import { GatewayError, validationError, type FieldProblem } from '../../platform/errors/index.ts';
-import type { Services } from '../../http/services.ts';
 import type { ConnectionRecord } from '../../platform/store/index.ts';
-import { connectableVersion, credentialProblems, findConnection, metadataProblems, secretsFrom } from '../../tenancy/connections/connections.ts';
+import { findConnection } from '../../tenancy/connections/connections.ts';
+import { connectableVersion, credentialProblems, metadataProblems, secretsFrom, type ConnectServices } from './connect.ts';
 import type { UpdateConnectionBody } from '../../tenancy/connections/schemas.ts';
 import { connectionView } from '../../tenancy/connections/view.ts';
 import { publishEvent } from '../../tenancy/webhooks/publish.ts';
@@ -17,7 +17,7 @@ import { publishEvent } from '../../tenancy/webhooks/publish.ts';
  * next run uses them; the change is a compare-and-set on the credentials
  * version, so a token renewal running meanwhile cannot overwrite it.
  */
-export async function updateConnection(services: Services, companyId: string, id: string, body: UpdateConnectionBody): Promise<ConnectionRecord> {
+export async function updateConnection(services: ConnectServices, companyId: string, id: string, body: UpdateConnectionBody): Promise<ConnectionRecord> {
   const current = await findConnection(services, companyId, id);
   const version = connectableVersion(services, current.appSlug);
   const auth = version.auths.get(current.authId);

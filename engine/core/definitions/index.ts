@@ -6,4 +6,3 @@ export { resolveAppVersion, resolveAction, type AppRef, type ActionRef } from '.
 export { formatProblem, PROBLEM_CODES, type DefinitionProblem, type ProblemCode, type SourceLocation } from './problems.ts';
 export type { CompiledExpression } from './expressions.ts';
 export type { ActionEntry, ApiEntry, AppEntry, AppVersion, ArgumentEntry, AuthEntry, DefinitionsSnapshot, PaginationEntry, PaginationExpression, RetryEntry } from './snapshot.ts';
-export { definitionsRoutes } from '../../http/definitions/routes.ts';

@@ -1,6 +1,6 @@
 import type { Logger } from '../../platform/log/logger.ts';
 import { GatewayError } from '../../platform/errors/index.ts';
-import type { ReadinessCheck } from '../../http/services.ts';
+import type { ReadinessCheck } from '../../platform/health/readiness.ts';
 import { DefinitionsLoader, type LoadResult } from './loader.ts';
 import { failureProblem, formatProblem, type DefinitionProblem } from './problems.ts';
 import type { DefinitionsSnapshot } from './snapshot.ts';

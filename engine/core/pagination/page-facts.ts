@@ -1,6 +1,6 @@
 import type { CompiledExpression, PaginationEntry, PaginationExpression } from '../definitions/index.ts';
 import { evaluateGuarded } from '../mapping/index.ts';
-import type { MappingInput } from '../run/map-response.ts';
+import type { MappingInput } from '../run/mapping-input.ts';
 
 /** What a successful page shows about the next one: the mapping input, the request sent, the rows the envelope holds. */
 export interface PageFacts {

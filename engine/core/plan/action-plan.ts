@@ -134,7 +134,7 @@ export class ActionPlan {
     this.actionHasBody = this.nodes.some((n) => n.arg.location === 'Body');
     this.mappers = action.arguments.some((a) => a.mapper !== undefined) || version.version.api.arguments.some((a) => a.mapper !== undefined) || [...version.version.auths.values()].some((auth) => auth.arguments.some((a) => a.mapper !== undefined));
     this.bodyHeaders = Object.freeze<Record<string, string>>(version.version.api.definition.bodyEncoding === 'Form' ? { 'content-type': 'application/x-www-form-urlencoded' } : {});
-    // The response mapping's fast path (engine/mapping/fast/) is compiled now, not on the first response.
+    // The response mapping's fast path (engine/core/mapping/fast/) is compiled now, not on the first response.
     if (action.response) fastPathOf(action.response.expression);
   }
 

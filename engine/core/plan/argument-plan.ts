@@ -15,7 +15,7 @@ import { checkValueRules } from '../arguments/value-rules.ts';
 /**
  * One argument compiled, when its plan is made, into three closures that do
  * what the reference interpretation (checkArguments, sendValue and place in
- * engine/arguments/) does to its value, with everything that depends only on
+ * engine/core/arguments/) does to its value, with everything that depends only on
  * the definition decided once: the default and how it is copied, the data
  * type's coercion and date format, whether any value rule applies, the list
  * check, the children's keys, fields and places in the parent, the name it is

@@ -9,7 +9,7 @@ import { encodeFor, urlTemplateParts, type UrlPart } from '../arguments/url-temp
  * their holes, so a run fills them by concatenation: no regular expression
  * runs over a template and no URL template is parsed on the request path.
  * Each filler gives what its reference gives (fillTemplate, fillUrlTemplate,
- * fillPath in engine/arguments/), problems included, in the same order; the
+ * fillPath in engine/core/arguments/), problems included, in the same order; the
  * differential test (spec/runtime/plan/) holds them to it.
  */
 

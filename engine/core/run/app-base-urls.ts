@@ -1,3 +1,5 @@
+import { parsed, type Env } from '../../platform/settings/env.ts';
+
 /** An app slug as app.yaml writes it (common.schema.json#/$defs/slug). */
 const SLUG = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 
@@ -49,4 +51,9 @@ function isPlainBaseUrl(value: unknown): value is string {
   if (/[{}]/.test(plain) || !URL.canParse(plain)) return false;
   const url = new URL(plain);
   return (url.protocol === 'http:' || url.protocol === 'https:') && !url.username && !url.password;
+}
+
+/** `APP_BASE_URLS`: a JSON object of app slug to base URL; unset overrides none. */
+export function appBaseUrlsFromEnv(env: Env): Readonly<Record<string, string>> {
+  return parsed(env, 'APP_BASE_URLS', parseAppBaseUrls);
 }

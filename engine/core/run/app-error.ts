@@ -1,21 +1,11 @@
 import { STATUS_CODES } from 'node:http';
 import type { CompiledExpression } from '../definitions/index.ts';
 import { evaluateGuarded, MappingError } from '../mapping/index.ts';
-import type { MappingInput } from './map-response.ts';
+import type { AppError } from './envelope.ts';
+import type { MappingInput } from './mapping-input.ts';
 
-/**
- * `meta.appError`: the app's own error, present exactly when the app call
- * failed (`success: false`), never on a success or a gateway error (a 502's
- * MAPPING_ERROR is in `meta.error`).
- */
-export interface AppError {
-  /** The app's HTTP status (of the last attempt); the engine's, a mapping cannot change it. */
-  status: number;
-  code: string;
-  message: string;
-  /** Only when a source gave a plain object or array of at most MAX_DETAILS_JSON characters of JSON. */
-  details?: unknown;
-}
+export type { AppError };
+
 
 /** code and message are cut to this many characters. */
 export const MAX_TEXT = 500;

@@ -1,5 +1,4 @@
 import type { ActionEntry } from '../definitions/index.ts';
-import type { AppError } from './app-error.ts';
 import { flagOf, statusFlags } from './envelope-flags.ts';
 
 /** What every run answers: `success` always a boolean, `data` always an array, `meta` with what the engine owns. */
@@ -105,4 +104,18 @@ function isEmptyObject(row: unknown): boolean {
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/**
+ * `meta.appError`: the app's own error, present exactly when the app call
+ * failed (`success: false`), never on a success or a gateway error (a 502's
+ * MAPPING_ERROR is in `meta.error`).
+ */
+export interface AppError {
+  /** The app's HTTP status (of the last attempt); the engine's, a mapping cannot change it. */
+  status: number;
+  code: string;
+  message: string;
+  /** Only when a source gave a plain object or array of at most MAX_DETAILS_JSON characters of JSON. */
+  details?: unknown;
 }

@@ -1,24 +1,13 @@
-import type { BuiltRequest } from '../arguments/index.ts';
 import type { ActionEntry } from '../definitions/index.ts';
 import { evaluateGuarded, MappingError } from '../mapping/index.ts';
 import type { OutboundResponse } from '../../platform/outbound/index.ts';
-import type { ActionMeta, Proposal } from './envelope.ts';
+import type { Proposal } from './envelope.ts';
 import { withJsonText } from './envelope-json.ts';
+import type { MappingInput } from './mapping-input.ts';
+
+export type { MappingInput };
 import { traceMapping } from '../../platform/tracing/index.ts';
 
-/**
- * The input every response mapping sees (documented in docs/definitions.md):
- *
- *   { status, headers (lower-case names), body (parsed JSON, text or null),
- *     action: { id, slug, operation, query, body }, arguments }
- */
-export interface MappingInput {
-  status: number;
-  headers: Record<string, string>;
-  body: unknown;
-  action: ActionMeta;
-  arguments: BuiltRequest['arguments'];
-}
 
 export type MappingOutcome = { ok: true; proposal: Proposal } | { ok: false; error: MappingError };
 

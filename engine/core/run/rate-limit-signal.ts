@@ -1,7 +1,7 @@
 import type { CompiledExpression, RetryEntry } from '../definitions/index.ts';
 import { evaluateGuarded, MappingError } from '../mapping/index.ts';
 import { flagOf } from './envelope-flags.ts';
-import type { MappingInput } from './map-response.ts';
+import type { MappingInput } from './mapping-input.ts';
 
 /** What the API's retry policy and the action's mapping say of one answer. */
 export interface RateLimitVerdict {

@@ -1,11 +1,12 @@
 import { buildOutboundRequest, lookupOptionsVia, type BuiltRequest, type LookupRun, type MapperInput } from '../arguments/index.ts';
-import { authArgumentValues, type ConnectionSecrets } from '../../tenancy/connections/connections.ts';
+import { type ConnectionSecrets } from '../../tenancy/connections/connections.ts';
+import { authArgumentValues } from '../connections/connect.ts';
 import { open } from '../../platform/crypto/cipher.ts';
 import { openRemembered } from '../../platform/crypto/opened-secrets.ts';
 import type { ActionEntry, AppVersion, AuthEntry, CompiledExpression } from '../definitions/index.ts';
 import { GatewayError } from '../../platform/errors/index.ts';
 import { evaluateGuarded, MappingError } from '../mapping/index.ts';
-import type { Services } from '../../http/services.ts';
+import type { RunServices } from './run-services.ts';
 import type { ConnectionRecord, EndUserRecord, InstallationRecord } from '../../platform/store/index.ts';
 import { applyAuth } from '../auth/apply-auth.ts';
 import type { Abortable } from '../../platform/outbound/index.ts';
@@ -65,7 +66,7 @@ const MAX_LOOKUP_DEPTH = 2;
  * (meta.authenticated false, or a 401) is renewed once and the call sent
  * once more.
  */
-export async function runAction(services: Services, run: RunRequest): Promise<RunOutcome> {
+export async function runAction(services: RunServices, run: RunRequest): Promise<RunOutcome> {
   const { version, action } = run;
   let connection = run.connection;
   if (connection.status !== 'active') {
@@ -88,10 +89,10 @@ export async function runAction(services: Services, run: RunRequest): Promise<Ru
     lookupOptions: lookupOptionsVia((lookup) => runLookupAction(services, run, lookup), { companyId: run.companyId, connectionId: connection.id, version }),
   };
   const plan = run.interpretation === 'reference' ? null : planOf(version, action);
-  const baseUrl = services.config.appBaseUrls?.[version.app.slug];
+  const baseUrl = services.settings.appBaseUrls[version.app.slug];
   const built = plan
     ? await plan.build({ auth, host, arguments: run.arguments, baseUrl }, deps)
-    : await buildOutboundRequest({ action, api: apiOf(version, services.config.appBaseUrls), auth, host, arguments: run.arguments }, deps);
+    : await buildOutboundRequest({ action, api: apiOf(version, services.settings.appBaseUrls), auth, host, arguments: run.arguments }, deps);
   const scope = { appId: version.app.id, version: version.version, actionId: action.id, connectionId: connection.id };
   // The call's origin (a NextUrl cursor must stay on it): the plan knows it when the base URL has no variables.
   const origin = plan?.originOf(baseUrl) ?? new URL(built.request.url).origin;
@@ -103,7 +104,7 @@ export async function runAction(services: Services, run: RunRequest): Promise<Ru
   let retries = 0;
   let renewed = false;
   // The waiting this run may still do: the policy's budget, never beyond the gateway's request timeout.
-  const budgetMs = Math.min(version.api.retry.budgetMs, services.config.server.requestTimeoutMs);
+  const budgetMs = Math.min(version.api.retry.budgetMs, services.settings.maxWaitMs);
   let waitedMs = 0;
   for (;;) {
     const applied = applyAuth(auth, secretsOf(connection), built.variables, token, plan?.version.fillTemplate);
@@ -182,7 +183,7 @@ function pageFacts(envelope: Envelope, built: BuiltRequest, input: MappingInput,
 
 /** The token this run starts with: renewed first when known to be expired, obtained first for client credentials. */
 async function accessToken(
-  services: Services,
+  services: RunServices,
   auth: AuthEntry,
   connection: ConnectionRecord,
   secrets: Readonly<ConnectionSecrets>,
@@ -190,9 +191,9 @@ async function accessToken(
 ): Promise<string | undefined> {
   switch (auth.type) {
     case 'OAuth2AuthorizationCode':
-      return tokenExpired(connection) ? open<ConnectionSecrets>(services.keyring, connection.id, (await renewToken(services, connection, auth)).credentials).accessToken : secrets.accessToken;
+      return tokenExpired(connection, services.clock.now()) ? open<ConnectionSecrets>(services.keyring, connection.id, (await renewToken(services, connection, auth)).credentials).accessToken : secrets.accessToken;
     case 'OAuth2ClientCredentials':
-      return !secrets.accessToken || tokenExpired(connection)
+      return !secrets.accessToken || tokenExpired(connection, services.clock.now())
         ? open<ConnectionSecrets>(services.keyring, connection.id, (await renewToken(services, connection, auth)).credentials).accessToken
         : secrets.accessToken;
     case 'CredentialExchange':
@@ -211,7 +212,7 @@ function bodyType(version: AppVersion): Record<string, string> {
   return version.api.definition.bodyEncoding === 'Form' ? { 'content-type': 'application/x-www-form-urlencoded' } : {};
 }
 
-async function runLookupAction(services: Services, run: RunRequest, lookup: LookupRun) {
+async function runLookupAction(services: RunServices, run: RunRequest, lookup: LookupRun) {
   const depth = (run.depth ?? 0) + 1;
   if (depth > MAX_LOOKUP_DEPTH) throw GatewayError.of('LOOKUP_FAILED', `lookup action ${lookup.action.id} needs a lookup of its own more than ${MAX_LOOKUP_DEPTH} deep`);
   // The lookup's calls are not the run's own: its facts (status, time) stay the outer call's.
@@ -220,7 +221,7 @@ async function runLookupAction(services: Services, run: RunRequest, lookup: Look
 }
 
 /** The author hears that api.yaml's appError mapping failed (where and why, never the response it read); the run answers the engine's default. */
-function appErrorMappingFailed(services: Services, run: RunRequest, error: MappingError): void {
+function appErrorMappingFailed(services: RunServices, run: RunRequest, error: MappingError): void {
   services.metrics?.mappingErrors.inc({ reason: error.details.reason });
   const { file, line, column, reason } = error.details;
   services.logger.warn(

@@ -1,7 +1,7 @@
 import { findConnection } from '../../tenancy/connections/connections.ts';
 import { findInstallation } from '../../tenancy/installations/installations.ts';
 import { GatewayError } from '../../platform/errors/index.ts';
-import type { Services } from '../../http/services.ts';
+import type { TenancyServices } from '../../tenancy/tenancy-services.ts';
 import type { AppVersion } from '../definitions/index.ts';
 import type { Collection, ConnectionRecord, EndUserRecord, InstallationRecord } from '../../platform/store/index.ts';
 import { RecentRecords } from '../../platform/store/recent-records.ts';
@@ -18,7 +18,7 @@ export interface Selected {
  * (another company's is 404) and be for this app.
  */
 export async function selectConnection(
-  services: Services,
+  services: Pick<TenancyServices, 'store'>,
   companyId: string,
   version: AppVersion,
   selector: { connectionId?: string | undefined; installationId?: string | undefined },
@@ -40,7 +40,7 @@ export async function selectConnection(
 }
 
 /** The installation's connection for the version's app; an installation without that app is 404. */
-export async function throughInstallation(services: Services, installation: InstallationRecord, version: AppVersion): Promise<Selected> {
+export async function throughInstallation(services: Pick<TenancyServices, 'store'>, installation: InstallationRecord, version: AppVersion): Promise<Selected> {
   const binding = installation.apps.find((a) => a.appId === version.app.id);
   if (!binding) {
     throw GatewayError.of('NOT_FOUND', `installation ${installation.id} does not include app "${version.app.slug}"`);
@@ -61,7 +61,7 @@ function requireApp(connection: ConnectionRecord, version: AppVersion): void {
 const recentEndUsers = new WeakMap<Collection<EndUserRecord>, RecentRecords<EndUserRecord>>();
 
 /** The run's end user, through the cache where the store is this process's alone; null when there is none (deleted). Frozen. */
-async function findEndUser(services: Services, companyId: string, id: string): Promise<EndUserRecord | null> {
+async function findEndUser(services: Pick<TenancyServices, 'store'>, companyId: string, id: string): Promise<EndUserRecord | null> {
   const { endUsers } = services.store;
   let cache = recentEndUsers.get(endUsers);
   if (!cache) recentEndUsers.set(endUsers, (cache = new RecentRecords()));

@@ -1,4 +1,5 @@
 import Router from '@koa/router';
+import { connectableVersion } from '../../core/connections/connect.ts';
 import { requireApiKey } from '../guards/require-api-key.ts';
 import { GatewayError } from '../../platform/errors/index.ts';
 import type { AppState } from '../server/context.ts';
@@ -16,7 +17,9 @@ export function appConfigurationRoutes(services: Services): Router<AppState> {
   const apiKey = requireApiKey(services.store);
 
   router.put('/v2/apps/:appSlug/configuration', apiKey, async (ctx) => {
-    const record = await putAppConfiguration(services, ctx.state.principal!.companyId, ctx.params.appSlug!, validatePut(requireBody(ctx)));
+    const body = validatePut(requireBody(ctx));
+    connectableVersion(services, ctx.params.appSlug!);
+    const record = await putAppConfiguration(services, ctx.state.principal!.companyId, ctx.params.appSlug!, body);
     ctx.body = { success: true, data: appConfigurationView(record) };
   });
 

@@ -1,7 +1,8 @@
 import { requireAppConfiguration } from '../../tenancy/app-configurations/app-configurations.ts';
 import { seal } from '../../platform/crypto/cipher.ts';
 import { checkValues } from '../../core/connections/check-values.ts';
-import { connectableVersion, pickAuth, requireEndUser } from '../../tenancy/connections/connections.ts';
+import { requireEndUser } from '../../tenancy/connections/connections.ts';
+import { connectableVersion, pickAuth } from '../../core/connections/connect.ts';
 import type { AuthEntry } from '../../core/definitions/index.ts';
 import type { OAuth2AuthorizationCodeAuth } from '../../core/definitions/generated/definition-types.ts';
 import { embeddingSettings } from '../../tenancy/embedding/settings.ts';

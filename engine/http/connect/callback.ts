@@ -1,7 +1,8 @@
 import { open } from '../../platform/crypto/cipher.ts';
 import { requireAppConfiguration } from '../../tenancy/app-configurations/app-configurations.ts';
 import type { AppConfigurationSecrets } from '../../tenancy/app-configurations/schemas.ts';
-import { connectableVersion, pickAuth, storeConnection } from '../../tenancy/connections/connections.ts';
+import { storeConnection } from '../../tenancy/connections/connections.ts';
+import { connectableVersion, pickAuth } from '../../core/connections/connect.ts';
 import { GatewayError } from '../../platform/errors/index.ts';
 import type { Services } from '../services.ts';
 import { oauthAuth, redirectUri } from './authorize.ts';
@@ -72,7 +73,8 @@ export async function completeAuthorization(services: Services, query: Record<st
       companyId: state.companyId,
       appId: version.app.id,
       appSlug: version.app.slug,
-      auth,
+      authId: auth.id,
+      authType: auth.type,
       endUserId: state.endUserId,
       name: null,
       metadata: { ...pending.metadata, ...tokens.kept },

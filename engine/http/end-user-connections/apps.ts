@@ -1,4 +1,4 @@
-import { connectableVersion, KIND_FIELDS } from '../../tenancy/connections/connections.ts';
+import { connectableVersion, KIND_FIELDS } from '../../core/connections/connect.ts';
 import type { ArgumentEntry, AuthEntry } from '../../core/definitions/index.ts';
 import { describeArgument } from '../../core/describe/descriptions.ts';
 import { embeddingSettings } from '../../tenancy/embedding/settings.ts';

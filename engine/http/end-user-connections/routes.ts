@@ -1,6 +1,7 @@
 import Router from '@koa/router';
 import { CONNECTION_FIELDS, CONNECTION_LIST_OPTIONS } from '../../tenancy/connections/connection-fields.ts';
-import { connectableVersion, createConnection, deleteConnection, pickAuth } from '../../tenancy/connections/connections.ts';
+import { deleteConnection } from '../../tenancy/connections/connections.ts';
+import { connectableVersion, createConnection, pickAuth } from '../../core/connections/connect.ts';
 import { connectionView } from '../../tenancy/connections/view.ts';
 import { GatewayError, validationError } from '../../platform/errors/index.ts';
 import { listPage } from '../../platform/query/list-page.ts';

@@ -43,7 +43,7 @@ export function endUserRunRoutes(services: Services): Router<AppState> {
       throw GatewayError.of('FORBIDDEN', 'draft versions run only for test end users (isTestUser: true); use published or a version number');
     }
     const start = { companyId, version, action, ...selected };
-    answer(ctx, await observeRun(ctx, start, (facts) => runAction(services, { ...start, arguments: body.arguments ?? {}, signal: abortOnClose(ctx), facts })));
+    answer(ctx, await observeRun(ctx, start, (facts) => runAction(services.run, { ...start, arguments: body.arguments ?? {}, signal: abortOnClose(ctx), facts })));
   });
 
   return router;

@@ -1,7 +1,7 @@
 import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
-import type { Config } from '../../config/config.ts';
+import type { HttpSettings } from '../services.ts';
 import type { Logger } from '../../platform/log/logger.ts';
 import type { AppState } from '../server/context.ts';
 import { createHttpServer } from '../server/http-server.ts';
@@ -21,7 +21,7 @@ export interface MetricsListener {
  * private address, or keep the port out of the Service/ingress), every
  * other path a 404 in the error shape. Null when METRICS_PORT is unset.
  */
-export async function serveMetrics(config: Config, metrics: GatewayMetrics, logger: Logger): Promise<MetricsListener | null> {
+export async function serveMetrics(config: HttpSettings, metrics: GatewayMetrics, logger: Logger): Promise<MetricsListener | null> {
   if (config.metrics.port === undefined) return null;
   const app = new Koa<AppState>();
   app.silent = true;

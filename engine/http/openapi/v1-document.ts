@@ -1,5 +1,5 @@
 import type { OpenAPIObject } from 'openapi3-ts/oas31';
-import type { Config } from '../../config/config.ts';
+import type { HttpSettings } from '../services.ts';
 import { buildDocument } from './build-document.ts';
 import { V1_EXAMPLES } from './v1-examples.ts';
 import { V1_ENDPOINTS } from './v1-endpoints.ts';
@@ -8,7 +8,7 @@ import { V1_ENDPOINTS } from './v1-endpoints.ts';
  * The OpenAPI 3.1 document of the v1 surface, exactly: version 1.0.0, as the
  * specification says. Everything else is in the v2 document.
  */
-export function buildV1Document(config: Pick<Config, 'publicBaseUrl' | 'embeddedBaseUrl'>): OpenAPIObject {
+export function buildV1Document(config: Pick<HttpSettings, 'publicBaseUrl' | 'embeddedBaseUrl'>): OpenAPIObject {
   return buildDocument(
     {
       title: 'Integration gateway v1',

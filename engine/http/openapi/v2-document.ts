@@ -1,11 +1,11 @@
 import type { OpenAPIObject } from 'openapi3-ts/oas31';
-import type { Config } from '../../config/config.ts';
+import type { HttpSettings } from '../services.ts';
 import { END_USER_EXAMPLES } from '../end-users/examples.ts';
 import { buildDocument } from './build-document.ts';
 import { V2_ENDPOINTS } from './v2-endpoints.ts';
 
 /** The OpenAPI 3.1 document of everything the v1 document does not cover. */
-export function buildV2Document(config: Pick<Config, 'publicBaseUrl'>): OpenAPIObject {
+export function buildV2Document(config: Pick<HttpSettings, 'publicBaseUrl'>): OpenAPIObject {
   return buildDocument(
     {
       title: 'Integration gateway v2',

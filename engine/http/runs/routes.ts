@@ -57,7 +57,7 @@ export function runRoutes(services: Services): Router<AppState> {
     const action = resolveAction(version, { slug: ctx.params.actionSlug! });
     const selected = await selectConnection(services, companyId, version, body);
     const start = { companyId, version, action, ...selected };
-    answer(ctx, await observeRun(ctx, start, (facts) => runAction(services, { ...start, arguments: body.arguments ?? {}, signal: abortOnClose(ctx), facts })));
+    answer(ctx, await observeRun(ctx, start, (facts) => runAction(services.run, { ...start, arguments: body.arguments ?? {}, signal: abortOnClose(ctx), facts })));
   });
 
   router.post('/v1/installation/apps/:appId/:appVersion/action/:actionId/run', requireEndUserToken(services), async (ctx) => {
@@ -74,7 +74,7 @@ export function runRoutes(services: Services): Router<AppState> {
       throw GatewayError.of('FORBIDDEN', 'draft versions run only for test end users (isTestUser: true); use published or a version number');
     }
     const start = { companyId, version, action, ...selected };
-    answer(ctx, await observeRun(ctx, start, (facts) => runAction(services, { ...start, arguments: body.actionArguments ?? {}, signal: abortOnClose(ctx), facts })));
+    answer(ctx, await observeRun(ctx, start, (facts) => runAction(services.run, { ...start, arguments: body.actionArguments ?? {}, signal: abortOnClose(ctx), facts })));
   });
 
   return servedDirectly(router);

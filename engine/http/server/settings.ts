@@ -1,3 +1,5 @@
+import { ConfigError, integer, type Env } from '../../platform/settings/env.ts';
+
 /** How the gateway's own HTTP server treats its clients; each comes from an environment variable (see README.md). */
 export interface HttpServerSettings {
   /** REQUEST_TIMEOUT_MS: from the first byte of a request to its last (headers and body); not the time to answer it. */
@@ -17,3 +19,19 @@ export const DEFAULT_HTTP_SERVER_SETTINGS: HttpServerSettings = {
   keepAliveTimeoutMs: 5_000,
   maxHeaderBytes: 16 * 1024,
 };
+
+/** REQUEST_TIMEOUT_MS, HEADERS_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS, MAX_HEADER_BYTES; Node refuses a headers timeout longer than the request timeout, so that is a config error. */
+export function httpServerSettingsFromEnv(env: Env): HttpServerSettings {
+  const d = DEFAULT_HTTP_SERVER_SETTINGS;
+  const requestTimeoutMs = integer(env, 'REQUEST_TIMEOUT_MS', d.requestTimeoutMs, 100, 3_600_000);
+  const headersTimeoutMs = integer(env, 'HEADERS_TIMEOUT_MS', Math.min(d.headersTimeoutMs, requestTimeoutMs), 100, 3_600_000);
+  if (headersTimeoutMs > requestTimeoutMs) {
+    throw new ConfigError('HEADERS_TIMEOUT_MS', `must not be more than REQUEST_TIMEOUT_MS (${requestTimeoutMs}) (got "${headersTimeoutMs}")`);
+  }
+  return {
+    requestTimeoutMs,
+    headersTimeoutMs,
+    keepAliveTimeoutMs: integer(env, 'KEEP_ALIVE_TIMEOUT_MS', d.keepAliveTimeoutMs, 100, 600_000),
+    maxHeaderBytes: integer(env, 'MAX_HEADER_BYTES', d.maxHeaderBytes, 1024, 1_048_576),
+  };
+}

@@ -1,3 +1,4 @@
+import { parsed, type Env } from '../settings/env.ts';
 import ipaddr from 'ipaddr.js';
 import { bareAddress, isIpLiteral } from './address-classes.ts';
 
@@ -63,4 +64,9 @@ export function allowsAddress(list: EgressAllowList, address: string): boolean {
   const forms: (ipaddr.IPv4 | ipaddr.IPv6)[] = [parsed];
   if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) forms.push((parsed as ipaddr.IPv6).toIPv4Address());
   return forms.some((form) => list.ranges.some(([range, bits]) => range.kind() === form.kind() && form.match(range, bits)));
+}
+
+/** `EGRESS_ALLOW`: comma-separated CIDRs, addresses, host names or *.suffixes; unset admits none. */
+export function egressAllowFromEnv(env: Env): EgressAllowList {
+  return parsed(env, 'EGRESS_ALLOW', parseEgressAllow);
 }

@@ -1,5 +1,5 @@
 import { pino, type Logger, type DestinationStream } from 'pino';
-import type { LogLevel } from '../../config/config.ts';
+import type { LogLevel } from './log-level.ts';
 
 export type { Logger };
 

@@ -1,6 +1,7 @@
-import type { JsonValue } from './types.ts';
+import type { JsonValue, QueryValue } from './types.ts';
 
-export type QueryValue = string | number | boolean | null | undefined | (string | number | boolean)[];
+export type { QueryValue };
+
 
 /**
  * The request body as bytes, by the request's Content-Type: a form

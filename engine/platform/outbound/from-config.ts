@@ -1,7 +1,8 @@
 import type { Dispatcher } from 'undici';
-import type { Config } from '../../config/config.ts';
+import type { EgressAllowList } from '../egress/allow-list.ts';
 import { createEgressPolicy, type LookupFunction } from '../egress/policy.ts';
 import { createHttpClient, type HttpClient } from './client.ts';
+import type { OutboundSettings } from './settings.ts';
 
 /**
  * The gateway's outbound client as configured: OUTBOUND_* limits, the egress
@@ -9,7 +10,7 @@ import { createHttpClient, type HttpClient } from './client.ts';
  * Agent, for tests only. Create one per process and close it at shutdown.
  */
 export function createConfiguredHttpClient(
-  config: Pick<Config, 'outbound' | 'egressAllow'>,
+  config: { outbound: OutboundSettings; egressAllow: EgressAllowList },
   testing: { resolve?: LookupFunction; dispatcher?: Dispatcher } = {},
 ): HttpClient {
   const policy = createEgressPolicy(config.egressAllow, testing.resolve ? { resolve: testing.resolve } : {});

@@ -1,6 +1,5 @@
 import type { RedirectPolicy } from './redirect.ts';
 import type { Abortable } from './call-stop.ts';
-import type { QueryValue } from './encode.ts';
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
@@ -49,3 +48,5 @@ export interface OutboundResponse {
   url: string;
   redirects: number;
 }
+
+export type QueryValue = string | number | boolean | null | undefined | (string | number | boolean)[];

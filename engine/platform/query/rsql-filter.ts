@@ -23,7 +23,7 @@ const OBJECT_KEY = /^[A-Za-z0-9_-]{1,64}(\.[A-Za-z0-9_-]{1,64}){0,3}$/;
  *   -> { $and: [ { name: { $like: 'acme*' } }, { $or: [ { plan: 'pro' }, { memberCount: { $gte: 10 } } ] } ] }
  *
  * `=like=` becomes the store's own `$like` operator, which each adapter
- * runs in a form that cannot backtrack (engine/store/like/), never a
+ * runs in a form that cannot backtrack (engine/platform/store/like/), never a
  * regular expression built here.
  *
  * `;` (AND) binds tighter than `,` (OR); parentheses group. Only fields of

@@ -1,9 +1,9 @@
-import type { Config } from '../../config/config.ts';
+import type { StoreSettings } from './store-settings.ts';
 import type { Store } from './port.ts';
 import type { CompactionEvents } from './embedded/compaction.ts';
 import { openEmbeddedStore } from './embedded/nedb-store.ts';
 
-type StoreConfig = Pick<Config, 'mongodbUri' | 'dataDir'> & Partial<Pick<Config, 'storeQueryTimeoutMs' | 'storeCompactionIntervalMs'>>;
+type StoreConfig = Pick<StoreSettings, 'mongodbUri' | 'dataDir'> & Partial<Pick<StoreSettings, 'storeQueryTimeoutMs' | 'storeCompactionIntervalMs'>>;
 
 /**
  * MongoDB when MONGODB_URI is set, the embedded store under DATA_DIR otherwise (compacted every

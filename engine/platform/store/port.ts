@@ -20,7 +20,7 @@ import type {
  *
  * One operator is the port's own: `{ field: { $like: 'acme*' } }`, `*` for
  * any characters, the rest literal, anchored, case-insensitive
- * (engine/store/like/). Each adapter runs it in a form that cannot
+ * (engine/platform/store/like/). Each adapter runs it in a form that cannot
  * backtrack: a matcher on the embedded store, a tempered `$regex` on MongoDB.
  */
 export type Filter = Record<string, unknown>;

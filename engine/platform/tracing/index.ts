@@ -1,5 +1,4 @@
 export { startTracing, type Tracing } from './start-tracing.ts';
 export { tracingFromEnv, type TracingConfig } from './tracing-config.ts';
-export { traceRequests } from '../../http/observability/server-span.ts';
 export { traceCall, appCall, withCallFacts } from './client-span.ts';
 export { traceMapping, traceRenewal } from './spans.ts';

@@ -6,7 +6,7 @@ import { BatchSpanProcessor, ConsoleSpanExporter, SimpleSpanProcessor, type Span
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 import type { Logger } from '../log/logger.ts';
-import type { Tracing } from './start-tracing.ts';
+import type { Tracing } from './tracing.ts';
 import type { TraceExporterName, TracingConfig } from './tracing-config.ts';
 import { traceStore } from './traced-store.ts';
 import { setActiveTracer } from './tracer.ts';

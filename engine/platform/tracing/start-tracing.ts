@@ -1,15 +1,11 @@
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { Logger } from '../log/logger.ts';
-import type { Store } from '../store/port.ts';
 import type { TracingConfig } from './tracing-config.ts';
+import type { Tracing } from './tracing.ts';
+
+export type { Tracing };
 
 /** Tracing as started for one gateway. */
-export interface Tracing {
-  /** The store with a span per operation when tracing is on; the store itself when off. */
-  store(store: Store): Store;
-  /** Exports what is buffered and unregisters the SDK (gateway stop). */
-  shutdown(): Promise<void>;
-}
 
 const OFF: Tracing = { store: (store) => store, shutdown: async () => {} };
 

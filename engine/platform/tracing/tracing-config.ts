@@ -1,6 +1,4 @@
-import { ConfigError } from '../../config/config.ts';
-
-type Env = Record<string, string | undefined>;
+import { ConfigError, type Env } from '../settings/env.ts';
 
 /** The exporters the gateway can build from OTEL_TRACES_EXPORTER. */
 export const TRACE_EXPORTERS = ['otlp', 'console'] as const;

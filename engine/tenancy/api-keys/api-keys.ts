@@ -1,8 +1,10 @@
 import { hash, randomBytes } from 'node:crypto';
-import { CHOSEN_API_KEY } from '../../config/config.ts';
 import { newId } from '../../platform/ids.ts';
 import type { ApiKeyRecord, Collection, Store } from '../../platform/store/index.ts';
 import { RecentRecords } from '../../platform/store/recent-records.ts';
+
+/** An API key a person may choose (BOOTSTRAP_API_KEY): long enough, and safe in a header. */
+export const CHOSEN_API_KEY = /^[A-Za-z0-9._~-]{20,200}$/;
 
 /** Generated keys look like `igw_` + 43 base64url characters (32 random bytes). */
 export const API_KEY_PREFIX = 'igw_';

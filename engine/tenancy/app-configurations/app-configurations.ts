@@ -1,9 +1,8 @@
 import { open, seal } from '../../platform/crypto/cipher.ts';
 import { GatewayError } from '../../platform/errors/index.ts';
 import { newId } from '../../platform/ids.ts';
-import type { Services } from '../../http/services.ts';
+import type { TenancyServices } from '../tenancy-services.ts';
 import type { AppConfigurationRecord } from '../../platform/store/index.ts';
-import { connectableVersion } from '../connections/connections.ts';
 import type { AppConfigurationSecrets, PutAppConfigurationBody } from './schemas.ts';
 
 /**
@@ -12,8 +11,7 @@ import type { AppConfigurationSecrets, PutAppConfigurationBody } from './schemas
  * fields; a secret left out keeps the stored one (it is never shown, so a
  * caller could not send it back).
  */
-export async function putAppConfiguration(services: Services, companyId: string, appSlug: string, body: PutAppConfigurationBody): Promise<AppConfigurationRecord> {
-  connectableVersion(services, appSlug);
+export async function putAppConfiguration(services: TenancyServices, companyId: string, appSlug: string, body: PutAppConfigurationBody): Promise<AppConfigurationRecord> {
   const configKey = `${companyId}:${appSlug}`;
   const existing = await services.store.appConfigurations.findOne({ configKey });
   const id = existing?.id ?? newId('cfg');
@@ -46,11 +44,11 @@ export async function putAppConfiguration(services: Services, companyId: string,
   return record;
 }
 
-export async function findAppConfiguration(services: Services, companyId: string, appSlug: string): Promise<AppConfigurationRecord | null> {
+export async function findAppConfiguration(services: Pick<TenancyServices, 'store'>, companyId: string, appSlug: string): Promise<AppConfigurationRecord | null> {
   return await services.store.appConfigurations.findOne({ configKey: `${companyId}:${appSlug}` });
 }
 
-export async function requireAppConfiguration(services: Services, companyId: string, appSlug: string): Promise<AppConfigurationRecord> {
+export async function requireAppConfiguration(services: Pick<TenancyServices, 'store'>, companyId: string, appSlug: string): Promise<AppConfigurationRecord> {
   const found = await findAppConfiguration(services, companyId, appSlug);
   if (!found) {
     throw GatewayError.of('APP_NOT_CONFIGURED', `app "${appSlug}" is not configured for your company: PUT /v2/apps/${appSlug}/configuration first`);

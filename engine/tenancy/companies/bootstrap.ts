@@ -1,4 +1,5 @@
-import { findActiveApiKey, hashApiKey, issueApiKey } from '../api-keys/api-keys.ts';
+import { CHOSEN_API_KEY, findActiveApiKey, hashApiKey, issueApiKey } from '../api-keys/api-keys.ts';
+import { ConfigError, optional, type Env } from '../../platform/settings/env.ts';
 import type { Store } from '../../platform/store/index.ts';
 import { addMember, createCompany } from './companies.ts';
 
@@ -68,4 +69,13 @@ export async function bootstrap(store: Store, bootstrapApiKey: string | undefine
   // A chosen key is known to whoever chose it: nothing to deliver.
   if (generatedKey === null) await delivered();
   return { kind: 'created', companyId: company.id, userId: owner.userId, generatedKey, resumed: pending !== null, delivered };
+}
+
+/** BOOTSTRAP_API_KEY: the owner's key of the "Default" company an empty store starts with; unset, one is generated. */
+export function bootstrapApiKeyFromEnv(env: Env): string | undefined {
+  const key = optional(env, 'BOOTSTRAP_API_KEY');
+  if (key !== undefined && !CHOSEN_API_KEY.test(key)) {
+    throw new ConfigError('BOOTSTRAP_API_KEY', 'must be 20 to 200 characters of A-Z, a-z, 0-9, ".", "_", "~" or "-"');
+  }
+  return key;
 }

@@ -1,4 +1,4 @@
-import type { ReadinessCheck } from '../../http/services.ts';
+import type { ReadinessCheck } from '../../platform/health/readiness.ts';
 import type { Collection, Store } from '../../platform/store/index.ts';
 import { open, SecretUnreadableError, type SealedSecret } from '../../platform/crypto/cipher.ts';
 import type { Keyring } from '../../platform/crypto/keyring.ts';

@@ -1,6 +1,6 @@
 import { validationError, type FieldProblem } from '../../platform/errors/index.ts';
 import { newId } from '../../platform/ids.ts';
-import type { Services } from '../../http/services.ts';
+import type { TenancyServices } from '../tenancy-services.ts';
 import { DuplicateKeyError, type EmbeddingSettingsRecord, type Store } from '../../platform/store/index.ts';
 import { parseOrigin } from './origins.ts';
 import type { PutEmbeddingBody } from './schemas.ts';
@@ -18,7 +18,7 @@ export async function embeddingSettings(store: Store, companyId: string): Promis
 }
 
 /** Checks and replaces both lists; an origin is kept normalised, an app must be one the gateway has loaded. */
-export async function putEmbeddingSettings(services: Services, companyId: string, body: PutEmbeddingBody): Promise<EmbeddingSettings> {
+export async function putEmbeddingSettings(services: TenancyServices, companyId: string, body: PutEmbeddingBody): Promise<EmbeddingSettings> {
   const problems: FieldProblem[] = [];
   const origins: string[] = [];
   body.allowedOrigins.forEach((raw, i) => {

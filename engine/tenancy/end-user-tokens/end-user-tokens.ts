@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { errors, jwtVerify, SignJWT, type JWTHeaderParameters } from 'jose';
-import type { EndUserTokenConfig } from '../../config/config.ts';
+import type { EndUserTokenSettings } from './settings.ts';
 import type { EndUserRecord, Store } from '../../platform/store/index.ts';
 import type { KeyRing } from './key-ring.ts';
 import { TOKEN_ALGORITHM } from './signing-keys.ts';
@@ -25,7 +25,7 @@ export interface EndUserTokenClaims {
  * key. Header `{ alg: EdDSA, typ: JWT, kid }`; claims `sub` (end user id),
  * `cid` (company id), `iss`, `aud`, `iat`, `exp`, `jti`.
  */
-export async function issueEndUserToken(ring: KeyRing, config: EndUserTokenConfig, endUser: Pick<EndUserRecord, 'id' | 'companyId'>): Promise<string> {
+export async function issueEndUserToken(ring: KeyRing, config: EndUserTokenSettings, endUser: Pick<EndUserRecord, 'id' | 'companyId'>): Promise<string> {
   const { kid, key } = await ring.signingKey();
   return await new SignJWT({ [COMPANY_CLAIM]: endUser.companyId })
     .setProtectedHeader({ alg: TOKEN_ALGORITHM, typ: 'JWT', kid })
@@ -50,7 +50,7 @@ export type TokenCheck =
  * existing in that company. The reason is for the log only: a client gets one
  * answer for every failure.
  */
-export async function verifyEndUserToken(ring: KeyRing, store: Store, config: EndUserTokenConfig, token: string): Promise<TokenCheck> {
+export async function verifyEndUserToken(ring: KeyRing, store: Store, config: EndUserTokenSettings, token: string): Promise<TokenCheck> {
   let claims: EndUserTokenClaims;
   try {
     const verified = await jwtVerify(token, async (header: JWTHeaderParameters) => {

@@ -1,5 +1,5 @@
 import { GatewayError } from '../../platform/errors/index.ts';
-import type { Services } from '../../http/services.ts';
+import type { TenancyServices } from '../tenancy-services.ts';
 import { endUserDeleted } from './end-user-deleted.ts';
 
 /**
@@ -23,7 +23,7 @@ import { endUserDeleted } from './end-user-deleted.ts';
  * record is already gone. The answer is 404 only when nothing of the end
  * user was left to delete: a second DELETE of a fully deleted user.
  */
-export async function deleteEndUser(services: Services, companyId: string, endUserId: string) {
+export async function deleteEndUser(services: TenancyServices, companyId: string, endUserId: string) {
   const { store } = services;
   const owned = { companyId, endUserId };
   const recordDeleted = await store.endUsers.deleteOne({ id: endUserId, companyId });

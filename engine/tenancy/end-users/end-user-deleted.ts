@@ -1,4 +1,4 @@
-import type { Services } from '../../http/services.ts';
+import type { TenancyServices } from '../tenancy-services.ts';
 import { publishEvent } from '../webhooks/publish.ts';
 
 export interface EndUserDeletedEvent {
@@ -15,7 +15,7 @@ export interface EndUserDeletedEvent {
  * `end_user.deleted` webhook event, ids and counts only, never the person's
  * name, email or metadata.
  */
-export async function endUserDeleted(services: Services, event: EndUserDeletedEvent): Promise<void> {
+export async function endUserDeleted(services: TenancyServices, event: EndUserDeletedEvent): Promise<void> {
   services.logger.info({ event: 'end_user.deleted', ...event }, 'end user deleted');
   const { companyId, ...data } = event;
   await publishEvent(services, companyId, { type: 'end_user.deleted', data });

@@ -1,6 +1,6 @@
 import { GatewayError, validationError, type FieldProblem } from '../../platform/errors/index.ts';
 import { newId } from '../../platform/ids.ts';
-import type { Services } from '../../http/services.ts';
+import type { TenancyServices } from '../tenancy-services.ts';
 import type { InstallationRecord } from '../../platform/store/index.ts';
 import { requireEndUser } from '../connections/connections.ts';
 import type { CreateInstallationBody } from './schemas.ts';
@@ -9,7 +9,7 @@ import type { CreateInstallationBody } from './schemas.ts';
  * Binds an end user to apps, each through a connection of the same company
  * to that app. Every problem with the list is reported at once.
  */
-export async function createInstallation(services: Services, companyId: string, body: CreateInstallationBody): Promise<InstallationRecord> {
+export async function createInstallation(services: TenancyServices, companyId: string, body: CreateInstallationBody): Promise<InstallationRecord> {
   await requireEndUser(services, companyId, body.endUserId);
   const snapshot = services.definitions.current();
   const problems: FieldProblem[] = [];
@@ -56,7 +56,7 @@ export async function createInstallation(services: Services, companyId: string, 
   return installation;
 }
 
-export async function findInstallation(services: Services, companyId: string, id: string): Promise<InstallationRecord> {
+export async function findInstallation(services: Pick<TenancyServices, 'store'>, companyId: string, id: string): Promise<InstallationRecord> {
   const record = await services.store.installations.findOne({ id, companyId });
   if (!record) throw GatewayError.of('NOT_FOUND', `installation ${id} does not exist`);
   return record;

@@ -1,5 +1,5 @@
 import { newId } from '../../platform/ids.ts';
-import type { Services } from '../../http/services.ts';
+import type { TenancyServices } from '../tenancy-services.ts';
 import type { WebhookDeliveryRecord } from '../../platform/store/index.ts';
 import type { WebhookEvent } from './events.ts';
 
@@ -12,7 +12,7 @@ import type { WebhookEvent } from './events.ts';
  * even after kill -9, sends them. Then it wakes this process's worker.
  * Answers the event id.
  */
-export async function publishEvent(services: Services, companyId: string, event: WebhookEvent): Promise<string> {
+export async function publishEvent(services: TenancyServices, companyId: string, event: WebhookEvent): Promise<string> {
   const eventId = newId('evt');
   const endpoints = await services.store.webhookEndpoints.find({ companyId, enabled: true });
   const takers = endpoints.filter((endpoint) => endpoint.events.length === 0 || endpoint.events.includes(event.type));

@@ -1,3 +1,5 @@
+import { integer, type Env } from '../../platform/settings/env.ts';
+
 /** How webhook deliveries are sent and retried (WEBHOOK_* variables; README's Configuration table). */
 export interface WebhookSettings {
   /** WEBHOOK_RETRY_WINDOW_MS: how long after the event a delivery is still retried; past it, it is given up (status failed). */
@@ -25,3 +27,17 @@ export const DEFAULT_WEBHOOK_SETTINGS: WebhookSettings = {
   pollIntervalMs: 1_000,
   deliveriesKept: 100,
 };
+
+/** WEBHOOK_*: the retry window, backoff, time limit, concurrency and history of webhook deliveries. */
+export function webhookSettingsFromEnv(env: Env): WebhookSettings {
+  const d = DEFAULT_WEBHOOK_SETTINGS;
+  return {
+    retryWindowMs: integer(env, 'WEBHOOK_RETRY_WINDOW_MS', d.retryWindowMs, 100, 7 * 86_400_000),
+    retryBaseMs: integer(env, 'WEBHOOK_RETRY_BASE_MS', d.retryBaseMs, 10, 86_400_000),
+    retryMaxDelayMs: integer(env, 'WEBHOOK_RETRY_MAX_DELAY_MS', d.retryMaxDelayMs, 10, 86_400_000),
+    timeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', d.timeoutMs, 100, 120_000),
+    concurrency: integer(env, 'WEBHOOK_CONCURRENCY', d.concurrency, 1, 256),
+    pollIntervalMs: integer(env, 'WEBHOOK_POLL_INTERVAL_MS', d.pollIntervalMs, 10, 600_000),
+    deliveriesKept: integer(env, 'WEBHOOK_DELIVERIES_KEPT', d.deliveriesKept, 1, 1_000),
+  };
+}

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { GatewayError } from '../../platform/errors/index.ts';
 import type { HttpClient } from '../../platform/outbound/index.ts';
-import type { Services } from '../../http/services.ts';
+import type { TenancyServices } from '../tenancy-services.ts';
 import type { WebhookDeliveryRecord, WebhookEndpointRecord } from '../../platform/store/index.ts';
 import { retryDelayMs } from './backoff.ts';
 import { webhookSecret } from './endpoints.ts';
@@ -27,7 +27,7 @@ export interface WebhookWorker {
  * attempt twice, and a delivery whose gateway died is taken again once its
  * lease ends. Every outcome is written with the same compare-and-set.
  */
-export function startWebhookWorker(services: Services, settings: WebhookSettings = services.config.webhooks, http: HttpClient = services.http): WebhookWorker {
+export function startWebhookWorker(services: TenancyServices, settings: WebhookSettings = services.config.webhooks, http: HttpClient): WebhookWorker {
   const { store, logger } = services;
   const inFlight = new Set<Promise<void>>();
   const stopping = new AbortController();
@@ -91,7 +91,7 @@ export function startWebhookWorker(services: Services, settings: WebhookSettings
 }
 
 /** One attempt of a claimed delivery, and its outcome written. */
-async function attempt(services: Services, http: HttpClient, settings: WebhookSettings, delivery: WebhookDeliveryRecord, stopping: AbortSignal): Promise<void> {
+async function attempt(services: TenancyServices, http: HttpClient, settings: WebhookSettings, delivery: WebhookDeliveryRecord, stopping: AbortSignal): Promise<void> {
   const { store } = services;
   const endpoint = await store.webhookEndpoints.findOne({ id: delivery.endpointId, companyId: delivery.companyId });
   if (!endpoint || !endpoint.enabled) {
@@ -155,7 +155,7 @@ function failureText(failure: unknown): string {
   return failure instanceof Error ? failure.message : String(failure);
 }
 
-async function retryOrGiveUp(services: Services, settings: WebhookSettings, delivery: WebhookDeliveryRecord, outcome: { error: string; responseStatus: number | null; durationMs: number }): Promise<void> {
+async function retryOrGiveUp(services: TenancyServices, settings: WebhookSettings, delivery: WebhookDeliveryRecord, outcome: { error: string; responseStatus: number | null; durationMs: number }): Promise<void> {
   const attempts = delivery.attempts + 1;
   const next = new Date(Date.now() + retryDelayMs(attempts, settings));
   if (next.getTime() > delivery.giveUpAt.getTime()) {
@@ -173,7 +173,7 @@ async function retryOrGiveUp(services: Services, settings: WebhookSettings, deli
 }
 
 async function finish(
-  services: Services,
+  services: TenancyServices,
   settings: WebhookSettings,
   delivery: WebhookDeliveryRecord,
   outcome: { status: 'delivered' | 'failed'; error: string | null; responseStatus: number | null; durationMs: number | null; attempted: boolean },
@@ -199,7 +199,7 @@ async function finish(
 }
 
 /** Keeps the newest WEBHOOK_DELIVERIES_KEPT finished deliveries of the endpoint (pending ones are never dropped). */
-async function prune(services: Services, companyId: string, endpointId: string, kept: number): Promise<void> {
+async function prune(services: TenancyServices, companyId: string, endpointId: string, kept: number): Promise<void> {
   const old = await services.store.webhookDeliveries.find(
     { companyId, endpointId, status: { $in: ['delivered', 'failed'] } },
     { sort: { createdOn: -1 }, skip: kept, limit: 100 },
@@ -208,7 +208,7 @@ async function prune(services: Services, companyId: string, endpointId: string, 
 }
 
 /** A 410 Gone: the receiver says the endpoint is gone for good, so no more events are written for it until it is enabled again. */
-async function disable(services: Services, endpoint: WebhookEndpointRecord, delivery: WebhookDeliveryRecord): Promise<void> {
+async function disable(services: TenancyServices, endpoint: WebhookEndpointRecord, delivery: WebhookDeliveryRecord): Promise<void> {
   const now = new Date();
   await services.store.webhookEndpoints.updateOne(
     { id: endpoint.id, companyId: endpoint.companyId },

@@ -18,7 +18,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../.
 const DEFINITIONS = path.join(ROOT, 'definitions');
 
 /**
- * The run plan (engine/runtime/plan/) against the reference interpretation
+ * The run plan (engine/core/plan/) against the reference interpretation
  * of the definitions (buildOutboundRequest and the functions it calls): the
  * same definitions and the same input must give the same outbound request
  * on the wire and the same envelope, or the same error, problem for problem.

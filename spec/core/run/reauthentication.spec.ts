@@ -87,9 +87,9 @@ describe('runs that need new credentials: OAuth 2.0 refresh and credential excha
     const { renewToken } = await import('../../../engine/core/auth/token-renewal.ts');
     const version = gw.gateway.services.definitions.current().appsBySlug.get('crm')!.versions.get(1)!;
     const seen = (await store.connections.findOne({ id: connectionId }))!;
-    const first = await renewToken(gw.gateway.services, seen, version.auths.get('oauth2')!);
+    const first = await renewToken(gw.gateway.services.run, seen, version.auths.get('oauth2')!);
     // A second renewal that started from the same, now stale, record takes the stored one.
-    const second = await renewToken(gw.gateway.services, seen, version.auths.get('oauth2')!);
+    const second = await renewToken(gw.gateway.services.run, seen, version.auths.get('oauth2')!);
     expect(second.credentialsVersion).to.equal(first.credentialsVersion);
     expect(upstream.calls('POST /oauth/token')).to.have.length(1);
     const { open } = await import('../../../engine/platform/crypto/cipher.ts');

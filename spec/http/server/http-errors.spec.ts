@@ -6,6 +6,8 @@ import { loadConfig } from '../../../engine/config/config.ts';
 import { createKeyring } from '../../../engine/platform/crypto/keyring.ts';
 import { DefinitionsRegistry } from '../../../engine/core/definitions/index.ts';
 import { createApp } from '../../../engine/http/server/app.ts';
+import { tenantRunServices } from '../../../engine/core/run/tenant-run-services.ts';
+import { DEFAULT_RUN_SETTINGS } from '../../../engine/core/run/run-services.ts';
 import { createConfiguredHttpClient } from '../../../engine/platform/outbound/index.ts';
 import { openStore } from '../../../engine/platform/store/index.ts';
 import { call, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
@@ -107,7 +109,9 @@ describe('an internal failure', () => {
     const broken = Object.create(store);
     const capture = captureLogs();
     const keyring = createKeyring([randomBytes(32).toString('base64')]);
-    const app = createApp({ config: loadConfig({ DATA_DIR: dir }), store: broken, logger: capture.logger, readiness: [], keyring, definitions: new DefinitionsRegistry(dir, capture.logger), http: createConfiguredHttpClient(loadConfig({})) });
+    const outbound = createConfiguredHttpClient(loadConfig({}));
+    const parts = { config: loadConfig({ DATA_DIR: dir }), store: broken, logger: capture.logger, readiness: [], keyring, definitions: new DefinitionsRegistry(dir, capture.logger), http: outbound };
+    const app = createApp({ ...parts, run: tenantRunServices(parts, { http: outbound, settings: DEFAULT_RUN_SETTINGS }) });
     const server = http.createServer(app.callback()).listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
     try {

@@ -324,7 +324,7 @@ describe('connection webhooks (/v2/webhooks)', function () {
   it('sends each attempt once when two workers share the store (the claim is a compare-and-set, as between gateways on one MongoDB)', async () => {
     const { id } = await register('/hooks/shared', { events: ['end_user.deleted'] });
     upstream.on('POST /hooks/shared', () => ({ status: 200, delayMs: 20 }));
-    const second = startWebhookWorker(gw.gateway.services, { ...gw.gateway.services.config.webhooks, pollIntervalMs: 10, deliveriesKept: 100 });
+    const second = startWebhookWorker(gw.gateway.services, { ...gw.gateway.services.config.webhooks, pollIntervalMs: 10, deliveriesKept: 100 }, gw.gateway.services.http);
     try {
       const companyId = (gw.gateway.bootstrap as { companyId: string }).companyId;
       const published: string[] = [];

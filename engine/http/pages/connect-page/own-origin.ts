@@ -1,4 +1,4 @@
-import type { Config } from '../../../config/config.ts';
+import type { HttpSettings } from '../../services.ts';
 import { originOf } from '../../../tenancy/embedding/origins.ts';
 
 /** The page the OAuth flow returns to when the Connect page started it: it hands the outcome to the page and closes. */
@@ -15,7 +15,7 @@ const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
  * OAuth callback an open redirect to whatever host a request named. Behind a real address, PUBLIC_BASE_URL
  * is the setting. The OAuth callback's redirect_uri is computed from the same setting (engine/http/connect/authorize.ts).
  */
-export function gatewayOrigins(config: Pick<Config, 'publicBaseUrl' | 'embeddedBaseUrl' | 'port'>, requestOrigin: string): string[] {
+export function gatewayOrigins(config: Pick<HttpSettings, 'publicBaseUrl' | 'embeddedBaseUrl' | 'port'>, requestOrigin: string): string[] {
   const origins = [originOf(config.publicBaseUrl), originOf(config.embeddedBaseUrl)];
   if (config.publicBaseUrl === `http://localhost:${config.port}` && URL.canParse(requestOrigin) && LOOPBACK_HOSTS.has(new URL(requestOrigin).hostname)) {
     origins.push(originOf(requestOrigin));

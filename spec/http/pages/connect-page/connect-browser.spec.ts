@@ -369,7 +369,7 @@ describe('the Connect page in a real browser (headless Chromium)', function () {
 
   it('an egress refusal at the token exchange (the provider\'s address not allowed): said in a sentence naming the app', async () => {
     // A second gateway without EGRESS_ALLOW: the browser reaches the provider on 127.0.0.1, the gateway may not.
-    const strict = await startTestGateway({ DEFINITIONS_DIR: gw.gateway.services.config.definitionsDir });
+    const strict = await startTestGateway({ DEFINITIONS_DIR: gw.gateway.services.definitions.dir });
     const page = await browser.newPage();
     try {
       await call(strict, 'PUT', '/v2/embedding', { body: { allowedOrigins: [], enabledApps: ['crm'] } });

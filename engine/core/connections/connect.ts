@@ -1,0 +1,106 @@
+import type { AppVersion, AuthEntry } from '../definitions/index.ts';
+import type { DefinitionsRegistry } from '../definitions/index.ts';
+import { validationError, type FieldProblem } from '../../platform/errors/index.ts';
+import type { ConnectionRecord } from '../../platform/store/index.ts';
+import { requireEndUser, storeConnection, type ConnectionSecrets } from '../../tenancy/connections/connections.ts';
+import type { CreateConnectionBody } from '../../tenancy/connections/schemas.ts';
+import type { TenancyServices } from '../../tenancy/tenancy-services.ts';
+import { checkValues, type ExtraField } from './check-values.ts';
+
+/** What connecting an app needs: the tenant records, and the live definitions a connection is checked against. */
+export interface ConnectServices extends TenancyServices {
+  definitions: Pick<DefinitionsRegistry, 'current'>;
+}
+
+/** Values an auth kind keeps besides its own arguments, as a caller gives them on create. */
+export const KIND_FIELDS: Record<string, readonly ExtraField[]> = {
+  // Importing tokens obtained elsewhere; the usual way in is the connect flow.
+  OAuth2AuthorizationCode: [
+    { key: 'accessToken', type: 'string', required: true },
+    { key: 'refreshToken', type: 'string', required: false },
+    { key: 'expiresAt', type: 'string', required: false, format: 'date-time' },
+  ],
+  OAuth2ClientCredentials: [
+    { key: 'clientId', type: 'string', required: true },
+    { key: 'clientSecret', type: 'string', required: true },
+  ],
+};
+
+/** The version a new connection is checked against: the published one, or the draft of an app not yet published. */
+export function connectableVersion(services: Pick<ConnectServices, 'definitions'>, appSlug: string): AppVersion {
+  const app = services.definitions.current().appsBySlug.get(appSlug);
+  const version = app && (app.published !== undefined ? app.versions.get(app.published) : app.draft);
+  if (!app || !version) {
+    throw validationError([{ field: 'appSlug', rule: 'exists', message: app ? `app "${appSlug}" has no version to connect to` : `no app with slug "${appSlug}"` }]);
+  }
+  return version;
+}
+
+export function pickAuth(version: AppVersion, authId: string | undefined): AuthEntry {
+  const auth = authId ? version.auths.get(authId) : version.api.auths[0];
+  if (!auth) {
+    const ids = [...version.auths.keys()].join(', ');
+    throw validationError([{ field: 'authId', rule: 'exists', message: `app "${version.app.slug}" has no auth "${authId}" (it has: ${ids})` }]);
+  }
+  return auth;
+}
+
+export async function createConnection(services: ConnectServices, companyId: string, body: CreateConnectionBody): Promise<ConnectionRecord> {
+  const version = connectableVersion(services, body.appSlug);
+  const auth = pickAuth(version, body.authId);
+  if (body.endUserId) await requireEndUser(services, companyId, body.endUserId);
+  const credentials = body.credentials ?? {};
+  const problems: FieldProblem[] = [...credentialProblems(auth, credentials), ...metadataProblems(version, body.metadata ?? {})];
+  if (problems.length) throw validationError(problems);
+
+  const { secrets, tokenExpiresAt } = secretsFrom(auth, credentials);
+  return await storeConnection(services, {
+    companyId,
+    appId: version.app.id,
+    appSlug: version.app.slug,
+    authId: auth.id,
+    authType: auth.type,
+    endUserId: body.endUserId ?? null,
+    name: body.name ?? null,
+    metadata: body.metadata ?? {},
+    secrets,
+    tokenExpiresAt,
+  });
+}
+
+/** Credentials checked against the auth's arguments (and the tokens or client credentials its kind keeps); unknown keys are problems. */
+export function credentialProblems(auth: AuthEntry, credentials: Record<string, unknown>): FieldProblem[] {
+  return checkValues('credentials', credentials, auth.arguments, { strict: true, extra: KIND_FIELDS[auth.type] ?? [] });
+}
+
+/** Host variables checked against the API's arguments. */
+export function metadataProblems(version: AppVersion, metadata: Record<string, unknown>): FieldProblem[] {
+  return checkValues('metadata', metadata, version.api.arguments, { strict: false });
+}
+
+/** What a connection keeps, sealed, from credentials as a caller gives them (already checked). */
+export function secretsFrom(auth: AuthEntry, credentials: Record<string, unknown>): { secrets: ConnectionSecrets; tokenExpiresAt: Date | null } {
+  const { accessToken, refreshToken, expiresAt, clientId, clientSecret, ...rest } = credentials as Record<string, string | undefined>;
+  const secrets: ConnectionSecrets = { arguments: auth.type in KIND_FIELDS ? rest : credentials };
+  if (accessToken) secrets.accessToken = accessToken;
+  if (refreshToken) secrets.refreshToken = refreshToken;
+  if (clientId) secrets.clientId = clientId;
+  if (clientSecret) secrets.clientSecret = clientSecret;
+  return { secrets, tokenExpiresAt: expiresAt ? new Date(expiresAt) : null };
+}
+
+/**
+ * The values of the auth's arguments, as a run fills its host variables: what
+ * secretsFrom kept as arguments, plus the kind's own fields (a client-credentials
+ * auth's clientId and clientSecret) that the auth also declares as arguments,
+ * which are kept once, where the token call reads them.
+ */
+export function authArgumentValues(auth: AuthEntry, secrets: Readonly<ConnectionSecrets>): Record<string, unknown> {
+  const values: Record<string, unknown> = { ...secrets.arguments };
+  for (const { key } of KIND_FIELDS[auth.type] ?? []) {
+    const kept = (secrets as unknown as Record<string, unknown>)[key];
+    if (kept !== undefined && auth.arguments.some((arg) => !arg.parent && arg.key === key)) values[key] = kept;
+  }
+  return values;
+}
+
