@@ -1,5 +1,5 @@
 /**
- * `npm run catalogue -- [--check] [--dir <definitions folder>] [--out <page>]`:
+ * `npm run catalogue -- [--check] [--dir <definitions folder>] [--out <page>] [--descriptions <folder>]`:
  * writes the catalogue page (every app, its auths, actions and their
  * arguments) from the definitions as the gateway's loader loads them. With
  * --check it writes nothing and exits 1 listing what of the page is stale
@@ -10,6 +10,8 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { cataloguePage, pageText } from '../engine/authoring/catalogue-page.ts';
 import { staleParts } from '../engine/authoring/catalogue-stale.ts';
+import { checkDescriptions, DESCRIPTIONS_DIR, readDescriptions } from '../engine/authoring/description-fixtures.ts';
+import { ICON_FILE } from '../engine/core/describe/app-icon.ts';
 import { commandLine, isEntry } from '../engine/platform/cli/command-line.ts';
 import { loadDefinitions } from '../engine/core/definitions/loader.ts';
 import { formatProblem } from '../engine/core/definitions/problems.ts';
@@ -17,11 +19,12 @@ import type { AppEntry } from '../engine/core/definitions/snapshot.ts';
 
 export const cli = {
   command: 'npm run catalogue --',
-  summary: 'Writes the catalogue page (every app, its auths, actions and their arguments) from the definitions as the gateway loads them.',
+  summary: 'Writes the catalogue page (every app by category, its icon, auths, actions and their arguments, and whether its description check holds) from the definitions as the gateway loads them.',
   options: {
     check: { type: 'boolean' as const, description: 'write nothing; exit 1 listing what of the page is stale, 0 when it is current' },
     dir: { type: 'string' as const, value: '<definitions folder>', description: 'where the definitions are (default definitions)' },
     out: { type: 'string' as const, value: '<page>', description: 'the page to write (default docs/catalogue.md)' },
+    descriptions: { type: 'string' as const, value: '<folder>', description: 'the kept provider descriptions (default spec/fixtures/descriptions)' },
   },
   examples: ['npm run catalogue', 'npm run catalogue -- --check'],
 };
@@ -45,7 +48,20 @@ if (args) {
       const exists = await fs.stat(readme).then((s) => s.isFile(), () => false);
       readmes.set(app, exists ? path.relative(path.dirname(out), readme).split(path.sep).join('/') : undefined);
     }
-    const parts = cataloguePage({ snapshot: loaded.snapshot, readmeLink: (app) => readmes.get(app) });
+    const icons = new Map<AppEntry, string | undefined>();
+    for (const app of loaded.snapshot.apps.values()) {
+      const icon = path.join(dir, app.file.split('/')[0]!, ICON_FILE);
+      const exists = await fs.stat(icon).then((s) => s.isFile(), () => false);
+      icons.set(app, exists ? path.relative(path.dirname(out), icon).split(path.sep).join('/') : undefined);
+    }
+    const checks = new Map(checkDescriptions(loaded.snapshot, await readDescriptions(path.resolve(args.values.descriptions ?? DESCRIPTIONS_DIR))).map((o) => [o.app, o]));
+    const descriptionCheck = (app: AppEntry) => {
+      const outcome = checks.get(app.slug);
+      if (!outcome) return undefined;
+      const allowed = outcome.allowed ? `, ${outcome.allowed} allowance${outcome.allowed === 1 ? '' : 's'}` : '';
+      return outcome.mismatches.length ? `fails (${outcome.mismatches.length} mismatches)` : `holds (${outcome.actions} actions${allowed})`;
+    };
+    const parts = cataloguePage({ snapshot: loaded.snapshot, readmeLink: (app) => readmes.get(app), iconLink: (app) => icons.get(app), descriptionCheck });
     const apps = parts.length - 1;
     if (options.check) {
       const written = await fs.readFile(out, 'utf8').catch((error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? null : Promise.reject(error)));

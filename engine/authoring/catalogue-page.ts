@@ -1,11 +1,33 @@
 import type { ActionEntry, AppEntry, AppVersion, ArgumentEntry, AuthEntry, DefinitionsSnapshot } from '../core/definitions/snapshot.ts';
 import { versionLabel } from '../core/definitions/layout.ts';
 
-/** What the page needs besides the snapshot: where each app's README is, as a link from the page (undefined: it has none). */
+/** What the page needs besides the snapshot: where each app's README and icon are, as links from the page (undefined: none), and its description check. */
 export interface CatalogueInputs {
   snapshot: DefinitionsSnapshot;
   readmeLink: (app: AppEntry) => string | undefined;
+  iconLink?: (app: AppEntry) => string | undefined;
+  /** "holds", "fails (2 mismatches)", ... for an app held to its provider's description; undefined when none is kept. */
+  descriptionCheck?: (app: AppEntry) => string | undefined;
 }
+
+/** The catalogue's categories, in the order the page lists them (schemas/app.schema.json), with their headings. */
+const CATEGORIES: [string, string][] = [
+  ['crm', 'CRM'],
+  ['support', 'Support and ticketing'],
+  ['project-management', 'Project management'],
+  ['chat', 'Chat and meetings'],
+  ['email', 'Email'],
+  ['files', 'Files'],
+  ['accounting', 'Accounting'],
+  ['payments', 'Payments'],
+  ['e-commerce', 'E-commerce'],
+  ['developer-tools', 'Developer tools'],
+  ['hr', 'HR and recruiting'],
+  ['calendar', 'Calendars'],
+  ['marketing', 'Marketing'],
+  ['productivity', 'Productivity'],
+  ['demo', 'Demo'],
+];
 
 /** The heading of the part of the page before the first app: the summary table. */
 export const SUMMARY_PART = 'summary';
@@ -21,7 +43,7 @@ export const SUMMARY_PART = 'summary';
  */
 export function cataloguePage(inputs: CatalogueInputs): { key: string; text: string }[] {
   const apps = [...inputs.snapshot.apps.values()].sort((a, b) => a.slug.localeCompare(b.slug));
-  return [{ key: SUMMARY_PART, text: summary(apps) }, ...apps.map((app) => ({ key: app.slug, text: appSection(app, inputs.readmeLink(app)) }))];
+  return [{ key: SUMMARY_PART, text: summary(apps, inputs) }, ...apps.map((app) => ({ key: app.slug, text: appSection(app, inputs.readmeLink(app), inputs) }))];
 }
 
 /** The parts joined: the page as written to disk. */
@@ -34,7 +56,7 @@ export function shownVersion(app: AppEntry): AppVersion | undefined {
   return app.published !== undefined ? app.versions.get(app.published) : app.draft;
 }
 
-function summary(apps: AppEntry[]): string {
+function summary(apps: AppEntry[], inputs: CatalogueInputs): string {
   const lines = [
     '# App catalogue',
     '',
@@ -43,22 +65,48 @@ function summary(apps: AppEntry[]): string {
     'Every app the gateway ships, from its definitions: the version described is the published one (the draft for an app not yet published). ' +
       'Arguments are written `key` type, where it goes (children: where their parent goes), `*` when required.',
     '',
+    'Apps are listed under their main category (`categories` in app.yaml). Icons are the brands\' from simple-icons (CC0-1.0; the marks remain their owners\'), ' +
+      'or a monogram where simple-icons has none (`npm run icons`); the gateway serves each at `GET /v2/apps/{appSlug}/icon`. ' +
+      '"Description check" says whether the actions are held to the provider\'s own published API description in `npm test` (spec/fixtures/descriptions).',
+    '',
   ];
-  const versions = apps.map(shownVersion);
-  const actions = versions.reduce((n, v) => n + (v?.actions.size ?? 0), 0);
-  const auths = versions.reduce((n, v) => n + (v ? orderedAuths(v).length : 0), 0);
-  lines.push(`${apps.length} ${plural(apps.length, 'app')}, ${auths} ${plural(auths, 'auth')}, ${actions} ${plural(actions, 'action')}.`, '');
-  lines.push('| App | Slug | Published | Auths | Actions |', '|---|---|---|---|---|');
-  apps.forEach((app, i) => {
-    const version = versions[i];
-    const authTypes = version ? orderedAuths(version).map((auth) => auth.type).join(', ') : '';
-    lines.push(row([`[${app.name}](#${anchor(app)})`, code(app.slug), app.published !== undefined ? String(app.published) : 'draft only', authTypes, String(version?.actions.size ?? 0)]));
-  });
-  lines.push('');
+  const versions = new Map(apps.map((app) => [app, shownVersion(app)]));
+  const actions = [...versions.values()].reduce((n, v) => n + (v?.actions.size ?? 0), 0);
+  const auths = [...versions.values()].reduce((n, v) => n + (v ? orderedAuths(v).length : 0), 0);
+  const curated = apps.filter((app) => (versions.get(app)?.actions.size ?? 0) >= 8).length;
+  const held = apps.filter((app) => inputs.descriptionCheck?.(app) !== undefined).length;
+  lines.push(
+    `${apps.length} ${plural(apps.length, 'app')}, ${auths} ${plural(auths, 'auth')}, ${actions} ${plural(actions, 'action')}; ` +
+      `${curated} ${plural(curated, 'app')} with 8 or more actions; ${held} ${plural(held, 'app')} held to a provider description.`,
+    '',
+  );
+  const main = (app: AppEntry) => app.definition.categories?.[0] ?? 'other';
+  for (const [category, heading] of [...CATEGORIES, ['other', 'Other'] as [string, string]]) {
+    const inCategory = apps.filter((app) => main(app) === category);
+    if (!inCategory.length) continue;
+    lines.push(`## ${heading}`, '', '| | App | Slug | Published | Auths | Actions | Description check |', '|---|---|---|---|---|---|---|');
+    for (const app of inCategory) {
+      const version = versions.get(app);
+      const authTypes = version ? orderedAuths(version).map((auth) => auth.type).join(', ') : '';
+      const icon = inputs.iconLink?.(app);
+      lines.push(
+        row([
+          icon ? `<img src="${icon}" alt="" width="20" height="20">` : '',
+          `[${app.name}](#${anchor(app)})`,
+          code(app.slug),
+          app.published !== undefined ? String(app.published) : 'draft only',
+          authTypes,
+          String(version?.actions.size ?? 0),
+          inputs.descriptionCheck?.(app) ?? '',
+        ]),
+      );
+    }
+    lines.push('');
+  }
   return lines.join('\n');
 }
 
-function appSection(app: AppEntry, readme: string | undefined): string {
+function appSection(app: AppEntry, readme: string | undefined, inputs: CatalogueInputs): string {
   const version = shownVersion(app);
   const lines = [`<a id="${anchor(app)}"></a>`, '', `## ${cell(app.name)}`, ''];
   if (app.definition.description) lines.push(app.definition.description, '');
@@ -67,6 +115,9 @@ function appSection(app: AppEntry, readme: string | undefined): string {
   lines.push(`- Slug: ${code(app.slug)}`);
   lines.push(`- Published version: ${app.published ?? 'none (draft only)'}; versions: ${versions}`);
   if (app.definition.website) lines.push(`- Website: <${app.definition.website}>`);
+  if (app.definition.categories?.length) lines.push(`- Categories: ${app.definition.categories.join(', ')}`);
+  const check = inputs.descriptionCheck?.(app);
+  if (check) lines.push(`- Description check: ${check}`);
   lines.push(`- README: ${readme ? `[${readme.split('/').slice(-2).join('/')}](${readme})` : 'none'}`);
   lines.push('');
   if (!version) return lines.join('\n');

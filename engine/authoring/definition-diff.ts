@@ -89,6 +89,9 @@ function compareAppFields(was: AppEntry, now: AppEntry, emit: Emit): void {
   for (const field of ['name', 'description', 'website'] as const) {
     if (was.definition[field] !== now.definition[field]) emit({ subject: 'app', where, change: 'changed', severity: 'compatible', what: `${field} ${shown(was.definition[field])} → ${shown(now.definition[field])}` });
   }
+  // Categories only place the app in the catalogue: no run, connection or client depends on them.
+  const categories = (app: AppEntry) => (app.definition.categories ?? []).join(', ') || 'none';
+  if (categories(was) !== categories(now)) emit({ subject: 'app', where, change: 'changed', severity: 'compatible', what: `categories ${categories(was)} → ${categories(now)}` });
 }
 
 function compareVersions(was: AppVersion, now: AppVersion, emit: Emit): void {

@@ -24,14 +24,14 @@ describe('npm run catalogue (docs/catalogue.md)', function () {
     const page = await fs.readFile(path.join(ROOT, 'docs/catalogue.md'), 'utf8');
     const folders = (await fs.readdir(path.join(ROOT, 'definitions'), { withFileTypes: true })).filter((entry) => entry.isDirectory());
     expect(page.match(/^<a id="app-[^"]+"><\/a>$/gm)).to.have.length(folders.length);
-    const rows = page.split('\n').filter((line) => /^\| \[.+\]\(#app-/.test(line));
+    const rows = page.split('\n').filter((line) => /^\| (<img [^>]+>)? \| \[.+\]\(#app-/.test(line));
     expect(rows).to.have.length(folders.length);
   });
 
   it('--help prints the usage and exits 0', async () => {
     const run = await runScript('catalogue.ts', ['--help']);
     expect(run.code).to.equal(0);
-    expect(run.stdout).to.match(/^usage: npm run catalogue -- \[--check\] \[--dir <definitions folder>\] \[--out <page>\]\n/);
+    expect(run.stdout).to.match(/^usage: npm run catalogue -- \[--check\] \[--dir <definitions folder>\] \[--out <page>\] \[--descriptions <folder>\]\n/);
     expect(run.stdout).to.match(/\n  --check +write nothing; exit 1 listing what of the page is stale/);
     expect(run.stderr).to.equal('');
   });
@@ -59,7 +59,10 @@ describe('npm run catalogue (docs/catalogue.md)', function () {
       const run = await runScript('catalogue.ts', [], { cwd: tmp.dir });
       expect(run).to.deep.equal({ code: 0, stdout: 'wrote docs/catalogue.md (1 app)\n', stderr: '' });
       const text = await page();
-      expect(text).to.include('1 app, 1 auth, 3 actions.\n\n| App | Slug | Published | Auths | Actions |\n|---|---|---|---|---|\n| [Acme CRM](#app-acme-crm) | `acme-crm` | 1 | ApiKey | 3 |\n');
+      expect(text).to.include(
+        '1 app, 1 auth, 3 actions; 0 apps with 8 or more actions; 0 apps held to a provider description.\n\n## Other\n\n' +
+          '| | App | Slug | Published | Auths | Actions | Description check |\n|---|---|---|---|---|---|---|\n|  | [Acme CRM](#app-acme-crm) | `acme-crm` | 1 | ApiKey | 3 |  |\n',
+      );
       expect(text).to.include('<a id="app-acme-crm"></a>\n\n## Acme CRM\n');
       expect(text).to.include('- README: none\n');
       expect(text).to.include('| `api-key` (default) | ApiKey | API key |  | `apiKey`* String |\n');
@@ -71,6 +74,17 @@ describe('npm run catalogue (docs/catalogue.md)', function () {
       // Deterministic: a second run writes the same bytes.
       await runScript('catalogue.ts', [], { cwd: tmp.dir });
       expect(await page()).to.equal(text);
+    });
+
+    it('lists an app under its main category, with its icon, and says whether its description check holds', async () => {
+      await edit(path.join(tmp.dir, 'definitions/acme/app.yaml'), 'name: Acme CRM', 'name: Acme CRM\ncategories: [crm, marketing]');
+      await fs.writeFile(path.join(tmp.dir, 'definitions/acme/icon.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>\n');
+      await runScript('catalogue.ts', [], { cwd: tmp.dir });
+      const text = await page();
+      expect(text).to.include('## CRM\n\n| | App |');
+      expect(text).to.include('| <img src="../definitions/acme/icon.svg" alt="" width="20" height="20"> | [Acme CRM](#app-acme-crm) | `acme-crm` | 1 | ApiKey | 3 |  |\n');
+      expect(text).to.include('- Categories: crm, marketing\n');
+      expect(text).not.to.include('## Other');
     });
 
     it('links the app README when the app folder has one', async () => {

@@ -275,6 +275,13 @@ const CASES: Case[] = [
     expected: [['breaking', 'version 2', 'removed']],
   },
   { change: 'an app slug change', head: (f) => (f.get('acme/app.yaml').slug = 'acme'), expected: [['breaking', 'app acme', 'slug acme-crm → acme: universal paths change']] },
+  { change: 'app categories added', head: (f) => (f.get('acme/app.yaml').categories = ['crm', 'marketing']), expected: [['compatible', 'app acme', 'categories none → crm, marketing']] },
+  {
+    change: 'app categories reordered',
+    base: (f) => (f.get('acme/app.yaml').categories = ['crm', 'marketing']),
+    head: (f) => (f.get('acme/app.yaml').categories = ['marketing', 'crm']),
+    expected: [['compatible', 'app acme', 'categories crm, marketing → marketing, crm']],
+  },
   {
     change: 'pagination removed',
     head: (f) => delete f.get(`${V1}/api.yaml`).pagination,

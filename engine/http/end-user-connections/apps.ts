@@ -1,6 +1,8 @@
 import { connectableVersion, KIND_FIELDS } from '../../core/connections/connect.ts';
 import type { ArgumentEntry, AuthEntry } from '../../core/definitions/index.ts';
+import { initials } from '../../core/describe/app-icon.ts';
 import { describeArgument } from '../../core/describe/descriptions.ts';
+import { iconPath } from '../describe/icon-routes.ts';
 import { embeddingSettings } from '../../tenancy/embedding/settings.ts';
 import { GatewayError } from '../../platform/errors/index.ts';
 import type { Services } from '../services.ts';
@@ -35,6 +37,8 @@ export async function connectApps(services: Services, companyId: string) {
       slug: app.slug,
       name: app.name,
       initials: initials(app.name),
+      iconUrl: `${services.config.publicBaseUrl}${iconPath(app.slug)}`,
+      categories: [...(app.definition.categories ?? [])],
       website: app.definition.website ?? null,
       description: app.definition.description ?? null,
       metadataArguments: formArguments(version.api.arguments),
@@ -62,9 +66,3 @@ function formArguments(args: readonly ArgumentEntry[]) {
   });
 }
 
-/** "Acme CRM" → "AC", "slack" → "SL". */
-export function initials(name: string): string {
-  const words = name.split(/[^\p{L}\p{N}]+/u).filter(Boolean);
-  const letters = words.length >= 2 ? [...words[0]!][0]! + [...words[1]!][0]! : [...(words[0] ?? '?')].slice(0, 2).join('');
-  return letters.toUpperCase();
-}

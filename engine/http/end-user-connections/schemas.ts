@@ -38,11 +38,13 @@ const formArgument = {
 export const connectAppView = {
   type: 'object',
   additionalProperties: false,
-  required: ['slug', 'name', 'initials', 'website', 'description', 'metadataArguments', 'auths'],
+  required: ['slug', 'name', 'initials', 'iconUrl', 'categories', 'website', 'description', 'metadataArguments', 'auths'],
   properties: {
     slug: { type: 'string' },
     name: { type: 'string' },
-    initials: { type: 'string', description: "Up to two letters from the app's name, for a tile when there is no logo (the definitions carry no logo)." },
+    initials: { type: 'string', description: "Up to two letters from the app's name (the monogram's letters), for a tile drawn without the icon." },
+    iconUrl: { type: 'string', format: 'uri', description: "The app's icon (SVG), served by the gateway at /v2/apps/{appSlug}/icon without authentication: its brand icon or a monogram." },
+    categories: { type: 'array', items: { type: 'string' }, description: "The app's catalogue categories (app.yaml categories), the main one first; empty when it has none." },
     website: { type: ['string', 'null'], description: "The app's website as its definition gives it (a page may show its favicon)." },
     description: { type: ['string', 'null'] },
     metadataArguments: { type: 'array', items: formArgument, description: 'The host variables a connection gives as metadata (a subdomain, a region): the API arguments of the version.' },

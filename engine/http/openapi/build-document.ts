@@ -124,8 +124,9 @@ function responses(endpoint: Endpoint, examples: Examples[string]): ResponsesObj
     const named = examples[status];
     const response: ResponseObject = { description };
     if (schema) {
+      const mediaType = status === success ? (endpoint.response.mediaType ?? 'application/json') : 'application/json';
       response.content = {
-        'application/json': { schema, ...(named ? { examples: Object.fromEntries(Object.entries(named).map(([name, value]) => [name, { value }])) } : {}) },
+        [mediaType]: { schema, ...(named ? { examples: Object.fromEntries(Object.entries(named).map(([name, value]) => [name, { value }])) } : {}) },
       };
     } else if (success === '302') {
       response.headers = { Location: { description: 'Where the browser goes next.', required: true, schema: { type: 'string' } } };

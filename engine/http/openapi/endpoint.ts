@@ -19,7 +19,7 @@ export interface Endpoint {
   /** false when the body may be left out (the handler reads a missing body as {}). */
   bodyRequired?: boolean;
   /** The success answer: 200 unless `status` says otherwise; a redirect has no schema. */
-  response: { status?: '200' | '201' | '302'; description: string; schema?: Schema };
+  response: { status?: '200' | '201' | '302'; description: string; schema?: Schema; /** The success body's media type; application/json unless said. */ mediaType?: string };
   /**
    * Every error code it answers with the error shape; the document declares
    * each code's status (ERROR_STATUS) with `error.code` limited to these.

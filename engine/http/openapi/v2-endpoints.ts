@@ -196,6 +196,20 @@ export const V2_ENDPOINTS: Endpoint[] = [
   },
   {
     method: 'get',
+    path: '/v2/apps/{appSlug}/icon',
+    operationId: 'getAppIcon',
+    tag: 'Describe',
+    summary: "Get an app's icon",
+    description:
+      "The app's icon as SVG, for tiles (the end-user apps listing gives its iconUrl): the icon.svg of the app's folder (a brand icon from simple-icons, CC0-1.0, or a monogram, written by npm run icons), else a monogram drawn from its name. " +
+      'No authentication: an <img> cannot send a token. Served with an ETag (304 on If-None-Match), Cache-Control public, max-age=3600, and a CSP under which nothing in it runs or loads.',
+    security: null,
+    pathParameters: { appSlug: slug('app') },
+    response: { description: 'The icon (image/svg+xml).', mediaType: 'image/svg+xml', schema: { type: 'string', description: 'An SVG document.' } },
+    errorCodes: [...TRANSPORT, 'APP_NOT_FOUND', 'NOT_READY'],
+  },
+  {
+    method: 'get',
     path: '/v2/embedding',
     operationId: 'getEmbedding',
     tag: 'Embedding',

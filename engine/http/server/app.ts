@@ -20,6 +20,7 @@ import { sdkRoutes } from '../pages/sdk/routes.ts';
 import { connectPageRoutes } from '../pages/connect-page/routes.ts';
 import { definitionsRoutes } from '../definitions/routes.ts';
 import { describeRoutes } from '../describe/routes.ts';
+import { iconRoutes } from '../describe/icon-routes.ts';
 import { appConfigurationRoutes } from '../app-configurations/routes.ts';
 import { connectionRoutes } from '../connections/routes.ts';
 import { installationRoutes } from '../installations/routes.ts';
@@ -47,6 +48,7 @@ export function featureRoutes(services: Services): Router<AppState>[] {
     connectPageRoutes(services),
     definitionsRoutes(services),
     describeRoutes(services),
+    iconRoutes(services),
     appConfigurationRoutes(services),
     connectionRoutes(services),
     installationRoutes(services),

@@ -39,6 +39,8 @@ describe('end users manage their own connections: /v2/end-user/* (end-user token
     expect(apps.body.data.map((a: { slug: string }) => a.slug)).to.deep.equal(['acme-crm', 'oauthy']);
     const crm = apps.body.data[0];
     expect(crm).to.include({ name: 'Acme CRM', initials: 'AC' });
+    // PUBLIC_BASE_URL (here its default, http://localhost:<PORT>) in front of the icon route.
+    expect(crm.iconUrl).to.equal('http://localhost:0/v2/apps/acme-crm/icon');
     expect(crm.auths).to.have.length(1);
     expect(crm.auths[0]).to.include({ id: 'api-key', name: 'API key', type: 'ApiKey', connect: 'form' });
     expect(crm.auths[0].arguments[0]).to.include({ key: 'apiKey', label: 'API key', dataType: 'String', required: true, hidden: false });

@@ -4,6 +4,25 @@
  */
 
 /**
+ * One catalogue category: crm (contacts, companies, deals), support (tickets, conversations), project-management (tasks, issues, boards), chat (team messaging, SMS), email (sending and reading mail), files (storage and sharing), accounting (ledgers, invoices, bills), payments (charges, subscriptions, refunds), e-commerce (stores, products, orders), developer-tools (code, incidents, errors), hr (employees, recruiting), calendar (events, scheduling), marketing (audiences, campaigns), productivity (documents, spreadsheets, databases, forms, signatures), demo (a local stand-in, not a real provider).
+ */
+export type AppCategory =
+  | 'crm'
+  | 'support'
+  | 'project-management'
+  | 'chat'
+  | 'email'
+  | 'files'
+  | 'accounting'
+  | 'payments'
+  | 'e-commerce'
+  | 'developer-tools'
+  | 'hr'
+  | 'calendar'
+  | 'marketing'
+  | 'productivity'
+  | 'demo';
+/**
  * Host variables that may stand for the whole origin of baseUrl ({{origin}}/api); see docs/definitions.md.
  */
 export type OriginVariables = string[];
@@ -105,6 +124,13 @@ export interface AppDefinition {
    * The provider's developer documentation, for authors and reviewers.
    */
   website?: string;
+  /**
+   * What the app is for, so a customer can find it in the catalogue (docs/catalogue.md lists each app under its first category). The first is the app's main category; up to two more may follow.
+   *
+   * @minItems 1
+   * @maxItems 3
+   */
+  categories?: [AppCategory] | [AppCategory, AppCategory] | [AppCategory, AppCategory, AppCategory];
   /**
    * The numbered version that `published` resolves to (a folder versions/<n>/). Omit while the app has only a draft.
    */
