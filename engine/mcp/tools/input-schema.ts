@@ -11,6 +11,8 @@ export type JsonSchema = { [keyword: string]: unknown };
 export type ObjectSchema = JsonSchema & { type: 'object' };
 
 const DATE_DESCRIPTION = 'An ISO 8601 date (2024-05-01) or date-time with a time zone (2024-05-01T12:00:00Z).';
+/** A Lookup's value: an id as text or as a number (anyOf of single types: a one-`type` dialect, Gemini's, takes it). */
+const ANY_ID: JsonSchema = { anyOf: [{ type: 'string' }, { type: 'number' }] };
 const CURSOR_SCHEMA: JsonSchema = {
   type: 'string',
   description: "For the next page: the meta.cursor of the previous result, unchanged. Leave it out for the first page.",
@@ -121,7 +123,7 @@ function listOf(arg: ArgumentEntry, version: AppVersion, notes: string[]): JsonS
       notes.push('An ISO 4217 currency code, such as USD or EUR.');
       return { type: 'string', pattern: '^[A-Za-z]{3}$' };
     default:
-      return { type: ['string', 'number', 'boolean'] };
+      return { anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }] };
   }
 }
 
@@ -139,5 +141,5 @@ function lookupOf(list: LookupList, version: AppVersion, notes: string[]): JsonS
   notes.push(
     `The ${list.valueKey} of one of the rows ${lister} returns (its ${list.labelKey} names it)${list.strict ? '; it must be among the rows of its first page' : ''}.`,
   );
-  return { type: ['string', 'number'] };
+  return ANY_ID;
 }

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
 import { call, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
@@ -17,6 +18,8 @@ describe('/mcp: the MCP endpoint (the SDK client over HTTP)', function () {
   let storeMain: string;
   let storeBackup: string;
   let desk: string;
+  let gone: string;
+  let defsDir: string;
   const clients: Client[] = [];
   const connect = async (headers: Record<string, string>, era: Era = 'modern') => {
     const client = await mcpClient(gw.url, headers, era);
@@ -30,12 +33,14 @@ describe('/mcp: the MCP endpoint (the SDK client over HTTP)', function () {
     await upstream.start();
     const defs = await definitionsFor(FIXTURE, upstream.url);
     cleanup = defs.cleanup;
+    defsDir = defs.dir;
     gw = await startTestGateway({ DEFINITIONS_DIR: defs.dir, EGRESS_ALLOW: '127.0.0.1/32', MCP_RESULT_MAX_CHARS: '1000' });
     const create = async (appSlug: string, name: string, credentials: Record<string, string>) =>
       (await call(gw, 'POST', '/v2/connections', { body: { appSlug, name, credentials } })).body.data.id as string;
     storeMain = await create('store', 'Main store', { apiKey: 'main-key' });
     storeBackup = await create('store', 'Backup store', { apiKey: 'backup-key' });
     desk = await create('desk', 'Support desk', { token: 'desk-token' });
+    gone = await create('gone', 'Gone', { token: 'gone-token' });
   });
   after(async () => {
     await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
@@ -143,12 +148,33 @@ describe('/mcp: the MCP endpoint (the SDK client over HTTP)', function () {
     expect(result.structuredContent.appError).to.deep.include({ status: 404, code: 'order_missing', message: 'no order o404' });
   });
 
-  it('an app that cannot be reached is a tool result with isError saying so', async () => {
-    upstream.on('GET /api/orders/o1', () => ({ delayMs: 50, status: 500, body: 'not json' }));
-    const client = await asCompany([storeMain]);
-    const result: any = await client.callTool({ name: 'store_get-order', arguments: { orderId: 'o1' } });
+  it('an app that cannot be reached is a tool result with isError saying so, as the REST answer says it', async () => {
+    const client = await asCompany([gone]);
+    const result: any = await client.callTool({ name: 'gone_ping', arguments: {} });
     expect(result.isError).to.equal(true);
-    expect(text(result)).to.match(/^The app answered with an error: HTTP_500/);
+    const rest = await call(gw, 'POST', '/v2/universal/apps/gone/actions/ping/run', { body: { connectionId: gone } });
+    expect(rest.status).to.equal(502);
+    expect(text(result)).to.equal(`${rest.body.error.code}: ${rest.body.error.message}`);
+    expect(result.structuredContent).to.deep.equal({ error: { code: rest.body.error.code, message: rest.body.error.message } });
+  });
+
+  it('tells an open subscriptions/listen stream when the definitions reload (notifications/tools/list_changed); tools/list then shows the change', async () => {
+    const client = await asCompany([storeMain]);
+    const told = new Promise<void>((resolve) => client.setNotificationHandler('notifications/tools/list_changed', async () => resolve()));
+    const subscription = await client.listen({ toolsListChanged: true });
+    expect(subscription.honoredFilter).to.deep.include({ toolsListChanged: true });
+    const file = path.join(defsDir, 'store/versions/1/actions/cancel-order.yaml');
+    await fs.writeFile(file, 'id: cancel-order\nslug: cancel-order\nname: Cancel an order\noperation: other\nmethod: POST\npath: /orders/cancel\n');
+    try {
+      await gw.gateway.services.definitions.reload('spec');
+      await told;
+      const cancel = (await listTools(client)).find((t) => t.name === 'store_cancel-order');
+      expect(cancel?.annotations).to.deep.include({ readOnlyHint: false, destructiveHint: false, idempotentHint: false });
+    } finally {
+      await subscription.close();
+      await fs.rm(file);
+      await gw.gateway.services.definitions.reload('spec');
+    }
   });
 
   it('an unknown tool is a protocol error (invalid params), as the specification says', async () => {
