@@ -59,7 +59,8 @@ function fieldsOf(nodes: readonly ArgumentNode[], version: AppVersion, topLevel:
 function propertyOf(node: ArgumentNode, version: AppVersion): JsonSchema {
   const { arg } = node;
   const notes: string[] = [];
-  if (arg.label && arg.label !== arg.key) notes.push(arg.label.endsWith('.') ? arg.label : `${arg.label}.`);
+  // A label that only spells the key out (titleContains: "Title contains") tells a model nothing more.
+  if (arg.label && arg.label.replace(/\s+/g, '').toLowerCase() !== arg.key.toLowerCase()) notes.push(arg.label.endsWith('.') ? arg.label : `${arg.label}.`);
   if (arg.description) notes.push(arg.description);
   let schema: JsonSchema;
   if (arg.multipleValues) {

@@ -69,7 +69,7 @@ describe('/mcp: the MCP endpoint (the SDK client over HTTP)', function () {
       expect(list.inputSchema).to.deep.equal({
         type: 'object',
         properties: {
-          status: { type: 'string', enum: ['open', 'paid'], description: 'Status. Only orders in this state. One of: "open" (Open), "paid" (Paid).' },
+          status: { type: 'string', enum: ['open', 'paid'], description: 'Only orders in this state. One of: "open" (Open), "paid" (Paid).' },
           limit: { type: 'integer', minimum: 1, maximum: 100, description: 'How many orders per page.', default: 20 },
           cursor: { type: 'string', description: 'For the next page: the meta.cursor of the previous result, unchanged. Leave it out for the first page.' },
         },
@@ -222,6 +222,20 @@ describe('/mcp: the MCP endpoint (the SDK client over HTTP)', function () {
     const metadata = await fetch(`${gw.url}/.well-known/oauth-protected-resource/mcp`);
     expect(metadata.status).to.equal(200);
     expect(await metadata.json()).to.deep.equal({ resource: `${base}/mcp`, resource_name: 'Integration gateway MCP endpoint', bearer_methods_supported: ['header'] });
+  });
+
+  it('is served as every route is: a request id on the answer, the 1 MiB body limit, the run in the request log line', async () => {
+    const big = await fetch(`${gw.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', Authorization: `Bearer ${gw.apiKey}`, 'Connection-Id': storeMain, 'x-request-id': 'mcp-spec-1' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { padding: 'x'.repeat(1024 * 1024) } }),
+    });
+    expect(big.status).to.equal(413);
+    expect(big.headers.get('x-request-id')).to.equal('mcp-spec-1');
+    expect(((await big.json()) as any).error.code).to.equal('PAYLOAD_TOO_LARGE');
+    const get = await fetch(`${gw.url}/mcp`, { headers: { Authorization: `Bearer ${gw.apiKey}` } });
+    expect(get.status).to.equal(405);
+    expect(get.headers.get('allow')).to.equal('POST');
   });
 
   it("refuses another company's connection as unknown, a missing Connection-Id, and an Origin the company does not allow", async () => {
