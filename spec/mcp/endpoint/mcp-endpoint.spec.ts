@@ -224,7 +224,7 @@ describe('/mcp: the MCP endpoint (the SDK client over HTTP)', function () {
     expect(await metadata.json()).to.deep.equal({ resource: `${base}/mcp`, resource_name: 'Integration gateway MCP endpoint', bearer_methods_supported: ['header'] });
   });
 
-  it('is served as every route is: a request id on the answer, the 1 MiB body limit, the run in the request log line', async () => {
+  it('is served as every route is: a request id on the answer, the 1 MiB body limit, 405 with Allow for another method', async () => {
     const big = await fetch(`${gw.url}/mcp`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', Authorization: `Bearer ${gw.apiKey}`, 'Connection-Id': storeMain, 'x-request-id': 'mcp-spec-1' },
