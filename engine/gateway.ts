@@ -10,6 +10,7 @@ import { AnalysisCache, DefinitionsLoader, DefinitionsRegistry, watchDefinitions
 import type { Logger } from './platform/log/logger.ts';
 import { createApp } from './http/server/app.ts';
 import { createHttpServer } from './http/server/http-server.ts';
+import { createMcpEndpoint } from './mcp/endpoint/mcp-endpoint.ts';
 import type { ReadinessCheck, Services } from './http/services.ts';
 import { compactionLogging } from './platform/store/embedded/compaction-log.ts';
 import { acquireDataDirLock } from './platform/store/embedded/data-dir-lock.ts';
@@ -97,7 +98,10 @@ export async function startGateway(config: Config, logger: Logger, overrides: Ga
   const webhookHttp = overrides.http ?? createConfiguredHttpClient({ ...config, outbound: { ...config.outbound, maxRedirects: 0 } });
   const webhookWorker = startWebhookWorker(services, config.webhooks, webhookHttp);
   services.webhookWorker = webhookWorker;
-  const app = createApp(services);
+  // /mcp: the MCP surface's handlers, mounted on the HTTP app beside the REST routes (request id, log line, metrics, body limit as theirs).
+  const mcp = createMcpEndpoint({ store, keyring, logger, definitions, run: services.run, config });
+  const stopToolsNotices = definitions.onSnapshot(() => mcp.toolsChanged());
+  const app = createApp(services, mcp.routes);
   const server = createHttpServer(app.callback(), config.server, logger);
   // While it shuts down, each answer asks the client to close its connection: a keep-alive client (a load
   // balancer's pool) opens its next one elsewhere, instead of sending on one the gateway is about to close.
@@ -146,6 +150,10 @@ export async function startGateway(config: Config, logger: Logger, overrides: Ga
       // the store is closed and the lock released whatever happened; the first failure is reported after.
       const steps: [string, () => Promise<void>][] = [
         ['metrics listener', async () => await metricsListener?.close()],
+        ['mcp endpoint', async () => {
+          stopToolsNotices();
+          await mcp.close();
+        }],
         ['definitions watcher', stopWatching],
         ['definitions cache writes', () => loader.cacheWritten()],
         ['webhook worker', () => webhookWorker.stop()],

@@ -5,6 +5,7 @@ import { appBaseUrlsFromEnv } from '../core/run/app-base-urls.ts';
 import { tokenRetryFromEnv, type TokenRetrySettings } from '../core/auth/token-retry.ts';
 import { metricsSettingsFromEnv, type MetricsSettings } from '../http/observability/metrics-settings.ts';
 import { httpServerSettingsFromEnv, type HttpServerSettings } from '../http/server/settings.ts';
+import { mcpSettingsFromEnv, type McpSettings } from '../mcp/settings.ts';
 import { encryptionKeysFromEnv } from '../platform/crypto/encryption-keys.ts';
 import { egressAllowFromEnv, type EgressAllowList } from '../platform/egress/allow-list.ts';
 import { logLevelFromEnv, type LogLevel } from '../platform/log/log-level.ts';
@@ -63,6 +64,8 @@ export interface Config extends StoreSettings, DefinitionsSettings {
   tracing: TracingConfig | null;
   /** How webhook deliveries are sent and retried (WEBHOOK_*). */
   webhooks: WebhookSettings;
+  /** How /mcp answers (MCP_*). */
+  mcp: McpSettings;
 }
 
 export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config {
@@ -100,5 +103,6 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     metrics: metricsSettingsFromEnv(env, port, host),
     tracing: tracingFromEnv(env),
     webhooks: webhookSettingsFromEnv(env),
+    mcp: mcpSettingsFromEnv(env),
   };
 }

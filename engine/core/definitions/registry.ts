@@ -57,6 +57,8 @@ export class DefinitionsRegistry {
   private tail: Promise<unknown> = Promise.resolve();
   /** Told the result of every load attempt (the metrics count them). */
   onLoad: ((ok: boolean) => void) | null = null;
+  /** Told each time another snapshot goes live (a load whose hash differs from the live one's). */
+  private readonly swapListeners = new Set<(snapshot: DefinitionsSnapshot) => void>();
 
   constructor(
     readonly dir: string,
@@ -95,6 +97,16 @@ export class DefinitionsRegistry {
     this.queued = queued;
     this.tail = run.catch(() => undefined);
     return run;
+  }
+
+  /**
+   * Calls `listener` each time a load puts another snapshot live (not for a
+   * load that finds the same definitions); answers the function that stops it.
+   * A listener that throws is logged, and the others are still told.
+   */
+  onSnapshot(listener: (snapshot: DefinitionsSnapshot) => void): () => void {
+    this.swapListeners.add(listener);
+    return () => this.swapListeners.delete(listener);
   }
 
   status(): DefinitionsStatus {
@@ -148,6 +160,7 @@ export class DefinitionsRegistry {
       this.live = result.snapshot;
       this.errors = [];
       this.logger.info({ reason, hash: result.hash, apps: result.snapshot.apps.size, ...result.stats, ms, changed: previous !== result.hash }, 'definitions loaded');
+      if (previous !== result.hash) this.tellSwap(result.snapshot);
     } else {
       this.errors = result.problems;
       const keeping = this.live ? `keeping snapshot ${this.live.hash.slice(0, 12)}` : 'no snapshot is loaded';
@@ -155,6 +168,16 @@ export class DefinitionsRegistry {
       this.logger.error({ reason, hash: result.hash, problems: result.problems.length, ...result.stats, ms }, `definitions rejected (${keeping}):\n${shown.join('\n')}`);
     }
     return result;
+  }
+
+  private tellSwap(snapshot: DefinitionsSnapshot): void {
+    for (const listener of this.swapListeners) {
+      try {
+        listener(snapshot);
+      } catch (error) {
+        this.logger.error({ err: error }, 'a listener of definition reloads failed');
+      }
+    }
   }
 
   /** At most STATUS_MAX_PROBLEMS lines of `<dir>/<file>:<line>:<column> <CODE> <message>`, then how many more. */

@@ -37,6 +37,18 @@ export interface RunFacts {
   outcome?: RunOutcomeKind;
 }
 
+/** What a surface resolved before it runs: the facts a run starts with (no outcome yet). */
+export function runFactsOf(start: { companyId: string; version: { app: { slug: string }; version: string | number }; action: { slug: string }; connection: { id: string } }): RunFacts {
+  return {
+    companyId: start.companyId,
+    app: start.version.app.slug,
+    action: start.action.slug,
+    version: String(start.version.version),
+    connectionId: start.connection.id,
+    retries: 0,
+  };
+}
+
 /** The outcome of a run the engine answered with its envelope (200, 429 or 502). */
 export function envelopeOutcome(status: number, success: boolean): RunOutcomeKind {
   if (status === 429) return 'rate_limited';

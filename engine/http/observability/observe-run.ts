@@ -1,7 +1,7 @@
 import type { ActionEntry, AppVersion } from '../../core/definitions/index.ts';
 import type { AppContext } from '../server/context.ts';
 import type { ConnectionRecord } from '../../platform/store/index.ts';
-import { envelopeOutcome, errorOutcome, type RunFacts } from '../../core/run/run-facts.ts';
+import { envelopeOutcome, errorOutcome, runFactsOf, type RunFacts } from '../../core/run/run-facts.ts';
 
 /** What a run endpoint resolved before it runs; the answer it gets back. */
 interface RunStart {
@@ -21,14 +21,7 @@ interface Answered {
  * threw (rethrown unchanged). The request log and the metrics read them.
  */
 export async function observeRun<T extends Answered>(ctx: AppContext, start: RunStart, perform: (facts: RunFacts) => Promise<T>): Promise<T> {
-  const facts: RunFacts = {
-    companyId: start.companyId,
-    app: start.version.app.slug,
-    action: start.action.slug,
-    version: String(start.version.version),
-    connectionId: start.connection.id,
-    retries: 0,
-  };
+  const facts: RunFacts = runFactsOf(start);
   ctx.state.run = facts;
   try {
     const answered = await perform(facts);

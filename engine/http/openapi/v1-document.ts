@@ -15,7 +15,8 @@ export function buildV1Document(config: Pick<HttpSettings, 'publicBaseUrl' | 'em
       version: '1.0.0',
       description:
         'Embedded end users and their session tokens, company members and profiles, and running app actions with an installation\'s credentials. ' +
-        'Every failure answers { success: false, error: { code, message } }.',
+        'Every failure answers { success: false, error: { code, message } }. ' +
+        "An end-user token also opens POST /mcp, the Model Context Protocol endpoint for AI agents, to the tools of that end user's connections: it speaks JSON-RPC, not REST, and is described in docs/mcp.md.",
     },
     [
       { url: config.publicBaseUrl, description: 'Base URL' },

@@ -33,9 +33,10 @@ import { embeddingRoutes } from '../embedding/routes.ts';
 import { webhookRoutes } from '../webhooks/routes.ts';
 import { httpMetrics } from '../observability/http-metrics.ts';
 import { metricsRoutes } from '../observability/metrics-routes.ts';
+import { mountedRoutes, type MountedHandler } from './mounts.ts';
 
-/** Every feature's routes, in one list: the surface of the gateway at a glance. */
-export function featureRoutes(services: Services): Router<AppState>[] {
+/** Every feature's routes, in one list: the surface of the gateway at a glance; `mounts` are other surfaces' handlers (/mcp). */
+export function featureRoutes(services: Services, mounts: readonly MountedHandler[] = []): Router<AppState>[] {
   return [
     healthRoutes(services),
     memberRoutes(services),
@@ -59,11 +60,12 @@ export function featureRoutes(services: Services): Router<AppState>[] {
     runRoutes(services),
     webhookRoutes(services),
     metricsRoutes(services.metrics, services.config.metrics.token ? { token: services.config.metrics.token } : null),
+    mountedRoutes(mounts, services.config.publicBaseUrl),
   ];
 }
 
-/** Builds the HTTP app from configuration and dependencies; it does not listen. */
-export function createApp(services: Services): Koa<AppState> {
+/** Builds the HTTP app from configuration and dependencies; it does not listen. `mounts`: handlers of other surfaces, given by the composition root. */
+export function createApp(services: Services, mounts: readonly MountedHandler[] = []): Koa<AppState> {
   const app = new Koa<AppState>();
   app.silent = true;
   app.use(requestId());
@@ -76,7 +78,7 @@ export function createApp(services: Services): Koa<AppState> {
   app.use(jsonBody());
   // One root router, so 405 answers know every method any feature mounts on a path.
   const root = new Router<AppState>();
-  const routers = featureRoutes(services);
+  const routers = featureRoutes(services, mounts);
   for (const router of routers) root.use(router.routes());
   // The hot routes (the runs), looked up directly, their middleware composed once; the rest through the root router.
   app.use(directRoutes(routers, root));

@@ -1,0 +1,75 @@
+import type { Envelope } from '../../core/run/envelope.ts';
+import type { FieldProblem, GatewayError } from '../../platform/errors/index.ts';
+
+/** A tools/call result as the MCP specification shapes it. */
+export interface ToolResult {
+  [key: string]: unknown;
+  content: { type: 'text'; text: string }[];
+  structuredContent: Record<string, unknown>;
+  isError: boolean;
+}
+
+/**
+ * A run's envelope as a tool result: `data` and `meta.cursor` (the next
+ * page's cursor, when there is one) as structuredContent, with `appError`
+ * when the app call failed; the same as JSON text, capped at `maxChars`
+ * (rows past the cap are left out of the text, which says so and where the
+ * rest is). A failure of the app (its error, a rate limit, an answer that
+ * could not be mapped) is a result with isError: true whose text leads with
+ * what went wrong, never a protocol error.
+ */
+export function envelopeResult(status: number, envelope: Envelope, maxChars: number): ToolResult {
+  const { data, meta } = envelope;
+  const structured: Record<string, unknown> = { data, meta: meta.cursor === undefined ? {} : { cursor: meta.cursor } };
+  if (meta.appError) structured.appError = meta.appError;
+  if (meta.error) structured.error = { code: meta.error.code, message: meta.error.message };
+  const failure = failureText(status, envelope);
+  const body = rowsText(data, meta.cursor, maxChars - (failure ? failure.length + 2 : 0));
+  return { content: [{ type: 'text', text: failure ? `${failure}\n\n${body}` : body }], structuredContent: structured, isError: !envelope.success };
+}
+
+/** A refusal of the run (bad arguments, a connection to authorize again, an app unreachable...) as a tool result the agent can act on. */
+export function errorResult(error: GatewayError): ToolResult {
+  const problems = (error.details as { problems?: FieldProblem[] } | undefined)?.problems;
+  const text = error.code === 'VALIDATION_ERROR' && problems?.length
+    ? `The arguments need fixing (nothing was sent to the app):\n${problems.map((p) => `- ${p.field}: ${p.message} (rule: ${p.rule})`).join('\n')}`
+    : `${error.code}: ${error.message}`;
+  const structured = { error: { code: error.code, message: error.message, ...(problems ? { problems } : {}) } };
+  return { content: [{ type: 'text', text }], structuredContent: structured, isError: true };
+}
+
+function failureText(status: number, envelope: Envelope): string | null {
+  if (envelope.success) return null;
+  const { appError, error, retries } = envelope.meta;
+  if (error) return `The gateway could not read the app's answer (${error.code}): ${error.message}`;
+  const said = appError ? `${appError.code}: ${appError.message} (HTTP ${appError.status})` : `HTTP ${envelope.meta.response.status}`;
+  if (status === 429) return `The app is rate limiting these calls (given up after ${retries} ${retries === 1 ? 'retry' : 'retries'}); try again later. It said ${said}`;
+  return `The app answered with an error: ${said}`;
+}
+
+/**
+ * `{"data":[...],"meta":{...}}` with as many whole rows as fit in `room`
+ * characters; when some do not, a last line says how many are shown, that
+ * structuredContent holds them all, and the next page's cursor.
+ */
+function rowsText(data: unknown[], cursor: string | undefined, room: number): string {
+  const meta = JSON.stringify(cursor === undefined ? {} : { cursor });
+  const whole = `{"data":${JSON.stringify(data)},"meta":${meta}}`;
+  if (whole.length <= room) return whole;
+  const next = cursor === undefined ? 'This is the last page.' : `The next page: call again with cursor ${JSON.stringify(cursor)}.`;
+  const note = (shown: number) => `\n[${shown} of ${data.length} rows shown: the text is capped at ${room} characters. structuredContent holds all ${data.length}; ask for fewer rows (a smaller page) to read them as text. ${next}]`;
+  const rows: string[] = [];
+  let used = `{"data":[],"meta":${meta}}`.length + note(data.length).length;
+  for (const row of data) {
+    const text = JSON.stringify(row) ?? 'null';
+    if (used + text.length + 1 > room) break;
+    rows.push(text);
+    used += text.length + 1;
+  }
+  if (rows.length === 0 && data.length > 0) {
+    // Not even the first row fits: its beginning, marked as cut.
+    const first = JSON.stringify(data[0]) ?? 'null';
+    return `${first.slice(0, Math.max(0, room - note(0).length - 40))}... (row 1 cut)${note(0)}`;
+  }
+  return `{"data":[${rows.join(',')}],"meta":${meta}}${note(rows.length)}`;
+}

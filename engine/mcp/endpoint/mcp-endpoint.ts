@@ -1,0 +1,146 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { createMcpHandler, ProtocolError, ProtocolErrorCode, Server, type McpRequestContext } from '@modelcontextprotocol/server';
+import type { RunFacts } from '../../core/run/run-facts.ts';
+import { bearerTokenOf } from '../../platform/auth/bearer.ts';
+import { GatewayError } from '../../platform/errors/index.ts';
+import { PACKAGE_ROOT } from '../../platform/package-root.ts';
+import { embeddingSettings } from '../../tenancy/embedding/settings.ts';
+import { originOf } from '../../tenancy/embedding/origins.ts';
+import { callTool } from '../calls/call-tool.ts';
+import { callerOf, type Caller } from '../caller/caller.ts';
+import { CONNECTION_ID_HEADER, scopeOf } from '../caller/scope.ts';
+import type { McpServices } from '../mcp-services.ts';
+import { toolSetOf, type ToolSet } from '../tools/tool-set.ts';
+import { jsonRpcError, requestIdOf, unauthorized } from './answers.ts';
+import { protectedResourceMetadata, resourceMetadataPath } from './protected-resource.ts';
+
+/** The path of the MCP endpoint. */
+export const MCP_PATH = '/mcp';
+/** The most tools one tools/list page holds; a larger scope pages (nextCursor). */
+export const TOOLS_PAGE_SIZE = 1000;
+
+const VERSION = (JSON.parse(readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+
+/** One exchange as the composition root hands it over (the http surface's mounts give these; nothing of Koa). */
+export interface McpExchange {
+  requestId: string;
+  /** The JSON body, already read and parsed under the gateway's limits; undefined without one. */
+  body: unknown;
+  recordRun(facts: RunFacts): void;
+}
+
+export interface McpRoute {
+  path: string;
+  methods: readonly string[];
+  handle(request: Request, exchange: McpExchange): Promise<Response>;
+}
+
+export interface McpEndpoint {
+  /** POST /mcp, and GET of its protected resource metadata. */
+  routes: McpRoute[];
+  /** Tells every open subscriptions/listen stream that asked for it that the tools changed (a definitions reload). */
+  toolsChanged(): void;
+  /** Ends the open streams and in-flight exchanges (shutdown). */
+  close(): Promise<void>;
+}
+
+/** What one request's server instance is built for: who asks, and the tools they see. */
+interface RequestScope {
+  caller: Caller;
+  tools: ToolSet;
+  exchange: McpExchange;
+}
+
+/**
+ * The MCP endpoint: the Streamable HTTP transport of the current
+ * specification (2026-07-28, and the 2025 revisions statelessly, through the
+ * SDK's createMcpHandler), stateless: a fresh server instance per request,
+ * nothing kept between requests, so any gateway of a fleet answers any
+ * request. Before the SDK sees a request: the bearer token (401 with a
+ * WWW-Authenticate challenge), the Origin (403), and the scope of
+ * connections (400 when the Connection-Id header cannot be used).
+ */
+export function createMcpEndpoint(services: McpServices): McpEndpoint {
+  const resource = `${services.config.publicBaseUrl}${MCP_PATH}`;
+  const metadataUrl = `${services.config.publicBaseUrl}${resourceMetadataPath(MCP_PATH)}`;
+  const ownOrigins = new Set([originOf(services.config.publicBaseUrl), originOf(services.config.embeddedBaseUrl)].filter((o): o is string => o !== null));
+  const scopes = new WeakMap<object, RequestScope>();
+
+  const handler = createMcpHandler((context: McpRequestContext) => serverFor(scopes.get(context.authInfo?.extra ?? {})), {
+    onerror: (error) => services.logger.debug({ err: error }, 'mcp: request refused by the transport'),
+    maxSubscriptions: services.config.mcp.maxSubscriptions,
+  });
+
+  function serverFor(scope: RequestScope | undefined): Server {
+    if (!scope) throw new Error('mcp: a request reached the SDK without its scope');
+    const server = new Server(
+      { name: 'integration-gateway', title: 'Integration gateway', version: VERSION },
+      {
+        capabilities: { tools: { listChanged: true } },
+        instructions: 'Each tool runs one action of a connected app account. List actions page: pass the result\'s meta.cursor back as the cursor argument for the next page.',
+        cacheHints: { 'tools/list': { ttlMs: 30_000, cacheScope: 'private' } },
+      },
+    );
+    server.setRequestHandler('tools/list', async (request) => listPage(scope.tools, request.params?.cursor));
+    server.setRequestHandler('tools/call', async (request, ctx) => {
+      const target = scope.tools.targets.get(request.params.name);
+      if (!target) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `unknown tool "${request.params.name}": tools/list names the tools of the connections in scope`);
+      return await callTool(services, {
+        companyId: scope.caller.companyId,
+        target,
+        arguments: request.params.arguments,
+        signal: ctx.mcpReq.signal,
+        requestId: scope.exchange.requestId,
+        recordRun: scope.exchange.recordRun,
+      });
+    });
+    return server;
+  }
+
+  async function handleMcp(request: Request, exchange: McpExchange): Promise<Response> {
+    const id = requestIdOf(exchange.body);
+    const token = bearerTokenOf(request.headers.get('authorization') ?? undefined);
+    const caller = await callerOf(services, token, exchange.requestId);
+    if (!caller) return unauthorized(metadataUrl, token !== null, id);
+    const origin = request.headers.get('origin');
+    if (origin !== null && !ownOrigins.has(origin) && !(await embeddingSettings(services.store, caller.companyId)).allowedOrigins.includes(origin)) {
+      return jsonRpcError(403, -32000, `origin ${origin} is not one of your company's allowed origins: add it to allowedOrigins with PUT /v2/embedding`, id);
+    }
+    let tools: ToolSet;
+    try {
+      tools = toolSetOf(services.definitions.current(), await scopeOf(services, caller, request.headers.get(CONNECTION_ID_HEADER)));
+    } catch (error) {
+      if (!(error instanceof GatewayError) || error.status >= 500) throw error;
+      return jsonRpcError(400, ProtocolErrorCode.InvalidParams, error.message, id);
+    }
+    const extra = { scope: true };
+    scopes.set(extra, { caller, tools, exchange });
+    return await handler.fetch(request, { parsedBody: exchange.body, authInfo: { token: 'verified', clientId: caller.companyId, scopes: [], extra } });
+  }
+
+  return {
+    routes: [
+      { path: MCP_PATH, methods: ['POST'], handle: handleMcp },
+      {
+        path: resourceMetadataPath(MCP_PATH),
+        methods: ['GET'],
+        handle: async () => Response.json(protectedResourceMetadata(resource), { headers: { 'cache-control': 'public, max-age=3600' } }),
+      },
+    ],
+    toolsChanged: () => handler.notify.toolsChanged(),
+    close: () => handler.close(),
+  };
+}
+
+/** One page of the scope's tools: TOOLS_PAGE_SIZE from the offset the cursor holds. */
+function listPage(tools: ToolSet, cursor: string | undefined): { tools: ToolSet['tools'][number][]; nextCursor?: string } {
+  let offset = 0;
+  if (cursor !== undefined) {
+    offset = /^\d{1,9}$/.test(cursor) ? Number(cursor) : -1;
+    if (offset < 0 || offset >= tools.tools.length) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `cursor ${JSON.stringify(cursor.slice(0, 40))} is not one tools/list gave`);
+  }
+  const page = offset === 0 && tools.tools.length <= TOOLS_PAGE_SIZE ? (tools.tools as ToolSet['tools'][number][]) : tools.tools.slice(offset, offset + TOOLS_PAGE_SIZE);
+  const next = offset + TOOLS_PAGE_SIZE;
+  return next < tools.tools.length ? { tools: page, nextCursor: String(next) } : { tools: page };
+}

@@ -1,0 +1,115 @@
+import type { ActionEntry, AppVersion, DefinitionsSnapshot } from '../../core/definitions/index.ts';
+import type { ConnectionRecord } from '../../platform/store/index.ts';
+import { annotationsOf, type ToolAnnotations } from './annotations.ts';
+import { inputSchemaOf, type JsonSchema, type ObjectSchema } from './input-schema.ts';
+import { toolName } from './tool-name.ts';
+
+/** A tool as tools/list shows it. */
+export interface Tool {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: ObjectSchema;
+  annotations: ToolAnnotations;
+}
+
+/** What a tool runs: an action of a version, through one of these connections (two or more: the caller names one in connectionId). */
+export interface ToolTarget {
+  version: AppVersion;
+  action: ActionEntry;
+  connections: readonly ConnectionRecord[];
+}
+
+/** The tools of one scope (a set of connections) in one snapshot, in name order, and what each runs. */
+export interface ToolSet {
+  tools: readonly Tool[];
+  targets: ReadonlyMap<string, ToolTarget>;
+}
+
+/** The argument that picks the connection when one app has two or more in scope. */
+export const CONNECTION_ARGUMENT = 'connectionId';
+
+/** Tool sets kept per snapshot; past this many scopes the snapshot's are dropped and built again as asked. */
+const MAX_SCOPES_PER_SNAPSHOT = 1000;
+const setsBySnapshot = new WeakMap<DefinitionsSnapshot, Map<string, ToolSet>>();
+/** An action's tool without the connection part: the same for every scope, built once per snapshot (the action entry is the snapshot's). */
+const baseTools = new WeakMap<ActionEntry, Omit<Tool, 'description'> & { summary: string }>();
+
+/**
+ * The tools of a set of connections: one per action of the published
+ * version of each connection's app, named `<app>_<action>`. Connections of
+ * an app the snapshot lacks (or that has no published version) give none.
+ * Cached per snapshot and scope (the connections, their apps and names), so
+ * a tools/list of an unchanged scope builds nothing.
+ */
+export function toolSetOf(snapshot: DefinitionsSnapshot, connections: readonly ConnectionRecord[]): ToolSet {
+  let sets = setsBySnapshot.get(snapshot);
+  if (!sets) setsBySnapshot.set(snapshot, (sets = new Map()));
+  const key = connections.map((c) => `${c.id}\u0000${c.appId}\u0000${c.name ?? ''}`).join('\u0001');
+  let set = sets.get(key);
+  if (!set) {
+    if (sets.size >= MAX_SCOPES_PER_SNAPSHOT) sets.clear();
+    set = buildToolSet(snapshot, connections);
+    sets.set(key, set);
+  }
+  return set;
+}
+
+function buildToolSet(snapshot: DefinitionsSnapshot, connections: readonly ConnectionRecord[]): ToolSet {
+  const byApp = new Map<string, ConnectionRecord[]>();
+  for (const connection of connections) {
+    const list = byApp.get(connection.appId) ?? [];
+    list.push(connection);
+    byApp.set(connection.appId, list);
+  }
+  const tools: Tool[] = [];
+  const targets = new Map<string, ToolTarget>();
+  for (const [appId, appConnections] of byApp) {
+    const app = snapshot.apps.get(appId);
+    const version = app?.published === undefined ? undefined : app.versions.get(app.published);
+    if (!version) continue;
+    for (const action of version.actions.values()) {
+      const base = baseToolOf(version, action);
+      if (targets.has(base.name)) continue;
+      tools.push(scoped(base, version, appConnections));
+      targets.set(base.name, { version, action, connections: appConnections });
+    }
+  }
+  tools.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return { tools, targets };
+}
+
+function baseToolOf(version: AppVersion, action: ActionEntry): Omit<Tool, 'description'> & { summary: string } {
+  let base = baseTools.get(action);
+  if (!base) {
+    const title = `${version.app.name}: ${action.name}`;
+    base = { name: toolName(version.app.slug, action.slug), title, summary: action.description?.trim() || action.name, inputSchema: inputSchemaOf(action, version), annotations: annotationsOf(action, title) };
+    baseTools.set(action, base);
+  }
+  return base;
+}
+
+/** The action's tool for these connections of its app: which account it runs as, and with two or more, the connectionId to pick one. */
+function scoped(base: Omit<Tool, 'description'> & { summary: string }, version: AppVersion, connections: readonly ConnectionRecord[]): Tool {
+  const { summary, ...tool } = base;
+  const app = version.app.name;
+  if (connections.length === 1) {
+    return { ...tool, description: `${summary}\n\nRuns in ${app} as ${labelOf(connections[0]!)}.` };
+  }
+  const properties = tool.inputSchema.properties as Record<string, JsonSchema>;
+  const required = (tool.inputSchema.required as string[] | undefined) ?? [];
+  const connectionId: JsonSchema = {
+    type: 'string',
+    enum: connections.map((c) => c.id),
+    description: `The ${app} account to run as: ${connections.map((c) => `${JSON.stringify(c.id)} (${c.name === null ? 'no name' : JSON.stringify(c.name)})`).join(', ')}.`,
+  };
+  return {
+    ...tool,
+    description: `${summary}\n\nRuns in ${app} as one of ${connections.length} accounts: name it in connectionId.`,
+    inputSchema: { ...tool.inputSchema, properties: { [CONNECTION_ARGUMENT]: connectionId, ...properties }, required: [CONNECTION_ARGUMENT, ...required] },
+  };
+}
+
+function labelOf(connection: ConnectionRecord): string {
+  return connection.name ? `${JSON.stringify(connection.name)} (connection ${connection.id})` : `connection ${connection.id}`;
+}
