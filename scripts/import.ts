@@ -13,13 +13,7 @@
  * a description, a `$ref` that does not resolve, colliding operation ids, a
  * slug another app uses, a version that exists): one line, nothing written.
  */
-import path from 'node:path';
-import { BUNDLED_DEFINITIONS } from '../engine/authoring/create-app.ts';
-import { ImportError } from '../engine/authoring/import/import-error.ts';
-import { importDescription } from '../engine/authoring/import/import-app.ts';
-import { renderFiles } from '../engine/authoring/import/render-files.ts';
-import { problemsOf, reimportDiff, targetOf, writeTarget } from '../engine/authoring/import/write-app-folder.ts';
-import { formatProblem } from '../engine/core/definitions/problems.ts';
+import { runImport } from '../engine/authoring/import/run-import.ts';
 import { commandLine, isEntry, usageLine } from '../engine/platform/cli/command-line.ts';
 
 export const cli = {
@@ -43,56 +37,30 @@ export const cli = {
   ],
 };
 
-class UsageError extends Error {}
-
 const list = (value: string | undefined) => value?.split(',').map((v) => v.trim()).filter(Boolean);
 
 const args = isEntry(import.meta.url) ? commandLine(cli) : null;
 if (args) {
   const { values } = args;
-  const file = args.positionals[0]!;
-  const dir = values.dir ?? process.env.DEFINITIONS_DIR ?? 'definitions';
-  try {
-    if (values.version !== undefined && !/^[1-9][0-9]*$/.test(values.version)) throw new UsageError(`--version must be a positive whole number (got "${values.version}")`);
-    if (values.name !== undefined && !values.name.trim()) throw new UsageError('--name must not be empty');
-    await run(file, dir, values.app!, values);
-  } catch (error) {
-    if (error instanceof UsageError) process.stderr.write(`${error.message}\n${usageLine(cli)}\n`);
-    else if (error instanceof ImportError) process.stderr.write(`${error.message}\n`);
-    else throw error;
+  const usage = (message: string) => {
+    process.stderr.write(`${message}\n${usageLine(cli)}\n`);
     process.exitCode = 2;
+  };
+  if (values.version !== undefined && !/^[1-9][0-9]*$/.test(values.version)) usage(`--version must be a positive whole number (got "${values.version}")`);
+  else if (values.name !== undefined && !values.name.trim()) usage('--name must not be empty');
+  else {
+    const outcome = await runImport(args.positionals[0]!, {
+      dir: values.dir ?? process.env.DEFINITIONS_DIR ?? 'definitions',
+      slug: values.app!,
+      version: values.version === undefined ? undefined : Number(values.version),
+      name: values.name,
+      operations: list(values.operations),
+      tags: list(values.tags),
+      baseUrl: values['base-url'],
+    });
+    // exitCode rather than exit(): output to a pipe is written asynchronously and must not be cut off.
+    process.stdout.write(outcome.stdout);
+    process.stderr.write(outcome.stderr);
+    process.exitCode = outcome.exitCode;
   }
-}
-
-async function run(file: string, dir: string, slug: string, values: NonNullable<typeof args>['values']): Promise<void> {
-  const version = values.version === undefined ? undefined : Number(values.version);
-  const target = await targetOf(dir, slug, version, BUNDLED_DEFINITIONS);
-  const { description, app } = await importDescription(file, { slug, name: values.name, operations: list(values.operations), tags: list(values.tags), baseUrl: values['base-url'] });
-  if (target.mode === 'new' && version !== undefined) app.app.definition.published = version;
-  const files = renderFiles(app, target.version, target.mode === 'new');
-  const shown = (p: string) => path.relative(process.cwd(), path.resolve(p)) || '.';
-  const problems = await problemsOf(target, files);
-  if (problems.length) {
-    for (const problem of problems) process.stderr.write(`${formatProblem(problem, (f) => shown(path.join(dir, f)))}\n`);
-    process.stderr.write(`the app made from ${file} does not load (${problems.length} problem${problems.length === 1 ? '' : 's'}); nothing written. This is a bug of the importer: please report it with the description.\n`);
-    process.exitCode = 1;
-    return;
-  }
-  await writeTarget(target, files);
-
-  const cases = app.actions.reduce((n, a) => n + a.cases.length, 0);
-  const versionFolder = shown(path.join(target.appFolder, 'versions', target.version));
-  const out: string[] = [
-    `Imported ${file} (${description.format}, ${description.declaredVersion}) into ${versionFolder}${target.mode === 'new' ? ` (new app ${slug})` : ''}:`,
-    `  ${app.actions.length} action${app.actions.length === 1 ? '' : 's'} with ${cases} offline case${cases === 1 ? '' : 's'}, ${app.auths.length} auth${app.auths.length === 1 ? '' : 's'} (${app.auths.map((a) => `${a.definition.id}: ${a.definition.type}`).join(', ')})`,
-    `  ${app.skipped.length} skipped`,
-  ];
-  if (app.skipped.length) out.push('', 'Skipped:', ...app.skipped.map((s) => `  ${s.what}: ${s.reason}`));
-  if (app.notes.length) out.push('', 'To review:', ...app.notes.map((n) => `  ${n}`));
-  const folder = shown(dir);
-  out.push('', 'Next: review the mappings, pagination and names (docs/definitions.md, "Importing from an OpenAPI description"), then', `  npm run validate -- ${folder}`, `  npm run test:definitions -- ${slug}${folder === 'definitions' ? '' : ` --dir ${folder}`}`, '');
-  const diff = await reimportDiff(target, process.cwd());
-  if (diff) out.push(`What changed against version ${target.compareWith} (${diff.command}):`, '', diff.markdown);
-  else if (target.mode === 'reimport') out.push(`The app has no numbered version to compare ${versionFolder} with.`, '');
-  process.stdout.write(out.join('\n'));
 }

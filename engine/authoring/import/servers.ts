@@ -82,7 +82,7 @@ export function operationPrefix(op: OperationInfo, base: BaseUrl): { prefix: str
   if (concrete === base.example || concrete === '') return { prefix: '' };
   if (concrete.startsWith(`${base.example}/`)) return { prefix: concrete.slice(base.example.length) };
   if (concrete.startsWith('/')) return { prefix: concrete };
-  return { skip: `it is served from ${concrete}, not the API's base URL ${base.example}` };
+  return { skip: `it is served from ${url}, not the API's base URL ${base.example}` };
 }
 
 export function serverVariableNames(document: Obj): string[] {
