@@ -72,7 +72,7 @@ export async function casesFor(input: CaseInput, note: (message: string) => void
     if (isObj(last) && last.id !== undefined && last.id !== null) meta.cursor = String(last.id);
   }
   const first: TestCase = {
-    name: `sends the request and maps ${input.response.example !== undefined && body !== undefined ? "the description's example response" : 'a response made from its schema'}`,
+    name: `sends the request and maps ${!input.response.json ? 'the empty response' : input.response.example !== undefined ? "the description's example response" : 'a response made from its schema'}`,
     connection,
     arguments: given,
     request,
