@@ -1,7 +1,7 @@
 /**
- * `npm run import -- <description file> --app <slug> [--dir <definitions dir>]
- * [--operations <operationId,...>] [--tags <tag,...>] [--version <n>]
- * [--name "Display Name"] [--base-url <url>]`: writes an app folder made from an
+ * `npm run import -- --app <slug> [--dir <definitions dir>] [--operations
+ * <operationId,...>] [--tags <tag,...>] [--version <n>] [--name "Display Name"]
+ * [--base-url <url>] <description file>`: writes an app folder made from an
  * OpenAPI 3.0 or 3.1 description (JSON or YAML; Swagger 2.0 converted): the
  * app, its API and auths, one action per operation with its offline cases,
  * in canonical form. Operations an action cannot express are listed with the
