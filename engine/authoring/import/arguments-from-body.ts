@@ -51,7 +51,11 @@ export function bodyArguments(op: OperationInfo, encoding: BodyEncoding, scope: 
     inner = new Set([...wrapped.required].filter(() => wrapperRequired));
   }
   const writable = properties.filter(([name, property]) => property.readOnly !== true && name !== '' && !name.includes('.'));
-  for (const [name] of properties) if (name.includes('.')) scope.note(`body field "${name}" dropped: a dot in its name would read as nesting`);
+  const dotted = properties.map(([name]) => name).filter((name) => name.includes('.'));
+  if (dotted.length) {
+    const shown = dotted.slice(0, 5).map((name) => `"${name}"`).join(', ');
+    scope.note(`body field${dotted.length === 1 ? '' : 's'} ${shown}${dotted.length > 5 ? ` and ${dotted.length - 5} more` : ''} dropped: a dot in a name would read as nesting`);
+  }
   if (!writable.length) {
     const text = documentation(str(schema.description) ?? 'The request body, as the API takes it.');
     return [{ key: unique('body', scope.taken), ...(text ? { description: text } : {}), dataType: 'Object', location: 'Body', ...(required ? { required: true } : {}), asBody: true }];
