@@ -5,9 +5,13 @@
  * the schemas' lengths.
  */
 
-/** The words of a name: `AccountSid` → Account Sid, `userID` → user ID, `created[gte]` → created gte, `X-Request-Id` → X Request Id. */
+/**
+ * The words of a name: `AccountSid` → Account Sid, `userID` → user ID,
+ * `created[gte]` → created gte, `X-Request-Id` → X Request Id. Digits stay
+ * with the word they end (`oauth2`, `v2`, `int32`), and OAuth is one word.
+ */
 export function words(name: string): string[] {
-  return name.match(/[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+/g) ?? [];
+  return name.match(/OAuth[0-9]*|[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+[0-9]*|[A-Z]+[0-9]*|[0-9]+/g) ?? [];
 }
 
 /** An argument key (`^[a-z][a-zA-Z0-9]*$`): `per_page` → perPage, `AccountSid` → accountSid, `$filter` → filter. */
@@ -35,9 +39,12 @@ export function displayName(text: string): string {
   return clip(line, 200);
 }
 
-/** `listUsers` → List users, `chat_postMessage` → Chat post message. */
+/** Words written one way in any product's docs. */
+const SPELLED: Record<string, string> = { api: 'API', oauth: 'OAuth', oauth2: 'OAuth2', url: 'URL', uri: 'URI', id: 'ID', http: 'HTTP', json: 'JSON' };
+
+/** `listUsers` → List users, `chat_postMessage` → Chat post message, `api_key` → API key. */
 export function humanised(name: string): string {
-  const parts = words(name).map((w, i) => (i === 0 ? w[0]!.toUpperCase() + w.slice(1) : /^[A-Z0-9]+$/.test(w) && w.length > 1 ? w : w.toLowerCase()));
+  const parts = words(name).map((w, i) => SPELLED[w.toLowerCase()] ?? (i === 0 ? w[0]!.toUpperCase() + w.slice(1) : /^[A-Z0-9]+$/.test(w) && w.length > 1 ? w : w.toLowerCase()));
   return parts.join(' ');
 }
 

@@ -53,7 +53,9 @@ export function detectPagination(args: Argument[], plan: ResponsePlan, method: s
   if (nextUrl) return { pagination: { type: 'NextUrl', next: expression(nextUrl.path) }, filled: undefined, mappingCursor: undefined, next: { field: nextUrl.path, kind: 'url' } };
   if (plan.headers.includes('link')) return { pagination: { type: 'NextUrl', from: 'LinkHeader' }, filled: undefined, mappingCursor: undefined, next: { linkHeader: true } };
 
-  const cursorParam = byName(CURSOR_PARAMS);
+  // An offset the app hands back as a token (Asana's next_page.offset) is a cursor, not a number to add to.
+  const tokenOffset = field(['offset'], (f) => f.path.length > 1 && /next/i.test(f.path.at(-2)!) && f.type === 'string');
+  const cursorParam = byName(CURSOR_PARAMS) ?? (tokenOffset ? byName(['offset']) : undefined);
   if (cursorParam) {
     const token = field(NEXT_TOKEN_FIELDS, (f) => f.type === 'string' || f.type === 'integer' || f.type === 'number');
     const key = cursorParam.externalKey ?? cursorParam.key;
