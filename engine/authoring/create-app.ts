@@ -38,13 +38,13 @@ export async function createApp(dir: string, slug: string, name: string = nameFr
 }
 
 /** A path relative to the current folder when it is inside it, else absolute. */
-function near(file: string): string {
+export function near(file: string): string {
   const relative = path.relative(process.cwd(), file);
   return relative.startsWith('..') || path.isAbsolute(relative) ? path.resolve(file) : relative;
 }
 
 /** The app.yaml of `dir` whose id or slug is `slug`, if any (unreadable files are validate's business). */
-async function appUsing(dir: string, slug: string): Promise<string | null> {
+export async function appUsing(dir: string, slug: string): Promise<string | null> {
   const entries = await fs.readdir(dir, { withFileTypes: true }).catch(() => []);
   for (const entry of entries) {
     if (!entry.isDirectory() || entry.name.startsWith('.')) continue;

@@ -29,11 +29,12 @@ export interface AliasProblem {
  * naming no anchor before it (yaml would throw when the value is built), one
  * inside its own anchor (a value that contains itself), the alias past
  * MAX_ALIASES, or the alias at which the expanded file passes
- * MAX_EXPANDED_VALUES. One pass over the node tree in document order,
+ * MAX_EXPANDED_VALUES (or the `limits` given: an OpenAPI description read by
+ * the importer is larger than any definition file). One pass over the node tree in document order,
  * counting each alias as the size of its anchor's value (known once that
  * value is complete): linear in the file, whatever the aliases expand to.
  */
-export function aliasProblem(document: Document.Parsed): AliasProblem | null {
+export function aliasProblem(document: Document.Parsed, limits: { aliases: number; expandedValues: number } = { aliases: MAX_ALIASES, expandedValues: MAX_EXPANDED_VALUES }): AliasProblem | null {
   /** The node each anchor names at this point of the document (a later anchor of the same name replaces it, as in yaml). */
   const anchors = new Map<string, Node>();
   /** The expanded size of each anchored node, once its value is complete. */
@@ -57,19 +58,19 @@ export function aliasProblem(document: Document.Parsed): AliasProblem | null {
     }
     if (isAlias(node)) {
       const offset = node.range?.[0] ?? 0;
-      if (++aliases > MAX_ALIASES) {
-        return { offset, code: 'YAML_ALIAS_LIMIT', message: `more than ${MAX_ALIASES} aliases in one file; write the values out or use fewer anchors` };
+      if (++aliases > limits.aliases) {
+        return { offset, code: 'YAML_ALIAS_LIMIT', message: `more than ${limits.aliases} aliases in one file; write the values out or use fewer anchors` };
       }
       const target = anchors.get(node.source);
       if (!target) return { offset, code: 'YAML_SYNTAX', message: `alias *${node.source} names no anchor set before it (&${node.source})` };
       const size = sizes.get(target);
       if (size === undefined) return { offset, code: 'YAML_SYNTAX', message: `alias *${node.source} is inside its own anchor: a value cannot contain itself` };
       total += size;
-      if (total > MAX_EXPANDED_VALUES) {
+      if (total > limits.expandedValues) {
         return {
           offset,
           code: 'YAML_ALIAS_LIMIT',
-          message: `aliases expand this file to more than ${MAX_EXPANDED_VALUES} values (at *${node.source}, ${size} values each time); an alias bomb is refused: use fewer aliases or write the values out`,
+          message: `aliases expand this file to more than ${limits.expandedValues} values (at *${node.source}, ${size} values each time); an alias bomb is refused: use fewer aliases or write the values out`,
         };
       }
       continue;
