@@ -2,6 +2,7 @@ import path from 'node:path';
 import { definitionsSettingsFromEnv, type DefinitionsSettings } from '../core/definitions/settings.ts';
 import { mappingLimitsFromEnv, type MappingLimits } from '../core/mapping/limits.ts';
 import { appBaseUrlsFromEnv } from '../core/run/app-base-urls.ts';
+import { proxySettingsFromEnv, type ProxySettings } from '../core/proxy/settings.ts';
 import { tokenRetryFromEnv, type TokenRetrySettings } from '../core/auth/token-retry.ts';
 import { metricsSettingsFromEnv, type MetricsSettings } from '../http/observability/metrics-settings.ts';
 import { httpServerSettingsFromEnv, type HttpServerSettings } from '../http/server/settings.ts';
@@ -63,6 +64,8 @@ export interface Config extends StoreSettings, DefinitionsSettings {
   tracing: TracingConfig | null;
   /** How webhook deliveries are sent and retried (WEBHOOK_*). */
   webhooks: WebhookSettings;
+  /** The limits of calls through the proxy (PROXY_*). */
+  proxy: ProxySettings;
 }
 
 export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config {
@@ -100,5 +103,6 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     metrics: metricsSettingsFromEnv(env, port, host),
     tracing: tracingFromEnv(env),
     webhooks: webhookSettingsFromEnv(env),
+    proxy: proxySettingsFromEnv(env),
   };
 }

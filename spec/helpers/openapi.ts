@@ -40,7 +40,7 @@ export function documentedPath(path: string): string | null {
  * operation (`default` does not count: every status a test meets must be
  * named) and its body matches that status's schema, 2xx or not.
  */
-export function expectDocumented(method: string, path: string, response: { status: number; body: unknown }): void {
+export function expectDocumented(method: string, path: string, response: { status: number; body: unknown; headers?: unknown }): void {
   const template = documentedPath(path);
   expect(template, `${method} ${path} is not in the OpenAPI document`).to.be.a('string');
   const { doc, id } = documentOf(path);
@@ -70,7 +70,7 @@ export function expectDocumented(method: string, path: string, response: { statu
  * status and body. Paths and methods no document describes (`/health`, a 405
  * to an undocumented method) are left to the spec that sent them.
  */
-export function expectDocumentedIfDescribed(method: string, path: string, response: { status: number; body: unknown }): void {
+export function expectDocumentedIfDescribed(method: string, path: string, response: { status: number; body: unknown; headers?: unknown }): void {
   const template = documentedPath(path);
   if (!template || !documentOf(path).doc.paths[template][method.toLowerCase()]) return;
   expectDocumented(method, path, response);

@@ -30,6 +30,7 @@ import { endUserConnectionRoutes } from '../end-user-connections/routes.ts';
 import { endUserRunRoutes } from '../end-user-runs/routes.ts';
 import { embeddingRoutes } from '../embedding/routes.ts';
 import { webhookRoutes } from '../webhooks/routes.ts';
+import { proxyRoutes, PROXY_PATHS } from '../proxy/routes.ts';
 import { httpMetrics } from '../observability/http-metrics.ts';
 import { metricsRoutes } from '../observability/metrics-routes.ts';
 
@@ -56,6 +57,7 @@ export function featureRoutes(services: Services): Router<AppState>[] {
     endUserRunRoutes(services),
     runRoutes(services),
     webhookRoutes(services),
+    proxyRoutes(services),
     metricsRoutes(services.metrics, services.config.metrics.token ? { token: services.config.metrics.token } : null),
   ];
 }
@@ -71,7 +73,7 @@ export function createApp(services: Services): Koa<AppState> {
   app.use(httpMetrics(services.metrics));
   app.use(errorEnvelope(services.logger));
   app.use(endUserCors(services));
-  app.use(jsonBody());
+  app.use(jsonBody({ streamed: PROXY_PATHS }));
   // One root router, so 405 answers know every method any feature mounts on a path.
   const root = new Router<AppState>();
   const routers = featureRoutes(services);
