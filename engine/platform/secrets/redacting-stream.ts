@@ -61,25 +61,24 @@ export class SecretRedactor {
     return this.#forms.length > 0;
   }
 
-  /** The next chunk in; what can be let out now (possibly nothing). */
+  /** The next chunk in; what can be let out now (possibly nothing). Pieces are views of the chunk where they can be: a chunk is not copied. */
   write(chunk: Buffer): Buffer[] {
     if (!this.active) return [chunk];
-    const data = this.#held.length === 0 ? chunk : Buffer.concat([this.#held, chunk]);
-    return this.#redact(data, false);
+    return this.#redact(new Joined(this.#held, chunk), false);
   }
 
   /** The body ended: what was held back, redacted. */
   end(): Buffer[] {
-    const data = this.#held;
+    const data = new Joined(this.#held, EMPTY);
     this.#held = EMPTY;
     return data.length === 0 ? [] : this.#redact(data, true);
   }
 
-  #redact(data: Buffer, final: boolean): Buffer[] {
+  #redact(data: Joined, final: boolean): Buffer[] {
     // An occurrence starting before `decided` lies whole in `data`; one starting after may go on in the next chunk.
     const decided = final ? data.length : data.length - (this.#longest - 1);
     if (decided <= 0) {
-      this.#held = data;
+      this.#held = data.copy(0);
       return [];
     }
     const ranges = this.#ranges(data, decided);
@@ -94,25 +93,33 @@ export class SecretRedactor {
     const out: Buffer[] = [];
     let at = 0;
     for (const range of ranges) {
-      if (range.start > at) out.push(data.subarray(at, range.start));
+      if (range.start > at) data.slice(at, range.start, out);
       out.push(MARKER);
       at = range.end;
     }
-    if (letOut > at) out.push(data.subarray(at, letOut));
-    this.#held = letOut >= data.length ? EMPTY : Buffer.from(data.subarray(letOut));
+    if (letOut > at) data.slice(at, letOut, out);
+    this.#held = letOut >= data.length ? EMPTY : data.copy(letOut);
     return out;
   }
 
   /** The byte ranges to redact: occurrences starting before `decided`, and any overlapping them, merged. */
-  #ranges(data: Buffer, decided: number): { start: number; end: number }[] {
+  #ranges(data: Joined, decided: number): { start: number; end: number }[] {
     const found: { start: number; end: number }[] = [];
-    for (const form of this.#forms) {
-      let run: { start: number; end: number } | null = null;
-      for (let at = data.indexOf(form); at !== -1; at = data.indexOf(form, at + 1)) {
-        // Overlapping occurrences of one form (a run of a repeating secret) grow one range, not a range each.
-        if (run && at < run.end) run.end = at + form.length;
-        else found.push((run = { start: at, end: at + form.length }));
+    const collect = (bytes: Buffer, offset: number) => {
+      for (const form of this.#forms) {
+        let run: { start: number; end: number } | null = null;
+        for (let at = bytes.indexOf(form); at !== -1; at = bytes.indexOf(form, at + 1)) {
+          // Overlapping occurrences of one form (a run of a repeating secret) grow one range, not a range each.
+          if (run && at + offset < run.end) run.end = at + offset + form.length;
+          else found.push((run = { start: at + offset, end: at + offset + form.length }));
+        }
       }
+    };
+    // What was held, with the chunk's first bytes (any occurrence that starts in what was held ends there), then the chunk itself.
+    if (data.head.length === 0) collect(data.tail, 0);
+    else {
+      collect(Buffer.concat([data.head, data.tail.subarray(0, 2 * this.#longest)]), 0);
+      if (data.tail.length > 0) collect(data.tail, data.head.length);
     }
     if (found.length === 0) return found;
     found.sort((a, b) => a.start - b.start || b.end - a.end);
@@ -123,6 +130,31 @@ export class SecretRedactor {
       else if (range.start < decided) merged.push({ ...range });
     }
     return merged;
+  }
+}
+
+/** The bytes held back followed by a new chunk, read as one without copying the chunk. */
+class Joined {
+  readonly length: number;
+  constructor(
+    readonly head: Buffer,
+    readonly tail: Buffer,
+  ) {
+    this.length = head.length + tail.length;
+  }
+
+  /** The bytes from `start` to `end`, as views of the two parts, added to `out`. */
+  slice(start: number, end: number, out: Buffer[]): void {
+    const split = this.head.length;
+    if (start < split) out.push(this.head.subarray(start, Math.min(end, split)));
+    if (end > split) out.push(this.tail.subarray(Math.max(start, split) - split, end - split));
+  }
+
+  /** A copy of the bytes from `start` on (what is held back: small). */
+  copy(start: number): Buffer {
+    const pieces: Buffer[] = [];
+    this.slice(start, this.length, pieces);
+    return Buffer.concat(pieces);
   }
 }
 
