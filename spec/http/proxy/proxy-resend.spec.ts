@@ -95,7 +95,8 @@ describe('the proxy sends again by the rules of a run: one token renewal on a 40
     /** The app rate-limits the first `limited` calls of a route, then answers 200. */
     function limitedFirst(route: string, limited: number, retryAfter?: string): void {
       let seen = 0;
-      upstream.on(route, () => (++seen <= limited ? { status: 429, headers: retryAfter ? { 'retry-after': retryAfter } : {}, body: { error: 'slow down' } } : { body: { ok: true, after: seen - 1 } }));
+      const headers: Record<string, string> = retryAfter ? { 'retry-after': retryAfter } : {};
+      upstream.on(route, () => (++seen <= limited ? { status: 429, headers, body: { error: 'slow down' } } : { body: { ok: true, after: seen - 1 } }));
     }
 
     it("retries a GET by api.yaml's retry policy (Retry-After honoured) and answers the success", async () => {
