@@ -89,7 +89,14 @@ async function proxied(services: Services, ctx: AppContext, connection: Connecti
     });
     facts.outcome = answer.status === 429 ? 'rate_limited' : answer.status >= 400 ? 'app_error' : 'success';
     ctx.status = answer.status;
-    for (const [name, value] of Object.entries(answer.headers)) ctx.res.setHeader(name, value);
+    for (const [name, value] of Object.entries(answer.headers)) {
+      // A value Node will not write (a character no HTTP header may hold) is left out, not a failure of the answer.
+      try {
+        ctx.res.setHeader(name, value);
+      } catch {
+        delete answer.headers[name];
+      }
+    }
     if (!ctx.req.complete) ctx.res.setHeader('Connection', 'close');
     exposeToBrowser(ctx, Object.keys(answer.headers));
     ctx.respond = false;

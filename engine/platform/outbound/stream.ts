@@ -185,11 +185,17 @@ export function createStreamSender(parts: Parts): (request: StreamRequest) => Pr
     }
   }
 
-  /** The redirect to follow, or null: none asked, redirects off, or one that would repeat a body streamed once (its 3xx is the answer). */
+  /**
+   * The redirect to follow, or null: none asked, redirects off, or one that
+   * would repeat a body streamed once (a 307 or 308, a 301 or 302 of a PUT:
+   * the method kept, the body gone), whose 3xx is then the answer. One that
+   * turns the request into a GET without a body (303, a 301 or 302 of a
+   * POST) is followed.
+   */
   function followed(hop: Hop, status: number, location: string | undefined, redirect: RedirectPolicy | undefined, streamedOnce: boolean): Hop | null {
     if (settings.maxRedirects === 0) return null;
     const next = redirectHop(hop, status, location, redirect);
-    if (next && streamedOnce && (status === 307 || status === 308)) return null;
+    if (next && streamedOnce && next.method === hop.method && hop.method !== 'GET' && hop.method !== 'HEAD') return null;
     return next;
   }
 

@@ -168,6 +168,21 @@ describe('outbound HTTP client: the streaming send (bodies both ways, bounded me
     once.discard();
   });
 
+  it('follows a redirect that turns a streamed POST into a GET (303), but answers a 302 of a streamed PUT (the method kept, its body gone)', async () => {
+    const app = await server((req, res, seen) => {
+      if (req.url === '/see-other') res.writeHead(303, { location: '/result' }).end();
+      else if (req.url === '/moved') res.writeHead(302, { location: '/elsewhere' }).end();
+      else res.writeHead(200, { 'content-type': 'text/plain' }).end(`${req.method} ${req.url} ${seen.bytes}`);
+    });
+    closing.push(app.close);
+    const seeOther = await send({ method: 'POST', url: `${app.url}/see-other`, body: Readable.from([Buffer.from('payload')]) });
+    expect((await buffer(seeOther.body)).toString()).to.equal('GET /result 0');
+    const moved = await send({ method: 'PUT', url: `${app.url}/moved`, body: Readable.from([Buffer.from('payload')]) });
+    expect(moved.status).to.equal(302);
+    moved.discard();
+    expect(app.seen.map((s) => s.url)).to.deep.equal(['/see-other', '/result', '/moved']);
+  });
+
   it('drops the credentials on a redirect to another origin, as the whole-body send does', async () => {
     const other = await server((req, res, seen) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ auth: req.headers.authorization ?? null, key: req.headers['x-api-key'] ?? null, bytes: seen.bytes })));
     const app = await server((_req, res) => res.writeHead(308, { location: `${other.url}/landing` }).end());
