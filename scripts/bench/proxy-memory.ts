@@ -10,6 +10,11 @@
  *
  *   npm run bench:proxy                 3 rounds, 50 MB each way
  *   npm run bench:proxy -- --rounds=5 --mb=100
+ *
+ * BENCH_DEBUG=1 also prints the gateway's heap spaces and external memory
+ * (from its /metrics) around each transfer; BENCH_NODE_FLAGS passes flags to
+ * the gateway's node (`--max-semi-space-size=2`, say), to see what V8's
+ * sizing does to the figures.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -18,13 +23,24 @@ import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { commandLine, isEntry, usageLine } from '../../engine/platform/cli/command-line.ts';
 import { PACKAGE_ROOT } from '../../engine/platform/package-root.ts';
 import { median, round, table } from './stats.ts';
 
-const args = new Map(process.argv.slice(2).map((arg) => arg.replace(/^--/, '').split('=') as [string, string]));
-const ROUNDS = Number(args.get('rounds') ?? 3);
+export const cli = {
+  command: 'npm run bench:proxy --',
+  summary:
+    "Measures the gateway's memory around a large download and upload through the proxy: the compiled gateway in its own process (default settings), a local app streaming the bytes, the RSS before each transfer and its peak during it. Reports figures; never fails on memory.",
+  options: {
+    rounds: { type: 'string' as const, value: '<n>', description: 'rounds, each a download and an upload, alternating their order (default 3)' },
+    mb: { type: 'string' as const, value: '<n>', description: 'MB each way (default 50)' },
+  },
+  examples: ['npm run bench:proxy', 'npm run bench:proxy -- --rounds=5 --mb=100'],
+};
+
 const MB = 1024 * 1024;
-const SIZE = Number(args.get('mb') ?? 50) * MB;
+let ROUNDS = 3;
+let SIZE = 50 * MB;
 const API_KEY = 'bench-api-key-0123456789abcdef';
 const APP_KEY = 'bench-app-key-0123456789';
 
@@ -198,7 +214,27 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+/** A whole number, `least` or more, or the refusal naming the option and what it got. */
+function count(name: string, given: string | undefined, fallback: number, least: number): number | string {
+  if (given === undefined) return fallback;
+  const value = Number(given);
+  return Number.isInteger(value) && value >= least ? value : `--${name} must be a whole number, ${least} or more (got ${given})`;
+}
+
+const args = isEntry(import.meta.url) ? commandLine(cli) : null;
+if (args) {
+  const rounds = count('rounds', args.values.rounds, 3, 1);
+  const mb = count('mb', args.values.mb, 50, 1);
+  const refused = [rounds, mb].find((v) => typeof v === 'string');
+  if (refused !== undefined) {
+    process.stderr.write(`${refused}\n${usageLine(cli)}\n`);
+    process.exitCode = 2;
+  } else {
+    ROUNDS = rounds as number;
+    SIZE = (mb as number) * MB;
+    await main();
+  }
+}
 
 async function heap(base: string): Promise<string> {
   const text = await (await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${'m'.repeat(40)}` } })).text();
