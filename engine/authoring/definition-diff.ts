@@ -1,6 +1,7 @@
 import { RETRY_EXPRESSIONS, type ActionEntry, type AppEntry, type AppVersion, type DefinitionsSnapshot } from '../core/definitions/snapshot.ts';
 import { versionLabel, type VersionName } from '../core/definitions/layout.ts';
 import { compareArguments, type Emit } from './argument-changes.ts';
+import { proxyRulesOf, type ProxyRules } from '../core/proxy/proxy-rules.ts';
 import { same, shown, SEVERITIES, type DefinitionChange } from './definition-change.ts';
 
 /**
@@ -115,6 +116,7 @@ function compareVersions(was: AppVersion, now: AppVersion, emit: Emit): void {
   else if (was.api.pagination && now.api.pagination && was.api.pagination.type !== now.api.pagination.type) {
     api(`pagination type ${was.api.pagination.type} → ${now.api.pagination.type}: cursors clients hold are refused`, 'breaking');
   } else if (!same(was.api.pagination, now.api.pagination)) api(`pagination ${shown(was.api.pagination)} → ${shown(now.api.pagination)}`, 'noted');
+  compareProxy(proxyRulesOf(a), proxyRulesOf(b), api);
   if (a.appError !== b.appError) api(`default appError mapping ${a.appError === undefined ? 'added' : b.appError === undefined ? 'removed' : 'changed'}: check meta.appError of failed calls`, 'noted');
   if (a.auths[0] !== b.auths[0]) api(`default auth ${a.auths[0]} → ${b.auths[0]}`, 'noted');
   for (const id of a.auths) {
@@ -181,4 +183,25 @@ function comparePagination(where: string, was: ActionEntry, now: ActionEntry, be
 
 function union<T>(a: Iterable<T>, b: Iterable<T>): T[] {
   return [...new Set([...a, ...b])].sort();
+}
+
+/**
+ * api.yaml's `proxy`: switching it off, or taking a path away, breaks proxied
+ * calls that worked; a header no longer forwarded changes what the app
+ * receives; anything opened or added is compatible.
+ */
+function compareProxy(was: ProxyRules, now: ProxyRules, api: (what: string, severity: DefinitionChange['severity']) => void): void {
+  if (was.enabled && !now.enabled) return api('proxy switched off: proxied calls answer 403 PROXY_DISABLED', 'breaking');
+  if (!was.enabled && now.enabled) api('proxy switched on', 'compatible');
+  if (!now.enabled) return;
+  if (was.enabled && was.paths === null && now.paths !== null) {
+    api(`proxy paths limited to ${now.paths.join(', ')}: proxied calls elsewhere answer 403 PROXY_PATH_NOT_ALLOWED`, 'breaking');
+  } else if (was.enabled && was.paths !== null && now.paths === null) {
+    api('proxy paths no longer limited', 'compatible');
+  } else if (was.enabled && was.paths !== null && now.paths !== null) {
+    for (const path of was.paths) if (!now.paths.includes(path)) api(`proxy path ${path} removed: proxied calls there answer 403 PROXY_PATH_NOT_ALLOWED`, 'breaking');
+    for (const path of now.paths) if (!was.paths.includes(path)) api(`proxy path ${path} added`, 'compatible');
+  }
+  for (const header of was.headers) if (!now.headers.includes(header)) api(`proxy header ${header} no longer forwarded`, 'noted');
+  for (const header of now.headers) if (!was.headers.includes(header)) api(`proxy header ${header} forwarded`, 'compatible');
 }

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { definitionsSettingsFromEnv, type DefinitionsSettings } from '../core/definitions/settings.ts';
 import { mappingLimitsFromEnv, type MappingLimits } from '../core/mapping/limits.ts';
 import { appBaseUrlsFromEnv } from '../core/run/app-base-urls.ts';
+import { proxySettingsFromEnv, type ProxySettings } from '../core/proxy/settings.ts';
 import { tokenRetryFromEnv, type TokenRetrySettings } from '../core/auth/token-retry.ts';
 import { metricsSettingsFromEnv, type MetricsSettings } from '../http/observability/metrics-settings.ts';
 import { httpServerSettingsFromEnv, type HttpServerSettings } from '../http/server/settings.ts';
@@ -66,6 +67,8 @@ export interface Config extends StoreSettings, DefinitionsSettings {
   webhooks: WebhookSettings;
   /** How /mcp answers (MCP_*). */
   mcp: McpSettings;
+  /** The limits of calls through the proxy (PROXY_*). */
+  proxy: ProxySettings;
 }
 
 export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config {
@@ -104,5 +107,6 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     tracing: tracingFromEnv(env),
     webhooks: webhookSettingsFromEnv(env),
     mcp: mcpSettingsFromEnv(env),
+    proxy: proxySettingsFromEnv(env),
   };
 }

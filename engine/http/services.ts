@@ -1,6 +1,7 @@
 import type { RunAction } from '../core/arguments/index.ts';
 import type { DefinitionsRegistry } from '../core/definitions/index.ts';
 import type { RunServices } from '../core/run/run-services.ts';
+import type { ProxySettings } from '../core/proxy/settings.ts';
 import type { ReadinessCheck } from '../platform/health/readiness.ts';
 import type { HttpClient } from '../platform/outbound/index.ts';
 import type { EndUserTokenSettings } from '../tenancy/end-user-tokens/settings.ts';
@@ -20,6 +21,7 @@ export interface HttpSettings extends Pick<TenancyServices['config'], 'webhooks'
   endUserTokens: EndUserTokenSettings;
   metrics: MetricsSettings;
   server: HttpServerSettings;
+  proxy: ProxySettings;
 }
 
 /** What the HTTP app is built from; engine/gateway.ts wires the real ones, tests their own. */

@@ -62,7 +62,7 @@ async function main(rounds: number, runs: number): Promise<void> {
       const bytes = Buffer.from(JSON.stringify(listing(records)));
       const headers = { 'content-type': 'application/json', 'content-length': String(bytes.length), date: now.toUTCString(), connection: 'keep-alive', 'keep-alive': 'timeout=5' };
       const answer = (url: string): OutboundResponse => ({ status: 200, headers: { ...headers }, ...parseBody(bytes, headers['content-type']), rawBody: bytes, rawBytes: bytes.length, wireBytes: bytes.length, durationMs: 1, url, redirects: 0 });
-      const canned = { ...services.run, http: { settings: services.http.settings, close: async () => undefined, send: async (request: { url: string }) => answer(request.url) } };
+      const canned = { ...services.run, http: { ...services.http, close: async () => undefined, send: async (request: { url: string }) => answer(request.url) } };
       const run = { companyId: 'cmp_bench', version, action, connection, installation: null, endUser: null, arguments: { limit: records } };
       const plan = planOf(version, action);
       const actionMeta: ActionMeta = { id: action.id, slug: action.slug, operation: action.operation, query: { limit: records, view: 'full' }, body: null };

@@ -321,6 +321,39 @@ const CASES: Case[] = [
     head: (f) => (f.get(`${V1}/actions/list-lists.yaml`).pagination = { type: 'None' }),
     expected: [['breaking', 'action list-lists', 'pagination Cursor → None: cursors clients hold are refused']],
   },
+  {
+    change: 'the proxy switched off',
+    head: (f) => (f.get(`${V1}/api.yaml`).proxy = false),
+    expected: [['breaking', 'api', 'proxy switched off: proxied calls answer 403 PROXY_DISABLED']],
+  },
+  {
+    change: 'the proxy switched on again',
+    base: (f) => (f.get(`${V1}/api.yaml`).proxy = false),
+    head: (f) => delete f.get(`${V1}/api.yaml`).proxy,
+    expected: [['compatible', 'api', 'proxy switched on']],
+  },
+  {
+    change: 'the proxy limited to paths',
+    head: (f) => (f.get(`${V1}/api.yaml`).proxy = { paths: ['/contacts'] }),
+    expected: [['breaking', 'api', 'proxy paths limited to /contacts: proxied calls elsewhere answer 403 PROXY_PATH_NOT_ALLOWED']],
+  },
+  {
+    change: "the proxy's paths changed, and its forwarded headers",
+    base: (f) => (f.get(`${V1}/api.yaml`).proxy = { paths: ['/contacts', '/lists'], headers: ['Idempotency-Key'] }),
+    head: (f) => (f.get(`${V1}/api.yaml`).proxy = { paths: ['/contacts', '/tags/'], headers: ['X-Api-Version'] }),
+    expected: [
+      ['breaking', 'api', 'proxy path /lists removed: proxied calls there answer 403 PROXY_PATH_NOT_ALLOWED'],
+      ['noted', 'api', 'proxy header idempotency-key no longer forwarded'],
+      ['compatible', 'api', 'proxy path /tags/ added'],
+      ['compatible', 'api', 'proxy header x-api-version forwarded'],
+    ],
+  },
+  {
+    change: "the proxy's path limit lifted",
+    base: (f) => (f.get(`${V1}/api.yaml`).proxy = { paths: ['/contacts'] }),
+    head: (f) => (f.get(`${V1}/api.yaml`).proxy = true),
+    expected: [['compatible', 'api', 'proxy paths no longer limited']],
+  },
 ];
 
 describe('npm run diff: classification', () => {

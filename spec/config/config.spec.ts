@@ -22,7 +22,7 @@ describe('configuration', () => {
     expect(config.storeCompactionIntervalMs).to.equal(60_000);
     expect(config.webhooks).to.deep.equal({
       retryWindowMs: 86_400_000, retryBaseMs: 30_000, retryMaxDelayMs: 3_600_000, timeoutMs: 10_000, concurrency: 8, pollIntervalMs: 1_000, deliveriesKept: 100,
-    });
+    });    expect(config.proxy).to.deep.equal({ maxRequestBytes: 100 * 1024 * 1024, maxResponseBytes: 100 * 1024 * 1024, totalTimeoutMs: 300_000, retryBodyBytes: 1024 * 1024 });
   });
 
   it('reads every variable', () => {
@@ -46,6 +46,12 @@ describe('configuration', () => {
         WEBHOOK_CONCURRENCY: '3', WEBHOOK_POLL_INTERVAL_MS: '250', WEBHOOK_DELIVERIES_KEPT: '10',
       }).webhooks,
     ).to.deep.equal({ retryWindowMs: 60_000, retryBaseMs: 100, retryMaxDelayMs: 5_000, timeoutMs: 2_000, concurrency: 3, pollIntervalMs: 250, deliveriesKept: 10 });
+    expect(loadConfig({ PROXY_MAX_REQUEST_BYTES: '0', PROXY_MAX_RESPONSE_BYTES: '1024', PROXY_TOTAL_TIMEOUT_MS: '1000', PROXY_RETRY_BODY_BYTES: '0' }).proxy).to.deep.equal({
+      maxRequestBytes: 0,
+      maxResponseBytes: 1024,
+      totalTimeoutMs: 1000,
+      retryBodyBytes: 0,
+    });
   });
 
   const cases: [string, Record<string, string>, RegExp][] = [
@@ -66,6 +72,8 @@ describe('configuration', () => {
     ['WEBHOOK_CONCURRENCY of 0', { WEBHOOK_CONCURRENCY: '0' }, /^WEBHOOK_CONCURRENCY must be an integer from 1 to 256 \(got "0"\)$/],
     ['WEBHOOK_RETRY_WINDOW_MS given as 24h', { WEBHOOK_RETRY_WINDOW_MS: '24h' }, /^WEBHOOK_RETRY_WINDOW_MS must be an integer from 100 to 604800000 \(got "24h"\)$/],
     ['WEBHOOK_TIMEOUT_MS over two minutes', { WEBHOOK_TIMEOUT_MS: '600000' }, /^WEBHOOK_TIMEOUT_MS must be an integer from 100 to 120000/],
+    ['PROXY_MAX_RESPONSE_BYTES given as 100MB', { PROXY_MAX_RESPONSE_BYTES: '100MB' }, /^PROXY_MAX_RESPONSE_BYTES must be an integer from 1 to 10737418240 \(got "100MB"\)$/],
+    ['PROXY_RETRY_BODY_BYTES over 16 MiB', { PROXY_RETRY_BODY_BYTES: '20000000' }, /^PROXY_RETRY_BODY_BYTES must be an integer from 0 to 16777216/],
     ['BOOTSTRAP_API_KEY too short', { BOOTSTRAP_API_KEY: 'short' }, /^BOOTSTRAP_API_KEY must be 20 to 200 characters/],
     ['BOOTSTRAP_API_KEY with a space', { BOOTSTRAP_API_KEY: 'a key with spaces in it!!' }, /^BOOTSTRAP_API_KEY must be 20 to 200 characters/],
   ];

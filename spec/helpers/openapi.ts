@@ -4,6 +4,7 @@ import { expect } from 'chai';
 import { loadConfig } from '../../engine/config/config.ts';
 import { buildV1Document } from '../../engine/http/openapi/v1-document.ts';
 import { buildV2Document } from '../../engine/http/openapi/v2-document.ts';
+import { templatePattern } from '../../engine/http/openapi/path-pattern.ts';
 import { call, type TestGateway } from './gateway.ts';
 
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
@@ -28,10 +29,7 @@ export function documentedPath(path: string): string | null {
   const bare = path.split('?')[0]!;
   // Literal paths first: /v2/connect/callback is not /v2/connect/{appSlug}/... and a template never shadows a literal.
   const templates = Object.keys(documentOf(bare).doc.paths).sort((a, b) => Number(a.includes('{')) - Number(b.includes('{')));
-  for (const template of templates) {
-    const pattern = new RegExp(`^${template.replace(/[.]/g, '\\.').replace(/\{[^}]+\}/g, '[^/]+')}$`);
-    if (pattern.test(bare)) return template;
-  }
+  for (const template of templates) if (templatePattern(template).test(bare)) return template;
   return null;
 }
 
@@ -40,19 +38,32 @@ export function documentedPath(path: string): string | null {
  * operation (`default` does not count: every status a test meets must be
  * named) and its body matches that status's schema, 2xx or not.
  */
-export function expectDocumented(method: string, path: string, response: { status: number; body: unknown }): void {
+export function expectDocumented(method: string, path: string, response: { status: number; body: unknown; headers?: unknown }): void {
   const template = documentedPath(path);
   expect(template, `${method} ${path} is not in the OpenAPI document`).to.be.a('string');
   const { doc, id } = documentOf(path);
   const op = doc.paths[template!][method.toLowerCase()];
   expect(op, `${method} ${template} is not in the OpenAPI document`).to.be.an('object');
   const code = String(response.status);
-  let at = ['paths', template!, method.toLowerCase(), 'responses', code];
-  let declared = op.responses[code];
-  expect(declared, `${method} ${template} does not declare ${response.status} (answered ${JSON.stringify(response.body).slice(0, 300)})`).to.be.an('object');
+  // A passthrough operation (the proxy) declares the app's answers by class: 2XX, 4XX...
+  const range = `${code[0]}XX`;
+  const key = op.responses[code] ? code : op.responses[range] ? range : code;
+  let at = ['paths', template!, method.toLowerCase(), 'responses', key];
+  let declared = op.responses[key];
+  expect(declared, `${method} ${template} does not declare ${response.status} (answered ${String(JSON.stringify(response.body)).slice(0, 300)})`).to.be.an('object');
   if (declared.$ref) {
     at = declared.$ref.slice(2).split('/');
     declared = at.reduce((node: any, key: string) => node[key], doc);
+  }
+  // The app's own answer through the proxy (Proxy-Status set), or any answer to a HEAD: whatever the app sent.
+  const proxied = proxyStatusOf(response.headers) !== undefined;
+  if (declared.content?.['*/*'] && (proxied || !declared.content['application/json'])) {
+    expect(proxied, `${method} ${path} ${response.status}: an answer of the app carries Proxy-Status`).to.equal(true);
+    return;
+  }
+  if (method.toUpperCase() === 'HEAD') {
+    expect(declared.content, `${method} ${template} ${key} declares a body`).to.equal(undefined);
+    return;
   }
   if (!declared.content) {
     // A redirect: no body to check.
@@ -72,7 +83,7 @@ export function expectDocumented(method: string, path: string, response: { statu
  * status and body. Paths and methods no document describes (`/health`, a 405
  * to an undocumented method) are left to the spec that sent them.
  */
-export function expectDocumentedIfDescribed(method: string, path: string, response: { status: number; body: unknown }): void {
+export function expectDocumentedIfDescribed(method: string, path: string, response: { status: number; body: unknown; headers?: unknown }): void {
   const template = documentedPath(path);
   if (!template || !documentOf(path).doc.paths[template][method.toLowerCase()]) return;
   expectDocumented(method, path, response);
@@ -100,3 +111,11 @@ export function objectSchemas(node: unknown, at: string[] = [], out: [string, an
 }
 
 export type { TestGateway };
+
+/** The Proxy-Status header of an answer (fetch's Headers or Node's headers object), if any. */
+function proxyStatusOf(headers: unknown): string | undefined {
+  if (!headers) return undefined;
+  if (typeof (headers as Headers).get === 'function') return (headers as Headers).get('proxy-status') ?? undefined;
+  const value = (headers as Record<string, unknown>)['proxy-status'];
+  return typeof value === 'string' ? value : undefined;
+}

@@ -1,6 +1,7 @@
 /**
  * The integration gateway's browser SDK: lets a customer's page open the gateway's Connect page for one end
- * user (a popup or an iframe), learn which connection they made, and run actions with their token.
+ * user (a popup or an iframe), learn which connection they made, run actions with their token, and call any
+ * endpoint of a connected app through the gateway's proxy.
  *
  * Served by the gateway twice from this one file: `/sdk/connect.mjs` (this ES module, named exports) and
  * `/sdk/connect.js` (a classic script defining `window.GatewayConnect` with the same functions). No
@@ -319,4 +320,103 @@ async function disconnect({ gatewayUrl, token, connectionId } = {}) {
   return answer.data;
 }
 
-export { open, runAction, listConnections, listApps, disconnect, GatewayConnectError };
+/** A proxied path as the gateway takes it: a string split at its slashes, or an array of segments, each percent-encoded. */
+function proxyPath(path) {
+  const segments = Array.isArray(path) ? path.map(String) : typeof path === 'string' ? path.replace(/^\/+/, '').split('/') : null;
+  if (!segments || segments.length === 0 || segments.every((segment) => segment === '')) {
+    throw new GatewayConnectError('INVALID_OPTIONS', "path: is required: the app's path under its base URL, e.g. 'users/42' (or ['users', '42'])");
+  }
+  // The browser resolves . and .. before sending (%2E too), which would leave the proxy's path: refused here.
+  if (segments.some((segment) => segment === '.' || segment === '..')) {
+    throw new GatewayConnectError('INVALID_OPTIONS', "path: must not have . or .. segments (the browser would resolve them away from the app's path)");
+  }
+  return segments.map((segment) => encodeURIComponent(segment)).join('/');
+}
+
+/** A query as URLSearchParams take it: a string, an object (arrays repeat the key) or URLSearchParams. */
+function proxyQuery(query) {
+  if (query === undefined || query === null || query === '') return '';
+  if (typeof query === 'string') return query.replace(/^\?/, '');
+  const search = new URLSearchParams();
+  const entries = query instanceof URLSearchParams ? query.entries() : Object.entries(query);
+  for (const [key, value] of entries) {
+    if (value === undefined || value === null) continue;
+    for (const item of Array.isArray(value) ? value : [value]) search.append(key, String(item));
+  }
+  return search.toString();
+}
+
+/** A plain object or array is sent as JSON; strings, Blobs, ArrayBuffers, FormData, URLSearchParams as fetch sends them. */
+function isJsonBody(body) {
+  if (body === null || typeof body !== 'object') return false;
+  const kinds = [globalThis.Blob, globalThis.ArrayBuffer, globalThis.FormData, globalThis.URLSearchParams, globalThis.ReadableStream].filter(Boolean);
+  return !kinds.some((kind) => body instanceof kind) && !ArrayBuffer.isView(body);
+}
+
+/**
+ * Calls any endpoint of the app behind one of the end user's own connections
+ * (`/v2/end-user/proxy/{connectionId}/{path}`): the gateway adds the connection's credentials and sends
+ * the request to the app by the app's rules. The company turns this on for end users with
+ * PUT /v2/embedding (`endUserProxy: true`), for the apps in `enabledApps`.
+ *
+ * Resolves with the app's answer as a fetch `Response`, whatever its status (a 404 of the app is a
+ * Response with status 404): read it with `json()`, `text()`, `blob()`; its headers are readable
+ * (`Proxy-Status` says the status is the app's). Rejects with a GatewayConnectError when the gateway
+ * itself refused or failed (`code` 'FORBIDDEN' when the company has not turned the proxy on,
+ * 'NOT_FOUND' for a connection that is not the end user's, 'APP_NOT_ENABLED', 'VALIDATION_ERROR'
+ * naming the path rule, 'UNAUTHORIZED', 'UPSTREAM_TIMEOUT', ...; with `status` and `details`), or
+ * 'NETWORK_ERROR' when no answer came.
+ *
+ * @param {object} options
+ * @param {string} options.gatewayUrl
+ * @param {string | (() => string | Promise<string>)} options.token
+ * @param {string} options.connectionId One of the end user's connections.
+ * @param {string | string[]} options.path The app's path under its base URL: 'users/42' (split at its
+ *   slashes, each segment percent-encoded), or ['files', 'a/b.txt'] (segments, a slash inside one encoded).
+ * @param {'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'} [options.method] 'GET' by default.
+ * @param {string | URLSearchParams | Record<string, unknown>} [options.query] The query string.
+ * @param {Record<string, string>} [options.headers] Headers for the app: Accept, Content-Type, If-* and
+ *   those the app's api.yaml lists go on; credentials never do (the gateway sets them).
+ * @param {unknown} [options.body] A plain object or array (sent as JSON), or a string, Blob,
+ *   ArrayBuffer, FormData or URLSearchParams, sent as it is.
+ * @param {'idempotent' | 'always' | 'never'} [options.retry] Which rate-limited answers the gateway
+ *   sends again by the app's retry policy (X-Proxy-Retry): idempotent methods only by default.
+ * @returns {Promise<Response>}
+ */
+async function proxy({ gatewayUrl, token, connectionId, path, method = 'GET', query, headers = {}, body, retry } = {}) {
+  const gateway = gatewayOf(gatewayUrl);
+  const verb = String(method).toUpperCase();
+  if (!['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'].includes(verb)) {
+    throw new GatewayConnectError('INVALID_OPTIONS', `method: must be GET, HEAD, POST, PUT, PATCH or DELETE (got ${JSON.stringify(method)})`);
+  }
+  const search = proxyQuery(query);
+  const target = `/v2/end-user/proxy/${encodeURIComponent(required('connectionId', connectionId))}/${proxyPath(path)}${search ? `?${search}` : ''}`;
+  const sent = { ...headers, Authorization: `Bearer ${await tokenOf(token)}` };
+  if (retry !== undefined) sent['X-Proxy-Retry'] = retry;
+  let payload = body;
+  if (isJsonBody(body)) {
+    payload = JSON.stringify(body);
+    if (!Object.keys(sent).some((name) => name.toLowerCase() === 'content-type')) sent['Content-Type'] = 'application/json';
+  }
+  let response;
+  try {
+    response = await fetch(gateway.base + target, { method: verb, headers: sent, body: payload === undefined || verb === 'GET' || verb === 'HEAD' ? undefined : payload, credentials: 'omit' });
+  } catch (error) {
+    throw new GatewayConnectError('NETWORK_ERROR', `the gateway did not answer ${verb} ${target}: ${error && error.message ? error.message : error}`);
+  }
+  if (response.headers.get('Proxy-Status')) return response;
+  let answer = null;
+  try {
+    answer = await response.json();
+  } catch {
+    /* a HEAD, or not JSON: the status says it */
+  }
+  const error = (answer && answer.error) || {};
+  throw new GatewayConnectError(
+    typeof error.code === 'string' ? error.code : 'HTTP_ERROR',
+    typeof error.message === 'string' ? error.message : `${verb} ${target} answered ${response.status}`,
+    { status: response.status, ...(error.details !== undefined ? { details: error.details } : {}) },
+  );
+}
+
+export { open, runAction, listConnections, listApps, disconnect, proxy, GatewayConnectError };

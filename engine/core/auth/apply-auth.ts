@@ -12,6 +12,8 @@ export interface AppliedAuth {
   query: Record<string, string>;
   /** The redirect policy of the call: the auth's header and query names, and every secret value it holds, are dropped off-origin. */
   redirect: RedirectPolicy;
+  /** Everything secret the connection holds and what the auth made of it (values, objects of them): what must never be answered back (the proxy redacts it). */
+  secretSources: readonly unknown[];
 }
 
 /**
@@ -70,7 +72,7 @@ export function applyAuth(auth: AuthEntry, secrets: ConnectionSecrets, variables
   if (problems.length) throw validationError(problems);
   // Everything secret the connection holds, and what the auth made of it, in case the app echoes any of it into a redirect.
   const sources = [Object.values(headers), Object.values(query), token, secrets.arguments, secrets.accessToken, secrets.refreshToken, secrets.clientSecret];
-  return { headers, query, redirect: new StripCredentials(credentialHeaders, Object.keys(query), sources) };
+  return { headers, query, redirect: new StripCredentials(credentialHeaders, Object.keys(query), sources), secretSources: sources };
 }
 
 /**

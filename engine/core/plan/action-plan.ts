@@ -28,14 +28,18 @@ export interface PlanInput {
  * headers split, and, per auth, the host arguments (the API's and the
  * auth's) compiled.
  */
-class VersionPlan {
+export class VersionPlan {
   readonly baseUrl: SplitUrlTemplate;
   readonly headers: readonly { name: string; where: string; template: SplitTemplate }[];
   private readonly overrides = new Map<string, SplitUrlTemplate>();
   private readonly hosts = new Map<AuthEntry | undefined, HostPlan>();
 
+  /** Whether a host argument (the API's, an auth's) has a mapper: only then do mappers see `arguments`. */
+  private readonly hostMappers: boolean;
+
   constructor(readonly version: AppVersion) {
     const { api } = version;
+    this.hostMappers = api.arguments.some((a) => a.mapper !== undefined) || [...version.auths.values()].some((auth) => auth.arguments.some((a) => a.mapper !== undefined));
     this.baseUrl = splitUrlTemplate(api.baseUrl, api.definition?.originVariables ?? []);
     this.headers = Object.entries(api.headers).map(([name, value]) => ({ name, where: `header ${name}`, template: splitHeaderTemplate(value) }));
   }
@@ -65,6 +69,26 @@ class VersionPlan {
     if (!host) this.hosts.set(auth, (host = new HostPlan([...argumentTree(this.version.api.arguments), ...argumentTree(auth?.arguments ?? [])])));
     return host;
   }
+
+  /**
+   * The host arguments (the API's and the auth's) checked and sent from the
+   * connection's values: what every request of this version carries, an
+   * action's run or a proxied call (engine/core/plan/host-request.ts).
+   */
+  async sendHost(input: Pick<PlanInput, 'auth' | 'host'>, deps: ArgumentDependencies, lookup: CheckContext['lookup'], problems: FieldProblem[]): Promise<Map<string, unknown>> {
+    const host = this.hostOf(input.auth);
+    const checked = await checkAll(host.arguments, isPlainObject(input.host?.connection) ? input.host.connection : {}, { problems, lookup, strict: false });
+    return await sendAll(host.arguments, checked, problems, deps, this.hostMappers);
+  }
+
+  /** The base URL (api.yaml's, or APP_BASE_URLS's `override`) and the API's headers, filled with the host variables. */
+  fillHost(variables: Readonly<Record<string, string>>, override: string | undefined, problems: FieldProblem[]): { baseUrl: string; headers: Record<string, string> } {
+    const baseUrl = fillSplitUrl(this.baseUrlOf(override), variables, 'baseUrl', problems);
+    const headers: Record<string, string> = {};
+    for (const header of this.headers) headers[header.name] = fillSplit(header.template, variables, header.where, problems, headerText);
+    return { baseUrl, headers };
+  }
+
 }
 
 /** The API's and one auth's arguments, compiled: what a connection's stored values are checked and sent by. */
@@ -80,6 +104,13 @@ class HostPlan {
 const versions = new WeakMap<AppVersion, VersionPlan>();
 const plans = new WeakMap<ActionEntry, ActionPlan>();
 
+/** The part of a version's plan its actions share, made once per version object. */
+export function versionPlanOf(version: AppVersion): VersionPlan {
+  let versionPlan = versions.get(version);
+  if (!versionPlan) versions.set(version, (versionPlan = new VersionPlan(version)));
+  return versionPlan;
+}
+
 /**
  * The run plan of an action, made on its first run and kept as long as its
  * version object lives: a reload makes new objects only for the apps whose
@@ -89,9 +120,7 @@ const plans = new WeakMap<ActionEntry, ActionPlan>();
 export function planOf(version: AppVersion, action: ActionEntry): ActionPlan {
   let plan = plans.get(action);
   if (plan && plan.version.version === version) return plan;
-  let versionPlan = versions.get(version);
-  if (!versionPlan) versions.set(version, (versionPlan = new VersionPlan(version)));
-  plans.set(action, (plan = new ActionPlan(versionPlan, action)));
+  plans.set(action, (plan = new ActionPlan(versionPlanOf(version), action)));
   return plan;
 }
 
@@ -167,8 +196,7 @@ export class ActionPlan {
     }
 
     const host = this.version.hostOf(input.auth);
-    const hostChecked = await checkAll(host.arguments, isPlainObject(input.host?.connection) ? input.host.connection : {}, { problems: hostProblems, lookup, strict: false });
-    const hostSent = await sendAll(host.arguments, hostChecked, hostProblems, deps, this.mappers);
+    const hostSent = await this.version.sendHost(input, deps, lookup, hostProblems);
 
     const checked = await checkAll(this.arguments, given, { problems, lookup, strict: true });
     const sent = await sendAll(this.arguments, checked, problems, deps, this.mappers);
@@ -181,15 +209,8 @@ export class ActionPlan {
     if (this.takesCursor) placeCursor(action.pagination!.definition, given[CURSOR_ARGUMENT], parts, problems);
 
     const variables = hostVariables(hostSent, input.host?.metadata);
-    const baseUrl = fillSplitUrl(this.version.baseUrlOf(input.baseUrl), variables, 'baseUrl', hostProblems);
-    const headers: Record<string, string> = {};
-    for (const header of this.version.headers) headers[header.name] = fillSplit(header.template, variables, header.where, hostProblems, headerText);
-    // Header arguments win over the API's headers of the same name, whatever the letter case (action arguments were placed last).
-    for (const name in parts.headers) {
-      const lower = name.toLowerCase();
-      for (const other of Object.keys(headers)) if (other.toLowerCase() === lower) delete headers[other];
-      headers[name] = parts.headers[name]!;
-    }
+    const { baseUrl, headers } = this.version.fillHost(variables, input.baseUrl, hostProblems);
+    mergeHeaders(headers, parts.headers);
     const path = fillSplitPath(this.path, parts.params, problems);
     const url = trimmedBase(baseUrl) + (path.startsWith('/') ? path : `/${path}`);
     if (hostProblems.length === 0 && !URL.canParse(url)) {
@@ -205,8 +226,17 @@ export class ActionPlan {
   }
 }
 
+/** Header arguments win over the API's headers of the same name, whatever the letter case (action arguments were placed last). */
+export function mergeHeaders(headers: Record<string, string>, placed: Readonly<Record<string, string>>): void {
+  for (const name in placed) {
+    const lower = name.toLowerCase();
+    for (const other of Object.keys(headers)) if (other.toLowerCase() === lower) delete headers[other];
+    headers[name] = placed[name]!;
+  }
+}
+
 /** joinUrl's base: without its trailing slashes. */
-function trimmedBase(baseUrl: string): string {
+export function trimmedBase(baseUrl: string): string {
   let end = baseUrl.length;
   while (end > 0 && baseUrl.charCodeAt(end - 1) === 47) end--;
   return end === baseUrl.length ? baseUrl : baseUrl.slice(0, end);

@@ -1,17 +1,10 @@
-import { buildOutboundRequest, lookupOptionsVia, type BuiltRequest, type LookupRun, type MapperInput } from '../arguments/index.ts';
-import { type ConnectionSecrets } from '../../tenancy/connections/connections.ts';
-import { authArgumentValues } from '../connections/connect.ts';
-import { open } from '../../platform/crypto/cipher.ts';
-import { openRemembered } from '../../platform/crypto/opened-secrets.ts';
-import type { ActionEntry, AppVersion, AuthEntry, CompiledExpression } from '../definitions/index.ts';
+import { buildOutboundRequest, lookupOptionsVia, type BuiltRequest, type LookupOptions, type LookupRun, type MapperInput } from '../arguments/index.ts';
+import type { ActionEntry, AppVersion, CompiledExpression } from '../definitions/index.ts';
 import { GatewayError } from '../../platform/errors/index.ts';
 import { evaluateGuarded, MappingError } from '../mapping/index.ts';
 import type { RunServices } from './run-services.ts';
 import type { ConnectionRecord, EndUserRecord, InstallationRecord } from '../../platform/store/index.ts';
-import { applyAuth } from '../auth/apply-auth.ts';
 import type { Abortable } from '../../platform/outbound/index.ts';
-import { exchangeCredentials, forgetExchangedToken } from '../auth/credential-exchange.ts';
-import { renewToken, tokenExpired } from '../auth/token-renewal.ts';
 import { appErrorOf } from './app-error.ts';
 import { deletedId } from './deleted-id.ts';
 import { apiOf } from './base-url-override.ts';
@@ -19,8 +12,10 @@ import { enforceEnvelope, type ActionMeta, type Envelope } from './envelope.ts';
 import { flagOf, statusFlags } from './envelope-flags.ts';
 import { mapResponse, responseFacts, type MappingInput } from './map-response.ts';
 import { applyCursor, setNextCursor, type PageFacts } from '../pagination/index.ts';
-import { retryDelayMs, sleep, type Sleep } from './rate-limit.ts';
+import type { Sleep } from './rate-limit.ts';
 import { rateLimitVerdict } from './rate-limit-signal.ts';
+import { RateLimitRetries } from './rate-limit-retries.ts';
+import { ConnectionCredentials } from './connection-credentials.ts';
 import { observeAppCall } from './app-call.ts';
 import type { RunFacts } from './run-facts.ts';
 import { appCall } from '../../platform/tracing/index.ts';
@@ -68,47 +63,31 @@ const MAX_LOOKUP_DEPTH = 2;
  */
 export async function runAction(services: RunServices, run: RunRequest): Promise<RunOutcome> {
   const { version, action } = run;
-  let connection = run.connection;
-  if (connection.status !== 'active') {
-    throw GatewayError.of(
-      'CONNECTION_NEEDS_REAUTHORIZATION',
-      connection.authType === 'OAuth2ClientCredentials'
-        ? `connection ${connection.id}: the token endpoint refused its client credentials; PATCH /v2/connections/${connection.id} with a new clientId and clientSecret`
-        : `connection ${connection.id} needs to be authorized again (the provider refused its grant): GET /v2/connect/${connection.appSlug}/authorize, or PATCH /v2/connections/${connection.id} with new tokens`,
-    );
-  }
-  const auth = version.auths.get(connection.authId);
-  if (!auth) {
-    throw GatewayError.of('CONFLICT', `connection ${connection.id} uses auth "${connection.authId}", which ${version.app.slug} version ${version.version} does not have`);
-  }
-  // Decrypted once per sealed credentials (a renewal seals anew), and remembered across runs: a run needs them three times or more.
-  const secretsOf = (record: ConnectionRecord) => openRemembered<ConnectionSecrets>(services.keyring, record.id, record.credentials);
-  const host = { connection: { ...connection.metadata, ...authArgumentValues(auth, secretsOf(connection)) }, metadata: { ...run.endUser?.metadata, ...run.installation?.metadata } };
+  const credentials = ConnectionCredentials.of(services, version, run.connection);
+  const { auth } = credentials;
+  const connectionId = credentials.connection.id;
+  const host = { connection: credentials.hostValues(), metadata: { ...run.endUser?.metadata, ...run.installation?.metadata } };
   const deps = {
     evaluateMapper: (expression: CompiledExpression, input: MapperInput) => evaluateGuarded(expression as never, input),
-    lookupOptions: lookupOptionsVia((lookup) => runLookupAction(services, run, lookup), { companyId: run.companyId, connectionId: connection.id, version }),
+    lookupOptions: lookupsFor(services, run),
   };
   const plan = run.interpretation === 'reference' ? null : planOf(version, action);
   const baseUrl = services.settings.appBaseUrls[version.app.slug];
   const built = plan
     ? await plan.build({ auth, host, arguments: run.arguments, baseUrl }, deps)
     : await buildOutboundRequest({ action, api: apiOf(version, services.settings.appBaseUrls), auth, host, arguments: run.arguments }, deps);
-  const scope = { appId: version.app.id, version: version.version, actionId: action.id, connectionId: connection.id };
+  const scope = { appId: version.app.id, version: version.version, actionId: action.id, connectionId };
   // The call's origin (a NextUrl cursor must stay on it): the plan knows it when the base URL has no variables.
   const origin = plan?.originOf(baseUrl) ?? new URL(built.request.url).origin;
   applyCursor(services.keyring, scope, action, run.arguments, built);
   const actionMeta: ActionMeta = { id: action.id, slug: action.slug, operation: action.operation, query: built.request.query, body: built.request.body ?? null };
-  const exchange = { installationId: run.installation?.id ?? null, endUserId: run.endUser?.id ?? run.installation?.endUserId ?? null, variables: built.variables };
 
-  let token = await accessToken(services, auth, connection, secretsOf(connection), exchange);
-  let retries = 0;
-  let renewed = false;
-  // The waiting this run may still do: the policy's budget, never beyond the gateway's request timeout.
-  const budgetMs = Math.min(version.api.retry.budgetMs, services.settings.maxWaitMs);
-  let waitedMs = 0;
+  await credentials.start({ installationId: run.installation?.id ?? null, endUserId: run.endUser?.id ?? run.installation?.endUserId ?? null, variables: built.variables });
+  const rateLimits = new RateLimitRetries(version.api.retry, services.settings.maxWaitMs, { metrics: services.metrics, app: version.app.slug });
   for (;;) {
-    const applied = applyAuth(auth, secretsOf(connection), built.variables, token, plan?.version.fillTemplate);
-    const response = await observeAppCall(services.metrics, run.facts, { app: version.app.slug, action: action.slug }, () => appCall(run, retries + Number(renewed), () => services.http.send({
+    const applied = credentials.apply(built.variables, plan?.version.fillTemplate);
+    const retries = rateLimits.retries;
+    const response = await observeAppCall(services.metrics, run.facts, { app: version.app.slug, action: action.slug }, () => appCall(run, retries + Number(credentials.renewed), () => services.http.send({
       method: built.request.method,
       url: built.request.url,
       headers: { ...(built.request.body === undefined ? undefined : plan ? plan.bodyHeaders : bodyType(version)), ...built.request.headers, ...applied.headers },
@@ -135,12 +114,9 @@ export async function runAction(services: RunServices, run: RunRequest): Promise
 
     const rateLimit = await rateLimitVerdict(version.api.retry, meta.tooManyRequests, mappingInput);
     if (rateLimit.limited) {
-      const wait = !rateLimit.giveUp && retries + 1 < version.api.retry.maxAttempts ? retryDelayMs(version.api.retry, retries + 1, response.headers) : null;
-      if (wait !== null && waitedMs + wait <= budgetMs) {
-        await (run.sleep ?? sleep)(wait, run.signal);
-        waitedMs += wait;
-        retries++;
-        services.metrics?.rateLimitRetries.inc({ app: version.app.slug });
+      const wait = rateLimits.nextWait(response.headers, rateLimit.giveUp);
+      if (wait !== null) {
+        await rateLimits.wait(wait, run.signal, run.sleep);
         continue;
       }
       const envelope = await withAppError(enforceEnvelope({ ...mapped.proposal, success: false }, facts));
@@ -151,17 +127,7 @@ export async function runAction(services: RunServices, run: RunRequest): Promise
 
     // The flag the envelope will carry: the mapping's boolean, else false on a 401.
     const reauthenticate = (flagOf(meta.authenticated) ?? statusFlags(response.status).authenticated) === false;
-    if (reauthenticate && !renewed && renewable(auth)) {
-      renewed = true;
-      if (auth.type === 'CredentialExchange') {
-        forgetExchangedToken(connection, exchange);
-        token = await exchangeCredentials(services, { connection, auth, ...exchange });
-      } else {
-        connection = await renewToken(services, connection, auth);
-        token = secretsOf(connection).accessToken;
-      }
-      continue;
-    }
+    if (reauthenticate && (await credentials.renewOnce())) continue;
     const envelope = await withAppError(enforceEnvelope(mapped.proposal, facts));
     try {
       await setNextCursor(envelope, action.pagination, services.keyring, scope, pageFacts(envelope, built, mappingInput, origin));
@@ -181,38 +147,21 @@ function pageFacts(envelope: Envelope, built: BuiltRequest, input: MappingInput,
   return { input, request: built.request as PageFacts['request'], rows: envelope.data.length, origin };
 }
 
-/** The token this run starts with: renewed first when known to be expired, obtained first for client credentials. */
-async function accessToken(
-  services: RunServices,
-  auth: AuthEntry,
-  connection: ConnectionRecord,
-  secrets: Readonly<ConnectionSecrets>,
-  exchange: { installationId: string | null; endUserId: string | null; variables: Record<string, string> },
-): Promise<string | undefined> {
-  switch (auth.type) {
-    case 'OAuth2AuthorizationCode':
-      return tokenExpired(connection, services.clock.now()) ? open<ConnectionSecrets>(services.keyring, connection.id, (await renewToken(services, connection, auth)).credentials).accessToken : secrets.accessToken;
-    case 'OAuth2ClientCredentials':
-      return !secrets.accessToken || tokenExpired(connection, services.clock.now())
-        ? open<ConnectionSecrets>(services.keyring, connection.id, (await renewToken(services, connection, auth)).credentials).accessToken
-        : secrets.accessToken;
-    case 'CredentialExchange':
-      return await exchangeCredentials(services, { connection, auth, ...exchange });
-    default:
-      return undefined;
-  }
-}
-
-function renewable(auth: AuthEntry): boolean {
-  return auth.type === 'OAuth2AuthorizationCode' || auth.type === 'OAuth2ClientCredentials' || auth.type === 'CredentialExchange';
-}
-
 /** A form body when the API says so; JSON is the client's default (the reference's; a plan has it decided). */
 function bodyType(version: AppVersion): Record<string, string> {
   return version.api.definition.bodyEncoding === 'Form' ? { 'content-type': 'application/x-www-form-urlencoded' } : {};
 }
 
-async function runLookupAction(services: RunServices, run: RunRequest, lookup: LookupRun) {
+/**
+ * How a call's Lookup list arguments get their options: by running the
+ * lookup's action through the same connection (a run's own arguments, or the
+ * host arguments of a proxied call).
+ */
+export function lookupsFor(services: RunServices, run: Omit<RunRequest, 'action' | 'arguments'> & Partial<Pick<RunRequest, 'action' | 'arguments'>>): LookupOptions {
+  return lookupOptionsVia((lookup) => runLookupAction(services, run, lookup), { companyId: run.companyId, connectionId: run.connection.id, version: run.version });
+}
+
+async function runLookupAction(services: RunServices, run: Omit<RunRequest, 'action' | 'arguments'>, lookup: LookupRun) {
   const depth = (run.depth ?? 0) + 1;
   if (depth > MAX_LOOKUP_DEPTH) throw GatewayError.of('LOOKUP_FAILED', `lookup action ${lookup.action.id} needs a lookup of its own more than ${MAX_LOOKUP_DEPTH} deep`);
   // The lookup's calls are not the run's own: its facts (status, time) stay the outer call's.

@@ -60,6 +60,11 @@ function requireApp(connection: ConnectionRecord, version: AppVersion): void {
 /** End users recently found for a run (their metadata fills host variables); one cache per collection, emptied by any write to it (recent-records.ts). */
 const recentEndUsers = new WeakMap<Collection<EndUserRecord>, RecentRecords<EndUserRecord>>();
 
+/** The end user who owns a connection (their metadata fills host variables), or null: the company's own connection, or one whose end user is gone. */
+export async function connectionEndUser(services: Pick<TenancyServices, 'store'>, connection: ConnectionRecord): Promise<EndUserRecord | null> {
+  return connection.endUserId ? await findEndUser(services, connection.companyId, connection.endUserId) : null;
+}
+
 /** The run's end user, through the cache where the store is this process's alone; null when there is none (deleted). Frozen. */
 async function findEndUser(services: Pick<TenancyServices, 'store'>, companyId: string, id: string): Promise<EndUserRecord | null> {
   const { endUsers } = services.store;

@@ -2,6 +2,7 @@ import type { Middleware, Next } from 'koa';
 import { GatewayError } from '../../platform/errors/index.ts';
 import { V1_ENDPOINTS } from '../openapi/v1-endpoints.ts';
 import { V2_ENDPOINTS } from '../openapi/v2-endpoints.ts';
+import { templatePattern } from '../openapi/path-pattern.ts';
 import type { AppContext, AppState } from '../server/context.ts';
 import type { Services } from '../services.ts';
 import { originOf } from '../../tenancy/embedding/origins.ts';
@@ -20,6 +21,12 @@ interface BrowserEndpoint {
   path: string;
   pattern: RegExp;
   methods: Set<string>;
+  /**
+   * The proxy's: a page may send the headers it asks to (each a valid name),
+   * for the proxy forwards only those the app allows and never a credential
+   * (core/proxy/proxy-headers.ts). Elsewhere only ALLOWED_HEADERS.
+   */
+  anyHeaders: boolean;
 }
 
 /**
@@ -33,8 +40,7 @@ export function browserEndpoints(): BrowserEndpoint[] {
     if (endpoint.security !== 'endUserToken' && endpoint.security !== 'apiKeyOrEndUserToken') continue;
     let entry = byPath.get(endpoint.path);
     if (!entry) {
-      const pattern = new RegExp(`^${endpoint.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`);
-      byPath.set(endpoint.path, (entry = { path: endpoint.path, pattern, methods: new Set() }));
+      byPath.set(endpoint.path, (entry = { path: endpoint.path, pattern: templatePattern(endpoint.path), methods: new Set(), anyHeaders: endpoint.path.endsWith('/{path}') }));
     }
     entry.methods.add(endpoint.method.toUpperCase());
   }
@@ -81,7 +87,7 @@ export function endUserCors(services: Services): Middleware<AppState> {
       ctx.vary('Access-Control-Request-Headers');
       ctx.set('Access-Control-Allow-Origin', origin);
       ctx.set('Access-Control-Allow-Methods', [...endpoint.methods].join(', '));
-      ctx.set('Access-Control-Allow-Headers', ALLOWED_HEADERS);
+      ctx.set('Access-Control-Allow-Headers', endpoint.anyHeaders ? requestedHeaders(ctx.get('Access-Control-Request-Headers')) : ALLOWED_HEADERS);
       ctx.set('Access-Control-Max-Age', PREFLIGHT_MAX_AGE);
       ctx.status = 204;
       return;
@@ -100,6 +106,28 @@ export function endUserCors(services: Services): Middleware<AppState> {
       }
     }
   }
+}
+
+/** ALLOWED_HEADERS and the header names a preflight asks for (valid names only, at most 50). */
+function requestedHeaders(asked: string): string {
+  const names = asked
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$/.test(name))
+    .slice(0, 50);
+  return [ALLOWED_HEADERS, ...names].join(', ');
+}
+
+/**
+ * For an answer written before this middleware's own turn comes (the proxy
+ * streams its answer itself): a page on the token company's allowed origin
+ * may read it, `exposed` (the app's header names) included.
+ */
+export function exposeToBrowser(ctx: AppContext, exposed: readonly string[]): void {
+  const origin = ctx.req.headers.origin;
+  if (!origin || ctx.state.browserOrigin !== origin) return;
+  ctx.set('Access-Control-Allow-Origin', origin);
+  ctx.set('Access-Control-Expose-Headers', [EXPOSED_HEADERS, ...exposed].join(', '));
 }
 
 /**

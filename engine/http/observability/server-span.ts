@@ -2,12 +2,13 @@ import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, ty
 import type { Middleware, Next } from 'koa';
 import type { AppContext, AppState } from '../server/context.ts';
 import { activeTracer } from '../../platform/tracing/tracer.ts';
+import { shownPath } from '../proxy/shown-path.ts';
 
 /**
  * One SERVER span per request, named `METHOD /route/template` once the router
  * has matched (just `METHOD` when no route did), child of the caller's W3C
  * `traceparent` when it sent one. Attributes: method, path (never the query),
- * route, status, request id. ERROR on a 5xx, with the envelope's error code.
+ * route, status, request id (a proxied request's path without the app's part, shown-path.ts). ERROR on a 5xx, with the envelope's error code.
  * Mounted outside the error envelope, so the status is the one answered.
  */
 export function traceRequests(): Middleware<AppState> {
@@ -24,7 +25,7 @@ async function traced(tracer: Tracer, ctx: AppContext, next: Next): Promise<void
     ctx.method,
     {
       kind: SpanKind.SERVER,
-      attributes: { 'http.request.method': ctx.method, 'url.path': ctx.path, 'url.scheme': ctx.protocol, 'gateway.request.id': ctx.state.requestId },
+      attributes: { 'http.request.method': ctx.method, 'url.path': shownPath(ctx.path), 'url.scheme': ctx.protocol, 'gateway.request.id': ctx.state.requestId },
     },
     parent,
   );

@@ -57,6 +57,7 @@ export function buildDocument(info: InfoObject, servers: ServerObject[], endpoin
 function operation(endpoint: Endpoint, examples: Examples[string]): OperationObject {
   const parameters: ParameterObject[] = [
     ...Object.entries(endpoint.pathParameters ?? {}).map(([name, schema]) => parameter(name, 'path', schema, true)),
+    ...Object.entries(endpoint.headers ?? {}).map(([name, schema]) => parameter(name, 'header', schema, false)),
     ...Object.entries(endpoint.query?.properties ?? {}).map(([name, schema]) =>
       parameter(name, 'query', schema, endpoint.query?.required?.includes(name) ?? false),
     ),
@@ -69,17 +70,46 @@ function operation(endpoint: Endpoint, examples: Examples[string]): OperationObj
     summary: endpoint.summary,
     description: endpoint.description,
     security,
-    responses: responses(endpoint, examples),
+    responses: endpoint.passthrough ? passthroughResponses(endpoint, endpoint.passthrough.response) : responses(endpoint, examples),
   };
   if (parameters.length) op.parameters = parameters;
   if (endpoint.body) {
     op.requestBody = { required: endpoint.bodyRequired ?? true, content: { 'application/json': { schema: endpoint.body as SchemaObject } } };
   }
+  if (endpoint.passthrough?.request) op.requestBody = { required: false, description: endpoint.passthrough.request, content: { '*/*': { schema: {} } } };
   return op;
 }
 
+/** The header on every answer that is the app's own (RFC 9209), never on the gateway's refusals. */
+const PROXY_STATUS = {
+  'Proxy-Status': { description: "On the app's own answers only: `integration-gateway; received-status=<the app's status>`.", schema: { type: 'string' } },
+} as const;
+
+/**
+ * A passthrough operation's answers: any status in each class is the app's
+ * own (any type, Proxy-Status set); the statuses the gateway refuses with
+ * carry either its error shape (no Proxy-Status) or the app's answer.
+ */
+function passthroughResponses(endpoint: Endpoint, appAnswer: string): ResponsesObject {
+  const anyBody = endpoint.method === 'head' ? {} : { content: { '*/*': { schema: {} } } };
+  const out: ResponsesObject = {};
+  for (const range of ['2XX', '3XX', '4XX', '5XX']) out[range] = { description: appAnswer, headers: PROXY_STATUS, ...anyBody };
+  const byStatus = new Map<string, KnownErrorCode[]>();
+  for (const code of endpoint.errorCodes) byStatus.set(String(ERROR_STATUS[code]), [...(byStatus.get(String(ERROR_STATUS[code])) ?? []), code]);
+  for (const [status, codes] of [...byStatus].sort(([a], [b]) => a.localeCompare(b))) {
+    out[status] = {
+      description: `The gateway refused or failed (no Proxy-Status): the error shape, ${codes.join(', ')} (see the README for when). Or the app's own ${status} (Proxy-Status names it), as it came.`,
+      headers: PROXY_STATUS,
+      // A HEAD answer has no body, the gateway's refusals included.
+      ...(endpoint.method === 'head' ? {} : { content: { 'application/json': { schema: errorSchema(codes) }, '*/*': { schema: {} } } }),
+    };
+  }
+  out.default = { $ref: '#/components/responses/Error' };
+  return out;
+}
+
 /** A parameter takes its description from its schema, where the handler's validation keeps it too. */
-function parameter(name: string, location: 'path' | 'query', schema: Record<string, unknown>, required: boolean): ParameterObject {
+function parameter(name: string, location: 'path' | 'query' | 'header', schema: Record<string, unknown>, required: boolean): ParameterObject {
   const { description, ...rest } = schema as { description?: string };
   return { name, in: location, required, ...(description ? { description } : {}), schema: rest as SchemaObject };
 }

@@ -4,7 +4,7 @@ export type Schema = Record<string, unknown>;
 
 /** One operation, described from the schemas its handler validates and answers with. */
 export interface Endpoint {
-  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
+  method: 'get' | 'head' | 'post' | 'put' | 'patch' | 'delete';
   /** OpenAPI form, `{name}` for path parameters. */
   path: string;
   operationId: string;
@@ -13,6 +13,15 @@ export interface Endpoint {
   description: string;
   security: 'apiKey' | 'endUserToken' | 'apiKeyOrEndUserToken' | null;
   pathParameters?: Record<string, Schema>;
+  /** Request headers the handler reads, by name. */
+  headers?: Record<string, Schema>;
+  /**
+   * Bodies passed through as they are (the proxy): `request`, the body of
+   * any type the caller sends on (absent: none); `response`, the app's own
+   * answer, of any status and type. The success schema then is none, and the
+   * error codes' statuses say the gateway's own refusals.
+   */
+  passthrough?: { request?: string; response: string };
   /** An object schema whose properties are the query parameters. */
   query?: { properties: Record<string, Schema>; required?: readonly string[] };
   body?: Schema;

@@ -18,6 +18,7 @@ import { listQuerySchema } from '../../platform/query/list-query.ts';
 import { universalRunBody } from '../runs/schemas.ts';
 import { createWebhookBody, deliveryView, updateWebhookBody, webhookView, webhookWithSecret } from '../../tenancy/webhooks/schemas.ts';
 import { JSON_BODY, RUN, STORE, TRANSPORT, type Endpoint, type Schema } from './endpoint.ts';
+import { PROXY_ENDPOINTS } from './proxy-endpoints.ts';
 
 /** { success: true, data } around one record. */
 const one = (data: Schema): Schema => ({ type: 'object', additionalProperties: false, required: ['success', 'data'], properties: { success: { const: true }, data } });
@@ -633,4 +634,5 @@ export const V2_ENDPOINTS: Endpoint[] = [
     response: { description: 'The OpenAPI 3.1 document.', schema: { type: 'object', additionalProperties: true } },
     errorCodes: [],
   },
+  ...PROXY_ENDPOINTS,
 ];

@@ -31,6 +31,7 @@ import { endUserConnectionRoutes } from '../end-user-connections/routes.ts';
 import { endUserRunRoutes } from '../end-user-runs/routes.ts';
 import { embeddingRoutes } from '../embedding/routes.ts';
 import { webhookRoutes } from '../webhooks/routes.ts';
+import { proxyRoutes, PROXY_PATHS } from '../proxy/routes.ts';
 import { httpMetrics } from '../observability/http-metrics.ts';
 import { metricsRoutes } from '../observability/metrics-routes.ts';
 import { mountedRoutes, type MountedHandler } from './mounts.ts';
@@ -59,6 +60,7 @@ export function featureRoutes(services: Services, mounts: readonly MountedHandle
     endUserRunRoutes(services),
     runRoutes(services),
     webhookRoutes(services),
+    proxyRoutes(services),
     metricsRoutes(services.metrics, services.config.metrics.token ? { token: services.config.metrics.token } : null),
     mountedRoutes(mounts, services.config.publicBaseUrl),
   ];
@@ -75,7 +77,7 @@ export function createApp(services: Services, mounts: readonly MountedHandler[] 
   app.use(httpMetrics(services.metrics));
   app.use(errorEnvelope(services.logger));
   app.use(endUserCors(services));
-  app.use(jsonBody());
+  app.use(jsonBody({ streamed: PROXY_PATHS }));
   // One root router, so 405 answers know every method any feature mounts on a path.
   const root = new Router<AppState>();
   const routers = featureRoutes(services, mounts);

@@ -1,8 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { ConnectionOptions } from 'node:tls';
 import type { Dispatcher } from 'undici';
-import { validationError, type FieldProblem } from '../errors/index.ts';
-import { EgressDeniedError } from '../egress/egress-denied.ts';
 import { createEgressPolicy, type EgressPolicy } from '../egress/policy.ts';
 import { createOutboundAgent } from './agent.ts';
 import { CallStop, onAbort } from './call-stop.ts';
@@ -17,6 +15,8 @@ import { DEFAULT_OUTBOUND_SETTINGS, type OutboundSettings } from './settings.ts'
 import { DEFAULT_USER_AGENT } from './user-agent.ts';
 import { traceCall } from '../tracing/index.ts';
 import type { OutboundRequest, OutboundResponse } from './types.ts';
+import { checkDestination, flattenHeaders, pathOf, requestHeaders } from './wire.ts';
+import { createStreamSender, type StreamRequest, type StreamResponse } from './stream.ts';
 
 export interface HttpClient {
   /**
@@ -27,6 +27,13 @@ export interface HttpClient {
    * UPSTREAM_PROTOCOL_ERROR).
    */
   send(request: OutboundRequest): Promise<OutboundResponse>;
+  /**
+   * Sends one request whose bodies stream both ways (the proxy), under the
+   * same egress policy, redirect rules and connect, headers and body
+   * timeouts, with the limits the request gives: resolves once the answer's
+   * headers are in, its body a stream (stream.ts).
+   */
+  stream(request: StreamRequest): Promise<StreamResponse>;
   readonly settings: OutboundSettings;
   /** Closes the pools this client opened (not an injected dispatcher). */
   close(): Promise<void>;
@@ -150,64 +157,10 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
 
   return {
     send,
+    stream: createStreamSender({ dispatcher, policy, settings, targets }),
     settings,
     close: async () => {
       await owned?.close();
     },
   };
-}
-
-/** Set by the client for each hop, never taken from a definition: the Host comes from the URL, framing from the body. */
-const CONNECTION_HEADERS = new Set(['host', 'connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'content-length']);
-
-const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-const LINE_BREAK_OR_NUL = /[\r\n\0]/;
-
-/**
- * The request's headers as sent: names lower-cased (a later duplicate by
- * case wins), values as strings, the connection headers left out. A header
- * value with a line break or NUL (an argument placed in a header, say) would
- * be refused by undici as an internal error; it is the request's fault, so
- * it is a VALIDATION_ERROR naming the header, never its value.
- */
-function requestHeaders(given: Record<string, string> | undefined): Record<string, string> {
-  const headers: Record<string, string> = {};
-  if (given === undefined) return headers;
-  for (const name in given) {
-    const lower = name.toLowerCase();
-    if (!CONNECTION_HEADERS.has(lower)) headers[lower] = String(given[name]);
-  }
-  let problems: FieldProblem[] | null = null;
-  for (const name in headers) {
-    if (!TOKEN.test(name)) {
-      (problems ??= []).push({ field: 'headers', rule: 'header-name', message: 'a header name is not a valid HTTP token' });
-    } else if (LINE_BREAK_OR_NUL.test(headers[name]!)) {
-      (problems ??= []).push({ field: `headers.${name}`, rule: 'header-value', message: 'must not contain line breaks or NUL characters' });
-    }
-  }
-  if (problems !== null) throw validationError(problems);
-  return headers;
-}
-
-/** The request target undici sends: the path and the query, never the fragment. */
-function pathOf(url: URL): string {
-  const search = url.search;
-  return search ? url.pathname + search : url.pathname;
-}
-
-function checkDestination(url: URL, policy: EgressPolicy): void {
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new EgressDeniedError(url.host, '', 'not http(s)', `${url.protocol} URLs are not allowed (${url.host || 'no host'}); only http: and https:`);
-  }
-  const denied = policy.checkHost(url.hostname);
-  if (denied) throw denied;
-}
-
-/** undici's response headers (lower-case names already), repeated ones joined with ", ", in place. */
-function flattenHeaders(headers: Record<string, string | string[]>): Record<string, string> {
-  for (const name in headers) {
-    const value = headers[name];
-    if (Array.isArray(value)) headers[name] = value.join(', ');
-  }
-  return headers as Record<string, string>;
 }

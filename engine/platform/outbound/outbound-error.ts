@@ -42,10 +42,6 @@ export function timeoutError(host: string, phase: TimeoutPhase, limit: number, s
   return new OutboundError('UPSTREAM_TIMEOUT', `${host} did not ${what} within ${limit} ms (${setting})`, { host, phase, limit, setting });
 }
 
-export function tooLargeError(host: string, limit: number): OutboundError {
-  return new OutboundError(
-    'RESPONSE_TOO_LARGE',
-    `the response from ${host} is larger than ${limit} bytes (OUTBOUND_MAX_RESPONSE_BYTES); the call was aborted`,
-    { host, limit, setting: 'OUTBOUND_MAX_RESPONSE_BYTES' },
-  );
+export function tooLargeError(host: string, limit: number, setting = 'OUTBOUND_MAX_RESPONSE_BYTES'): OutboundError {
+  return new OutboundError('RESPONSE_TOO_LARGE', `the response from ${host} is larger than ${limit} bytes (${setting}); the call was aborted`, { host, limit, setting });
 }

@@ -53,13 +53,18 @@ export async function readBody(body: Readable, contentEncoding: string | undefin
     await pipeline([body, countWire, ...decoders, collect]);
   } catch (error) {
     if (error instanceof OutboundError) throw error;
-    const code = (error as NodeJS.ErrnoException).code ?? '';
-    if (code.startsWith('Z_') || code.startsWith('ERR_BROTLI') || code === 'ERR__ERROR_FORMAT_PADDING_1') {
-      throw new OutboundError('UPSTREAM_PROTOCOL_ERROR', `the response from ${host} is not valid ${contentEncoding} data`, { host, cause: code });
-    }
-    throw error;
+    throw decodingError(error, host, contentEncoding) ?? error;
   }
   return { bytes: Buffer.concat(chunks, decodedBytes), wireBytes };
+}
+
+/** zlib's or brotli's refusal of a body as the OutboundError it means (not valid data of its coding); null for any other error. */
+export function decodingError(error: unknown, host: string, contentEncoding: string): OutboundError | null {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code ?? '';
+  if (code.startsWith('Z_') || code.startsWith('ERR_BROTLI') || code === 'ERR__ERROR_FORMAT_PADDING_1') {
+    return new OutboundError('UPSTREAM_PROTOCOL_ERROR', `the response from ${host} is not valid ${contentEncoding} data`, { host, cause: code });
+  }
+  return null;
 }
 
 /**
@@ -107,7 +112,7 @@ function readPlain(body: Readable, maxBytes: number, host: string): Promise<Read
   });
 }
 
-function decodersFor(contentEncoding: string | undefined, host: string): Transform[] {
+export function decodersFor(contentEncoding: string | undefined, host: string): Transform[] {
   const codings = (contentEncoding ?? '')
     .split(',')
     .map((c) => c.trim().toLowerCase())

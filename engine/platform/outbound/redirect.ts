@@ -5,7 +5,8 @@ export interface Hop {
   method: string;
   url: URL;
   headers: Record<string, string>;
-  body: string | undefined;
+  /** A string (client.ts), or bytes held to be sent again (stream.ts). */
+  body: string | Buffer | undefined;
 }
 
 /**
@@ -64,12 +65,12 @@ export function redirectHop(current: Hop, status: number, location: string | und
     );
   }
   const secrets = (policy.secrets ?? []).filter((s) => s.length > 0);
-  const holdsSecret = (text: string) => secrets.some((secret) => text.includes(secret));
+  const holdsSecret = (text: string | Buffer) => secrets.some((secret) => text.includes(secret));
   for (const name of [...ALWAYS_CREDENTIALS, ...(policy.credentialHeaders ?? []).map((h) => h.toLowerCase())]) delete headers[name];
   for (const [name, value] of Object.entries(headers)) if (holdsSecret(value)) delete headers[name];
   const dropQuery = new Set(policy.credentialQuery ?? []);
   for (const [name, value] of [...url.searchParams]) if (dropQuery.has(name) || holdsSecret(value)) url.searchParams.delete(name);
-  if (body !== undefined && (holdsSecret(body) || holdsSecret(safeDecode(body)))) {
+  if (body !== undefined && (holdsSecret(body) || holdsSecret(safeDecode(typeof body === 'string' ? body : body.toString('latin1'))))) {
     body = undefined;
     delete headers['content-type'];
   }

@@ -122,6 +122,8 @@ export interface EmbeddingSettingsRecord {
   allowedOrigins: string[];
   /** Slugs of the apps end users may see and connect on their own. */
   enabledApps: string[];
+  /** Whether end users may use /v2/end-user/proxy with their own connections; absent on records written before it existed (off). */
+  endUserProxy?: boolean;
   createdOn: Date;
   updatedOn: Date;
 }

@@ -21,21 +21,29 @@ export const putEmbeddingBody = {
       items: { type: 'string', minLength: 1, maxLength: 100 },
       description: 'Slugs of the loaded apps your end users may see and connect themselves (empty: none). Replaces the list whole.',
     },
+    endUserProxy: {
+      type: 'boolean',
+      default: false,
+      description:
+        "Whether end users may call their own connections' apps directly through /v2/end-user/proxy/{connectionId}/{path} (any endpoint the app's api.yaml allows the proxy, with the connection's credentials applied by the gateway), for the apps in enabledApps only. Off unless set: a PUT without it turns it off.",
+    },
   },
 } as const;
 
 export interface PutEmbeddingBody {
   allowedOrigins: string[];
   enabledApps: string[];
+  endUserProxy?: boolean;
 }
 
 export const embeddingView = {
   type: 'object',
   additionalProperties: false,
-  required: ['allowedOrigins', 'enabledApps', 'updatedOn'],
+  required: ['allowedOrigins', 'enabledApps', 'endUserProxy', 'updatedOn'],
   properties: {
     allowedOrigins: { type: 'array', items: { type: 'string' } },
     enabledApps: { type: 'array', items: { type: 'string' } },
+    endUserProxy: { type: 'boolean', description: 'Whether end users may use /v2/end-user/proxy with their own connections (false until set).' },
     updatedOn: { type: ['string', 'null'], format: 'date-time', description: 'null while never set.' },
   },
 } as const;

@@ -9,12 +9,15 @@ import type { PutEmbeddingBody } from './schemas.ts';
 export interface EmbeddingSettings {
   allowedOrigins: readonly string[];
   enabledApps: readonly string[];
+  /** Whether end users may call their connections' apps through /v2/end-user/proxy (off until the company says so). */
+  endUserProxy: boolean;
   updatedOn: Date | null;
 }
 
 export async function embeddingSettings(store: Store, companyId: string): Promise<EmbeddingSettings> {
   const record = await store.embeddingSettings.findOne({ companyId });
-  return record ?? { allowedOrigins: [], enabledApps: [], updatedOn: null };
+  // Records written before endUserProxy existed have none: off.
+  return record ? { ...record, endUserProxy: record.endUserProxy === true } : { allowedOrigins: [], enabledApps: [], endUserProxy: false, updatedOn: null };
 }
 
 /** Checks and replaces both lists; an origin is kept normalised, an app must be one the gateway has loaded. */
@@ -33,7 +36,7 @@ export async function putEmbeddingSettings(services: TenancyServices, companyId:
   if (problems.length) throw validationError(problems);
 
   const now = new Date();
-  const fields = { allowedOrigins: origins, enabledApps: [...body.enabledApps], updatedOn: now };
+  const fields = { allowedOrigins: origins, enabledApps: [...body.enabledApps], endUserProxy: body.endUserProxy === true, updatedOn: now };
   if (await services.store.embeddingSettings.updateOne({ companyId }, { $set: fields })) return fields;
   const record: EmbeddingSettingsRecord = { id: newId('emb'), companyId, ...fields, createdOn: now };
   try {
@@ -47,5 +50,10 @@ export async function putEmbeddingSettings(services: TenancyServices, companyId:
 }
 
 export function embeddingSettingsView(settings: EmbeddingSettings) {
-  return { allowedOrigins: [...settings.allowedOrigins], enabledApps: [...settings.enabledApps], updatedOn: settings.updatedOn ? settings.updatedOn.toISOString() : null };
+  return {
+    allowedOrigins: [...settings.allowedOrigins],
+    enabledApps: [...settings.enabledApps],
+    endUserProxy: settings.endUserProxy,
+    updatedOn: settings.updatedOn ? settings.updatedOn.toISOString() : null,
+  };
 }

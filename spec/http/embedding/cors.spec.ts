@@ -51,7 +51,11 @@ describe('CORS: end-user-token endpoints open to the allowed origins only, API-k
       'GET /v2/end-user/session',
       'GET /v2/connect/{appSlug}/authorize',
       'POST /v2/end-user/apps/{appSlug}/actions/{actionSlug}/run',
+      'GET,HEAD,POST,PUT,PATCH,DELETE /v2/end-user/proxy/{connectionId}/{path}',
     ]);
+    const proxy = browserEndpoints().find((e) => e.path.startsWith('/v2/end-user/proxy'))!;
+    expect(proxy.pattern.test('/v2/end-user/proxy/con_1/files/a/b.txt')).to.equal(true);
+    expect(proxy.pattern.test('/v2/proxy/con_1/files/a')).to.equal(false);
     const run = browserEndpoints().find((e) => e.path.startsWith('/v1/installation'))!;
     expect(run.pattern.test('/v1/installation/apps/acme/1/action/list/run')).to.equal(true);
     expect(run.pattern.test('/v1/installation/apps/acme/1/action/list/run/more')).to.equal(false);

@@ -18,7 +18,18 @@ describe('embedding settings: GET/PUT /v2/embedding (API key)', () => {
   it('starts with no origin and no app: nothing is open to browsers until the company says so', async () => {
     const shown = await documentedCall(gw, 'GET', '/v2/embedding');
     expect(shown.status).to.equal(200);
-    expect(shown.body.data).to.deep.equal({ allowedOrigins: [], enabledApps: [], updatedOn: null });
+    expect(shown.body.data).to.deep.equal({ allowedOrigins: [], enabledApps: [], endUserProxy: false, updatedOn: null });
+  });
+
+  it('keeps endUserProxy as given, and off when a PUT leaves it out (a PUT replaces the settings whole)', async () => {
+    const on = await documentedCall(gw, 'PUT', '/v2/embedding', { body: { allowedOrigins: [], enabledApps: [], endUserProxy: true } });
+    expect(on.body.data.endUserProxy).to.equal(true);
+    expect((await documentedCall(gw, 'GET', '/v2/embedding')).body.data.endUserProxy).to.equal(true);
+    const off = await documentedCall(gw, 'PUT', '/v2/embedding', { body: { allowedOrigins: [], enabledApps: [] } });
+    expect(off.body.data.endUserProxy).to.equal(false);
+    const wrong = await documentedCall(gw, 'PUT', '/v2/embedding', { body: { allowedOrigins: [], enabledApps: [], endUserProxy: 'yes' } });
+    expect(wrong.status).to.equal(400);
+    expect(wrong.body.error.details.problems[0]).to.include({ field: 'endUserProxy', rule: 'type' });
   });
 
   it('keeps the origins normalised as a browser sends them (host lower-cased, default port dropped) and the enabled apps', async () => {

@@ -170,6 +170,23 @@ describe('OpenTelemetry tracing', function () {
       for (const secret of [TOKEN, TEST_API_KEY, 'query-value', 'per_page', '"bug"', 'octo']) expect(text, secret).not.to.include(secret);
     });
 
+    it('traces a proxied call as a run: the app call a CLIENT child of the server span (app, (proxy)), its traceparent sent, no path or credential in a span', async () => {
+      const proxied = `/v2/proxy/${gateway.connectionId}/repos/octo/hello/labels?probe=query-value`;
+      const answer = await fetch(`${gateway.gw.url}${proxied}`, { headers: { authorization: `Bearer ${TEST_API_KEY}`, traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' } });
+      expect(answer.status).to.equal(200);
+      await answer.text();
+      const { server, spans } = await traceOf('GET /v2/proxy/:connectionId/*path');
+      expect(server.attributes['url.path']).to.equal(`/v2/proxy/${gateway.connectionId}/…`);
+      expect(server.spanContext().traceId).to.equal('4bf92f3577b34da6a3ce929d0e0e4736');
+      const client = spans.filter((span) => span.kind === SpanKind.CLIENT && parentOf(span) === idOf(server));
+      expect(client).to.have.length(1);
+      expect(client[0]!.attributes).to.include({ 'http.request.method': 'GET', 'http.response.status_code': 200, 'gateway.app.slug': 'github', 'gateway.action.id': '(proxy)' });
+      const [sent] = upstream.calls('GET /gh/repos/octo/hello/labels');
+      expect(sent!.headers.traceparent).to.equal(`00-4bf92f3577b34da6a3ce929d0e0e4736-${idOf(client[0]!)}-01`);
+      const text = JSON.stringify(spans.map((span) => ({ name: span.name, attributes: span.attributes, events: span.events })));
+      for (const secret of [TOKEN, TEST_API_KEY, 'query-value', 'octo', 'labels']) expect(text, secret).not.to.include(secret);
+    });
+
     it('names a request no route matched by its method alone', async () => {
       await call(gateway.gw, 'GET', '/v2/no-such-thing');
       const { server } = await traceOf('GET');

@@ -99,7 +99,7 @@ describe('a client generated from /v1/openapi.json and /v2/openapi.json', functi
       main: (baseUrl: string, apiKey: string, fetch: (input: Request) => Promise<Response>) => Promise<{ call: string; status: number; read: string }[]>;
     } = await import(pathToFileURL(path.join(work, 'program.ts')).href);
     // Every answer the client gets is also checked against its document, status and body.
-    const answers: { method: string; path: string; status: number; body: unknown }[] = [];
+    const answers: { method: string; path: string; status: number; body: unknown; headers: Headers }[] = [];
     const recording = async (request: Request) => {
       const response = await fetch(request);
       const text = await response.clone().text();
@@ -110,7 +110,7 @@ describe('a client generated from /v1/openapi.json and /v2/openapi.json', functi
         /* not JSON: the text is the body */
       }
       const url = new URL(request.url);
-      answers.push({ method: request.method, path: url.pathname + url.search, status: response.status, body });
+      answers.push({ method: request.method, path: url.pathname + url.search, status: response.status, body, headers: response.headers });
       return response;
     };
     const seen = await program.main(gw.url, gw.apiKey, recording);
@@ -160,18 +160,33 @@ describe('a client generated from /v1/openapi.json and /v2/openapi.json', functi
       'runAction 502 false',
       'runAction 400 CONNECTION_SELECTOR_CONFLICT',
       'runAction 404 NOT_FOUND',
+      'proxyGet 200 integration-gateway; received-status=200',
+      'proxyHead 404 integration-gateway; received-status=404',
+      'proxyPost 404 integration-gateway; received-status=404',
+      'proxyPut 404 integration-gateway; received-status=404',
+      'proxyPatch 404 integration-gateway; received-status=404',
+      'proxyDelete 404 integration-gateway; received-status=404',
+      'proxyGet 404 gateway',
+      'proxyGet 400 gateway',
       'getAppConfiguration 404 NOT_FOUND',
       'putAppConfiguration 200 true',
       'putAppConfiguration 400 VALIDATION_ERROR',
       'getAppConfiguration 200 crm-client',
       'getEmbedding 200 0',
       'putEmbedding 400 VALIDATION_ERROR',
-      'putEmbedding 200 shop,crm',
+      'putEmbedding 200 shop,crm true',
       'listEndUserApps 200 shop:form,crm:oauth',
       'createEndUserConnection 201 active',
       'createEndUserConnection 403 APP_NOT_ENABLED',
       'runEndUserAction 200 true [{"id":"o1"},{"id":"o2"}]',
       'runEndUserAction 404 NOT_FOUND',
+      'endUserProxyGet 200 integration-gateway; received-status=200',
+      'endUserProxyHead 404 integration-gateway; received-status=404',
+      'endUserProxyPost 404 integration-gateway; received-status=404',
+      'endUserProxyPut 404 integration-gateway; received-status=404',
+      'endUserProxyPatch 404 integration-gateway; received-status=404',
+      'endUserProxyDelete 404 integration-gateway; received-status=404',
+      'endUserProxyGet 404 gateway',
       'listEndUserConnections 200 shop,down,shop',
       'getEndUserSession 200 https://app.example.com',
       'reconnectEndUserConnection 200 active',

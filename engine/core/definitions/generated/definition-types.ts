@@ -39,6 +39,23 @@ export type Arguments = Argument[];
  */
 export type Pagination = CursorPagination | NextUrlPagination | OffsetPagination | PagePagination | NoPagination;
 /**
+ * Whether the proxy (/v2/proxy/{connectionId}/{path}, docs/proxy.md) may send a caller's own request to this version's API with a connection's credentials, and where: true (the default) any path under baseUrl; false none (403 PROXY_DISABLED); or an object naming the path prefixes it may reach and the request headers a caller may forward besides Accept, Content-Type, Content-Encoding and If-*.
+ */
+export type ProxyRules =
+  | boolean
+  | {
+      /**
+       * The paths (under baseUrl, as the app receives them) a proxied request may reach; any other is 403 PROXY_PATH_NOT_ALLOWED. `/users` allows /users and everything under it (/users/42), not /users-admin; an entry ending in `*` is a plain prefix (`/conversations.*` allows /conversations.list and /conversations.history). Absent: any path.
+       *
+       * @minItems 1
+       */
+      paths?: [string, ...string[]];
+      /**
+       * Request headers a caller may forward to the app besides Accept, Content-Type, Content-Encoding and the If-* conditionals (the API's own `headers` may be overridden too, unless their value uses a {{placeholder}}). Authorization, Cookie, Host, hop-by-hop headers and any header the auth sets are never forwarded, whatever is listed here.
+       */
+      headers?: string[];
+    };
+/**
  * definitions/<app>/versions/<n>/auths/<id>.yaml: one way to authenticate with the app. The type decides which other properties apply.
  */
 export type AuthDefinition =
@@ -169,6 +186,7 @@ export interface ApiDefinition {
    */
   appError?: string;
   pagination?: Pagination;
+  proxy?: ProxyRules;
 }
 /**
  * Headers sent with every request of this version; an auth may add its own.

@@ -19,12 +19,17 @@ const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
  * INVALID_BODY_ENCODING, and the 1 MiB limit counts the bytes as sent and as
  * decoded (decoding stops there). A request without a body leaves
  * `ctx.state.body` undefined; each route decides whether it needs one.
+ * Paths matching `streamed` (the proxy's) are left alone: their routes
+ * stream the body on, within limits of their own.
  */
-export function jsonBody(): Middleware<AppState> {
+export function jsonBody(options: { streamed?: RegExp } = {}): Middleware<AppState> {
+  const { streamed } = options;
   return (ctx, next) => {
     // An empty body (Content-Length: 0) is no body, whatever its Content-Type; without one, no async frame here.
     const { req } = ctx;
     if (!METHODS_WITH_BODY.has(req.method!) || !hasBody(req)) return next();
+    // Bodies the route streams on as they are (the proxy's): never read, parsed or limited here.
+    if (streamed?.test(ctx.path)) return next();
     const type = req.headers['content-type'];
     // The usual two answered at once; anything else as type-is (through ctx.is) decides.
     if (type !== 'application/json' && type !== 'application/json; charset=utf-8' && !ctx.is('application/json', '+json')) {

@@ -1,9 +1,10 @@
 import type { Middleware, Next } from 'koa';
 import type { Logger } from '../../../platform/log/logger.ts';
 import type { AppContext, AppState } from '../context.ts';
+import { shownPath } from '../../proxy/shown-path.ts';
 
 /**
- * One line per request: method, path (no query string: it may carry secrets), status, duration, request id;
+ * One line per request: method, path (no query string: it may carry secrets; no proxied app path, shown-path.ts), status, duration, request id;
  * for a run, its story too (ctx.state.run: company, app, action, version, connection, upstream status and
  * time, retries, outcome), ids and counts only.
  *
@@ -29,7 +30,7 @@ export function requestLog(logger: Logger): Middleware<AppState> {
           ? {
               reqId: ctx.state.requestId,
               method: ctx.method,
-              path: ctx.path,
+              path: shownPath(ctx.path),
               status: ctx.status,
               durationMs,
               companyId: run.companyId,
@@ -42,7 +43,7 @@ export function requestLog(logger: Logger): Middleware<AppState> {
               retries: run.retries,
               outcome: run.outcome,
             }
-          : { reqId: ctx.state.requestId, method: ctx.method, path: ctx.path, status: ctx.status, durationMs },
+          : { reqId: ctx.state.requestId, method: ctx.method, path: shownPath(ctx.path), status: ctx.status, durationMs },
         'request',
       );
     }

@@ -4,7 +4,7 @@ import vm from 'node:vm';
 import { classicScript, SDK_MODULE_FILE } from '../../../../engine/http/pages/sdk/sdk-assets.ts';
 import { startTestGateway, type TestGateway } from '../../../helpers/gateway.ts';
 
-const NAMES = ['GatewayConnectError', 'disconnect', 'listApps', 'listConnections', 'open', 'runAction'];
+const NAMES = ['GatewayConnectError', 'disconnect', 'listApps', 'listConnections', 'open', 'proxy', 'runAction'];
 
 describe('GET /sdk/connect.js and /sdk/connect.mjs: the browser SDK', () => {
   let gw: TestGateway;

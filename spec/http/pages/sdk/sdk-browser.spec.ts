@@ -118,9 +118,9 @@ describe('the browser SDK in a real browser (headless Chromium), from the exampl
       const classic = (globalThis as any).GatewayConnect;
       return { classic: Object.keys(classic).sort(), module: Object.keys(module).sort(), types: Object.keys(module).map((k) => typeof module[k]) };
     }, `${gw.url}/sdk/connect.mjs`);
-    expect(loaded.classic).to.deep.equal(['GatewayConnectError', 'disconnect', 'listApps', 'listConnections', 'open', 'runAction']);
+    expect(loaded.classic).to.deep.equal(['GatewayConnectError', 'disconnect', 'listApps', 'listConnections', 'open', 'proxy', 'runAction']);
     expect(loaded.module).to.deep.equal(loaded.classic);
-    expect(loaded.types).to.deep.equal(['function', 'function', 'function', 'function', 'function', 'function']);
+    expect(loaded.types).to.deep.equal(['function', 'function', 'function', 'function', 'function', 'function', 'function']);
   });
 
   it('popup: hands the token to the Connect page by postMessage to its origin only (never in a URL), resolves with the connection, closes the popup', async () => {
@@ -251,5 +251,58 @@ describe('the browser SDK in a real browser (headless Chromium), from the exampl
     expect(outcome.gone).to.deep.equal({ id: mine, deleted: true });
     expect(outcome.after).to.equal(0);
     expect((await call(gw, 'GET', `/v2/connections/${company}`)).status).to.equal(200);
+  });
+
+  it("proxy(): calls the app behind the end user's own connection through the real gateway (CORS from the example's origin), answering the app's Response whatever its status", async () => {
+    upstream.on('GET /api/orders/o%201', (req) => ({ headers: { etag: '"o1-v3"' }, body: { id: 'o 1', key: req.headers['x-api-key'], q: req.query.getAll('tag') } }));
+    upstream.on('POST /api/orders', (req) => ({ status: 201, body: { type: req.headers['content-type'], got: JSON.parse(req.body), idem: req.headers['if-none-match'] ?? null } }));
+    upstream.on('GET /api/files/a%2Fb.txt', () => ({ headers: { 'content-type': 'text/plain' }, body: 'hello from the file' }));
+    upstream.on('GET /api/missing', () => ({ status: 404, body: { message: 'no such order' } }));
+    const mine = (await call(gw, 'POST', '/v2/connections', { body: { appSlug: 'shop', endUserId, name: 'Proxied shop', credentials: { apiKey: 'shop-key-proxied' } } })).body.data.id;
+    const company = (await call(gw, 'POST', '/v2/connections', { body: { appSlug: 'shop', credentials: { apiKey: 'company-key' } } })).body.data.id;
+    const run = () =>
+      page.evaluate(async (gatewayUrl, mine, company) => {
+        const sdk = (globalThis as any).GatewayConnect;
+        const token = async () => ((await (await fetch('/api/gateway-token')).json()) as { token: string }).token;
+        const failure = (e: any) => ({ name: e.name, code: e.code, status: e.status });
+        try {
+          const got = await sdk.proxy({ gatewayUrl, token, connectionId: mine, path: 'orders/o 1', query: { tag: ['a', 'b'] } });
+          const posted = await sdk.proxy({ gatewayUrl, token, connectionId: mine, path: '/orders', method: 'POST', body: { item: 'tea' }, headers: { 'If-None-Match': '*' } });
+          const file = await sdk.proxy({ gatewayUrl, token, connectionId: mine, path: ['files', 'a/b.txt'] });
+          const missing = await sdk.proxy({ gatewayUrl, token, connectionId: mine, path: 'missing' });
+          return {
+            got: { status: got.status, body: await got.json(), etag: got.headers.get('etag'), proxyStatus: got.headers.get('proxy-status') },
+            posted: { status: posted.status, body: await posted.json() },
+            file: await file.text(),
+            missing: { status: missing.status, body: await missing.json() },
+            notMine: await sdk.proxy({ gatewayUrl, token, connectionId: company, path: 'orders' }).then(() => 'resolved', failure),
+            climbing: await sdk.proxy({ gatewayUrl, token, connectionId: mine, path: 'a/../../admin' }).then(() => 'resolved', failure),
+            refused: await sdk.proxy({ gatewayUrl, token, connectionId: mine, path: ['%2e%2e', 'admin'] }).then(() => 'resolved', failure),
+            invalid: await sdk.proxy({ gatewayUrl, token, connectionId: mine, path: '' }).then(() => 'resolved', failure),
+          };
+        } catch (e: any) {
+          return { thrown: failure(e), message: e.message };
+        }
+      }, gw.url, mine, company);
+
+    expect((await call(gw, 'PUT', '/v2/embedding', { body: { allowedOrigins: [example.origin], enabledApps: ['shop'] } })).status).to.equal(200);
+    const off = await page.evaluate(async (gatewayUrl, mine) => {
+      const token = async () => ((await (await fetch('/api/gateway-token')).json()) as { token: string }).token;
+      return await (globalThis as any).GatewayConnect.proxy({ gatewayUrl, token, connectionId: mine, path: 'orders' }).then(() => 'resolved', (e: any) => `${e.code} ${e.status}`);
+    }, gw.url, mine);
+    expect(off).to.equal('FORBIDDEN 403');
+
+    expect((await call(gw, 'PUT', '/v2/embedding', { body: { allowedOrigins: [example.origin], enabledApps: ['shop'], endUserProxy: true } })).status).to.equal(200);
+    const outcome: any = await run();
+    expect(outcome.got).to.deep.equal({ status: 200, body: { id: 'o 1', key: '[redacted]', q: ['a', 'b'] }, etag: '"o1-v3"', proxyStatus: 'integration-gateway; received-status=200' });
+    expect(upstream.calls('GET /api/orders/o%201')[0]!.headers['x-api-key']).to.equal('shop-key-proxied');
+    expect(outcome.posted).to.deep.equal({ status: 201, body: { type: 'application/json', got: { item: 'tea' }, idem: '*' } });
+    expect(outcome.file).to.equal('hello from the file');
+    expect(outcome.missing).to.deep.equal({ status: 404, body: { message: 'no such order' } });
+    expect(outcome.notMine).to.deep.equal({ name: 'GatewayConnectError', code: 'NOT_FOUND', status: 404 });
+    // A browser resolves .. (and %2E%2E) before sending: the SDK refuses it; the gateway refuses what reaches it (here a double-encoded one).
+    expect(outcome.climbing).to.deep.equal({ name: 'GatewayConnectError', code: 'INVALID_OPTIONS' });
+    expect(outcome.refused).to.deep.equal({ name: 'GatewayConnectError', code: 'VALIDATION_ERROR', status: 400 });
+    expect(outcome.invalid).to.deep.equal({ name: 'GatewayConnectError', code: 'INVALID_OPTIONS' });
   });
 });

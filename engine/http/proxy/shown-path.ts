@@ -1,0 +1,11 @@
+const PROXIED = /^(\/v2\/(?:end-user\/)?proxy\/[^/]+\/).+$/;
+
+/**
+ * A request's path as the request log and the traces show it. A proxied
+ * request's path after the connection id is the caller's request to the app
+ * (ids, names, e-mail addresses, even a token some APIs put in a path): it
+ * is shown as `…`, as runs show no argument: `/v2/proxy/con_1/…`.
+ */
+export function shownPath(path: string): string {
+  return path.startsWith('/v2/') ? path.replace(PROXIED, '$1…') : path;
+}

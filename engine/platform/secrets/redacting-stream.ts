@@ -1,0 +1,174 @@
+import { Transform, type TransformCallback } from 'node:stream';
+import { REDACTED } from './provider-text.ts';
+import { secretValues } from './secret-values.ts';
+
+/**
+ * Every form the secret strings among `values` may take in an app's answer,
+ * longest first: as secretValues gives them (as they are, percent-encoded,
+ * `+` for spaces), and inside a JSON string, escaped as JSON encoders write
+ * them: JSON.stringify's (quotes, backslashes, control characters), with `/`
+ * as `\/` (PHP), with `<`, `>`, `&` and `'` as `\u003c`... (Go, Rails), and
+ * with everything beyond ASCII as `\uXXXX` (Python's json.dumps). An app that
+ * echoes a credential back, in its body or a header, echoes one of these.
+ */
+export function redactionForms(...values: unknown[]): string[] {
+  const forms = new Set<string>();
+  for (const value of secretValues(...values)) {
+    forms.add(value);
+    const json = JSON.stringify(value).slice(1, -1);
+    forms.add(json);
+    forms.add(json.replace(/\//g, '\\/'));
+    forms.add(json.replace(/[<>&']/g, unicodeEscape));
+    forms.add(json.replace(/[^\x00-\x7f]/g, unicodeEscape));
+  }
+  return [...forms].sort((a, b) => b.length - a.length);
+}
+
+function unicodeEscape(char: string): string {
+  return `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;
+}
+
+/** `text` with every one of `forms` (redactionForms) replaced by `[redacted]`: a header value of the app's answer, say. */
+export function redactText(text: string, forms: readonly string[]): string {
+  let safe = text;
+  for (const form of forms) if (safe.includes(form)) safe = safe.split(form).join(REDACTED);
+  return safe;
+}
+
+const MARKER = Buffer.from(REDACTED);
+const EMPTY = Buffer.alloc(0);
+
+/**
+ * The redaction of a body that arrives in chunks, in bounded memory: every
+ * byte range where one of `forms` occurs (overlapping occurrences merged)
+ * becomes `[redacted]`, wherever the chunks were cut, even inside a secret.
+ * The last (longest form - 1) bytes of what it was given are held back until
+ * the next chunk (or the end) says whether a secret starts there, so it
+ * holds at most about twice the longest form, whatever the body's size.
+ */
+export class SecretRedactor {
+  readonly #forms: Buffer[];
+  readonly #longest: number;
+  #held: Buffer = EMPTY;
+
+  constructor(forms: readonly string[]) {
+    this.#forms = [...new Set(forms)].filter((f) => f.length > 0).map((f) => Buffer.from(f, 'utf8'));
+    this.#longest = this.#forms.reduce((max, f) => Math.max(max, f.length), 0);
+  }
+
+  /** Whether there is anything to look for. */
+  get active(): boolean {
+    return this.#forms.length > 0;
+  }
+
+  /** The next chunk in; what can be let out now (possibly nothing). Pieces are views of the chunk where they can be: a chunk is not copied. */
+  write(chunk: Buffer): Buffer[] {
+    if (!this.active) return [chunk];
+    return this.#redact(new Joined(this.#held, chunk), false);
+  }
+
+  /** The body ended: what was held back, redacted. */
+  end(): Buffer[] {
+    const data = new Joined(this.#held, EMPTY);
+    this.#held = EMPTY;
+    return data.length === 0 ? [] : this.#redact(data, true);
+  }
+
+  #redact(data: Joined, final: boolean): Buffer[] {
+    // An occurrence starting before `decided` lies whole in `data`; one starting after may go on in the next chunk.
+    const decided = final ? data.length : data.length - (this.#longest - 1);
+    if (decided <= 0) {
+      this.#held = data.copy(0);
+      return [];
+    }
+    const ranges = this.#ranges(data, decided);
+    let letOut = decided;
+    const last = ranges.at(-1);
+    if (last && last.end > letOut) letOut = last.end;
+    // A range reaching past `decided` may be part of a longer overlap the next chunk completes: hold it back whole, within bounds.
+    if (!final && last && last.end > decided && data.length - last.start <= 2 * this.#longest) {
+      ranges.pop();
+      letOut = last.start;
+    }
+    const out: Buffer[] = [];
+    let at = 0;
+    for (const range of ranges) {
+      if (range.start > at) data.slice(at, range.start, out);
+      out.push(MARKER);
+      at = range.end;
+    }
+    if (letOut > at) data.slice(at, letOut, out);
+    this.#held = letOut >= data.length ? EMPTY : data.copy(letOut);
+    return out;
+  }
+
+  /** The byte ranges to redact: occurrences starting before `decided`, and any overlapping them, merged. */
+  #ranges(data: Joined, decided: number): { start: number; end: number }[] {
+    const found: { start: number; end: number }[] = [];
+    const collect = (bytes: Buffer, offset: number) => {
+      for (const form of this.#forms) {
+        let run: { start: number; end: number } | null = null;
+        for (let at = bytes.indexOf(form); at !== -1; at = bytes.indexOf(form, at + 1)) {
+          // Overlapping occurrences of one form (a run of a repeating secret) grow one range, not a range each.
+          if (run && at + offset < run.end) run.end = at + offset + form.length;
+          else found.push((run = { start: at + offset, end: at + offset + form.length }));
+        }
+      }
+    };
+    // What was held, with the chunk's first bytes (any occurrence that starts in what was held ends there), then the chunk itself.
+    if (data.head.length === 0) collect(data.tail, 0);
+    else {
+      collect(Buffer.concat([data.head, data.tail.subarray(0, 2 * this.#longest)]), 0);
+      if (data.tail.length > 0) collect(data.tail, data.head.length);
+    }
+    if (found.length === 0) return found;
+    found.sort((a, b) => a.start - b.start || b.end - a.end);
+    const merged: { start: number; end: number }[] = [];
+    for (const range of found) {
+      const last = merged.at(-1);
+      if (last && range.start < last.end) last.end = Math.max(last.end, range.end);
+      else if (range.start < decided) merged.push({ ...range });
+    }
+    return merged;
+  }
+}
+
+/** The bytes held back followed by a new chunk, read as one without copying the chunk. */
+class Joined {
+  readonly length: number;
+  constructor(
+    readonly head: Buffer,
+    readonly tail: Buffer,
+  ) {
+    this.length = head.length + tail.length;
+  }
+
+  /** The bytes from `start` to `end`, as views of the two parts, added to `out`. */
+  slice(start: number, end: number, out: Buffer[]): void {
+    const split = this.head.length;
+    if (start < split) out.push(this.head.subarray(start, Math.min(end, split)));
+    if (end > split) out.push(this.tail.subarray(Math.max(start, split) - split, end - split));
+  }
+
+  /** A copy of the bytes from `start` on (what is held back: small). */
+  copy(start: number): Buffer {
+    const pieces: Buffer[] = [];
+    this.slice(start, this.length, pieces);
+    return Buffer.concat(pieces);
+  }
+}
+
+/** A Transform redacting `forms` (redactionForms) from the bytes that pass through it (SecretRedactor). */
+export function redactingStream(forms: readonly string[]): Transform {
+  const redactor = new SecretRedactor(forms);
+  return new Transform({
+    transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback) {
+      for (const piece of redactor.write(chunk)) this.push(piece);
+      done();
+    },
+    flush(done: TransformCallback) {
+      for (const piece of redactor.end()) this.push(piece);
+      done();
+    },
+  });
+}
