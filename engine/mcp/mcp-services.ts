@@ -4,6 +4,7 @@ import type { Keyring } from '../platform/crypto/keyring.ts';
 import type { Logger } from '../platform/log/logger.ts';
 import type { Store } from '../platform/store/index.ts';
 import type { EndUserTokenSettings } from '../tenancy/end-user-tokens/settings.ts';
+import type { ProxySettings } from '../core/proxy/settings.ts';
 import type { McpSettings } from './settings.ts';
 
 /** What the MCP surface is built from; engine/gateway.ts wires the real ones. */
@@ -23,5 +24,7 @@ export interface McpServices {
     embeddedBaseUrl: string;
     endUserTokens: EndUserTokenSettings;
     mcp: McpSettings;
+    /** The proxy's limits, for the `<app>_request` tools. */
+    proxy: ProxySettings;
   };
 }

@@ -3,12 +3,12 @@ import { envelopeOutcome, errorOutcome, runFactsOf, type RunFacts } from '../../
 import { selectConnection } from '../../core/run/select-connection.ts';
 import { GatewayError, validationError } from '../../platform/errors/index.ts';
 import type { McpServices } from '../mcp-services.ts';
-import { CONNECTION_ARGUMENT, type ToolTarget } from '../tools/tool-set.ts';
+import { CONNECTION_ARGUMENT, type ActionTarget, type ToolTarget } from '../tools/tool-set.ts';
 import { envelopeResult, errorResult, type ToolResult } from './tool-result.ts';
 
-export interface ToolCall {
+export interface ToolCall<Target extends ToolTarget = ActionTarget> {
   companyId: string;
-  target: ToolTarget;
+  target: Target;
   /** The call's `arguments` as the client sent them. */
   arguments: unknown;
   /** Aborts when the client goes away (its stream closed, its request cancelled): the run stops. */
@@ -59,7 +59,7 @@ export async function callTool(services: McpServices, call: ToolCall): Promise<T
 }
 
 /** With two or more connections of the app in scope: the one connectionId names, and the other arguments. */
-function pickConnection(target: ToolTarget, args: unknown): { connectionId: string; args: Record<string, unknown> } | GatewayError {
+export function pickConnection(target: ToolTarget, args: unknown): { connectionId: string; args: Record<string, unknown> } | GatewayError {
   const ids = target.connections.map((c) => c.id);
   const given = args !== null && typeof args === 'object' && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
   const { [CONNECTION_ARGUMENT]: picked, ...rest } = given;

@@ -7,6 +7,7 @@ import { GatewayError } from '../../platform/errors/index.ts';
 import { PACKAGE_ROOT } from '../../platform/package-root.ts';
 import { embeddingSettings } from '../../tenancy/embedding/settings.ts';
 import { originOf } from '../../tenancy/embedding/origins.ts';
+import { callRequest } from '../calls/call-request.ts';
 import { callTool } from '../calls/call-tool.ts';
 import { callerOf, type Caller } from '../caller/caller.ts';
 import { CONNECTION_ID_HEADER, scopeOf } from '../caller/scope.ts';
@@ -86,14 +87,8 @@ export function createMcpEndpoint(services: McpServices): McpEndpoint {
     server.setRequestHandler('tools/call', async (request, ctx) => {
       const target = scope.tools.targets.get(request.params.name);
       if (!target) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `unknown tool "${request.params.name}": tools/list names the tools of the connections in scope`);
-      return await callTool(services, {
-        companyId: scope.caller.companyId,
-        target,
-        arguments: request.params.arguments,
-        signal: ctx.mcpReq.signal,
-        requestId: scope.exchange.requestId,
-        recordRun: scope.exchange.recordRun,
-      });
+      const call = { companyId: scope.caller.companyId, arguments: request.params.arguments, signal: ctx.mcpReq.signal, requestId: scope.exchange.requestId, recordRun: scope.exchange.recordRun };
+      return target.kind === 'request' ? await callRequest(services, { ...call, target }) : await callTool(services, { ...call, target });
     });
     return server;
   }
@@ -109,7 +104,10 @@ export function createMcpEndpoint(services: McpServices): McpEndpoint {
     }
     let tools: ToolSet;
     try {
-      tools = toolSetOf(services.definitions.current(), await scopeOf(services, caller, request.headers.get(CONNECTION_ID_HEADER)));
+      const connections = await scopeOf(services, caller, request.headers.get(CONNECTION_ID_HEADER));
+      // <app>_request tools: for an API key always (as /v2/proxy), for an end user where the company opened the proxy to end users.
+      const proxy = caller.kind === 'apiKey' || (await embeddingSettings(services.store, caller.companyId)).endUserProxy;
+      tools = toolSetOf(services.definitions.current(), connections, { proxy });
     } catch (error) {
       if (!(error instanceof GatewayError) || error.status >= 500) throw error;
       return jsonRpcError(400, ProtocolErrorCode.InvalidParams, error.message, id);

@@ -2,6 +2,7 @@ import type { ActionEntry, AppVersion, DefinitionsSnapshot } from '../../core/de
 import type { ConnectionRecord } from '../../platform/store/index.ts';
 import { annotationsOf, type ToolAnnotations } from './annotations.ts';
 import { inputSchemaOf, type JsonSchema, type ObjectSchema } from './input-schema.ts';
+import { requestToolOf } from './request-tool.ts';
 import { toolName } from './tool-name.ts';
 
 /** A tool as tools/list shows it. */
@@ -13,11 +14,27 @@ export interface Tool {
   annotations: ToolAnnotations;
 }
 
-/** What a tool runs: an action of a version, through one of these connections (two or more: the caller names one in connectionId). */
-export interface ToolTarget {
+/** What a tool runs, through one of these connections (two or more: the caller names one in connectionId). */
+export type ToolTarget = ActionTarget | RequestTarget;
+
+/** An action of a version. */
+export interface ActionTarget {
+  kind: 'action';
   version: AppVersion;
   action: ActionEntry;
   connections: readonly ConnectionRecord[];
+}
+
+/** A request of the caller's own to the version's API, through the proxy (request-tool.ts). */
+export interface RequestTarget {
+  kind: 'request';
+  version: AppVersion;
+  connections: readonly ConnectionRecord[];
+}
+
+/** Who sees `<app>_request` tools: API keys always, end users where the company opened the proxy to them (PUT /v2/embedding endUserProxy). */
+export interface ToolSetOptions {
+  proxy: boolean;
 }
 
 /** The tools of one scope (a set of connections) in one snapshot, in name order, and what each runs. */
@@ -37,25 +54,27 @@ const baseTools = new WeakMap<ActionEntry, Omit<Tool, 'description'> & { summary
 
 /**
  * The tools of a set of connections: one per action of the published
- * version of each connection's app, named `<app>_<action>`. Connections of
- * an app the snapshot lacks (or that has no published version) give none.
- * Cached per snapshot and scope (the connections, their apps and names), so
- * a tools/list of an unchanged scope builds nothing.
+ * version of each connection's app, named `<app>_<action>`, and with
+ * `options.proxy`, one `<app>_request` per app whose API allows the proxy.
+ * Connections of an app the snapshot lacks (or that has no published
+ * version) give none. Cached per snapshot and scope (the connections, their
+ * apps and names, the proxy), so a tools/list of an unchanged scope builds
+ * nothing.
  */
-export function toolSetOf(snapshot: DefinitionsSnapshot, connections: readonly ConnectionRecord[]): ToolSet {
+export function toolSetOf(snapshot: DefinitionsSnapshot, connections: readonly ConnectionRecord[], options: ToolSetOptions): ToolSet {
   let sets = setsBySnapshot.get(snapshot);
   if (!sets) setsBySnapshot.set(snapshot, (sets = new Map()));
-  const key = connections.map((c) => `${c.id}\u0000${c.appId}\u0000${c.name ?? ''}`).join('\u0001');
+  const key = `${options.proxy ? 'p' : '-'}\u0001${connections.map((c) => `${c.id}\u0000${c.appId}\u0000${c.name ?? ''}`).join('\u0001')}`;
   let set = sets.get(key);
   if (!set) {
     if (sets.size >= MAX_SCOPES_PER_SNAPSHOT) sets.clear();
-    set = buildToolSet(snapshot, connections);
+    set = buildToolSet(snapshot, connections, options);
     sets.set(key, set);
   }
   return set;
 }
 
-function buildToolSet(snapshot: DefinitionsSnapshot, connections: readonly ConnectionRecord[]): ToolSet {
+function buildToolSet(snapshot: DefinitionsSnapshot, connections: readonly ConnectionRecord[], options: ToolSetOptions): ToolSet {
   const byApp = new Map<string, ConnectionRecord[]>();
   for (const connection of connections) {
     const list = byApp.get(connection.appId) ?? [];
@@ -72,7 +91,12 @@ function buildToolSet(snapshot: DefinitionsSnapshot, connections: readonly Conne
       const base = baseToolOf(version, action);
       if (targets.has(base.name)) continue;
       tools.push(scoped(base, version, appConnections));
-      targets.set(base.name, { version, action, connections: appConnections });
+      targets.set(base.name, { kind: 'action', version, action, connections: appConnections });
+    }
+    const request = options.proxy ? requestToolOf(version, (name) => targets.has(name)) : null;
+    if (request && !targets.has(request.name)) {
+      tools.push(scoped(request, version, appConnections));
+      targets.set(request.name, { kind: 'request', version, connections: appConnections });
     }
   }
   tools.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
