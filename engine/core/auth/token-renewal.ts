@@ -1,5 +1,6 @@
 import { requestTokens, TokenEndpointError, type TokenResponse } from '../oauth/token-endpoint.ts';
 import { fillTemplate } from '../oauth/templates.ts';
+import { authenticateClient } from '../oauth/client-authentication.ts';
 import type { ConnectionSecrets } from '../../tenancy/connections/connections.ts';
 import { open, seal } from '../../platform/crypto/cipher.ts';
 import type { AuthEntry } from '../definitions/index.ts';
@@ -79,12 +80,7 @@ async function requestNewTokens(services: RunServices, connection: ConnectionRec
     const form: Record<string, string> = { grant_type: 'client_credentials' };
     if (definition.scopes?.length) form.scope = definition.scopes.join(definition.scopeSeparator ?? ' ');
     const headers: Record<string, string> = {};
-    if ((definition.clientAuthentication ?? 'Header') === 'Header') {
-      headers.authorization = `Basic ${Buffer.from(`${encodeURIComponent(secrets.clientId ?? '')}:${encodeURIComponent(secrets.clientSecret ?? '')}`).toString('base64')}`;
-    } else {
-      form.client_id = secrets.clientId ?? '';
-      form.client_secret = secrets.clientSecret ?? '';
-    }
+    authenticateClient(definition.clientAuthentication ?? 'Header', secrets.clientId ?? '', secrets.clientSecret, form, headers);
     return await requestTokens(services.http, fillTemplate(definition.tokenUrl, connection.metadata, `auth ${auth.id} tokenUrl`), form, headers, {
       signal,
       secrets: [secrets.clientSecret ?? ''],
@@ -96,9 +92,12 @@ async function requestNewTokens(services: RunServices, connection: ConnectionRec
     if (!secrets.refreshToken) throw new UnrenewableError('the connection has no refresh token');
     const configuration = await services.appConfigurations.require(connection.companyId, connection.appSlug);
     const form: Record<string, string> = { grant_type: 'refresh_token', refresh_token: secrets.refreshToken };
-    if (configuration.clientId) form.client_id = configuration.clientId;
-    if (configuration.clientSecret) form.client_secret = configuration.clientSecret;
-    return await requestTokens(services.http, fillTemplate(definition.refresh?.url ?? definition.tokenUrl, connection.metadata, `auth ${auth.id} refresh url`), form, {}, { signal });
+    const headers: Record<string, string> = {};
+    authenticateClient(definition.clientAuthentication ?? 'Body', configuration.clientId ?? '', configuration.clientSecret, form, headers);
+    return await requestTokens(services.http, fillTemplate(definition.refresh?.url ?? definition.tokenUrl, connection.metadata, `auth ${auth.id} refresh url`), form, headers, {
+      signal,
+      secrets: [configuration.clientSecret ?? ''],
+    });
   }
   throw GatewayError.of('TOKEN_EXCHANGE_FAILED', `a ${auth.type} auth has no token to renew`);
 }

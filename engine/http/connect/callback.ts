@@ -10,6 +10,7 @@ import { InvalidStateError, verifyState, type OAuthState } from './oauth-state.t
 import { providerText } from '../../platform/secrets/provider-text.ts';
 import { fillTemplate } from '../../core/oauth/templates.ts';
 import { requestTokens } from '../../core/oauth/token-endpoint.ts';
+import { authenticateClient } from '../../core/oauth/client-authentication.ts';
 import { renewConnection } from './renew-connection.ts';
 
 /** Where the callback sends the browser: the caller's return URL with the outcome in its query. */
@@ -55,12 +56,12 @@ export async function completeAuthorization(services: Services, query: Record<st
       grant_type: 'authorization_code',
       code: query.code,
       redirect_uri: redirectUri(services, configuration.redirectUri),
-      client_id: configuration.clientId ?? '',
     };
-    if (appSecrets.clientSecret) form.client_secret = appSecrets.clientSecret;
+    const headers: Record<string, string> = {};
+    authenticateClient(definition.clientAuthentication ?? 'Body', configuration.clientId ?? '', appSecrets.clientSecret, form, headers);
     if (codeVerifier) form.code_verifier = codeVerifier;
-    sent.push(appSecrets.clientSecret ?? '', codeVerifier ?? '');
-    const tokens = await requestTokens(services.http, fillTemplate(definition.tokenUrl, pending.metadata, `auth ${auth.id} tokenUrl`), form, {}, {
+    sent.push(appSecrets.clientSecret ?? '', codeVerifier ?? '', ...Object.values(headers));
+    const tokens = await requestTokens(services.http, fillTemplate(definition.tokenUrl, pending.metadata, `auth ${auth.id} tokenUrl`), form, headers, {
       keep: definition.tokenMetadata,
     });
     const secrets = { arguments: {}, accessToken: tokens.accessToken, ...(tokens.refreshToken ? { refreshToken: tokens.refreshToken } : {}) };

@@ -562,6 +562,10 @@ export interface OAuth2AuthorizationCodeAuth {
   authorizeParams?: {
     [k: string]: string | undefined;
   };
+  /**
+   * How the company's OAuth client id and secret reach the token endpoint, for the code exchange and every refresh: Body sends them as client_id and client_secret form fields; Header as HTTP Basic (RFC 6749 section 2.3.1), the only way Xero, Intuit, Reddit, Spotify and Fitbit accept them.
+   */
+  clientAuthentication?: 'Header' | 'Body';
   refresh?: TokenRefresh;
   /**
    * Fields of the token response kept in the connection's metadata (host variables), by metadata key: { instanceUrl: instance_url } keeps Salesforce's instance_url as metadata.instanceUrl. Read when the connection is authorized (the callback); a field the response lacks is left out, and the access and refresh tokens are never kept.
