@@ -13,6 +13,7 @@ import type { Services } from '../services.ts';
 import { signState, STATE_LIFETIME_SECONDS } from './oauth-state.ts';
 import { createPkcePair } from './pkce.ts';
 import { fillTemplate } from '../../core/oauth/templates.ts';
+import { authUrl } from '../../core/oauth/auth-url-overrides.ts';
 
 export interface AuthorizeRequest {
   companyId: string;
@@ -81,7 +82,8 @@ export async function startAuthorization(services: Services, request: AuthorizeR
     createdOn: new Date(now),
   });
 
-  const url = new URL(fillTemplate(definition.authorizeUrl, request.metadata, `auth ${auth.id} authorizeUrl`));
+  const authorizeUrl = authUrl(services.run.settings.appAuthUrls, request.appSlug, 'authorizeUrl', definition.authorizeUrl);
+  const url = new URL(fillTemplate(authorizeUrl, request.metadata, `auth ${auth.id} authorizeUrl`));
   const params = url.searchParams;
   for (const [name, value] of Object.entries(definition.authorizeParams ?? {})) params.set(name, String(value));
   params.set('response_type', 'code');

@@ -11,6 +11,7 @@ import { providerText } from '../../platform/secrets/provider-text.ts';
 import { fillTemplate } from '../../core/oauth/templates.ts';
 import { requestTokens } from '../../core/oauth/token-endpoint.ts';
 import { authenticateClient } from '../../core/oauth/client-authentication.ts';
+import { authUrl } from '../../core/oauth/auth-url-overrides.ts';
 import { renewConnection } from './renew-connection.ts';
 
 /** Where the callback sends the browser: the caller's return URL with the outcome in its query. */
@@ -61,7 +62,8 @@ export async function completeAuthorization(services: Services, query: Record<st
     authenticateClient(definition.clientAuthentication ?? 'Body', configuration.clientId ?? '', appSecrets.clientSecret, form, headers);
     if (codeVerifier) form.code_verifier = codeVerifier;
     sent.push(appSecrets.clientSecret ?? '', codeVerifier ?? '', ...Object.values(headers));
-    const tokens = await requestTokens(services.http, fillTemplate(definition.tokenUrl, pending.metadata, `auth ${auth.id} tokenUrl`), form, headers, {
+    const tokenUrl = authUrl(services.run.settings.appAuthUrls, state.appSlug, 'tokenUrl', definition.tokenUrl);
+    const tokens = await requestTokens(services.http, fillTemplate(tokenUrl, pending.metadata, `auth ${auth.id} tokenUrl`), form, headers, {
       keep: definition.tokenMetadata,
     });
     const secrets = { arguments: {}, accessToken: tokens.accessToken, ...(tokens.refreshToken ? { refreshToken: tokens.refreshToken } : {}) };
