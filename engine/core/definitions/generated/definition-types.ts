@@ -240,9 +240,9 @@ export interface Argument {
   component?: string;
   multipleValues?: MultipleValues;
   /**
-   * On a String: the form the value must have: email (one @, a local part, a domain with a dot, no spaces), uri (an absolute URI with a scheme), date-time (RFC 3339 with seconds and a zone); the value is sent as given. On a Date: how the date is sent: ISO8601 (2024-05-01T12:00:00Z), Date (2024-05-01), UnixSeconds or UnixMilliseconds. Each set only on its own type (with multipleValues, the values' type).
+   * On a String: the form the value must have: email (one @, a local part, a domain with a dot, no spaces), uri (an absolute URI with a scheme), date-time (RFC 3339 with seconds and a zone); the value is sent as given. On a Date: how the date is sent: ISO8601 (2024-05-01T12:00:00Z), Date (2024-05-01), UnixSeconds, UnixMilliseconds, or HttpDate (RFC 9110 IMF-fixdate, Sat, 31 Oct 2026 23:00:00 GMT, for headers such as If-Modified-Since). Each set only on its own type (with multipleValues, the values' type).
    */
-  format?: 'ISO8601' | 'Date' | 'UnixSeconds' | 'UnixMilliseconds' | 'email' | 'uri' | 'date-time';
+  format?: 'ISO8601' | 'Date' | 'UnixSeconds' | 'UnixMilliseconds' | 'HttpDate' | 'email' | 'uri' | 'date-time';
   list?: ListSettings;
 }
 /**
