@@ -96,6 +96,7 @@ export async function buildOutboundRequest(input: BuildRequestInput, deps: Argum
     request: { method: action.method, url, query: parts.query, headers, body: parts.hasBody ? parts.body : undefined },
     arguments: Object.fromEntries(checked),
     variables,
+    baseUrl,
   };
 }
 

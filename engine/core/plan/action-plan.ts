@@ -201,6 +201,7 @@ export class ActionPlan {
       request: { method: action.method, url, query: parts.query, headers, body: parts.hasBody ? parts.body : undefined },
       arguments: Object.fromEntries(checked),
       variables,
+      baseUrl,
     };
   }
 }

@@ -418,6 +418,20 @@ export interface CursorPagination {
    * The next page's token, read from the response (e.g. body.response_metadata.next_cursor); empty or missing on the last page. Without it, the response mapping's meta.cursor is the token.
    */
   next?: string;
+  nextRequest?: NextPageRequest;
+}
+/**
+ * When the next page is another request (Dropbox's files/list_folder/continue): a run given a cursor sends this method to baseUrl + path with the cursor alone at location and key; none of the action's Query, Body or Param arguments go with it (its Header arguments, the API's headers and the auth do). Without it, the cursor is sent with the action's own request.
+ */
+export interface NextPageRequest {
+  /**
+   * The method of the next-page request; the action's own when left out.
+   */
+  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /**
+   * Appended to the API's baseUrl, as an action's path is; fixed (no :params).
+   */
+  path: string;
 }
 /**
  * The next page is a URL the app gives: in the Link header (rel="next") or in the body. The engine requests it as the whole next request (the action's method, auth applied); it must be on the origin of the API's baseUrl. Exactly one of from and next.
@@ -485,6 +499,10 @@ export interface PagePagination {
    * The number of the first page (the one sent without a cursor).
    */
   firstPage?: number;
+  /**
+   * true: the first request (sent without a cursor) carries pageKey = firstPage too, for APIs that answer every record at once, unpaged, when the page is left out (Xero). An argument of the action that sets pageKey itself wins.
+   */
+  sendFirstPage?: boolean;
   /**
    * The query parameter or body field of the page size: a page with fewer rows is the last.
    */
