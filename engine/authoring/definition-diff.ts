@@ -98,6 +98,7 @@ function compareVersions(was: AppVersion, now: AppVersion, emit: Emit): void {
   if (a.baseUrl !== b.baseUrl) api(`baseUrl ${a.baseUrl} → ${b.baseUrl}`, 'noted');
   if (!same(a.headers, b.headers)) api(`headers ${shown(a.headers)} → ${shown(b.headers)}`, 'noted');
   if (was.api.bodyEncoding !== now.api.bodyEncoding) api(`bodyEncoding ${was.api.bodyEncoding} → ${now.api.bodyEncoding}`, 'noted');
+  if ((a.arrayStyle ?? 'Indices') !== (b.arrayStyle ?? 'Indices')) api(`arrayStyle ${a.arrayStyle ?? 'Indices'} → ${b.arrayStyle ?? 'Indices'}: arrays in form bodies are written another way`, 'noted');
   if (was.api.timeoutMs !== now.api.timeoutMs) api(`timeoutMs ${was.api.timeoutMs} → ${now.api.timeoutMs}`, 'compatible');
   const { when: _wasWhen, giveUpWhen: _wasGiveUp, ...wasRetry } = was.api.retry;
   const { when: _nowWhen, giveUpWhen: _nowGiveUp, ...nowRetry } = now.api.retry;

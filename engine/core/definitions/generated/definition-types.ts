@@ -125,6 +125,10 @@ export interface ApiDefinition {
    */
   bodyEncoding?: 'Json' | 'Form';
   /**
+   * How an array is written in a Form body (bodyEncoding: Form): Indices o:tag[0]=a&o:tag[1]=b (Rails, PHP, Stripe), Brackets o:tag[]=a&o:tag[]=b, Repeat o:tag=a&o:tag=b (Mailgun, most servlet and Go servers), Comma o:tag=a,b. Arrays of objects or arrays are always written with indices. An argument's own arrayStyle wins for its field.
+   */
+  arrayStyle?: 'Indices' | 'Brackets' | 'Repeat' | 'Comma';
+  /**
    * Ids of the auths (files in auths/) a connection to this version may use; the first is the default.
    *
    * @minItems 1
@@ -243,6 +247,10 @@ export interface Argument {
    * On a String: the form the value must have: email (one @, a local part, a domain with a dot, no spaces), uri (an absolute URI with a scheme), date-time (RFC 3339 with seconds and a zone); the value is sent as given. On a Date: how the date is sent: ISO8601 (2024-05-01T12:00:00Z), Date (2024-05-01), UnixSeconds, UnixMilliseconds, or HttpDate (RFC 9110 IMF-fixdate, Sat, 31 Oct 2026 23:00:00 GMT, for headers such as If-Modified-Since). Each set only on its own type (with multipleValues, the values' type).
    */
   format?: 'ISO8601' | 'Date' | 'UnixSeconds' | 'UnixMilliseconds' | 'HttpDate' | 'email' | 'uri' | 'date-time';
+  /**
+   * A Body argument of an API whose bodyEncoding is Form: how its array values are written, instead of the API's arrayStyle. How an array is written in a Form body (bodyEncoding: Form): Indices o:tag[0]=a&o:tag[1]=b (Rails, PHP, Stripe), Brackets o:tag[]=a&o:tag[]=b, Repeat o:tag=a&o:tag=b (Mailgun, most servlet and Go servers), Comma o:tag=a,b. Arrays of objects or arrays are always written with indices.
+   */
+  arrayStyle?: 'Indices' | 'Brackets' | 'Repeat' | 'Comma';
   list?: ListSettings;
 }
 /**
