@@ -254,17 +254,41 @@ export interface Argument {
   list?: ListSettings;
 }
 /**
- * Escapes the value before sending (for example quotes inside a query language string): every character in characters gets prefix written before it.
+ * Escapes the value (each value, with multipleValues) wherever the request uses it: sent as it is, seen by a mapper (its own, as value, and every other, in arguments) and filled into a {{placeholder}}. One way, by its properties: characters with prefix (prefix written before each of characters); style Sql (each quote doubled, O'Brien to O''Brien); style Backslash (a backslash before each of characters and before every backslash); or pairs (each from replaced by its to, the longest first, in one pass).
  */
 export interface EscapeSettings {
   /**
-   * The characters to escape, e.g. a single quote.
+   * The characters to escape: with prefix, those prefixed; with style Sql, the quotes doubled (default '); with style Backslash, those backslashed besides the backslash itself (default ' and ").
    */
-  characters: string;
+  characters?: string;
   /**
-   * What is written before each escaped character: a backslash, or the character itself to double it (SQL).
+   * With characters: what is written before each of them, e.g. a backslash, or the character itself to double it (SQL).
    */
-  prefix: string;
+  prefix?: string;
+  /**
+   * A common way: Sql doubles each quote of characters (default '); Backslash writes a backslash before each of characters (default ' and ") and before every backslash, so the value cannot end its quotes with one of its own.
+   */
+  style?: 'Sql' | 'Backslash';
+  /**
+   * Custom escapes: each from in the value is replaced by its to, the longest from first, in one pass over the value (what one pair writes is not escaped again).
+   *
+   * @minItems 1
+   * @maxItems 64
+   */
+  pairs?: [EscapePair, ...EscapePair[]];
+}
+/**
+ * One escape: from is replaced by to.
+ */
+export interface EscapePair {
+  /**
+   * The text to replace (one or a few characters).
+   */
+  from: string;
+  /**
+   * What is written instead.
+   */
+  to: string;
 }
 /**
  * The argument takes a list of single values (e.g. several email addresses).
