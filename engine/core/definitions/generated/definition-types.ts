@@ -624,6 +624,13 @@ export interface OAuth2AuthorizationCodeAuth {
     [k: string]: string | undefined;
   };
   /**
+   * Query parameters of the provider's redirect to the callback kept in the connection's metadata (host variables), by metadata key: { realmId: realmId } keeps QuickBooks' realmId. A parameter the redirect lacks is left out; code and state are never kept; each value is at most 1000 characters. The Connect page does not ask for these keys.
+   */
+  callbackMetadata?: {
+    [k: string]: string | undefined;
+  };
+  postAuthorization?: PostAuthorization;
+  /**
    * The header that carries the access token on every call (Shopify: X-Shopify-Access-Token).
    */
   header?: string;
@@ -648,6 +655,47 @@ export interface TokenRefresh {
    * The refresh endpoint when it is not tokenUrl.
    */
   url?: string;
+}
+/**
+ * A request made once the tokens are in, with the new access token, whose answer gives connection metadata: Xero's tenant from GET https://api.xero.com/connections, Atlassian's cloud id from accessible-resources. When it gives several accounts (options), the end user chooses one on the Connect page (choice: EndUser), or the first is taken (choice: First).
+ */
+export interface PostAuthorization {
+  /**
+   * The method of the request; GET when left out.
+   */
+  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /**
+   * Where the request goes; {{key}} placeholders name metadata known by then (given at authorize, kept from the callback or the token response).
+   */
+  url: string;
+  headers?: Headers1;
+  /**
+   * A JSONata expression over the answer ({status, headers, body}) giving the accounts the grant reaches: an array (several), an object (one) or nothing (none: the authorization fails, naming the request). The whole body when left out. At most 100 are kept.
+   */
+  options?: string;
+  /**
+   * What the connection keeps of the chosen account, by metadata key: a JSONata expression over one option each. A value that is not text, a number or a boolean is left out.
+   */
+  metadata: {
+    [k: string]: string | undefined;
+  };
+  /**
+   * A JSONata expression over one option: the name an end user chooses it by on the Connect page. The option's first metadata value when left out.
+   */
+  label?: string;
+  /**
+   * Who picks when there are several options: EndUser (the Connect page asks; GET and POST /v2/connect/choices/{choiceId}) or First (the first option, by rule). One option is always taken as it is.
+   */
+  choice?: 'EndUser' | 'First';
+}
+/**
+ * Headers of the request besides the access token (sent as the auth's header and prefix say) and Accept: application/json.
+ */
+export interface Headers1 {
+  /**
+   * The header's value.
+   */
+  [k: string]: string | undefined;
 }
 /**
  * OAuth 2.0 client credentials grant: machine-to-machine, the connection holds a client id and secret.
@@ -819,7 +867,7 @@ export interface CredentialExchangeAuth {
    */
   url: string;
   originVariables?: OriginVariables1;
-  headers?: Headers1;
+  headers?: Headers2;
   /**
    * The JSON body of the exchange request; string values may contain {{key}} placeholders.
    */
@@ -842,7 +890,7 @@ export interface CredentialExchangeAuth {
 /**
  * Headers of the exchange request.
  */
-export interface Headers1 {
+export interface Headers2 {
   /**
    * The header's value.
    */
