@@ -115,5 +115,3 @@ export function asText(value: unknown): string {
   if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
   return JSON.stringify(value) ?? '';
 }
-
-export { escapeText };

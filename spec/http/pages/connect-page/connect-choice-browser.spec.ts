@@ -68,7 +68,7 @@ describe('the Connect page: values asked before the redirect, and the choice of 
     await cleanupDefs?.();
   });
 
-  async function openPage(viewport = DESKTOP): Promise<WatchedPage> {
+  async function openPage(viewport: { width: number; height: number } = DESKTOP): Promise<WatchedPage> {
     const watched = await watchedPage(browser, gw.url, viewport);
     await watched.page.goto(`${gw.url}/connect#token=${await freshToken()}`, { waitUntil: 'load' });
     await watched.page.waitForSelector('#apps-section:not([hidden])');
