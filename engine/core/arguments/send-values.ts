@@ -76,9 +76,13 @@ async function escapeAndMap(node: ArgumentNode, value: unknown, field: string, c
   return mapped;
 }
 
-/** Whether escaping applies anywhere in an argument's tree. */
+const escaping = new WeakMap<ArgumentNode, boolean>();
+
+/** Whether escaping applies anywhere in an argument's tree (worked out once per node: a plan's nodes live as long as it). */
 export function escapes(node: ArgumentNode): boolean {
-  return node.arg.escape !== undefined || node.children.some(escapes);
+  let found = escaping.get(node);
+  if (found === undefined) escaping.set(node, (found = node.arg.escape !== undefined || node.children.some(escapes)));
+  return found;
 }
 
 /**
