@@ -16,6 +16,7 @@ import { compactionLogging } from './platform/store/embedded/compaction-log.ts';
 import { acquireDataDirLock } from './platform/store/embedded/data-dir-lock.ts';
 import { openStore, type Store } from './platform/store/index.ts';
 import { logBaseUrlOverrides } from './core/run/base-url-override.ts';
+import { logAuthUrlOverrides } from './core/oauth/auth-url-overrides.ts';
 import { runActionForLookups } from './core/run/run-for-lookup.ts';
 import type { RunSettings } from './core/run/run-services.ts';
 import { tenantRunServices } from './core/run/tenant-run-services.ts';
@@ -84,6 +85,7 @@ export async function startGateway(config: Config, logger: Logger, overrides: Ga
   const stopWatching = await watchDefinitions(definitions, logger);
   await definitions.reload('start');
   logBaseUrlOverrides(config.appBaseUrls, loadedSnapshot(definitions), logger);
+  logAuthUrlOverrides(config.appAuthUrls, loadedSnapshot(definitions), logger);
   let shuttingDown: string | null = null;
   const shutdownCheck: ReadinessCheck = { name: 'lifecycle', check: async () => shuttingDown };
   const readiness: ReadinessCheck[] = [shutdownCheck, definitions.readinessCheck(), secretsReadableCheck(store, keyring)];
@@ -224,7 +226,7 @@ function logBootstrap(outcome: BootstrapOutcome, logger: Logger): void {
   }
 }
 
-/** What a run reads of the configuration: APP_BASE_URLS, REQUEST_TIMEOUT_MS as the cap of its waits, TOKEN_RETRY_*. */
-export function runSettings(config: Pick<Config, 'appBaseUrls' | 'server' | 'tokenRetry'>): RunSettings {
-  return { appBaseUrls: config.appBaseUrls, maxWaitMs: config.server.requestTimeoutMs, tokenRetry: config.tokenRetry };
+/** What a run reads of the configuration: APP_BASE_URLS, APP_AUTH_URLS, REQUEST_TIMEOUT_MS as the cap of its waits, TOKEN_RETRY_*. */
+export function runSettings(config: Pick<Config, 'appBaseUrls' | 'appAuthUrls' | 'server' | 'tokenRetry'>): RunSettings {
+  return { appBaseUrls: config.appBaseUrls, appAuthUrls: config.appAuthUrls, maxWaitMs: config.server.requestTimeoutMs, tokenRetry: config.tokenRetry };
 }

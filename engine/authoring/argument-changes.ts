@@ -77,6 +77,8 @@ function argumentChanges(was: Argument, arg: Argument): Found[] {
   field('allowSlashes', 'noted');
   // The same fields move between the top level of the body and a field of it: what the app receives changes.
   field('asBody', 'breaking');
+  // The same values reach the app written another way (o:tag=a&o:tag=b instead of o:tag[0]=a): it may read them otherwise.
+  field('arrayStyle', 'noted');
   field('label', 'compatible');
   field('description', 'compatible');
   field('component', 'compatible');

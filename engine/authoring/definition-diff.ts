@@ -102,6 +102,7 @@ function compareVersions(was: AppVersion, now: AppVersion, emit: Emit): void {
   if (a.baseUrl !== b.baseUrl) api(`baseUrl ${a.baseUrl} → ${b.baseUrl}`, 'noted');
   if (!same(a.headers, b.headers)) api(`headers ${shown(a.headers)} → ${shown(b.headers)}`, 'noted');
   if (was.api.bodyEncoding !== now.api.bodyEncoding) api(`bodyEncoding ${was.api.bodyEncoding} → ${now.api.bodyEncoding}`, 'noted');
+  if ((a.arrayStyle ?? 'Indices') !== (b.arrayStyle ?? 'Indices')) api(`arrayStyle ${a.arrayStyle ?? 'Indices'} → ${b.arrayStyle ?? 'Indices'}: arrays in form bodies are written another way`, 'noted');
   if (was.api.timeoutMs !== now.api.timeoutMs) api(`timeoutMs ${was.api.timeoutMs} → ${now.api.timeoutMs}`, 'compatible');
   const { when: _wasWhen, giveUpWhen: _wasGiveUp, ...wasRetry } = was.api.retry;
   const { when: _nowWhen, giveUpWhen: _nowGiveUp, ...nowRetry } = now.api.retry;
@@ -115,6 +116,8 @@ function compareVersions(was: AppVersion, now: AppVersion, emit: Emit): void {
   if (was.api.pagination && !now.api.pagination) api('pagination removed: cursors clients hold are no longer sent', 'breaking');
   else if (was.api.pagination && now.api.pagination && was.api.pagination.type !== now.api.pagination.type) {
     api(`pagination type ${was.api.pagination.type} → ${now.api.pagination.type}: cursors clients hold are refused`, 'breaking');
+  } else if (was.api.pagination && now.api.pagination) {
+    for (const what of paginationFieldChanges(was.api.pagination, now.api.pagination)) api(what, 'noted');
   } else if (!same(was.api.pagination, now.api.pagination)) api(`pagination ${shown(was.api.pagination)} → ${shown(now.api.pagination)}`, 'noted');
   compareProxy(proxyRulesOf(a), proxyRulesOf(b), api);
   if (a.appError !== b.appError) api(`default appError mapping ${a.appError === undefined ? 'added' : b.appError === undefined ? 'removed' : 'changed'}: check meta.appError of failed calls`, 'noted');
@@ -178,7 +181,18 @@ function comparePagination(where: string, was: ActionEntry, now: ActionEntry, be
   const kind = (action: ActionEntry) => action.pagination?.definition.type ?? (action.definition.pagination?.type === 'None' ? 'None' : undefined);
   const [from, to] = [kind(was), kind(now)];
   if (from !== undefined && from !== to) emit({ subject: 'action', where, change: 'changed', severity: 'breaking', what: `pagination ${from} → ${to ?? 'none'}: cursors clients hold are refused` });
-  else emit({ subject: 'action', where, change: 'changed', severity: 'noted', what: `pagination ${shown(before)} → ${shown(after)}` });
+  else if (before && after && (before as { type?: string }).type === (after as { type?: string }).type) {
+    for (const what of paginationFieldChanges(before as object, after as object)) emit({ subject: 'action', where, change: 'changed', severity: 'noted', what });
+  } else emit({ subject: 'action', where, change: 'changed', severity: 'noted', what: `pagination ${shown(before)} → ${shown(after)}` });
+}
+
+/** A pagination of the same kind on both sides, property by property: `pagination.sendFirstPage (none) → true`. */
+function paginationFieldChanges(before: object, after: object): string[] {
+  const a = before as Record<string, unknown>;
+  const b = after as Record<string, unknown>;
+  return union(Object.keys(a), Object.keys(b))
+    .filter((key) => !same(a[key], b[key]))
+    .map((key) => `pagination.${key} ${shown(a[key])} → ${shown(b[key])}`);
 }
 
 function union<T>(a: Iterable<T>, b: Iterable<T>): T[] {

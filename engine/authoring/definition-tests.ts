@@ -317,6 +317,11 @@ export function compareOutcome(testCase: DefinitionCase, outcome: RunOutcome | {
   const result: Difference[] = [];
   if (expected.success !== undefined) result.push(...differences('expect.success', expected.success, envelope.success));
   if (expected.data !== undefined) result.push(...differences('expect.data', expected.data, envelope.data));
-  if (expected.meta !== undefined) result.push(...differences('expect.meta', expected.meta, envelope.meta, 'subset'));
+  if (expected.meta !== undefined) {
+    // meta.appError is a subset too (docs/definitions.md): a case names the fields it cares about (its code, say), not the app's whole message.
+    const { appError, ...rest } = expected.meta;
+    result.push(...differences('expect.meta', rest, envelope.meta, 'subset'));
+    if (Object.hasOwn(expected.meta, 'appError')) result.push(...differences('expect.meta.appError', appError, (envelope.meta as Record<string, unknown>).appError ?? MISSING, 'subset'));
+  }
   return result;
 }

@@ -47,9 +47,16 @@ function join(path: string, key: string): string {
   return path ? (part.startsWith('"') ? `${path}[${part}]` : `${path}.${part}`) : part;
 }
 
-/** `path: expected X, got Y`, values as compact JSON, long ones shortened. */
+/**
+ * `path: expected X, got Y`, values as compact JSON, long ones shortened. A
+ * side that is not there says so by what the path names: `expected no such
+ * field, got "x"` for a key the case does not list, `got no such item` for an
+ * array item the run did not return.
+ */
 export function formatDifference(difference: Difference): string {
-  return `${difference.path}: expected ${shown(difference.expected)}, got ${shown(difference.actual)}`;
+  const absent = /\[\d+\]$/.test(difference.path) ? 'no such item' : 'no such field';
+  const side = (value: unknown) => (value === MISSING ? absent : shown(value));
+  return `${difference.path}: expected ${side(difference.expected)}, got ${side(difference.actual)}`;
 }
 
 const MAX_SHOWN = 160;

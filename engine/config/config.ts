@@ -3,6 +3,7 @@ import { definitionsSettingsFromEnv, type DefinitionsSettings } from '../core/de
 import { mappingLimitsFromEnv, type MappingLimits } from '../core/mapping/limits.ts';
 import { appBaseUrlsFromEnv } from '../core/run/app-base-urls.ts';
 import { proxySettingsFromEnv, type ProxySettings } from '../core/proxy/settings.ts';
+import { appAuthUrlsFromEnv, type AppAuthUrls } from '../core/oauth/auth-url-overrides.ts';
 import { tokenRetryFromEnv, type TokenRetrySettings } from '../core/auth/token-retry.ts';
 import { metricsSettingsFromEnv, type MetricsSettings } from '../http/observability/metrics-settings.ts';
 import { httpServerSettingsFromEnv, type HttpServerSettings } from '../http/server/settings.ts';
@@ -50,6 +51,8 @@ export interface Config extends StoreSettings, DefinitionsSettings {
   egressAllow: EgressAllowList;
   /** APP_BASE_URLS: base URLs replacing api.yaml's, by app slug (a local stand-in for testing); still held to the egress policy. */
   appBaseUrls: Readonly<Record<string, string>>;
+  /** APP_AUTH_URLS: OAuth authorize, token, refresh and post-authorization URLs replacing the auths' own, by app slug (a local stand-in); still held to the egress policy. */
+  appAuthUrls: AppAuthUrls;
   /** Retries of a token endpoint that fails transiently (TOKEN_RETRY_*). */
   tokenRetry: TokenRetrySettings;
   /** Guardrails of every JSONata mapping evaluation (MAPPING_*). */
@@ -98,6 +101,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     outbound: outboundSettingsFromEnv(env),
     egressAllow: egressAllowFromEnv(env),
     appBaseUrls: appBaseUrlsFromEnv(env),
+    appAuthUrls: appAuthUrlsFromEnv(env),
     tokenRetry: tokenRetryFromEnv(env),
     mapping: mappingLimitsFromEnv(env),
     publicBaseUrl,

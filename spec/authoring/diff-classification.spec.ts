@@ -309,12 +309,65 @@ const CASES: Case[] = [
   {
     change: "the API's pagination key changed",
     head: (f) => (f.get(`${V1}/api.yaml`).pagination.key = 'after'),
-    expected: [['noted', 'api', 'pagination {"type":"Cursor","location":"Query","key":"cursor"} → {"type":"Cursor","location":"Query","key":"after"}']],
+    expected: [['noted', 'api', 'pagination.key cursor → after']],
   },
   {
     change: "an action's own pagination added, of the API's kind",
     head: (f) => (f.get(`${V1}/actions/list-lists.yaml`).pagination = { type: 'Cursor', location: 'Query', key: 'cursor', next: 'body.next' }),
     expected: [['noted', 'action list-lists', 'pagination (none) → {"type":"Cursor","location":"Query","key":"cursor","next"...']],
+  },
+  {
+    change: 'an OAuth auth sends its client as Basic, keeps a callback parameter and asks the provider for its accounts',
+    base: (f) => {
+      f.set(`${V1}/auths/oauth2.yaml`, { type: 'OAuth2AuthorizationCode', id: 'oauth2', authorizeUrl: 'https://login.acme.example/authorize', tokenUrl: 'https://login.acme.example/token' });
+      f.get(`${V1}/api.yaml`).auths.push('oauth2');
+    },
+    head: (f) =>
+      Object.assign(f.get(`${V1}/auths/oauth2.yaml`), {
+        clientAuthentication: 'Header',
+        callbackMetadata: { realmId: 'realmId' },
+        postAuthorization: { url: 'https://api.acme.example/connections', metadata: { tenantId: 'tenantId' } },
+      }),
+    expected: [
+      ['noted', 'auth oauth2', 'callbackMetadata (none) → {"realmId":"realmId"}'],
+      ['noted', 'auth oauth2', 'clientAuthentication (none) → Header'],
+      ['noted', 'auth oauth2', 'postAuthorization (none) → {"url":"https://api.acme.example/connections","metadata":...'],
+    ],
+  },
+  {
+    change: 'an escape of another style, a date sent as an HTTP date',
+    head: (f) => {
+      argument(f, 'list-contacts', 'tags').escape = { style: 'Sql' };
+      argument(f, 'create-contact', 'birthday').format = 'HttpDate';
+    },
+    expected: [
+      ['noted', 'action create-contact, argument birthday', 'format Date → HttpDate'],
+      ['noted', 'action list-contacts, argument tags', 'escape (none) → {"style":"Sql"}'],
+    ],
+  },
+  {
+    change: 'arrays of a form body written another way, by the API and by an argument',
+    base: (f) => (f.get(`${V1}/api.yaml`).bodyEncoding = 'Form'),
+    head: (f) => {
+      f.get(`${V1}/api.yaml`).arrayStyle = 'Repeat';
+      argument(f, 'create-contact', 'birthday').arrayStyle = 'Comma';
+    },
+    expected: [
+      ['noted', 'api', 'arrayStyle Indices → Repeat: arrays in form bodies are written another way'],
+      ['noted', 'action create-contact, argument birthday', 'arrayStyle (none) → Comma'],
+    ],
+  },
+  {
+    change: "a page pagination that sends its first page, a cursor's next page another request",
+    base: (f) => (f.get(`${V1}/actions/list-lists.yaml`).pagination = { type: 'Page', location: 'Query', pageKey: 'page' }),
+    head: (f) => {
+      f.get(`${V1}/actions/list-lists.yaml`).pagination.sendFirstPage = true;
+      f.get(`${V1}/api.yaml`).pagination.nextRequest = { method: 'POST', path: '/contacts/continue' };
+    },
+    expected: [
+      ['noted', 'api', 'pagination.nextRequest (none) → {"method":"POST","path":"/contacts/continue"}'],
+      ['noted', 'action list-lists', 'pagination.sendFirstPage (none) → true'],
+    ],
   },
   {
     change: 'an action no longer pages',

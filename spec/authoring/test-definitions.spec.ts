@@ -87,7 +87,7 @@ describe('npm run test:definitions', function () {
         '    request.query.limit: expected "3", got "2"',
         '    request.headers.authorization: expected "Bearer other-key", got "Bearer test-key"',
         '    expect.data[0].name: expected "Primero", got "First"',
-        '    expect.data[1]: expected (nothing), got {"id":2,"name":"Second"}',
+        '    expect.data[1]: expected no such item, got {"id":2,"name":"Second"}',
         '    expect.meta.cursor: expected "abd", got "abc"',
         '✘ acme-crm draft list-items: refuses a page size that is not a number',
         `    at ${CASES}:18`,
@@ -188,6 +188,31 @@ describe('npm run test:definitions', function () {
     expect(run.stdout).to.match(/\n1 passed, 1 failed\n$/);
   });
 
+  it('compares expect.meta.appError as a subset: fields the case does not list are not differences', async () => {
+    await scaffold();
+    const base = 'connection:\n      credentials: { apiKey: k }\n';
+    await fs.writeFile(
+      path.join(tmp.dir, CASES),
+      `cases:
+  - name: names only the code of the app's error
+    ${base}    response: { status: 404, body: { message: gone } }
+    expect: { success: false, meta: { appError: { code: HTTP_404 } } }
+  - name: names a code and a status that differ
+    ${base}    response: { status: 404, body: { message: gone } }
+    expect: { success: false, meta: { appError: { code: NOT_FOUND, status: 404, details: { why: gone } } } }
+`,
+    );
+    const run = await runScript('test-definitions.ts', [], { cwd: tmp.dir });
+    expect(run.stdout.split('\n').slice(0, 6)).to.deep.equal([
+      "✔ acme-crm draft list-items: names only the code of the app's error",
+      '✘ acme-crm draft list-items: names a code and a status that differ',
+      `    at ${CASES}:7`,
+      '    expect.meta.appError.code: expected "NOT_FOUND", got "HTTP_404"',
+      '    expect.meta.appError.details: expected {"why":"gone"}, got no such field',
+      '1 passed, 1 failed',
+    ]);
+  });
+
   it('runs the retry policy as written but never really waits: a 20 s Retry-After and a reset 8 s away pass at once', async () => {
     await scaffold();
     const api = path.join(tmp.dir, 'definitions/acme-crm/versions/draft/api.yaml');
@@ -252,15 +277,15 @@ describe('offline test cases: the structural diff', () => {
     const found = differences('expect.data', [{ id: 1, tags: ['a'], 'odd key': 1 }], [{ id: '1', tags: ['a', 'b'], extra: null }]);
     expect(found.map(formatDifference)).to.deep.equal([
       'expect.data[0].id: expected 1, got "1"',
-      'expect.data[0].tags[1]: expected (nothing), got "b"',
-      'expect.data[0]["odd key"]: expected 1, got (nothing)',
-      'expect.data[0].extra: expected (nothing), got null',
+      'expect.data[0].tags[1]: expected no such item, got "b"',
+      'expect.data[0]["odd key"]: expected 1, got no such field',
+      'expect.data[0].extra: expected no such field, got null',
     ]);
   });
 
   it('compares only the listed keys of a subset', () => {
     expect(differences('expect.meta', { cursor: 'a' }, { cursor: 'a', retries: 0 }, 'subset')).to.deep.equal([]);
-    expect(differences('expect.meta', { cursor: 'a' }, { retries: 0 }, 'subset').map(formatDifference)).to.deep.equal(['expect.meta.cursor: expected "a", got (nothing)']);
+    expect(differences('expect.meta', { cursor: 'a' }, { retries: 0 }, 'subset').map(formatDifference)).to.deep.equal(['expect.meta.cursor: expected "a", got no such field']);
   });
 
   it('parses a case file into cases with their lines and the exchanges in order', () => {

@@ -33,7 +33,8 @@
 // OAUTH APPS open the provider in a popup named 'gateway-connect-oauth' through
 // GET /v2/connect/{app}/authorize?returnUrl=<this origin>/connect/oauth-return (a reconnect through
 // GET /v2/end-user/connections/{id}/reauthorize); the return page posts {source: 'gateway-connect-oauth',
-// version: 1, connectionId} or {..., error, description} back to this page (same origin) and closes. When the
+// version: 1, connectionId}, {..., choiceId} (the grant reaches several accounts: the page then shows a step to choose
+// one, GET and POST /v2/connect/choices/{choiceId}) or {..., error, description} back to this page (same origin) and closes. When the
 // browser blocks the popup the page offers a redirect instead; the return page then comes back to /connect.
 
 const PROTOCOL = 'gateway-connect';
@@ -466,7 +467,9 @@ function showFormError(summary, error) {
 // ---------------------------------------------------------------------------------------------------- OAuth
 
 function oauthStep(app, auth, connection) {
-  const metadataArguments = connection ? [] : app.metadataArguments.filter((a) => !a.hidden);
+  // Asked before the redirect (Shopify's shop); what the authorization itself gives (QuickBooks' realmId) is not.
+  const given = auth.authorizationMetadata ?? [];
+  const metadataArguments = connection ? [] : app.metadataArguments.filter((a) => !a.hidden && !given.includes(a.key));
   const summary = el('div', { class: 'form-errors', role: 'alert', hidden: true, tabindex: '-1' });
   const submit = el('button', { type: 'submit', class: 'button' }, `Continue to ${app.name}`);
   const form = el(
@@ -519,7 +522,13 @@ function waitForPopup(popup) {
       if (event.origin !== location.origin || event.source !== popup) return;
       const data = event.data;
       if (!data || data.source !== OAUTH_PROTOCOL || data.version !== 1) return;
-      done(typeof data.connectionId === 'string' ? { connectionId: data.connectionId } : { error: String(data.error), description: String(data.description) });
+      done(
+        typeof data.connectionId === 'string'
+          ? { connectionId: data.connectionId }
+          : typeof data.choiceId === 'string'
+            ? { choiceId: data.choiceId }
+            : { error: String(data.error), description: String(data.description) },
+      );
     };
     window.addEventListener('message', onMessage);
     // A window closed without an answer: the end user gave up.
@@ -543,12 +552,71 @@ async function oauthOutcome(result, connection, app) {
           : `The connection was not made: ${result.description} (${result.error})`;
     return showStepOrAlert(text);
   }
+  if (result.choiceId) return chooseAccount(result.choiceId, connection, app);
   await refresh();
   const shown = state.connections.find((c) => c.id === result.connectionId);
   const reconnect = Boolean(connection);
   if (shown) post(reconnect ? 'reconnected' : 'connected', { connection: shown });
   closeStep();
   announce(`${appName(shown?.appSlug ?? app?.slug ?? '')} is ${reconnect ? 'reconnected' : 'connected'}.`);
+}
+
+// ---------------------------------------------------------------------------------------------------- account choice
+
+/**
+ * The provider's grant reaches several accounts (Xero organisations): a step of its own, one radio button per
+ * account (arrows move between them, Space or Enter on the button connects), then POST the choice.
+ */
+async function chooseAccount(choiceId, connection, app) {
+  let choice;
+  try {
+    choice = (await api(`/v2/connect/choices/${encodeURIComponent(choiceId)}`)).data;
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 401) return fatal(error.message, 'UNAUTHORIZED');
+    return showStepOrAlert(error instanceof ApiError ? error.message : 'Something went wrong. Try again.');
+  }
+  const name = app?.name ?? appName(choice.appSlug);
+  const summary = el('div', { class: 'form-errors', role: 'alert', hidden: true, tabindex: '-1' });
+  const submit = el('button', { type: 'submit', class: 'button' }, connection ? 'Reconnect' : 'Connect');
+  const options = choice.options.map((option, i) =>
+    el(
+      'div',
+      { class: 'field checkbox' },
+      // Label first, as field() writes a checkbox: .field.checkbox lays them out in reverse, the radio before its name.
+      el('label', { for: `choice-${option.id}` }, option.label),
+      el('input', { type: 'radio', name: 'optionId', id: `choice-${option.id}`, value: option.id, checked: i === 0, required: true }),
+    ),
+  );
+  const form = el(
+    'form',
+    { novalidate: true, class: 'connect-form choose-account', 'data-choice': choice.id },
+    el('p', {}, `Your ${name} sign-in gives access to ${choice.options.length} accounts. Choose the one to connect.`),
+    summary,
+    el('fieldset', {}, el('legend', {}, `${name} account`), ...options),
+    el('div', { class: 'actions' }, submit, el('button', { type: 'button', class: 'button secondary', onclick: () => closeStep() }, 'Cancel')),
+  );
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    summary.hidden = true;
+    const optionId = form.querySelector('input[name="optionId"]:checked')?.value;
+    submit.disabled = true;
+    submit.setAttribute('aria-busy', 'true');
+    try {
+      const made = (await api(`/v2/connect/choices/${encodeURIComponent(choice.id)}`, { method: 'POST', body: JSON.stringify({ optionId }) })).data;
+      await refresh();
+      const shown = state.connections.find((c) => c.id === made.connectionId);
+      if (shown) post(made.created ? 'connected' : 'reconnected', { connection: shown });
+      closeStep();
+      announce(`${name} is ${made.created ? 'connected' : 'reconnected'}.`);
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 401) fatal(error.message, 'UNAUTHORIZED');
+      else showFormError(summary, error);
+    } finally {
+      submit.disabled = false;
+      submit.removeAttribute('aria-busy');
+    }
+  });
+  openStep(`Choose your ${name} account`, form);
 }
 
 function showStepOrAlert(text) {

@@ -1,11 +1,13 @@
-// The OAuth return page: GET /v2/connect/callback redirected the browser here, with connectionId, or error and
-// error_description, in the query. Opened as the Connect page's popup, it posts the outcome to that page (same
+// The OAuth return page: GET /v2/connect/callback redirected the browser here, with connectionId, choiceId (the
+// end user chooses one of several accounts next), or error and error_description, in the query. Opened as the Connect page's popup, it posts the outcome to that page (same
 // origin only) and closes. Opened in the Connect page's own window (the popup was blocked: a redirect), it keeps
 // the outcome for that page in sessionStorage and goes back to /connect, which picks it up.
 const query = new URLSearchParams(location.search);
 const outcome = query.has('connectionId')
   ? { connectionId: query.get('connectionId') }
-  : { error: query.get('error') || 'unknown_error', description: query.get('error_description') || 'The connection was not made.' };
+  : query.has('choiceId')
+    ? { choiceId: query.get('choiceId') }
+    : { error: query.get('error') || 'unknown_error', description: query.get('error_description') || 'The connection was not made.' };
 // The outcome is not kept in the address bar or the history.
 history.replaceState(null, '', location.pathname);
 

@@ -9,7 +9,7 @@ import { fillUrlTemplate } from './url-template.ts';
 import { setPath } from './json-path.ts';
 import { emptyParts, fillPath, joinUrl, place, type RequestParts } from './placement.ts';
 import { problem, shown } from './rules.ts';
-import { sendValue } from './send-values.ts';
+import { escapedArguments, sendValue } from './send-values.ts';
 import type { ArgumentDependencies, BuiltRequest, HostValues, ListOption } from './types.ts';
 
 export interface BuildRequestInput {
@@ -96,6 +96,7 @@ export async function buildOutboundRequest(input: BuildRequestInput, deps: Argum
     request: { method: action.method, url, query: parts.query, headers, body: parts.hasBody ? parts.body : undefined },
     arguments: Object.fromEntries(checked),
     variables,
+    baseUrl,
   };
 }
 
@@ -109,7 +110,7 @@ export function takesCursorArgument(action: ActionEntry): boolean {
 }
 
 async function sendAll(nodes: readonly ArgumentNode[], checked: Map<string, unknown>, prefix: string, problems: FieldProblem[], deps: ArgumentDependencies): Promise<Map<string, unknown>> {
-  const ctx = { problems, evaluateMapper: deps.evaluateMapper, arguments: Object.fromEntries(checked) };
+  const ctx = { problems, evaluateMapper: deps.evaluateMapper, arguments: escapedArguments(nodes, checked) };
   const sent = new Map<string, unknown>();
   for (const node of nodes) {
     if (!checked.has(node.arg.key)) continue;

@@ -1,7 +1,7 @@
 import type { Argument } from '../definitions/generated/definition-types.ts';
 
 /** How a Date argument is sent; `format`'s other values are a String's formats (string-formats.ts). */
-export const DATE_FORMATS = ['ISO8601', 'Date', 'UnixSeconds', 'UnixMilliseconds'] as const;
+export const DATE_FORMATS = ['ISO8601', 'Date', 'UnixSeconds', 'UnixMilliseconds', 'HttpDate'] as const;
 export type DateFormat = (typeof DATE_FORMATS)[number] & Argument['format'];
 
 export function isDateFormat(format: Argument['format']): format is DateFormat {
@@ -44,7 +44,8 @@ export function parseIsoDate(text: string): { ms: number } | { reason: string } 
  * How a Date argument is sent, by its `format` (ISO8601 when none):
  * ISO8601 2024-05-01T12:00:00Z (UTC, milliseconds only when there are some),
  * Date 2024-05-01 (the UTC calendar date), UnixSeconds 1714564800,
- * UnixMilliseconds 1714564800000.
+ * UnixMilliseconds 1714564800000, HttpDate Wed, 01 May 2024 12:00:00 GMT (RFC 9110
+ * §5.6.7 IMF-fixdate: always GMT, whole seconds, the day of the month in two digits).
  */
 export function formatDate(ms: number, format: DateFormat | undefined): string | number {
   switch (format) {
@@ -54,6 +55,8 @@ export function formatDate(ms: number, format: DateFormat | undefined): string |
       return Math.floor(ms / 1000);
     case 'UnixMilliseconds':
       return ms;
+    case 'HttpDate':
+      return new Date(ms).toUTCString();
     default:
       return new Date(ms).toISOString().replace('.000Z', 'Z');
   }

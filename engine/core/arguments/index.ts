@@ -2,7 +2,7 @@ export { buildOutboundRequest, CURSOR_ARGUMENT, PAGED_OPERATIONS, takesCursorArg
 export { evaluateMapperPlainly } from './default-evaluator.ts';
 export { ARGUMENT_RULES, type ArgumentRule } from './rules.ts';
 export { fillTemplate, headerText } from './host-variables.ts';
-export { escapeText } from './send-values.ts';
+export { escapeText } from './escape.ts';
 export { parseIsoDate, formatDate } from './dates.ts';
 export { countryOptions, isCountryCode } from './lists/countries.ts';
 export { currencyOptions, isCurrencyCode } from './lists/currencies.ts';

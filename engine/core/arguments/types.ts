@@ -38,6 +38,8 @@ export interface BuiltRequest {
    * `metadata.<field>`: what an auth fills its own {{placeholders}} from.
    */
   variables: Record<string, string>;
+  /** The base URL the request's URL starts with, its host variables filled: where a pagination's nextRequest path goes. */
+  baseUrl: string;
 }
 
 /**

@@ -1,5 +1,7 @@
 import { requestTokens, TokenEndpointError, type TokenResponse } from '../oauth/token-endpoint.ts';
 import { fillTemplate } from '../oauth/templates.ts';
+import { authenticateClient } from '../oauth/client-authentication.ts';
+import { authUrl, writtenRefreshUrl } from '../oauth/auth-url-overrides.ts';
 import type { ConnectionSecrets } from '../../tenancy/connections/connections.ts';
 import { open, seal } from '../../platform/crypto/cipher.ts';
 import type { AuthEntry } from '../definitions/index.ts';
@@ -79,13 +81,9 @@ async function requestNewTokens(services: RunServices, connection: ConnectionRec
     const form: Record<string, string> = { grant_type: 'client_credentials' };
     if (definition.scopes?.length) form.scope = definition.scopes.join(definition.scopeSeparator ?? ' ');
     const headers: Record<string, string> = {};
-    if ((definition.clientAuthentication ?? 'Header') === 'Header') {
-      headers.authorization = `Basic ${Buffer.from(`${encodeURIComponent(secrets.clientId ?? '')}:${encodeURIComponent(secrets.clientSecret ?? '')}`).toString('base64')}`;
-    } else {
-      form.client_id = secrets.clientId ?? '';
-      form.client_secret = secrets.clientSecret ?? '';
-    }
-    return await requestTokens(services.http, fillTemplate(definition.tokenUrl, connection.metadata, `auth ${auth.id} tokenUrl`), form, headers, {
+    authenticateClient(definition.clientAuthentication ?? 'Header', secrets.clientId ?? '', secrets.clientSecret, form, headers);
+    const tokenUrl = authUrl(services.settings.appAuthUrls, connection.appSlug, 'tokenUrl', definition.tokenUrl);
+    return await requestTokens(services.http, fillTemplate(tokenUrl, connection.metadata, `auth ${auth.id} tokenUrl`), form, headers, {
       signal,
       secrets: [secrets.clientSecret ?? ''],
     });
@@ -96,9 +94,13 @@ async function requestNewTokens(services: RunServices, connection: ConnectionRec
     if (!secrets.refreshToken) throw new UnrenewableError('the connection has no refresh token');
     const configuration = await services.appConfigurations.require(connection.companyId, connection.appSlug);
     const form: Record<string, string> = { grant_type: 'refresh_token', refresh_token: secrets.refreshToken };
-    if (configuration.clientId) form.client_id = configuration.clientId;
-    if (configuration.clientSecret) form.client_secret = configuration.clientSecret;
-    return await requestTokens(services.http, fillTemplate(definition.refresh?.url ?? definition.tokenUrl, connection.metadata, `auth ${auth.id} refresh url`), form, {}, { signal });
+    const headers: Record<string, string> = {};
+    authenticateClient(definition.clientAuthentication ?? 'Body', configuration.clientId ?? '', configuration.clientSecret, form, headers);
+    const refreshUrl = authUrl(services.settings.appAuthUrls, connection.appSlug, 'refreshUrl', writtenRefreshUrl(auth));
+    return await requestTokens(services.http, fillTemplate(refreshUrl, connection.metadata, `auth ${auth.id} refresh url`), form, headers, {
+      signal,
+      secrets: [configuration.clientSecret ?? ''],
+    });
   }
   throw GatewayError.of('TOKEN_EXCHANGE_FAILED', `a ${auth.type} auth has no token to renew`);
 }
@@ -123,15 +125,15 @@ async function withRetries(services: RunServices, connection: ConnectionRecord, 
       try {
         return await call(budget);
       } catch (error) {
-        if (budget.aborted) throw unavailable(connection, auth, last, attempt, undefined, (budget.reason as Error).message);
+        if (budget.aborted) throw unavailable(services, connection, auth, last, attempt, undefined, (budget.reason as Error).message);
         if (!(error instanceof GatewayError) || classifyTokenFailure(error, grantRevokedErrors(auth)) !== 'transient') throw error;
         last = error;
         const retryAfter = error instanceof TokenEndpointError ? error.refusal.retryAfter : undefined;
         const wait = tokenRetryDelayMs(settings, attempt, retryAfter);
-        if (attempt >= settings.attempts || Date.now() - started + wait > settings.budgetMs) throw unavailable(connection, auth, error, attempt, retryAfter);
+        if (attempt >= settings.attempts || Date.now() - started + wait > settings.budgetMs) throw unavailable(services, connection, auth, error, attempt, retryAfter);
         // The wait fits in the budget; should the budget's timer still fire first, it is the same unavailability.
         await sleep(wait, budget).catch(() => {
-          throw unavailable(connection, auth, error, attempt, retryAfter);
+          throw unavailable(services, connection, auth, error, attempt, retryAfter);
         });
       }
     }
@@ -140,8 +142,8 @@ async function withRetries(services: RunServices, connection: ConnectionRecord, 
   }
 }
 
-function unavailable(connection: ConnectionRecord, auth: AuthEntry, last: GatewayError | null, attempts: number, retryAfter: string | undefined, budgetNote?: string): GatewayError {
-  const host = last instanceof TokenEndpointError ? last.refusal.host : ((last?.details as { host?: string } | undefined)?.host ?? tokenHost(connection, auth));
+function unavailable(services: RunServices, connection: ConnectionRecord, auth: AuthEntry, last: GatewayError | null, attempts: number, retryAfter: string | undefined, budgetNote?: string): GatewayError {
+  const host = last instanceof TokenEndpointError ? last.refusal.host : ((last?.details as { host?: string } | undefined)?.host ?? tokenHost(services, connection, auth));
   const reason = last instanceof TokenEndpointError ? `HTTP ${last.refusal.status}${last.refusal.providerError ? ` ${last.refusal.providerError}` : ''}` : (last?.message ?? budgetNote ?? 'no answer');
   const tries = `${attempts} attempt${attempts === 1 ? '' : 's'}`;
   const waitMs = parseRetryAfter(retryAfter);
@@ -154,10 +156,10 @@ function unavailable(connection: ConnectionRecord, auth: AuthEntry, last: Gatewa
   );
 }
 
-function tokenHost(connection: ConnectionRecord, auth: AuthEntry): string {
+function tokenHost(services: RunServices, connection: ConnectionRecord, auth: AuthEntry): string {
   const definition = auth.definition as { tokenUrl?: string };
   try {
-    return new URL(fillTemplate(definition.tokenUrl ?? '', connection.metadata, 'tokenUrl')).host;
+    return new URL(fillTemplate(authUrl(services.settings.appAuthUrls, connection.appSlug, 'tokenUrl', definition.tokenUrl ?? ''), connection.metadata, 'tokenUrl')).host;
   } catch {
     return 'of the app';
   }

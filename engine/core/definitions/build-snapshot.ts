@@ -14,6 +14,7 @@ import {
   type DefinitionsSnapshot,
   type PaginationEntry,
   type PaginationExpression,
+  type PostAuthorizationEntry,
   type RetryEntry,
   PAGED_OPERATIONS,
   PAGINATION_EXPRESSIONS,
@@ -110,7 +111,23 @@ function buildAuth(file: FileAnalysis<'auth'>): AuthEntry {
     definition,
     arguments: buildArguments(file, definition.arguments),
     exchangeResponse: file.expressions.get('response'),
+    postAuthorization: postAuthorizationEntry(file),
     file: file.source.file,
+  });
+}
+
+function postAuthorizationEntry(file: FileAnalysis<'auth'>): PostAuthorizationEntry | undefined {
+  const definition = file.definition!;
+  if (definition.type !== 'OAuth2AuthorizationCode' || !definition.postAuthorization) return undefined;
+  const metadata: Record<string, CompiledExpression> = {};
+  for (const key of Object.keys(definition.postAuthorization.metadata)) {
+    const compiled = file.expressions.get(expressionKey(['postAuthorization', 'metadata', key]));
+    if (compiled) metadata[key] = compiled;
+  }
+  return Object.freeze({
+    options: file.expressions.get(expressionKey(['postAuthorization', 'options'])),
+    label: file.expressions.get(expressionKey(['postAuthorization', 'label'])),
+    metadata: Object.freeze(metadata),
   });
 }
 

@@ -138,7 +138,7 @@ function analysisOf(source: SourceFile, summary: FileSummary, limits: MappingLim
   return { source, place, parsed, definition, names: summary.names, expressions, problems: summary.problems };
 }
 
-/** Every JSONata string of a definition, with its path: argument mappers, response mappings, exchange mappings, an API's default appError mapping and rate-limit expressions, pagination expressions. */
+/** Every JSONata string of a definition, with its path: argument mappers, response mappings, exchange mappings, an API's default appError mapping and rate-limit expressions, pagination expressions, an OAuth auth's post-authorization expressions. */
 export function expressionsOf(value: unknown): [DefinitionPath, string][] {
   const found: [DefinitionPath, string][] = [];
   const record = (value ?? {}) as { arguments?: unknown; response?: unknown; appError?: unknown };
@@ -162,6 +162,15 @@ export function expressionsOf(value: unknown): [DefinitionPath, string][] {
     for (const key of PAGINATION_EXPRESSIONS) {
       const text = (pagination as Record<string, unknown>)[key];
       if (typeof text === 'string') found.push([['pagination', key], text]);
+    }
+  }
+  const post = (record as { postAuthorization?: unknown }).postAuthorization;
+  if (post !== null && typeof post === 'object') {
+    const { options, label, metadata } = post as Record<string, unknown>;
+    if (typeof options === 'string') found.push([['postAuthorization', 'options'], options]);
+    if (typeof label === 'string') found.push([['postAuthorization', 'label'], label]);
+    if (metadata !== null && typeof metadata === 'object') {
+      for (const [key, text] of Object.entries(metadata)) if (typeof text === 'string') found.push([['postAuthorization', 'metadata', key], text]);
     }
   }
   return found;

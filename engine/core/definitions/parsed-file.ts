@@ -3,6 +3,7 @@ import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Docume
 import { problemAt, type DefinitionProblem, type SourceLocation } from './problems.ts';
 import { aliasProblem } from './yaml-aliases.ts';
 import { duplicateKeyOffsets } from './yaml-duplicate-keys.ts';
+import { expressionHint } from './yaml-expression-hint.ts';
 import type { SourceFile } from './source-files.ts';
 
 /** A path into a definition, as ajv and the checks name it: ['arguments', 2, 'parent']. */
@@ -128,7 +129,7 @@ export function parseDefinitionFile(source: SourceFile): { parsed: ParsedFile | 
     return { file: source.file, line, column: col };
   };
   const problems = [
-    ...positions.document.errors.map((error) => problemAt(at(error.pos[0]), 'YAML_SYNTAX', firstLine(error.message))),
+    ...positions.document.errors.map((error) => problemAt(at(error.pos[0]), 'YAML_SYNTAX', firstLine(error.message) + expressionHint(source.text, error.pos[0]))),
     ...duplicateKeyOffsets(positions.document).map((offset) => problemAt(at(offset), 'YAML_SYNTAX', 'Map keys must be unique')),
   ];
   if (problems.length) return { parsed: null, problems };

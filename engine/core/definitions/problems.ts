@@ -46,6 +46,8 @@ export const PROBLEM_CODES = {
   ARG_HEADER_TYPE: 'a Header argument that is an Object or an Array: a header carries one value',
   ARG_SLASHES_NOT_PARAM: 'allowSlashes on an argument that is not a top-level Param',
   ARG_AS_BODY_INVALID: 'asBody on an argument that is not a top-level Object Body argument, or on more than one argument of an action',
+  ARG_ESCAPE_INVALID: 'an escape that says more than one way (characters with prefix, a style, pairs), or a way without what it needs (a prefix without characters, characters alone)',
+  ARG_ARRAY_STYLE_INVALID: "arrayStyle on an argument that is not a top-level Body argument, or in a version whose api.yaml bodyEncoding is not Form",
   LOOKUP_ACTION_MISSING: 'a Lookup list naming an action the app version does not have',
   LOOKUP_ARGUMENT_UNKNOWN: 'a Lookup list passing an argument its action does not have',
   LOOKUP_SEARCH_ARGUMENT_UNKNOWN: 'a Lookup list whose searchArgument is not a visible top-level argument of its action',

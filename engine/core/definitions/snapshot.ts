@@ -82,8 +82,20 @@ export interface AuthEntry {
   readonly arguments: readonly ArgumentEntry[];
   /** CredentialExchange only: the compiled mapping of the exchange response. */
   readonly exchangeResponse: CompiledExpression | undefined;
+  /** OAuth2AuthorizationCode with a postAuthorization only: its compiled expressions. */
+  readonly postAuthorization: PostAuthorizationEntry | undefined;
   /** Its file, relative to the definitions folder. */
   readonly file: string;
+}
+
+/** An OAuth auth's post-authorization request, its expressions compiled (the rest is in the auth's definition). */
+export interface PostAuthorizationEntry {
+  /** The options of the answer; the body when undefined. */
+  readonly options: CompiledExpression | undefined;
+  /** An option's label; its first metadata value when undefined. */
+  readonly label: CompiledExpression | undefined;
+  /** What the connection keeps of an option, by metadata key. */
+  readonly metadata: Readonly<Record<string, CompiledExpression>>;
 }
 
 export interface ActionEntry {

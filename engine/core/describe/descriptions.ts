@@ -53,6 +53,8 @@ export interface ArgumentDescription {
   pattern: string | null;
   component: string | null;
   multipleValues: ArgumentEntry['multipleValues'] | null;
+  /** How its arrays are written in a form body (a top-level Body argument of a Form API), instead of the API's. */
+  arrayStyle: ArgumentEntry['arrayStyle'] | null;
   /** On a String the form its value must have (email, uri, date-time); on a Date how it is sent. */
   format: ArgumentEntry['format'] | null;
   list: (ListSettings & { optionsPath: string }) | null;
@@ -120,6 +122,7 @@ export function describeArgument(arg: ArgumentEntry, all: readonly ArgumentEntry
     pattern: arg.pattern ?? null,
     component: arg.component ?? null,
     multipleValues: arg.multipleValues ?? null,
+    arrayStyle: arg.arrayStyle ?? null,
     format: arg.format ?? null,
     list: arg.list ? { ...arg.list, optionsPath } : null,
   };

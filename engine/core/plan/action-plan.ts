@@ -8,7 +8,7 @@ import { isPlainObject } from '../arguments/coerce.ts';
 import { fillTemplate, headerText, hostVariables } from '../arguments/host-variables.ts';
 import { emptyParts } from '../arguments/placement.ts';
 import { problem, shown } from '../arguments/rules.ts';
-import type { SendContext } from '../arguments/send-values.ts';
+import { escapedArguments, type SendContext } from '../arguments/send-values.ts';
 import type { ArgumentDependencies, BuiltRequest, HostValues, ListOption } from '../arguments/types.ts';
 import { fastPathOf } from '../mapping/fast/index.ts';
 import { planArgument, type ArgumentPlan } from './argument-plan.ts';
@@ -222,6 +222,7 @@ export class ActionPlan {
       request: { method: action.method, url, query: parts.query, headers, body: parts.hasBody ? parts.body : undefined },
       arguments: Object.fromEntries(checked),
       variables,
+      baseUrl,
     };
   }
 }
@@ -258,7 +259,8 @@ const NO_ARGUMENTS: Readonly<Record<string, unknown>> = Object.freeze({});
 
 /** sendAll over compiled arguments; the `arguments` mappers see are made only when some argument has a mapper. */
 async function sendAll(plans: readonly ArgumentPlan[], checked: Map<string, unknown>, problems: FieldProblem[], deps: ArgumentDependencies, mappers: boolean): Promise<Map<string, unknown>> {
-  const ctx: SendContext = { problems, evaluateMapper: deps.evaluateMapper, arguments: mappers ? Object.fromEntries(checked) : NO_ARGUMENTS };
+  // What mappers see: every argument, escaped as its argument says (made only when some argument has a mapper).
+  const ctx: SendContext = { problems, evaluateMapper: deps.evaluateMapper, arguments: mappers ? escapedArguments(plans.map((plan) => plan.node), checked) : NO_ARGUMENTS };
   const sent = new Map<string, unknown>();
   for (const plan of plans) {
     if (!checked.has(plan.key)) continue;

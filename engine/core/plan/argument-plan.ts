@@ -9,7 +9,8 @@ import { define, setPath } from '../arguments/json-path.ts';
 import { checkListValueNow } from '../arguments/lists/list-check.ts';
 import type { RequestParts } from '../arguments/placement.ts';
 import { problem, shown } from '../arguments/rules.ts';
-import { asText, escapeText, sendValue, type SendContext } from '../arguments/send-values.ts';
+import { asText, sendValue, type SendContext } from '../arguments/send-values.ts';
+import { escapeText } from '../arguments/escape.ts';
 import { checkValueRules } from '../arguments/value-rules.ts';
 
 /**

@@ -43,7 +43,7 @@ export function parseAppBaseUrls(raw: string | undefined): Readonly<Record<strin
 /** A path placeholder as api.yaml writes one; braces anywhere else are refused. */
 const PATH_PLACEHOLDER = /\{\{[A-Za-z][A-Za-z0-9_.]*\}\}/g;
 
-function isPlainBaseUrl(value: unknown): value is string {
+export function isPlainBaseUrl(value: unknown): value is string {
   if (typeof value !== 'string' || value !== value.trim() || /[?#]/.test(value)) return false;
   const origin = /^[a-z][a-z0-9+.-]*:\/\/[^/]*/i.exec(value)?.[0];
   if (origin === undefined || /[{}]/.test(origin)) return false;

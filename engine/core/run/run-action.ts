@@ -11,6 +11,8 @@ import { apiOf } from './base-url-override.ts';
 import { enforceEnvelope, type ActionMeta, type Envelope } from './envelope.ts';
 import { flagOf, statusFlags } from './envelope-flags.ts';
 import { mapResponse, responseFacts, type MappingInput } from './map-response.ts';
+import { formArraysOf, formBody } from '../arguments/form-body.ts';
+import { isPlainObject } from '../arguments/coerce.ts';
 import { applyCursor, setNextCursor, type PageFacts } from '../pagination/index.ts';
 import type { Sleep } from './rate-limit.ts';
 import { rateLimitVerdict } from './rate-limit-signal.ts';
@@ -81,6 +83,8 @@ export async function runAction(services: RunServices, run: RunRequest): Promise
   const origin = plan?.originOf(baseUrl) ?? new URL(built.request.url).origin;
   applyCursor(services.keyring, scope, action, run.arguments, built);
   const actionMeta: ActionMeta = { id: action.id, slug: action.slug, operation: action.operation, query: built.request.query, body: built.request.body ?? null };
+  // A form body is written here, in the styles the API and its arguments give arrays (a JSON one by the client).
+  const body = version.api.definition.bodyEncoding === 'Form' && isPlainObject(built.request.body) ? formBody(built.request.body, formArraysOf(version, action)) : built.request.body;
 
   await credentials.start({ installationId: run.installation?.id ?? null, endUserId: run.endUser?.id ?? run.installation?.endUserId ?? null, variables: built.variables });
   const rateLimits = new RateLimitRetries(version.api.retry, services.settings.maxWaitMs, { metrics: services.metrics, app: version.app.slug });
@@ -92,7 +96,7 @@ export async function runAction(services: RunServices, run: RunRequest): Promise
       url: built.request.url,
       headers: { ...(built.request.body === undefined ? undefined : plan ? plan.bodyHeaders : bodyType(version)), ...built.request.headers, ...applied.headers },
       query: { ...built.request.query, ...applied.query },
-      ...(built.request.body !== undefined ? { body: built.request.body as never } : {}),
+      ...(body !== undefined ? { body: body as never } : {}),
       redirect: applied.redirect,
       ...(run.signal ? { signal: run.signal } : {}),
     })));

@@ -5,6 +5,7 @@ import type { HttpClient } from '../../platform/outbound/index.ts';
 import type { AppConfigurations } from '../auth/app-configurations.ts';
 import { DEFAULT_TOKEN_RETRY, type TokenRetrySettings } from '../auth/token-retry.ts';
 import type { TokenStore } from '../auth/token-store.ts';
+import type { AppAuthUrls } from '../oauth/auth-url-overrides.ts';
 
 /**
  * What one run needs from outside the core, each as a narrow interface: the
@@ -30,6 +31,8 @@ export interface RunServices {
 export interface RunSettings {
   /** APP_BASE_URLS: base URLs replacing api.yaml's, by app slug (a local stand-in). */
   appBaseUrls: Readonly<Record<string, string>>;
+  /** APP_AUTH_URLS: OAuth URLs replacing the auths' own, by app slug (a local stand-in). */
+  appAuthUrls: AppAuthUrls;
   /** The longest one run may spend waiting out rate limits, whatever an API's budget says: the gateway's REQUEST_TIMEOUT_MS. */
   maxWaitMs: number;
   /** How a renewal retries a token endpoint that fails transiently (TOKEN_RETRY_*). */
@@ -45,7 +48,7 @@ export const SYSTEM_CLOCK: Clock = { now: () => Date.now() };
 
 /**
  * A run's settings where nothing is configured (the offline case runner): no
- * base URL replaced, waits capped at REQUEST_TIMEOUT_MS's default, the
+ * base or auth URL replaced, waits capped at REQUEST_TIMEOUT_MS's default, the
  * TOKEN_RETRY_* defaults.
  */
-export const DEFAULT_RUN_SETTINGS: RunSettings = { appBaseUrls: {}, maxWaitMs: 30_000, tokenRetry: DEFAULT_TOKEN_RETRY };
+export const DEFAULT_RUN_SETTINGS: RunSettings = { appBaseUrls: {}, appAuthUrls: {}, maxWaitMs: 30_000, tokenRetry: DEFAULT_TOKEN_RETRY };

@@ -13,6 +13,8 @@ import type { Services } from '../services.ts';
 import { signState, STATE_LIFETIME_SECONDS } from './oauth-state.ts';
 import { createPkcePair } from './pkce.ts';
 import { fillTemplate } from '../../core/oauth/templates.ts';
+import { authUrl } from '../../core/oauth/auth-url-overrides.ts';
+import { authorizationMetadataKeys } from '../../core/oauth/post-authorization.ts';
 
 export interface AuthorizeRequest {
   companyId: string;
@@ -53,7 +55,9 @@ export async function startAuthorization(services: Services, request: AuthorizeR
   }
   if (!isOwnReturnPage(request.returnUrl, request.ownOrigins)) await requireAllowedReturnUrl(services, request.companyId, request.returnUrl);
   if (request.endUserId) await requireEndUser(services, request.companyId, request.endUserId);
-  const problems = checkValues('metadata', request.metadata, version.api.arguments, { strict: false });
+  // What the provider gives when the authorization completes (QuickBooks' realmId, Xero's tenantId) is not asked of anyone before.
+  const obtained = new Set(authorizationMetadataKeys(auth));
+  const problems = checkValues('metadata', request.metadata, version.api.arguments.filter((arg) => !obtained.has(arg.key)), { strict: false });
   if (problems.length) throw validationError(problems);
   const configuration = await requireAppConfiguration(services, request.companyId, request.appSlug);
   if (!configuration.clientId) {
@@ -81,7 +85,8 @@ export async function startAuthorization(services: Services, request: AuthorizeR
     createdOn: new Date(now),
   });
 
-  const url = new URL(fillTemplate(definition.authorizeUrl, request.metadata, `auth ${auth.id} authorizeUrl`));
+  const authorizeUrl = authUrl(services.run.settings.appAuthUrls, request.appSlug, 'authorizeUrl', definition.authorizeUrl);
+  const url = new URL(fillTemplate(authorizeUrl, request.metadata, `auth ${auth.id} authorizeUrl`));
   const params = url.searchParams;
   for (const [name, value] of Object.entries(definition.authorizeParams ?? {})) params.set(name, String(value));
   params.set('response_type', 'code');

@@ -1,7 +1,6 @@
 import { open } from '../../platform/crypto/cipher.ts';
 import { requireAppConfiguration } from '../../tenancy/app-configurations/app-configurations.ts';
 import type { AppConfigurationSecrets } from '../../tenancy/app-configurations/schemas.ts';
-import { storeConnection } from '../../tenancy/connections/connections.ts';
 import { connectableVersion, pickAuth } from '../../core/connections/connect.ts';
 import { GatewayError } from '../../platform/errors/index.ts';
 import type { Services } from '../services.ts';
@@ -10,18 +9,26 @@ import { InvalidStateError, verifyState, type OAuthState } from './oauth-state.t
 import { providerText } from '../../platform/secrets/provider-text.ts';
 import { fillTemplate } from '../../core/oauth/templates.ts';
 import { requestTokens } from '../../core/oauth/token-endpoint.ts';
-import { renewConnection } from './renew-connection.ts';
+import { authenticateClient } from '../../core/oauth/client-authentication.ts';
+import { authUrl } from '../../core/oauth/auth-url-overrides.ts';
+import { finishConnection } from './finish-connection.ts';
+import { awaitChoice } from './choices.ts';
+import { callbackValues, postAuthorizationOptions, type AccountOption } from '../../core/oauth/post-authorization.ts';
 
-/** Where the callback sends the browser: the caller's return URL with the outcome in its query. */
-export type CallbackOutcome = { returnUrl: string; connectionId: string } | { returnUrl: string; error: string; description: string };
+/** Where the callback sends the browser: the caller's return URL with the outcome in its query (a connection, a choice to make, or an error). */
+export type CallbackOutcome = { returnUrl: string; connectionId: string } | { returnUrl: string; choiceId: string } | { returnUrl: string; error: string; description: string };
 
 /**
  * The provider sent the browser back. The state must be one this gateway
  * signed, unexpired and unused (the pending authorization is consumed
- * once); then the code is exchanged for tokens at the auth's token URL and
- * the connection is stored (or, for a reconnect, the named connection gets
- * the new tokens). A state that cannot be trusted is a 400
- * OAUTH_STATE_INVALID; every later failure goes back to the return URL.
+ * once); then the code is exchanged for tokens at the auth's token URL, the
+ * values the provider gives are gathered (callbackMetadata, tokenMetadata,
+ * and the accounts of the postAuthorization request), and the connection is
+ * stored (or, for a reconnect, the named connection gets the new tokens). A
+ * grant that reaches several accounts, for an auth whose end user chooses,
+ * waits as a pending choice instead (`choiceId`). A state that cannot be
+ * trusted is a 400 OAUTH_STATE_INVALID; every later failure goes back to the
+ * return URL.
  */
 export async function completeAuthorization(services: Services, query: Record<string, unknown>): Promise<CallbackOutcome> {
   const stateToken = typeof query.state === 'string' ? query.state : '';
@@ -55,43 +62,60 @@ export async function completeAuthorization(services: Services, query: Record<st
       grant_type: 'authorization_code',
       code: query.code,
       redirect_uri: redirectUri(services, configuration.redirectUri),
-      client_id: configuration.clientId ?? '',
     };
-    if (appSecrets.clientSecret) form.client_secret = appSecrets.clientSecret;
+    const headers: Record<string, string> = {};
+    authenticateClient(definition.clientAuthentication ?? 'Body', configuration.clientId ?? '', appSecrets.clientSecret, form, headers);
     if (codeVerifier) form.code_verifier = codeVerifier;
-    sent.push(appSecrets.clientSecret ?? '', codeVerifier ?? '');
-    const tokens = await requestTokens(services.http, fillTemplate(definition.tokenUrl, pending.metadata, `auth ${auth.id} tokenUrl`), form, {}, {
+    sent.push(appSecrets.clientSecret ?? '', codeVerifier ?? '', ...Object.values(headers));
+    const tokenUrl = authUrl(services.run.settings.appAuthUrls, state.appSlug, 'tokenUrl', definition.tokenUrl);
+    const tokens = await requestTokens(services.http, fillTemplate(tokenUrl, pending.metadata, `auth ${auth.id} tokenUrl`), form, headers, {
       keep: definition.tokenMetadata,
     });
     const secrets = { arguments: {}, accessToken: tokens.accessToken, ...(tokens.refreshToken ? { refreshToken: tokens.refreshToken } : {}) };
+    sent.push(tokens.accessToken, tokens.refreshToken ?? '');
     const tokenExpiresAt = tokens.expiresIn ? new Date(Date.now() + tokens.expiresIn * 1000) : null;
-    if (state.connectionId !== null) {
-      const renewed = await renewConnection(services, { ...state, connectionId: state.connectionId }, { secrets, tokenExpiresAt, kept: tokens.kept });
-      return { returnUrl: state.returnUrl, connectionId: renewed.id };
+    const given: Record<string, unknown> = { ...callbackValues(definition, query), ...tokens.kept };
+    const finish = { secrets, tokenExpiresAt, started: pending.metadata, given };
+    if (definition.postAuthorization) {
+      const options = await postAuthorizationOptions(services.http, auth, {
+        appSlug: state.appSlug,
+        appAuthUrls: services.run.settings.appAuthUrls,
+        metadata: { ...pending.metadata, ...given },
+        accessToken: tokens.accessToken,
+      });
+      const chosen = options.length === 1 || definition.postAuthorization.choice === 'First' ? options[0] : await keptAccount(services, state, options);
+      if (!chosen) return { returnUrl: state.returnUrl, choiceId: await awaitChoice(services, state, { ...finish, options }) };
+      Object.assign(given, chosen.metadata);
     }
-    const connection = await storeConnection(services, {
-      companyId: state.companyId,
-      appId: version.app.id,
-      appSlug: version.app.slug,
-      authId: auth.id,
-      authType: auth.type,
-      endUserId: state.endUserId,
-      name: null,
-      metadata: { ...pending.metadata, ...tokens.kept },
-      secrets,
-      tokenExpiresAt,
-    });
-    return { returnUrl: state.returnUrl, connectionId: connection.id };
+    const { connectionId } = await finishConnection(services, state, finish);
+    return { returnUrl: state.returnUrl, connectionId };
   } catch (error) {
     if (error instanceof GatewayError) return fail(error.code.toLowerCase(), providerText(error.message, sent));
     throw error;
   }
 }
 
+/**
+ * A reconnect keeps the account the connection has: the option whose first
+ * metadata value (Xero's tenantId) the connection already holds. None for a
+ * new connection, or when the connection's account is not among them.
+ */
+async function keptAccount(services: Services, state: OAuthState, options: AccountOption[]): Promise<AccountOption | undefined> {
+  if (state.connectionId === null) return undefined;
+  const current = await services.store.connections.findOne({ id: state.connectionId, companyId: state.companyId });
+  if (!current) return undefined;
+  return options.find((option) => {
+    const [key, value] = Object.entries(option.metadata)[0] ?? [];
+    return key !== undefined && Object.hasOwn(current.metadata, key) && String(current.metadata[key]) === value;
+  });
+}
+
 export function outcomeLocation(outcome: CallbackOutcome): string {
   const url = new URL(outcome.returnUrl);
   if ('connectionId' in outcome) {
     url.searchParams.set('connectionId', outcome.connectionId);
+  } else if ('choiceId' in outcome) {
+    url.searchParams.set('choiceId', outcome.choiceId);
   } else {
     url.searchParams.set('error', outcome.error);
     url.searchParams.set('error_description', outcome.description);

@@ -8,6 +8,12 @@ import type { Services } from '../services.ts';
 import { startAuthorization } from './authorize.ts';
 import { gatewayOrigins } from '../pages/connect-page/own-origin.ts';
 import { completeAuthorization, outcomeLocation } from './callback.ts';
+import { completeChoice, describeChoice, type Chooser } from './choices.ts';
+import { chooseBody, type ChooseBody } from './schemas.ts';
+import { requireBody } from '../server/require-body.ts';
+import { compileValidator } from '../../platform/validation/ajv.ts';
+
+const validateChoose = compileValidator<ChooseBody>(chooseBody, 'body');
 
 /**
  * The OAuth 2.0 connect flow. Your backend (API key) or an end user's
@@ -44,12 +50,27 @@ export function connectRoutes(services: Services): Router<AppState> {
     };
   });
 
+  // A grant that reaches several accounts (Xero organisations): the Connect page, or your own page, shows them and sends the choice.
+  router.get('/v2/connect/choices/:choiceId', requireApiKeyOrEndUserToken(services), async (ctx) => {
+    ctx.body = { success: true, data: await describeChoice(services, chooserOf(ctx.state), ctx.params.choiceId!) };
+  });
+
+  router.post('/v2/connect/choices/:choiceId', requireApiKeyOrEndUserToken(services), async (ctx) => {
+    const body = validateChoose(requireBody(ctx));
+    ctx.body = { success: true, data: await completeChoice(services, chooserOf(ctx.state), ctx.params.choiceId!, body.optionId) };
+  });
+
   router.get('/v2/connect/callback', async (ctx) => {
     const outcome = await completeAuthorization(services, ctx.query);
     ctx.redirect(outcomeLocation(outcome));
   });
 
   return router;
+}
+
+/** The company of the API key, or the end user of the token (who sees only their own choices). */
+function chooserOf(state: AppState): Chooser {
+  return state.endUser ? { companyId: state.endUser.companyId, endUserId: state.endUser.endUserId } : { companyId: state.principal!.companyId, endUserId: null };
 }
 
 export function parseMetadata(raw: string | undefined): Record<string, unknown> {

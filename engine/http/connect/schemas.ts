@@ -28,3 +28,59 @@ export const callbackQuery = {
     error_description: { type: 'string', description: "The provider's words." },
   },
 } as const;
+
+/** What GET /v2/connect/choices/{choiceId} answers in `data`: the accounts an authorization reaches, to choose one. */
+export const choiceView = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'appSlug', 'authId', 'endUserId', 'connectionId', 'expiresAt', 'options'],
+  properties: {
+    id: { type: 'string', description: 'The pending choice (cho_…), as the callback handed it to the return URL (choiceId).' },
+    appSlug: { type: 'string' },
+    authId: { type: 'string' },
+    endUserId: { type: ['string', 'null'], description: 'The end user the connection is for.' },
+    connectionId: { type: ['string', 'null'], description: 'A reconnect: the connection the choice renews; null for a new connection.' },
+    expiresAt: { type: 'string', format: 'date-time', description: 'The choice must be made before this (10 minutes after the callback).' },
+    options: {
+      type: 'array',
+      minItems: 2,
+      maxItems: 100,
+      description: "The accounts the provider's grant reaches, in its order (the auth's postAuthorization options).",
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['id', 'label', 'metadata'],
+        properties: {
+          id: { type: 'string', description: 'What POST /v2/connect/choices/{choiceId} takes as optionId: 1, 2, …' },
+          label: { type: 'string', description: 'The name to choose it by (a Xero organisation name, say).' },
+          metadata: { type: 'object', additionalProperties: { type: 'string' }, description: 'What the connection keeps of it as host variables (tenantId, …).' },
+        },
+      },
+    },
+  },
+} as const;
+
+/** The body of POST /v2/connect/choices/{choiceId}. */
+export const chooseBody = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['optionId'],
+  properties: {
+    optionId: { type: 'string', minLength: 1, maxLength: 3, description: 'The id of the chosen option, as GET answered it.' },
+  },
+} as const;
+
+export interface ChooseBody {
+  optionId: string;
+}
+
+/** What POST /v2/connect/choices/{choiceId} answers in `data`. */
+export const chosenConnection = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['connectionId', 'created'],
+  properties: {
+    connectionId: { type: 'string', description: 'The connection made (or, for a reconnect, renewed) with the chosen account.' },
+    created: { type: 'boolean', description: 'true for a new connection, false for a reconnect.' },
+  },
+} as const;

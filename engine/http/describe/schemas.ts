@@ -65,9 +65,17 @@ const argumentProperties = {
   escape: {
     type: ['object', 'null'],
     additionalProperties: false,
-    required: ['characters', 'prefix'],
-    properties: { characters: { type: 'string' }, prefix: { type: 'string' } },
-    description: 'As written: every character in characters gets prefix written before it; null when absent.',
+    properties: {
+      characters: { type: 'string' },
+      prefix: { type: 'string' },
+      style: { enum: ['Sql', 'Backslash'] },
+      pairs: {
+        type: 'array',
+        items: { type: 'object', additionalProperties: false, required: ['from', 'to'], properties: { from: { type: 'string' }, to: { type: 'string' } } },
+      },
+    },
+    description:
+      'As written: how the value is escaped wherever the request uses it, one way: characters each get prefix written before them; style Sql doubles quotes; style Backslash writes a backslash before quotes (or characters) and backslashes; pairs replace each from by its to. Null when absent.',
   },
   integer: { type: 'boolean', description: 'Number values must be whole numbers (each value, with multipleValues); false when absent.' },
   minimum: { type: ['number', 'null'], description: 'The smallest Number value accepted (inclusive); null when absent.' },
@@ -83,10 +91,15 @@ const argumentProperties = {
     properties: { dataType: { enum: ['String', 'Number', 'Boolean', 'Date'] }, delimiter: { type: 'string' } },
     description: 'As written: the argument takes a list of single values; null when absent.',
   },
+  arrayStyle: {
+    type: ['string', 'null'],
+    enum: ['Indices', 'Brackets', 'Repeat', 'Comma', null],
+    description: "How its arrays are written in a form body (Indices o:tag[0]=a, Brackets o:tag[]=a, Repeat o:tag=a&o:tag=b, Comma o:tag=a,b), instead of the API's; null when absent.",
+  },
   format: {
     type: ['string', 'null'],
-    enum: ['email', 'uri', 'date-time', 'ISO8601', 'Date', 'UnixSeconds', 'UnixMilliseconds', null],
-    description: 'On a String, the form its value must have: email, uri (absolute, with a scheme), date-time (RFC 3339). On a Date, how it is sent: ISO8601, Date, UnixSeconds, UnixMilliseconds. Null when absent.',
+    enum: ['email', 'uri', 'date-time', 'ISO8601', 'Date', 'UnixSeconds', 'UnixMilliseconds', 'HttpDate', null],
+    description: 'On a String, the form its value must have: email, uri (absolute, with a scheme), date-time (RFC 3339). On a Date, how it is sent: ISO8601, Date, UnixSeconds, UnixMilliseconds, HttpDate (RFC 9110). Null when absent.',
   },
   list: {
     type: ['object', 'null'],

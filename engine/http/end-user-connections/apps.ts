@@ -3,6 +3,7 @@ import type { ArgumentEntry, AuthEntry } from '../../core/definitions/index.ts';
 import { initials } from '../../core/describe/app-icon.ts';
 import { describeArgument } from '../../core/describe/descriptions.ts';
 import { iconPath } from '../describe/icon-routes.ts';
+import { authorizationMetadataKeys } from '../../core/oauth/post-authorization.ts';
 import { embeddingSettings } from '../../tenancy/embedding/settings.ts';
 import { GatewayError } from '../../platform/errors/index.ts';
 import type { Services } from '../services.ts';
@@ -55,6 +56,8 @@ function authView(auth: AuthEntry) {
     type: auth.type,
     connect: auth.type === 'OAuth2AuthorizationCode' ? ('oauth' as const) : ('form' as const),
     arguments: formArguments(auth.arguments),
+    // The account settings this auth's authorization fills in itself (QuickBooks' realmId): the Connect page does not ask them.
+    authorizationMetadata: authorizationMetadataKeys(auth),
     credentialFields: auth.type === 'OAuth2AuthorizationCode' ? [] : (KIND_FIELDS[auth.type] ?? []).map(({ key, required }) => ({ key, required })),
   };
 }

@@ -53,13 +53,18 @@ export const connectAppView = {
       items: {
         type: 'object',
         additionalProperties: false,
-        required: ['id', 'name', 'type', 'connect', 'arguments', 'credentialFields'],
+        required: ['id', 'name', 'type', 'connect', 'arguments', 'authorizationMetadata', 'credentialFields'],
         properties: {
           id: { type: 'string' },
           name: { type: 'string', description: 'The name shown when a user connects; the auth type when its definition gives none.' },
           type: { type: 'string' },
           connect: { enum: ['oauth', 'form'], description: 'oauth: send the browser to GET /v2/connect/{appSlug}/authorize; form: POST /v2/end-user/connections with the credentials.' },
           arguments: { type: 'array', items: formArgument, description: "The auth's arguments, sent as credentials, held to these rules on create." },
+          authorizationMetadata: {
+            type: 'array',
+            items: { type: 'string' },
+            description: "Keys of metadataArguments the auth's authorization fills in itself (QuickBooks' realmId, Xero's tenantId): not asked before connecting.",
+          },
           credentialFields: {
             type: 'array',
             items: { type: 'object', additionalProperties: false, required: ['key', 'required'], properties: { key: { type: 'string' }, required: { type: 'boolean' } } },

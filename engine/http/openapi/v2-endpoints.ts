@@ -1,7 +1,7 @@
 import type { KnownErrorCode } from '../../platform/errors/index.ts';
 import { appConfigurationView, putAppConfigurationBody } from '../../tenancy/app-configurations/schemas.ts';
 import { paginationSchema } from '../../tenancy/companies/schemas.ts';
-import { authorization, authorizeQuery, callbackQuery } from '../connect/schemas.ts';
+import { authorization, authorizeQuery, callbackQuery, choiceView, chooseBody, chosenConnection } from '../connect/schemas.ts';
 import { CONNECTION_FIELDS, CONNECTION_LIST_OPTIONS } from '../../tenancy/connections/connection-fields.ts';
 import { connectionView, createConnectionBody, updateConnectionBody } from '../../tenancy/connections/schemas.ts';
 import { embeddingView, putEmbeddingBody } from '../../tenancy/embedding/schemas.ts';
@@ -522,12 +522,40 @@ export const V2_ENDPOINTS: Endpoint[] = [
     tag: 'Connect',
     summary: 'OAuth 2.0 callback',
     description:
-      "The provider's redirect back (not called by clients): stores the connection and redirects the browser to the return URL with connectionId, or error and error_description. " +
+      "The provider's redirect back (not called by clients): stores the connection and redirects the browser to the return URL with connectionId, with choiceId when the grant reaches several accounts and the end user chooses one (GET and POST /v2/connect/choices/{choiceId}), or with error and error_description. " +
       'A state that is unknown, used or expired is 400 OAUTH_STATE_INVALID, as there is no return URL to go to.',
     security: null,
     query: callbackQuery,
     response: { status: '302', description: 'The browser goes to the return URL, the outcome in its query.' },
     errorCodes: [...TRANSPORT, ...STORE, 'OAUTH_STATE_INVALID', 'CREDENTIALS_UNREADABLE'],
+  },
+  {
+    method: 'get',
+    path: '/v2/connect/choices/{choiceId}',
+    operationId: 'getConnectChoice',
+    tag: 'Connect',
+    summary: 'The accounts an authorization reaches, to choose one',
+    description:
+      "When a provider's grant reaches several accounts (Xero organisations, Atlassian sites: the auth's postAuthorization) and the auth lets the end user choose, the callback redirects to the return URL with choiceId instead of connectionId. " +
+      'This answers the options to show (the Connect page does it for you). With the API key, or the token of the end user the authorization is for. A choice made, expired (10 minutes) or not yours is 404.',
+    security: 'apiKeyOrEndUserToken',
+    pathParameters: { choiceId: id('pending choice') },
+    response: { description: 'The pending choice and its options.', schema: one(choiceView) },
+    errorCodes: [...READ, 'NOT_FOUND', 'FORBIDDEN'],
+  },
+  {
+    method: 'post',
+    path: '/v2/connect/choices/{choiceId}',
+    operationId: 'makeConnectChoice',
+    tag: 'Connect',
+    summary: 'Choose the account a connection is for',
+    description:
+      'Makes the connection (or renews the one a reconnect named) with the chosen option: its metadata (tenantId, …) joins what the authorization gave, the tokens are the ones the provider issued. Once: a second answer, an expired choice or one that is not yours is 404; an optionId that is not one of the options is 400 VALIDATION_ERROR.',
+    security: 'apiKeyOrEndUserToken',
+    pathParameters: { choiceId: id('pending choice') },
+    body: chooseBody,
+    response: { description: 'The connection made with the chosen account.', schema: one(chosenConnection) },
+    errorCodes: [...WRITE, 'NOT_FOUND', 'FORBIDDEN', 'CONFLICT', 'APP_NOT_FOUND', 'APP_VERSION_NOT_FOUND', 'CREDENTIALS_UNREADABLE'],
   },
   {
     method: 'post',

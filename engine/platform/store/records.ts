@@ -156,10 +156,24 @@ export interface PendingAuthorizationRecord {
   endUserId: string | null;
   /** Host variables given at authorize, for the connection the callback creates. */
   metadata: Record<string, unknown>;
-  /** {codeVerifier?} sealed. */
+  /** {codeVerifier?} sealed; for a pending choice, {connection: the tokens} sealed. */
   secrets: SealedSecret;
   expiresAt: Date;
   createdOn: Date;
+  /**
+   * Set on a pending choice (id cho_…): the provider answered, its grant reaches
+   * several accounts, and the end user picks one (POST /v2/connect/choices/{id}).
+   */
+  choice?: {
+    /** The accounts, in the provider's order: what the connection keeps of each (host variables) and its name. */
+    options: { label: string; metadata: Record<string, string> }[];
+    /** What the provider gave besides (callback parameters, token response fields). */
+    given: Record<string, unknown>;
+    returnUrl: string;
+    /** A reconnect: the connection the choice renews. */
+    connectionId: string | null;
+    tokenExpiresAt: Date | null;
+  };
 }
 
 /**

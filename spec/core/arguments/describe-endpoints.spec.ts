@@ -96,6 +96,7 @@ describe('describe endpoints for workflow builders', () => {
       pattern: null,
       component: null,
       multipleValues: null,
+      arrayStyle: null,
       format: null,
       list: { type: 'Fixed', options: [{ value: 'pending', label: 'Pending' }, { value: 'paid' }], optionsPath: `${ORDER}/arguments/status/options` },
     });

@@ -10,6 +10,7 @@ const oauth = (extra: object): AuthEntry =>
     definition: { type: 'OAuth2AuthorizationCode', id: 'oauth2', authorizeUrl: 'https://shop.example.com/authorize', tokenUrl: 'https://shop.example.com/token', ...extra } as AuthDefinition,
     arguments: [],
     exchangeResponse: undefined,
+    postAuthorization: undefined,
     file: 'shop/versions/1/auths/oauth2.yaml',
   }) as AuthEntry;
 

@@ -55,7 +55,9 @@ const MUTATIONS: Mutation[] = [
   { file: LIST, path: ['arguments', 2, 'multipleValues', 'dataType'], value: 'List', code: 'SCHEMA_ENUM' },
   { file: LIST, path: ['arguments', 2, 'multipleValues', 'delimiter'], value: '', code: 'SCHEMA_INVALID' },
   { file: LIST, path: ['arguments', 2, 'mapper'], value: '$lowercase(value', code: 'JSONATA_SYNTAX' },
-  { file: LIST, path: ['arguments', 2, 'escape'], value: { characters: "'" }, code: 'SCHEMA_REQUIRED' },
+  { file: LIST, path: ['arguments', 2, 'escape'], value: { characters: "'" }, code: 'ARG_ESCAPE_INVALID' },
+  { file: LIST, path: ['arguments', 2, 'escape'], value: { style: 'Sql', pairs: [{ from: "'", to: "''" }] }, code: 'ARG_ESCAPE_INVALID' },
+  { file: LIST, path: ['arguments', 2, 'escape'], value: { style: 'Doubled' }, code: 'SCHEMA_ENUM' },
   { file: LIST, path: ['arguments', 2, 'component'], value: 'rich-text', code: 'SCHEMA_PATTERN' },
   { file: LIST, path: ['arguments', 2, 'default'], value: 'vip', code: 'ARG_DEFAULT_TYPE' },
   // list-contacts looks its options up with list-lists: still found while list-lists is broken.

@@ -9,6 +9,8 @@ const OPEN_MAPS = new Set([
   'list.schema.json#/$defs/lookup/properties/actionArguments',
   'auth.schema.json#/$defs/oauth2AuthorizationCode/properties/authorizeParams',
   'auth.schema.json#/$defs/oauth2AuthorizationCode/properties/tokenMetadata',
+  'auth.schema.json#/$defs/oauth2AuthorizationCode/properties/callbackMetadata',
+  'auth.schema.json#/$defs/oauth2AuthorizationCode/properties/postAuthorization/properties/metadata',
   'auth.schema.json#/$defs/credentialExchange/properties/body',
 ]);
 

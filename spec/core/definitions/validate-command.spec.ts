@@ -48,6 +48,24 @@ describe('npm run validate', function () {
     }
   });
 
+  it('says how to write a JSONata expression YAML misreads (unquoted `? … : …`): quote it, or use a block', async () => {
+    const tmp = await tempDir('defs-cli-');
+    try {
+      const dir = path.join(tmp.dir, 'definitions');
+      await copyValid(dir);
+      const file = path.join(dir, 'acme/versions/1/actions/list-lists.yaml');
+      await fs.writeFile(file, `${await fs.readFile(file, 'utf8')}pagination:\n  type: Cursor\n  location: Query\n  key: after\n  next: body.paging ? body.paging.next : undefined\n`);
+      const { code, stdout } = await validate(tmp.dir, 'definitions');
+      expect(code).to.equal(1);
+      expect(stdout).to.equal(
+        'definitions/acme/versions/1/actions/list-lists.yaml:12:9 YAML_SYNTAX Nested mappings are not allowed in compact mappings ' +
+          "(if next is a JSONata expression, YAML read part of it as its own syntax: quote it, next: '…' with each ' inside doubled, or write it as a block, next: | with the expression on the next lines, indented)\n",
+      );
+    } finally {
+      await tmp.remove();
+    }
+  });
+
   it('lists every problem as <file>:<line>:<column> <CODE> <message>, relative to the current folder, and exits 1', async () => {
     const tmp = await tempDir('defs-cli-');
     try {

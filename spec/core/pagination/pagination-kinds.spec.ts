@@ -160,6 +160,33 @@ describe('Pagination: every kind, end to end', function () {
     expect(second.body.meta).not.to.have.property('cursor');
   });
 
+  it("Cursor whose next page is another request (Dropbox's list_folder/continue): the token alone, to nextRequest's path", async () => {
+    upstream.on('POST /api/files/list_folder', () => ({ body: { entries: [{ name: 'a.txt' }], cursor: 'ZtkX9_EHj3x7PMkVuFIhwKYXEpwpLwyxp9vMKomUhllil9q7eWiAu', has_more: true } }));
+    upstream.on('POST /api/files/list_folder/continue', (r) => ({ body: { entries: [{ name: 'b.txt' }], cursor: JSON.parse(r.body).cursor, has_more: false } }));
+    const first = await run('list-folder', { path: '/Homework/math', recursive: true });
+    expect(JSON.parse(upstream.received[0]!.body)).to.deep.equal({ path: '/Homework/math', recursive: true });
+    expect(first.body.meta.cursor).to.equal('ZtkX9_EHj3x7PMkVuFIhwKYXEpwpLwyxp9vMKomUhllil9q7eWiAu');
+    const second = await run('list-folder', { path: '/Homework/math', recursive: true, cursor: first.body.meta.cursor });
+    const [sent] = upstream.calls('POST /api/files/list_folder/continue');
+    expect(JSON.parse(sent!.body), 'only the cursor: the continue call refuses any other field').to.deep.equal({ cursor: 'ZtkX9_EHj3x7PMkVuFIhwKYXEpwpLwyxp9vMKomUhllil9q7eWiAu' });
+    expect(sent!.headers['content-type']).to.equal('application/json');
+    expect(sent!.headers['x-api-key'], 'the auth is applied to it').to.equal(API_KEY);
+    expect(second.body.data).to.deep.equal([{ name: 'b.txt' }]);
+    expect(second.body.meta.action.body, 'meta.action shows what was sent').to.deep.equal({ cursor: 'ZtkX9_EHj3x7PMkVuFIhwKYXEpwpLwyxp9vMKomUhllil9q7eWiAu' });
+    expect(second.body.meta).not.to.have.property('cursor');
+  });
+
+  it('Page with sendFirstPage (Xero answers everything unpaged without ?page): the first request asks for page 1', async () => {
+    upstream.on('GET /api/invoices', (r) => ({ body: { invoices: r.query.get('page') === '1' ? Array.from({ length: 100 }, (_, i) => ({ id: i })) : [{ id: 100 }] } }));
+    const first = await run('list-unpaged', { status: 'PAID' });
+    expect(rawQuery(''), 'page=1 on the first request').to.equal('status=PAID&page=1');
+    expect(first.body.data).to.have.length(100);
+    const second = await run('list-unpaged', { status: 'PAID', cursor: first.body.meta.cursor });
+    expect(rawQuery('')).to.equal('status=PAID&page=2');
+    expect(second.body.data).to.deep.equal([{ id: 100 }]);
+    expect(second.body.meta).not.to.have.property('cursor');
+  });
+
   it('only a successful page gets a cursor; a pagination expression that fails is a 502 MAPPING_ERROR located in the file', async () => {
     upstream.on('GET /api/people', () => ({ status: 500, body: { value: [], '@odata.nextLink': `${upstream.url}/api/people?$skiptoken=X2` } }));
     const failed = await run('list-odata');

@@ -50,6 +50,7 @@ describe('CORS: end-user-token endpoints open to the allowed origins only, API-k
       'GET /v2/end-user/connections/{connectionId}/reauthorize',
       'GET /v2/end-user/session',
       'GET /v2/connect/{appSlug}/authorize',
+      'GET,POST /v2/connect/choices/{choiceId}',
       'POST /v2/end-user/apps/{appSlug}/actions/{actionSlug}/run',
       'GET,HEAD,POST,PUT,PATCH,DELETE /v2/end-user/proxy/{connectionId}/{path}',
     ]);

@@ -197,6 +197,8 @@ describe('a client generated from /v1/openapi.json and /v2/openapi.json', functi
       'authorizeConnection 200 url',
       'authorizeConnection 400 VALIDATION_ERROR',
       'connectCallback 400 OAUTH_STATE_INVALID',
+      'getConnectChoice 404 NOT_FOUND',
+      'makeConnectChoice 404 NOT_FOUND',
       'createWebhook 201 whsec_',
       'createWebhook 400 VALIDATION_ERROR',
       'listWebhooks 200 end_user.deleted',

@@ -2,6 +2,7 @@ import type { Argument } from '../generated/definition-types.ts';
 import type { FileAnalysis } from '../file-analysis.ts';
 import { problemAt, type DefinitionProblem, type ProblemCode } from '../problems.ts';
 import { isDateFormat } from '../../arguments/dates.ts';
+import { escapeSettingsProblem } from '../../arguments/escape.ts';
 import { checkRules, defaultBreaksRules, shownDefault } from './argument-rule-checks.ts';
 
 const CONTAINERS = new Set(['Object', 'Array']);
@@ -54,6 +55,11 @@ export function checkArguments(file: FileAnalysis, args: readonly Argument[], in
       } else if (args.findIndex((other) => other.asBody !== undefined && other.location === 'Body' && other.parent === undefined && other.dataType === 'Object') !== i) {
         report(i, 'asBody', 'ARG_AS_BODY_INVALID', `${name}: another argument is the body already (asBody); an action has one body`);
       }
+    }
+
+    if (arg.escape !== undefined) {
+      const wrong = escapeSettingsProblem(arg.escape);
+      if (wrong) report(i, 'escape', 'ARG_ESCAPE_INVALID', `${name}: ${wrong}`);
     }
 
     if (arg.hidden && arg.required && arg.default === undefined) {

@@ -6,6 +6,7 @@ import { problemAt, type DefinitionProblem } from '../problems.ts';
 import { checkArguments } from './argument-checks.ts';
 import { duplicateNames } from './duplicates.ts';
 import { nextUrlSourceProblems, paginationProblems } from './pagination-checks.ts';
+import { arrayStyleProblems } from './array-style-checks.ts';
 import { idArgumentProblems } from './id-argument-checks.ts';
 import { authHeaderNames, headerArgumentProblems } from './header-argument-checks.ts';
 import { urlTemplateProblems } from './url-template-checks.ts';
@@ -55,6 +56,7 @@ export function checkVersion(version: VersionFiles): DefinitionProblem[] {
     problems.push(...checkArguments(file, args, file.place.kind === 'action'));
     problems.push(...headerArgumentProblems(file, args, authHeaders));
     problems.push(...lookups(file, args, actionIds, actionsById));
+    problems.push(...arrayStyleProblems(file, args, api?.definition ?? undefined));
   }
 
   for (const auth of version.auths) {

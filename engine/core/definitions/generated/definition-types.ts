@@ -168,6 +168,10 @@ export interface ApiDefinition {
    */
   bodyEncoding?: 'Json' | 'Form';
   /**
+   * How an array is written in a Form body (bodyEncoding: Form): Indices o:tag[0]=a&o:tag[1]=b (Rails, PHP, Stripe), Brackets o:tag[]=a&o:tag[]=b, Repeat o:tag=a&o:tag=b (Mailgun, most servlet and Go servers), Comma o:tag=a,b. Arrays of objects or arrays are always written with indices. An argument's own arrayStyle wins for its field.
+   */
+  arrayStyle?: 'Indices' | 'Brackets' | 'Repeat' | 'Comma';
+  /**
    * Ids of the auths (files in auths/) a connection to this version may use; the first is the default.
    *
    * @minItems 1
@@ -284,23 +288,51 @@ export interface Argument {
   component?: string;
   multipleValues?: MultipleValues;
   /**
-   * On a String: the form the value must have: email (one @, a local part, a domain with a dot, no spaces), uri (an absolute URI with a scheme), date-time (RFC 3339 with seconds and a zone); the value is sent as given. On a Date: how the date is sent: ISO8601 (2024-05-01T12:00:00Z), Date (2024-05-01), UnixSeconds or UnixMilliseconds. Each set only on its own type (with multipleValues, the values' type).
+   * On a String: the form the value must have: email (one @, a local part, a domain with a dot, no spaces), uri (an absolute URI with a scheme), date-time (RFC 3339 with seconds and a zone); the value is sent as given. On a Date: how the date is sent: ISO8601 (2024-05-01T12:00:00Z), Date (2024-05-01), UnixSeconds, UnixMilliseconds, or HttpDate (RFC 9110 IMF-fixdate, Sat, 31 Oct 2026 23:00:00 GMT, for headers such as If-Modified-Since). Each set only on its own type (with multipleValues, the values' type).
    */
-  format?: 'ISO8601' | 'Date' | 'UnixSeconds' | 'UnixMilliseconds' | 'email' | 'uri' | 'date-time';
+  format?: 'ISO8601' | 'Date' | 'UnixSeconds' | 'UnixMilliseconds' | 'HttpDate' | 'email' | 'uri' | 'date-time';
+  /**
+   * A Body argument of an API whose bodyEncoding is Form: how its array values are written, instead of the API's arrayStyle. How an array is written in a Form body (bodyEncoding: Form): Indices o:tag[0]=a&o:tag[1]=b (Rails, PHP, Stripe), Brackets o:tag[]=a&o:tag[]=b, Repeat o:tag=a&o:tag=b (Mailgun, most servlet and Go servers), Comma o:tag=a,b. Arrays of objects or arrays are always written with indices.
+   */
+  arrayStyle?: 'Indices' | 'Brackets' | 'Repeat' | 'Comma';
   list?: ListSettings;
 }
 /**
- * Escapes the value before sending (for example quotes inside a query language string): every character in characters gets prefix written before it.
+ * Escapes the value (each value, with multipleValues) wherever the request uses it: sent as it is, seen by a mapper (its own, as value, and every other, in arguments) and filled into a {{placeholder}}. One way, by its properties: characters with prefix (prefix written before each of characters); style Sql (each quote doubled, O'Brien to O''Brien); style Backslash (a backslash before each of characters and before every backslash); or pairs (each from replaced by its to, the longest first, in one pass).
  */
 export interface EscapeSettings {
   /**
-   * The characters to escape, e.g. a single quote.
+   * The characters to escape: with prefix, those prefixed; with style Sql, the quotes doubled (default '); with style Backslash, those backslashed besides the backslash itself (default ' and ").
    */
-  characters: string;
+  characters?: string;
   /**
-   * What is written before each escaped character: a backslash, or the character itself to double it (SQL).
+   * With characters: what is written before each of them, e.g. a backslash, or the character itself to double it (SQL).
    */
-  prefix: string;
+  prefix?: string;
+  /**
+   * A common way: Sql doubles each quote of characters (default '); Backslash writes a backslash before each of characters (default ' and ") and before every backslash, so the value cannot end its quotes with one of its own.
+   */
+  style?: 'Sql' | 'Backslash';
+  /**
+   * Custom escapes: each from in the value is replaced by its to, the longest from first, in one pass over the value (what one pair writes is not escaped again).
+   *
+   * @minItems 1
+   * @maxItems 64
+   */
+  pairs?: [EscapePair, ...EscapePair[]];
+}
+/**
+ * One escape: from is replaced by to.
+ */
+export interface EscapePair {
+  /**
+   * The text to replace (one or a few characters).
+   */
+  from: string;
+  /**
+   * What is written instead.
+   */
+  to: string;
 }
 /**
  * The argument takes a list of single values (e.g. several email addresses).
@@ -462,6 +494,20 @@ export interface CursorPagination {
    * The next page's token, read from the response (e.g. body.response_metadata.next_cursor); empty or missing on the last page. Without it, the response mapping's meta.cursor is the token.
    */
   next?: string;
+  nextRequest?: NextPageRequest;
+}
+/**
+ * When the next page is another request (Dropbox's files/list_folder/continue): a run given a cursor sends this method to baseUrl + path with the cursor alone at location and key; none of the action's Query, Body or Param arguments go with it (its Header arguments, the API's headers and the auth do). Without it, the cursor is sent with the action's own request.
+ */
+export interface NextPageRequest {
+  /**
+   * The method of the next-page request; the action's own when left out.
+   */
+  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /**
+   * Appended to the API's baseUrl, as an action's path is; fixed (no :params).
+   */
+  path: string;
 }
 /**
  * The next page is a URL the app gives: in the Link header (rel="next") or in the body. The engine requests it as the whole next request (the action's method, auth applied); it must be on the origin of the API's baseUrl. Exactly one of from and next.
@@ -529,6 +575,10 @@ export interface PagePagination {
    * The number of the first page (the one sent without a cursor).
    */
   firstPage?: number;
+  /**
+   * true: the first request (sent without a cursor) carries pageKey = firstPage too, for APIs that answer every record at once, unpaged, when the page is left out (Xero). An argument of the action that sets pageKey itself wins.
+   */
+  sendFirstPage?: boolean;
   /**
    * The query parameter or body field of the page size: a page with fewer rows is the last.
    */
@@ -606,6 +656,10 @@ export interface OAuth2AuthorizationCodeAuth {
   authorizeParams?: {
     [k: string]: string | undefined;
   };
+  /**
+   * How the company's OAuth client id and secret reach the token endpoint, for the code exchange and every refresh: Body sends them as client_id and client_secret form fields; Header as HTTP Basic (RFC 6749 section 2.3.1), the only way Xero, Intuit, Reddit, Spotify and Fitbit accept them.
+   */
+  clientAuthentication?: 'Header' | 'Body';
   refresh?: TokenRefresh;
   /**
    * Fields of the token response kept in the connection's metadata (host variables), by metadata key: { instanceUrl: instance_url } keeps Salesforce's instance_url as metadata.instanceUrl. Read when the connection is authorized (the callback); a field the response lacks is left out, and the access and refresh tokens are never kept.
@@ -613,6 +667,13 @@ export interface OAuth2AuthorizationCodeAuth {
   tokenMetadata?: {
     [k: string]: string | undefined;
   };
+  /**
+   * Query parameters of the provider's redirect to the callback kept in the connection's metadata (host variables), by metadata key: { realmId: realmId } keeps QuickBooks' realmId. A parameter the redirect lacks is left out; code and state are never kept; each value is at most 1000 characters. The Connect page does not ask for these keys.
+   */
+  callbackMetadata?: {
+    [k: string]: string | undefined;
+  };
+  postAuthorization?: PostAuthorization;
   /**
    * The header that carries the access token on every call (Shopify: X-Shopify-Access-Token).
    */
@@ -638,6 +699,47 @@ export interface TokenRefresh {
    * The refresh endpoint when it is not tokenUrl.
    */
   url?: string;
+}
+/**
+ * A request made once the tokens are in, with the new access token, whose answer gives connection metadata: Xero's tenant from GET https://api.xero.com/connections, Atlassian's cloud id from accessible-resources. When it gives several accounts (options), the end user chooses one on the Connect page (choice: EndUser), or the first is taken (choice: First).
+ */
+export interface PostAuthorization {
+  /**
+   * The method of the request; GET when left out.
+   */
+  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /**
+   * Where the request goes; {{key}} placeholders name metadata known by then (given at authorize, kept from the callback or the token response).
+   */
+  url: string;
+  headers?: Headers1;
+  /**
+   * A JSONata expression over the answer ({status, headers, body}) giving the accounts the grant reaches: an array (several), an object (one) or nothing (none: the authorization fails, naming the request). The whole body when left out. At most 100 are kept.
+   */
+  options?: string;
+  /**
+   * What the connection keeps of the chosen account, by metadata key: a JSONata expression over one option each. A value that is not text, a number or a boolean is left out.
+   */
+  metadata: {
+    [k: string]: string | undefined;
+  };
+  /**
+   * A JSONata expression over one option: the name an end user chooses it by on the Connect page. The option's first metadata value when left out.
+   */
+  label?: string;
+  /**
+   * Who picks when there are several options: EndUser (the Connect page asks; GET and POST /v2/connect/choices/{choiceId}) or First (the first option, by rule). One option is always taken as it is.
+   */
+  choice?: 'EndUser' | 'First';
+}
+/**
+ * Headers of the request besides the access token (sent as the auth's header and prefix say) and Accept: application/json.
+ */
+export interface Headers1 {
+  /**
+   * The header's value.
+   */
+  [k: string]: string | undefined;
 }
 /**
  * OAuth 2.0 client credentials grant: machine-to-machine, the connection holds a client id and secret.
@@ -809,7 +911,7 @@ export interface CredentialExchangeAuth {
    */
   url: string;
   originVariables?: OriginVariables1;
-  headers?: Headers1;
+  headers?: Headers2;
   /**
    * The JSON body of the exchange request; string values may contain {{key}} placeholders.
    */
@@ -832,7 +934,7 @@ export interface CredentialExchangeAuth {
 /**
  * Headers of the exchange request.
  */
-export interface Headers1 {
+export interface Headers2 {
   /**
    * The header's value.
    */
