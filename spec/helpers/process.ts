@@ -40,7 +40,7 @@ export async function spawnGateway(env: Record<string, string>, timeoutMs = 20_0
   const args = START_ARGS.map((arg) => (arg.endsWith('.js') ? path.join(ROOT, arg) : arg));
   const child = spawn(process.execPath, args, {
     cwd,
-    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', LOG_LEVEL: 'info', SHUTDOWN_DRAIN_MS: '0', ...env },
+    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', LOG_LEVEL: 'info', SHUTDOWN_DRAIN_MS: '0', ...templateEnv(), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -76,11 +76,16 @@ export async function spawnGateway(env: Record<string, string>, timeoutMs = 20_0
 
 /** Runs a one-shot command (an npm script's command) and collects its output. */
 export async function runCommand(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, args, { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, args, { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...templateEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk) => (stdout += String(chunk)));
   child.stderr.on('data', (chunk) => (stderr += String(chunk)));
   const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
   return { code, stdout, stderr };
+}
+
+/** The embedded database template the run made (spec/support/pglite-template.ts), for gateways and commands spawned here. */
+function templateEnv(): Record<string, string> {
+  return process.env.PGLITE_TEMPLATE_DIR ? { PGLITE_TEMPLATE_DIR: process.env.PGLITE_TEMPLATE_DIR } : {};
 }
