@@ -60,6 +60,9 @@ export async function openPgliteStore(dataDir: string, options: PgliteStoreOptio
     kind: 'embedded',
     queryTimeoutMs: options.queryTimeoutMs,
     soleWriter: true,
+    // Reachable means PGlite can still write its files: the folder is there and writable (not gone with an
+    // unmounted volume, not on a file system remounted read-only).
+    reachable: () => fs.access(dir, fs.constants.W_OK),
     async close() {
       await db.destroy();
       await pg.close();

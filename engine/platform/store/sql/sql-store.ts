@@ -15,6 +15,8 @@ export interface SqlStoreOptions {
    * database's only writer (the embedded store, behind its DATA_DIR lock).
    */
   soleWriter: boolean;
+  /** Checked by ping before the query (the embedded store: its folder is there and writable). */
+  reachable?: () => Promise<void>;
   close(): Promise<void>;
 }
 
@@ -71,6 +73,7 @@ export function sqlStore(db: Kysely<any>, options: SqlStoreOptions): Store {
       }
     },
     async ping() {
+      await options.reachable?.();
       await runner.run('ping', () => sql`SELECT 1`.execute(db));
     },
     close: options.close,
