@@ -220,6 +220,8 @@ export function adminUsage(): string {
     '',
     'commands:',
     ...Object.entries(COMMANDS).flatMap(([name, command]) => [`  ${usageLine(declaration(name, command)).replace(/^usage: npm run admin -- /, '')}`, `      ${command.summary}`]),
+    '  store:copy-to-postgres',
+    "      Copies the embedded store of DATA_DIR into DATABASE_URL's PostgreSQL database (the gateway stopped; see its --help)",
     '',
     'options:',
     '  --json      print the result as JSON',

@@ -21,7 +21,7 @@ describe('admin commands', () => {
   beforeEach(async () => {
     const tmp = await tempDir();
     cleanup = tmp.cleanup;
-    store = await openStore({ dataDir: tmp.dir, mongodbUri: undefined });
+    store = await openStore({ dataDir: tmp.dir, mongodbUri: undefined, pgliteTemplateDir: process.env.PGLITE_TEMPLATE_DIR });
   });
   afterEach(async () => {
     await store.close();
