@@ -33,7 +33,7 @@ export async function killIfRunning(gateway: GatewayProcess | null): Promise<voi
  * listens. SHUTDOWN_DRAIN_MS is 0 unless `env` sets it, so a SIGTERM stops it at once. `cwd` (the repository
  * by default) is where it looks for `.env`.
  */
-export async function spawnGateway(env: Record<string, string>, timeoutMs = 20_000, options: { cwd?: string } = {}): Promise<GatewayProcess> {
+export async function spawnGateway(env: Record<string, string>, timeoutMs = 60_000, options: { cwd?: string } = {}): Promise<GatewayProcess> {
   ensureBuilt();
   const cwd = options.cwd ?? ROOT;
   // From another working directory, the compiled entry is found by its full path.
