@@ -24,6 +24,10 @@ export interface ThrowawayCluster {
   dir: string;
   /** A connection string to another database of this cluster. */
   urlOf(database: string): string;
+  /** Stops the server, keeping its data, as an outage would (fault specs). */
+  pause(): Promise<void>;
+  /** Starts the paused server again on the same port. */
+  resume(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -70,7 +74,8 @@ export async function startThrowawayCluster(options: { port?: number; fsync?: bo
     `-c fsync=${options.fsync ? 'on' : 'off'}`,
     `-c max_connections=200`,
   ].join(' ');
-  await as(path.join(bin, 'pg_ctl'), ['-D', data, '-l', path.join(dir, 'server.log'), '-o', settings, '-w', '-t', '60', 'start']);
+  const start = () => as(path.join(bin, 'pg_ctl'), ['-D', data, '-l', path.join(dir, 'server.log'), '-o', settings, '-w', '-t', '60', 'start']);
+  await start();
   const urlOf = (database: string) => `postgres://igw:igw@127.0.0.1:${port}/${database}`;
   let stopped = false;
   return {
@@ -78,6 +83,12 @@ export async function startThrowawayCluster(options: { port?: number; fsync?: bo
     port,
     dir,
     urlOf,
+    async pause() {
+      await as(path.join(bin, 'pg_ctl'), ['-D', data, '-m', 'immediate', '-w', 'stop']);
+    },
+    async resume() {
+      await start();
+    },
     async stop() {
       if (stopped) return;
       stopped = true;

@@ -12,6 +12,8 @@ export function storeLogging(logger: Logger): StoreEvents {
           ? `imported the embedded store of an earlier release (NeDB files in ${report.from}) into the embedded database; the old files are kept at ${report.keptAt}: delete them once you are satisfied`
           : `the NeDB files in ${report.from} had been imported by an earlier start; moved them to ${report.keptAt}: delete them once you are satisfied`,
       ),
+    onUnreachable: (error, attempt, retryInMs) =>
+      logger.warn({ attempt, retryInMs }, `store: ${error.message.replace(/; try again shortly$/, '')}; the gateway waits for it and tries again in ${retryInMs} ms (attempt ${attempt})`),
     onIdleError: (error) => logger.warn({ err: error }, 'store: an idle PostgreSQL connection failed; the next query opens a new one'),
   };
 }

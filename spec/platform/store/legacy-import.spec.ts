@@ -3,6 +3,8 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { createRemoteJWKSet, jwtVerify, decodeJwt } from 'jose';
 import { open } from '../../../engine/platform/crypto/cipher.ts';
+import { createKeyring } from '../../../engine/platform/crypto/keyring.ts';
+import { decodeCursor, encodeCursor } from '../../../engine/core/pagination/cursor-codec.ts';
 import { call, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 import { tempDir } from '../../helpers/temp-dir.ts';
 
@@ -83,6 +85,13 @@ describe('the embedded store of an earlier release (NeDB files), imported on fir
     expect(fresh.status).to.equal(200);
     const session = await call({ url: gw!.url, apiKey: fresh.body.token }, 'GET', '/v2/end-user/session');
     expect(session.status).to.equal(200);
+  });
+
+  it('keeps the key cursors are signed with: a cursor issued by the earlier release is still taken', async () => {
+    const before = createKeyring([(await fs.readFile(path.join(FIXTURE, 'encryption.key'), 'utf8')).trim()]);
+    const scope = { appId: 'acme', version: 1, actionId: 'list-contacts', connectionId: expected.connections.company };
+    const cursor = encodeCursor(before, scope, { offset: 100 } as never);
+    expect(decodeCursor(gw!.gateway.services.keyring, scope, cursor)).to.deep.equal({ position: { offset: 100 } });
   });
 
   it('imports once: a second start finds nothing to import and the same records', async () => {
