@@ -63,8 +63,6 @@ describe('configuration', () => {
     ['DATABASE_URL with a space', { DATABASE_URL: 'postgres://gw:s3cret pw@db/gw', ENCRYPTION_KEY: KEY }, /^DATABASE_URL must be a postgres:\/\/ connection string without spaces/],
     ['DATABASE_URL with a port out of range', { DATABASE_URL: 'postgres://gw:s3cret-pw@db:70000/gw', ENCRYPTION_KEY: KEY }, /^DATABASE_URL (has a port that is not 1 to 65535|must be a postgres)/],
     ['DATABASE_URL and MONGODB_URI both', { DATABASE_URL: 'postgres://db/gw', MONGODB_URI: 'mongodb://db/gw', ENCRYPTION_KEY: KEY }, /^DATABASE_URL and MONGODB_URI are both set; set one of them/],
-    ['DATABASE_URL and DATABASE_URL_FILE both', { DATABASE_URL: 'postgres://db/gw', DATABASE_URL_FILE: '/run/secrets/db', ENCRYPTION_KEY: KEY }, /^DATABASE_URL and DATABASE_URL_FILE are both set/],
-    ['DATABASE_URL_FILE missing', { DATABASE_URL_FILE: '/nonexistent/db-url', ENCRYPTION_KEY: KEY }, /^DATABASE_URL_FILE names a file that cannot be read \(ENOENT: \/nonexistent\/db-url\)$/],
     ['DATABASE_POOL_MAX of 0', { DATABASE_POOL_MAX: '0' }, /^DATABASE_POOL_MAX must be an integer from 1 to 1000 \(got "0"\)$/],
     ['ENCRYPTION_KEY of the wrong length', { ENCRYPTION_KEY: Buffer.alloc(16).toString('base64') }, /^ENCRYPTION_KEY must be 32 bytes encoded as base64/],
     ['ENCRYPTION_KEY not base64', { ENCRYPTION_KEY: 'not base64!' }, /^ENCRYPTION_KEY must be 32 bytes/],

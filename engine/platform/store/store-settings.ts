@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { ConfigError, integer, optional, type Env } from '../settings/env.ts';
 import { DEFAULT_COMPACTION_INTERVAL_MS } from './embedded/compaction.ts';
 import { DEFAULT_STORE_QUERY_TIMEOUT_MS } from './mongodb/query-timeout.ts';
@@ -7,7 +6,7 @@ import { DEFAULT_STORE_QUERY_TIMEOUT_MS } from './mongodb/query-timeout.ts';
 export interface StoreSettings {
   /** DATA_DIR: where the embedded store keeps its files. */
   dataDir: string;
-  /** DATABASE_URL (or the file DATABASE_URL_FILE names): a PostgreSQL server replaces the embedded store when set. */
+  /** DATABASE_URL (or DATABASE_URL_FILE, a file holding it): a PostgreSQL server replaces the embedded store when set. */
   databaseUrl: string | undefined;
   /** DATABASE_POOL_MAX: connections this gateway opens to PostgreSQL at most. */
   databasePoolMax: number;
@@ -42,29 +41,16 @@ export function storeSettingsFromEnv(env: Env): Omit<StoreSettings, 'dataDir'> {
 }
 
 /**
- * DATABASE_URL, or the first line of the file DATABASE_URL_FILE names (a
- * mounted secret), checked for its form: postgres:// or postgresql://, a
- * host, no spaces. A problem names the variable and never repeats the value,
- * which holds the password.
+ * DATABASE_URL (DATABASE_URL_FILE, a mounted secret, is read into it with
+ * the other secrets: engine/config/secret-files.ts), checked for its form:
+ * postgres:// or postgresql://, a host, no spaces. A problem names the
+ * variable and never repeats the value, which holds the password.
  */
 export function databaseUrlFromEnv(env: Env): string | undefined {
-  const direct = optional(env, 'DATABASE_URL');
-  const file = optional(env, 'DATABASE_URL_FILE');
-  if (direct !== undefined && file !== undefined) throw new ConfigError('DATABASE_URL', 'and DATABASE_URL_FILE are both set; set one of them');
-  let url = direct;
-  let name = 'DATABASE_URL';
-  if (file !== undefined) {
-    name = 'DATABASE_URL_FILE';
-    try {
-      url = readFileSync(file, 'utf8').split(/\r?\n/)[0]!.trim();
-    } catch (error) {
-      throw new ConfigError(name, `names a file that cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}: ${file})`);
-    }
-    if (url === '') throw new ConfigError(name, `names an empty file (${file}); its first line must be the postgres:// connection string`);
-  }
+  const url = optional(env, 'DATABASE_URL');
   if (url === undefined) return undefined;
   const problem = urlProblem(url);
-  if (problem) throw new ConfigError(name, `${problem} (the value is not shown: it may hold a password)`);
+  if (problem) throw new ConfigError('DATABASE_URL', `${problem} (the value is not shown: it may hold a password)`);
   return url;
 }
 
