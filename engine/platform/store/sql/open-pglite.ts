@@ -20,6 +20,14 @@ export interface PgliteStoreOptions {
   onMigrated?: (names: string[]) => void;
 }
 
+/**
+ * PGlite's buffer cache lives in the process's WebAssembly memory, allocated
+ * at open: PostgreSQL's default 128MB cost 130 MB of RSS more than this
+ * (351 against 217 MB for an empty store, measured), and the operating
+ * system's page cache holds the rest of the files anyway.
+ */
+export const PGLITE_SHARED_BUFFERS = '32MB';
+
 /** Where the embedded store keeps its database in DATA_DIR. */
 export function pgliteDir(dataDir: string): string {
   return path.join(dataDir, 'pglite');
@@ -46,7 +54,7 @@ export async function openPgliteStore(dataDir: string, options: PgliteStoreOptio
     await fs.cp(pgliteDir(options.templateDir), dir, { recursive: true });
   }
   await fs.mkdir(dir, { recursive: true, mode: 0o700 });
-  const pg = await PGlite.create(dir, await compiled());
+  const pg = await PGlite.create(dir, { ...(await compiled()), postgresqlconf: [`shared_buffers = ${PGLITE_SHARED_BUFFERS}`] });
   const db = new Kysely<any>({ dialect: pgliteDialect(pg) });
   try {
     const ran = await migrateToLatest(db);
