@@ -43,7 +43,8 @@ export interface Collection<T extends { id: string }> {
   insert(record: T): Promise<T>;
   findOne(filter: Filter): Promise<T | null>;
   find(filter: Filter, options?: FindOptions): Promise<T[]>;
-  count(filter: Filter): Promise<number>;
+  /** How many match; with `limit`, counting stops there (the answer is at most `limit`), so its cost is bounded. */
+  count(filter: Filter, options?: { limit?: number }): Promise<number>;
   /** Updates the first record matching; false when none matched (a lost compare-and-set, say). */
   updateOne(filter: Filter, update: Update<T>): Promise<boolean>;
   deleteOne(filter: Filter): Promise<boolean>;

@@ -128,6 +128,8 @@ for (const adapter of adapters) {
       expect(await ids({ createdOn: { $lt: new Date(Date.UTC(2026, 0, 2)) } })).to.deep.equal(['eu_1']);
       expect(await ids({ name: { $like: 'USER *' }, companyId: 'cmp_b' })).to.deep.equal(['eu_5', 'eu_6']);
       expect(await store.endUsers.count({ companyId: 'cmp_a' })).to.equal(4);
+      expect(await store.endUsers.count({ companyId: 'cmp_a' }, { limit: 3 }), 'a count stops at its limit').to.equal(3);
+      expect(await store.endUsers.count({ companyId: 'cmp_a' }, { limit: 10 })).to.equal(4);
     });
 
     it('answers a lookup by id together with other fields exactly as the filter says, for every operation', async () => {

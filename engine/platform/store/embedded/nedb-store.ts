@@ -153,8 +153,9 @@ class NedbCollection<T extends { id: string }> implements Collection<T> {
     return found.map((doc: Record<string, unknown>) => strip<T>(doc));
   }
 
-  async count(filter: Filter): Promise<number> {
-    return await this.db.countAsync(query(filter));
+  async count(filter: Filter, options: { limit?: number } = {}): Promise<number> {
+    const n = await this.db.countAsync(query(filter));
+    return options.limit === undefined ? n : Math.min(n, options.limit);
   }
 
   async updateOne(filter: Filter, update: Update<T>): Promise<boolean> {

@@ -107,8 +107,8 @@ export class MongoCollectionAdapter<T extends { id: string }> implements Collect
     return (await this.query(() => cursor.toArray())).map((doc) => strip<T>(doc));
   }
 
-  async count(filter: Filter): Promise<number> {
-    return await this.query(() => this.collection.countDocuments(this.filter(filter), this.limits()));
+  async count(filter: Filter, options: { limit?: number } = {}): Promise<number> {
+    return await this.query(() => this.collection.countDocuments(this.filter(filter), { ...this.limits(), ...(options.limit === undefined ? {} : { limit: options.limit }) }));
   }
 
   async updateOne(filter: Filter, update: Update<T>): Promise<boolean> {

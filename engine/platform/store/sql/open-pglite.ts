@@ -54,7 +54,7 @@ export async function openPgliteStore(dataDir: string, options: PgliteStoreOptio
     await fs.cp(pgliteDir(options.templateDir), dir, { recursive: true });
   }
   await fs.mkdir(dir, { recursive: true, mode: 0o700 });
-  const pg = await PGlite.create(dir, { ...(await compiled()), postgresqlconf: [`shared_buffers = ${PGLITE_SHARED_BUFFERS}`] });
+  const pg = await PGlite.create(dir, { ...(await compiled()), postgresqlconf: [`shared_buffers = ${PGLITE_SHARED_BUFFERS}`, 'max_wal_size = 256MB', 'min_wal_size = 32MB'] });
   const db = new Kysely<any>({ dialect: pgliteDialect(pg) });
   try {
     const ran = await migrateToLatest(db);

@@ -26,6 +26,10 @@ export function pgliteDialect(pg: PGlite): PostgresDialect {
       const previous = turn;
       turn = new Promise<void>((resolve) => (release = resolve));
       await previous;
+      // PGlite runs a query on this thread, holding the event loop while it does. Between two queries the
+      // loop turns once: requests that wait (a /health, a request that needs no store) are answered then,
+      // instead of after every query queued behind this one.
+      await new Promise<void>((resolve) => setImmediate(resolve));
       return client(release);
     },
     async end() {

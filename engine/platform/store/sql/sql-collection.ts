@@ -42,10 +42,15 @@ export class SqlCollection<T extends { id: string }> implements Collection<T> {
     return rows.map((row) => fromRow<T>(this.table, row as Record<string, unknown>));
   }
 
-  async count(filter: Filter): Promise<number> {
-    const row = await this.runner.run(this.name, () =>
-      this.runner.db().selectFrom(this.table.name).select(sql<string>`count(*)`.as('n')).where(filterSql(this.table, filter)).executeTakeFirstOrThrow(),
-    );
+  async count(filter: Filter, options: { limit?: number } = {}): Promise<number> {
+    const condition = filterSql(this.table, filter);
+    const row = await this.runner.run(this.name, () => {
+      const db = this.runner.db();
+      if (options.limit === undefined) return db.selectFrom(this.table.name).select(sql<string>`count(*)`.as('n')).where(condition).executeTakeFirstOrThrow();
+      // Counting stops at the limit: the planner reads at most that many matches.
+      const matches = db.selectFrom(this.table.name).select(sql`1`.as('one')).where(condition).limit(options.limit).as('m');
+      return db.selectFrom(matches).select(sql<string>`count(*)`.as('n')).executeTakeFirstOrThrow();
+    });
     return Number((row as { n: string | number }).n);
   }
 

@@ -94,7 +94,7 @@ function counted<T extends { id: string }>(inner: SqlCollection<T>, name: Collec
     insert: write(inner.insert),
     findOne: (filter) => inner.findOne(filter),
     find: (filter, options) => inner.find(filter, options),
-    count: (filter) => inner.count(filter),
+    count: (filter, options) => inner.count(filter, options),
     updateOne: write(inner.updateOne),
     deleteOne: write(inner.deleteOne),
     deleteMany: write(inner.deleteMany),
