@@ -4,7 +4,8 @@
  * and on PostgreSQL (a throwaway cluster of Debian's server, fsync on), the
  * real gateway (`npm start`'s compiled entry) in its own process:
  *
- *   start      from spawn to "gateway listening", on the seeded store
+ *   start      from spawn to /health answering, on the seeded store (an empty
+ *              DEFINITIONS_DIR: the catalogue's load is measured by `npm run bench -- --only=scale`)
  *   RSS        of the gateway process after the lists ran
  *   disk       DATA_DIR/pglite, or pg_database_size
  *   lists      p50/p99 of GET /v2/{end-users,connections,installations} with
@@ -97,10 +98,13 @@ interface Gateway {
   stop(): Promise<void>;
 }
 
+/** No definitions: the start measured is the process and its store, not the catalogue's load (benchmarked apart). */
+const NO_DEFINITIONS = await fs.mkdtemp(path.join(os.tmpdir(), 'igw-bench-no-definitions-'));
+
 async function startGateway(env: Record<string, string>): Promise<Gateway> {
   const started = performance.now();
   const args = START_ARGS.map((arg) => (arg.endsWith('.js') ? path.join(ROOT, arg) : arg));
-  const child = spawn(process.execPath, args, { cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', BOOTSTRAP_API_KEY: API_KEY, SHUTDOWN_DRAIN_MS: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, args, { cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', BOOTSTRAP_API_KEY: API_KEY, SHUTDOWN_DRAIN_MS: '0', DEFINITIONS_DIR: NO_DEFINITIONS, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout.on('data', (c) => (out += String(c)));
   child.stderr.on('data', (c) => (out += String(c)));
@@ -296,6 +300,7 @@ async function main(): Promise<void> {
     }
   } finally {
     await cluster?.stop();
+    await fs.rm(NO_DEFINITIONS, { recursive: true, force: true });
   }
 }
 
