@@ -28,8 +28,8 @@ import { readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { PGlite } from '@electric-sql/pglite';
+import { commandLine, isEntry } from '../../engine/platform/cli/command-line.ts';
 import pg from 'pg';
 import { ensureBuilt, START_ARGS } from '../../spec/helpers/start-command.ts';
 import { startThrowawayCluster } from '../postgres/throwaway-cluster.ts';
@@ -41,20 +41,27 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 const API_KEY = 'bench-store-key-0123456789abcdefgh';
 const BASE = new Date('2025-01-01T00:00:00Z');
 
-const { values } = parseArgs({
+export const cli = {
+  command: 'npm run bench:store --',
+  summary:
+    'The store at scale: N end users, connections and installations in one company (written with bulk SQL), the real gateway on the embedded store and on PostgreSQL (a throwaway cluster): start, RSS, disk, list p50/p99, /health p99 under list load. Reports figures; never fails on speed.',
   options: {
-    records: { type: 'string', default: '1000,100000' },
-    stores: { type: 'string', default: 'embedded,postgres' },
-    samples: { type: 'string', default: '200' },
-    'load-seconds': { type: 'string', default: '10' },
-    concurrency: { type: 'string', default: '4' },
+    records: { type: 'string' as const, value: '<n,n,...>', description: 'record counts, each of end users, connections and installations (default 1000,100000)' },
+    stores: { type: 'string' as const, value: '<stores>', description: 'embedded, postgres or both, comma-separated (default both)' },
+    samples: { type: 'string' as const, value: '<n>', description: 'sequential requests per list query (default 200)' },
+    'load-seconds': { type: 'string' as const, value: '<s>', description: 'how long the lists run while /health is probed (default 10)' },
+    concurrency: { type: 'string' as const, value: '<n>', description: 'clients sending lists meanwhile (default 4)' },
   },
-});
-const RECORDS = values.records!.split(',').map(Number);
-const STORES = values.stores!.split(',') as ('embedded' | 'postgres')[];
-const SAMPLES = Number(values.samples);
-const LOAD_SECONDS = Number(values['load-seconds']);
-const CONCURRENCY = Number(values.concurrency);
+  examples: ['npm run bench:store -- --records=1000,100000', 'npm run bench:store -- --records=1000000 --stores=embedded'],
+};
+
+const args = isEntry(import.meta.url) ? commandLine(cli) : null;
+const values: Partial<Record<keyof typeof cli.options, string>> = (args?.values ?? {}) as Partial<Record<keyof typeof cli.options, string>>;
+const RECORDS = (values.records ?? '1000,100000').split(',').map(Number);
+const STORES = (values.stores ?? 'embedded,postgres').split(',') as ('embedded' | 'postgres')[];
+const SAMPLES = Number(values.samples ?? 200);
+const LOAD_SECONDS = Number(values['load-seconds'] ?? 10);
+const CONCURRENCY = Number(values.concurrency ?? 4);
 
 type Sql = (text: string, params?: unknown[]) => Promise<unknown[]>;
 
@@ -99,7 +106,7 @@ interface Gateway {
 }
 
 /** No definitions: the start measured is the process and its store, not the catalogue's load (benchmarked apart). */
-const NO_DEFINITIONS = await fs.mkdtemp(path.join(os.tmpdir(), 'igw-bench-no-definitions-'));
+let NO_DEFINITIONS = '';
 
 async function startGateway(env: Record<string, string>): Promise<Gateway> {
   const started = performance.now();
@@ -289,6 +296,7 @@ async function postgresCase(n: number, clusterUrl: (db: string) => string, admin
 
 async function main(): Promise<void> {
   ensureBuilt();
+  NO_DEFINITIONS = await fs.mkdtemp(path.join(os.tmpdir(), 'igw-bench-no-definitions-'));
   const cluster = STORES.includes('postgres') ? await startThrowawayCluster({ fsync: true }) : null;
   try {
     for (const n of RECORDS) {
@@ -304,4 +312,4 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+if (args) await main();
