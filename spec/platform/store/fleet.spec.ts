@@ -34,6 +34,7 @@ describe('a fleet: two gateway processes on one PostgreSQL', function () {
     postgresOrSkip(this, 'the fleet spec');
     database = await freshDatabase();
     await upstream.start();
+    cleanups.push(() => upstream.stop());
     const defs = await definitionsFor(FIXTURE, upstream.url);
     cleanups.push(defs.cleanup);
     const env = (dataDir: string) => ({
@@ -57,7 +58,6 @@ describe('a fleet: two gateway processes on one PostgreSQL', function () {
   after(async () => {
     for (const gateway of [a, b]) if (gateway) await killIfRunning(gateway);
     await store?.close();
-    await upstream.stop();
     for (const cleanup of cleanups) await cleanup();
     await database?.drop();
   });
