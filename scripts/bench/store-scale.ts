@@ -51,6 +51,7 @@ export const cli = {
     samples: { type: 'string' as const, value: '<n>', description: 'sequential requests per list query (default 200)' },
     'load-seconds': { type: 'string' as const, value: '<s>', description: 'how long the lists run while /health is probed (default 10)' },
     concurrency: { type: 'string' as const, value: '<n>', description: 'clients sending lists meanwhile (default 4)' },
+    'pg-port': { type: 'string' as const, value: '<port>', description: "the throwaway PostgreSQL cluster's port on 127.0.0.1 (default a free one)" },
   },
   examples: ['npm run bench:store -- --records=1000,100000', 'npm run bench:store -- --records=1000000 --stores=embedded'],
 };
@@ -62,6 +63,7 @@ const STORES = (values.stores ?? 'embedded,postgres').split(',') as ('embedded' 
 const SAMPLES = Number(values.samples ?? 200);
 const LOAD_SECONDS = Number(values['load-seconds'] ?? 10);
 const CONCURRENCY = Number(values.concurrency ?? 4);
+const PG_PORT = values['pg-port'] ? Number(values['pg-port']) : undefined;
 
 type Sql = (text: string, params?: unknown[]) => Promise<unknown[]>;
 
@@ -297,7 +299,7 @@ async function postgresCase(n: number, clusterUrl: (db: string) => string, admin
 async function main(): Promise<void> {
   ensureBuilt();
   NO_DEFINITIONS = await fs.mkdtemp(path.join(os.tmpdir(), 'igw-bench-no-definitions-'));
-  const cluster = STORES.includes('postgres') ? await startThrowawayCluster({ fsync: true }) : null;
+  const cluster = STORES.includes('postgres') ? await startThrowawayCluster({ fsync: true, port: PG_PORT }) : null;
   try {
     for (const n of RECORDS) {
       for (const store of STORES) {
