@@ -12,7 +12,7 @@ import { createApp } from './http/server/app.ts';
 import { createHttpServer } from './http/server/http-server.ts';
 import { createMcpEndpoint } from './mcp/endpoint/mcp-endpoint.ts';
 import type { ReadinessCheck, Services } from './http/services.ts';
-import { compactionLogging } from './platform/store/embedded/compaction-log.ts';
+import { storeLogging } from './platform/store/store-log.ts';
 import { acquireDataDirLock } from './platform/store/embedded/data-dir-lock.ts';
 import { openStore, type Store } from './platform/store/index.ts';
 import { logBaseUrlOverrides } from './core/run/base-url-override.ts';
@@ -62,11 +62,11 @@ export interface GatewayOverrides {
 
 export async function startGateway(config: Config, logger: Logger, overrides: GatewayOverrides = {}): Promise<RunningGateway> {
   const tracing = await startTracing(config.tracing, logger, overrides.traceExporter ? { exporter: overrides.traceExporter } : {});
-  const embedded = !config.mongodbUri;
+  const embedded = !config.mongodbUri && !config.databaseUrl;
   const keyring = createKeyring(await resolveEncryptionKeys(config));
   const releaseLock = embedded ? await acquireDataDirLock(config.dataDir) : async () => {};
   const metrics = await metricsIfServed(config);
-  const opened = await openStore(config, compactionLogging(logger)).then(tracing.store, async (error: unknown) => {
+  const opened = await openStore(config, storeLogging(logger)).then(tracing.store, async (error: unknown) => {
     await releaseLock();
     throw error;
   });

@@ -2,8 +2,10 @@
  * The admin tool: `npm run admin -- <command> [options]`; `--help` lists the
  * commands, `<command> --help` shows one's options (engine/admin/commands.ts). Works with the
  * gateway stopped (opens the store itself) or running on the embedded store
- * (asks the gateway over DATA_DIR/admin.sock). With MONGODB_URI it always
- * talks to MongoDB directly.
+ * (asks the gateway over DATA_DIR/admin.sock). With DATABASE_URL or
+ * MONGODB_URI it always talks to that database directly.
+ * `store:copy-to-postgres` copies the embedded store into DATABASE_URL's
+ * database (scripts/store-copy.ts).
  */
 import { sendAdminCommand } from '../engine/admin/admin-socket.ts';
 import { parseAdminCommand, runAdminCommand } from '../engine/admin/commands.ts';
@@ -15,8 +17,18 @@ import { readSecretFiles } from '../engine/config/secret-files.ts';
 import { lockHolder } from '../engine/platform/store/embedded/data-dir-lock.ts';
 import { acquireDataDirLock } from '../engine/platform/store/embedded/data-dir-lock.ts';
 import { openStore } from '../engine/platform/store/index.ts';
+import { copyEmbeddedToPostgres, STORE_COPY_HELP } from './store-copy.ts';
 
 async function main(argv: string[]): Promise<number> {
+  // Copying a whole store takes two stores: the tool does it itself, with the gateway stopped.
+  if (argv[0] === 'store:copy-to-postgres') {
+    if (argv.includes('--help')) {
+      print({ exitCode: 0, output: STORE_COPY_HELP });
+      return 0;
+    }
+    readDotEnv();
+    return await copyEmbeddedToPostgres(loadConfig(readSecretFiles(process.env)), (exitCode, output) => print({ exitCode, output }));
+  }
   // Help and a mistyped command line are answered here, without the configuration, the store or the gateway.
   const early = parseAdminCommand(argv);
   if ('exitCode' in early) {
@@ -26,7 +38,7 @@ async function main(argv: string[]): Promise<number> {
   // The same environment as the gateway's: .env in development, secrets given as files.
   readDotEnv();
   const config = loadConfig(readSecretFiles(process.env));
-  if (!config.mongodbUri && (await lockHolder(config.dataDir)) !== null) {
+  if (!config.mongodbUri && !config.databaseUrl && (await lockHolder(config.dataDir)) !== null) {
     // The gateway carries the command out with its own keys; it refuses a key-using one when the tool's differ.
     const keys = await configuredEncryptionKeys(config);
     const keyIds = keys.length ? [...createKeyring(keys).byId.keys()] : [];
@@ -34,7 +46,7 @@ async function main(argv: string[]): Promise<number> {
     print(result);
     return result.exitCode;
   }
-  const release = config.mongodbUri ? async () => {} : await acquireDataDirLock(config.dataDir);
+  const release = config.mongodbUri || config.databaseUrl ? async () => {} : await acquireDataDirLock(config.dataDir);
   const keyring = createKeyring(await resolveEncryptionKeys(config));
   const store = await openStore(config);
   try {

@@ -211,6 +211,9 @@ function declaration(name: string, command: Command): CliDeclaration {
   };
 }
 
+/** The command that copies the embedded store into PostgreSQL (scripts/store-copy.ts). */
+export const STORE_COPY_COMMAND = 'store:copy-to-postgres';
+
 /** The tool's own help: every command with its usage and what it does. */
 export function adminUsage(): string {
   return [
@@ -220,6 +223,8 @@ export function adminUsage(): string {
     '',
     'commands:',
     ...Object.entries(COMMANDS).flatMap(([name, command]) => [`  ${usageLine(declaration(name, command)).replace(/^usage: npm run admin -- /, '')}`, `      ${command.summary}`]),
+    '  store:copy-to-postgres',
+    "      Copies the embedded store of DATA_DIR into DATABASE_URL's PostgreSQL database (the gateway stopped; see its --help)",
     '',
     'options:',
     '  --json      print the result as JSON',
@@ -241,6 +246,11 @@ export function parseAdminCommand(argv: readonly string[]): AdminResult | Parsed
     if (name === undefined || !Object.hasOwn(COMMANDS, name)) return { exitCode: 0, output: adminUsage() };
   }
   if (name.startsWith('-')) return { exitCode: 2, output: `unknown option ${name.replace(/=.*$/, '')}\n${adminUsage().split('\n')[0]}` };
+  // Copying a whole store takes two stores: scripts/admin.ts runs it itself (scripts/store-copy.ts); it takes no options.
+  if (name === STORE_COPY_COMMAND) {
+    const extra = rest.find((a) => a !== '--help' && a !== '-h');
+    return extra === undefined ? { exitCode: 0, output: `usage: npm run admin -- ${STORE_COPY_COMMAND}` } : { exitCode: 2, output: `${STORE_COPY_COMMAND} takes no options or arguments (got ${extra})` };
+  }
   const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (!command) return { exitCode: 2, output: `unknown command "${name}"\n\n${adminUsage()}` };
   const line = declaration(name, command);

@@ -78,8 +78,9 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   const store = storeSettingsFromEnv(env);
   const bootstrapApiKey = bootstrapApiKeyFromEnv(env);
   const encryptionKeys = encryptionKeysFromEnv(env);
-  if (store.mongodbUri !== undefined && encryptionKeys === undefined) {
-    throw new ConfigError('ENCRYPTION_KEY', 'is required when MONGODB_URI is set (32 bytes, base64; e.g. `openssl rand -base64 32`)');
+  if ((store.mongodbUri !== undefined || store.databaseUrl !== undefined) && encryptionKeys === undefined) {
+    const by = store.databaseUrl !== undefined ? 'DATABASE_URL' : 'MONGODB_URI';
+    throw new ConfigError('ENCRYPTION_KEY', `is required when ${by} is set: every gateway sharing the store needs the same key (32 bytes, base64; e.g. \`openssl rand -base64 32\`)`);
   }
   const port = integer(env, 'PORT', 8080, 0, 65535);
   const host = optional(env, 'HOST') ?? '0.0.0.0';

@@ -9,7 +9,7 @@ type Env = Record<string, string | undefined>;
  * trailing newlines trimmed, becomes `X`. A new secret variable is one more
  * name here.
  */
-export const SECRET_VARIABLES = ['ENCRYPTION_KEY', 'BOOTSTRAP_API_KEY', 'MONGODB_URI', 'METRICS_TOKEN'] as const;
+export const SECRET_VARIABLES = ['ENCRYPTION_KEY', 'BOOTSTRAP_API_KEY', 'DATABASE_URL', 'MONGODB_URI', 'METRICS_TOKEN'] as const;
 
 /**
  * Returns `env` with every `X_FILE` of SECRET_VARIABLES read into `X` (and

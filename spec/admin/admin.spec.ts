@@ -21,7 +21,7 @@ describe('admin commands', () => {
   beforeEach(async () => {
     const tmp = await tempDir();
     cleanup = tmp.cleanup;
-    store = await openStore({ dataDir: tmp.dir, mongodbUri: undefined });
+    store = await openStore({ dataDir: tmp.dir, mongodbUri: undefined, pgliteTemplateDir: process.env.PGLITE_TEMPLATE_DIR });
   });
   afterEach(async () => {
     await store.close();
@@ -122,7 +122,7 @@ describe('admin commands', () => {
 });
 
 describe('the admin tool (npm run admin)', function () {
-  this.timeout(60_000);
+  this.timeout(240_000);
 
   it('answers --help on stdout and refuses a mistyped line on stderr, without the configuration or the store', async () => {
     // A configuration that would not load: help and refusals come first, so they do not need one.

@@ -11,7 +11,7 @@ const idOf = (key: string) => createKeyring([key]).current.id;
 const API_KEY = 'rotation-test-key-0123456789';
 
 describe('encryption key rotation', function () {
-  this.timeout(90_000);
+  this.timeout(240_000);
   let dir: string;
   let cleanup: () => Promise<void>;
   let running: GatewayProcess | null = null;

@@ -39,6 +39,8 @@ describe('configuration', () => {
     expect(loadConfig({ DEFINITIONS_CACHE_DIR: '/tmp/defs-cache', DATA_DIR: '/var/gw' }).definitionsCacheDir).to.equal('/tmp/defs-cache');
     expect(loadConfig({ DEFINITIONS_CACHE_DIR: 'off' }).definitionsCacheDir).to.equal(null);
     expect(loadConfig({ STORE_QUERY_TIMEOUT_MS: '250' }).storeQueryTimeoutMs).to.equal(250);
+    expect(loadConfig({ DATABASE_URL: 'postgresql://gw:pw@db.internal:6432/gw?sslmode=require', ENCRYPTION_KEY: KEY })).to.include({ databaseUrl: 'postgresql://gw:pw@db.internal:6432/gw?sslmode=require', databasePoolMax: 10 });
+    expect(loadConfig({}).databaseUrl).to.equal(undefined);
     expect(loadConfig({ STORE_COMPACTION_INTERVAL_MS: '0' }).storeCompactionIntervalMs).to.equal(0);
     expect(
       loadConfig({
@@ -61,6 +63,13 @@ describe('configuration', () => {
     ['LOG_LEVEL unknown', { LOG_LEVEL: 'loud' }, /^LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent \(got "loud"\)$/],
     ['MONGODB_URI not a mongodb URL', { MONGODB_URI: 'http://db', ENCRYPTION_KEY: KEY }, /^MONGODB_URI must be a mongodb:\/\/ or mongodb\+srv:\/\/ connection string$/],
     ['MONGODB_URI without ENCRYPTION_KEY', { MONGODB_URI: 'mongodb://db/gw' }, /^ENCRYPTION_KEY is required when MONGODB_URI is set/],
+    ['DATABASE_URL without ENCRYPTION_KEY', { DATABASE_URL: 'postgres://gw:pw@db:5432/gw' }, /^ENCRYPTION_KEY is required when DATABASE_URL is set/],
+    ['DATABASE_URL of another scheme, its password never shown', { DATABASE_URL: 'mysql://gw:s3cret-pw@db/gw', ENCRYPTION_KEY: KEY }, /^DATABASE_URL must start with postgres:\/\/ or postgresql:\/\/ \(it starts with mysql:\/\/\) \(the value is not shown: it may hold a password\)$/],
+    ['DATABASE_URL not a URL', { DATABASE_URL: '//gw:s3cret-pw@db/gw', ENCRYPTION_KEY: KEY }, /^DATABASE_URL must be a postgres:\/\/user:password@host:5432\/database connection string, and is not a URL/],
+    ['DATABASE_URL with a space', { DATABASE_URL: 'postgres://gw:s3cret pw@db/gw', ENCRYPTION_KEY: KEY }, /^DATABASE_URL must be a postgres:\/\/ connection string without spaces/],
+    ['DATABASE_URL with a port out of range', { DATABASE_URL: 'postgres://gw:s3cret-pw@db:70000/gw', ENCRYPTION_KEY: KEY }, /^DATABASE_URL (has a port that is not 1 to 65535|must be a postgres)/],
+    ['DATABASE_URL and MONGODB_URI both', { DATABASE_URL: 'postgres://db/gw', MONGODB_URI: 'mongodb://db/gw', ENCRYPTION_KEY: KEY }, /^DATABASE_URL and MONGODB_URI are both set; set one of them/],
+    ['DATABASE_POOL_MAX of 0', { DATABASE_POOL_MAX: '0' }, /^DATABASE_POOL_MAX must be an integer from 1 to 1000 \(got "0"\)$/],
     ['ENCRYPTION_KEY of the wrong length', { ENCRYPTION_KEY: Buffer.alloc(16).toString('base64') }, /^ENCRYPTION_KEY must be 32 bytes encoded as base64/],
     ['ENCRYPTION_KEY not base64', { ENCRYPTION_KEY: 'not base64!' }, /^ENCRYPTION_KEY must be 32 bytes/],
     ['the second of two ENCRYPTION_KEYs wrong', { ENCRYPTION_KEY: `${KEY},xyz` }, /^ENCRYPTION_KEY key 2 of 2 must be 32 bytes/],

@@ -45,6 +45,16 @@ describe('secrets given as files (X_FILE)', () => {
     expect(config).to.include({ bootstrapApiKey: CHOSEN_KEY, mongodbUri: 'mongodb://gw:p%40ss@db:27017/gw', port: 9090 });
   });
 
+  it('reads DATABASE_URL_FILE into DATABASE_URL, and a malformed one stops the start without showing it', async () => {
+    await fs.writeFile(path.join(dir, 'db'), 'postgres://gw:p%40ss@db.internal:5432/gw\n');
+    const config = loadConfig({ ...readSecretFiles({ DATABASE_URL_FILE: path.join(dir, 'db') }), ENCRYPTION_KEY: KEY });
+    expect(config.databaseUrl).to.equal('postgres://gw:p%40ss@db.internal:5432/gw');
+    await fs.writeFile(path.join(dir, 'bad'), 'mysql://gw:hunter2@db/gw\n');
+    expect(() => loadConfig({ ...readSecretFiles({ DATABASE_URL_FILE: path.join(dir, 'bad') }), ENCRYPTION_KEY: KEY }))
+      .to.throw(/^DATABASE_URL must start with postgres:\/\/ or postgresql:\/\/ \(it starts with mysql:\/\/\) \(the value is not shown/)
+      .and.satisfy((e: Error) => !e.message.includes('hunter2'));
+  });
+
   it('reads METRICS_TOKEN_FILE into the token /metrics asks for', async () => {
     const token = 'm'.repeat(40);
     await fs.writeFile(path.join(dir, 'metrics-token'), `${token}\n`);

@@ -22,7 +22,7 @@ export interface TestGateway {
 /** The real gateway in this process: embedded store in a temp DATA_DIR, port 0 on 127.0.0.1, logs captured. */
 export async function startTestGateway(env: Record<string, string> = {}, testing: { dispatcher?: Dispatcher; store?: (store: Store) => Store } = {}): Promise<TestGateway> {
   const { dir, cleanup } = env.DATA_DIR ? { dir: env.DATA_DIR, cleanup: async () => {} } : await tempDir();
-  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dir, BOOTSTRAP_API_KEY: TEST_API_KEY, LOG_LEVEL: 'info', ...env });
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dir, BOOTSTRAP_API_KEY: TEST_API_KEY, LOG_LEVEL: 'info', ...pgliteTemplate(), ...env });
   const capture = captureLogs();
   const gateway = await startGateway(config, capture.logger, {
     ...(testing.dispatcher ? { http: createConfiguredHttpClient(config, { dispatcher: testing.dispatcher }) } : {}),
@@ -39,6 +39,11 @@ export async function startTestGateway(env: Record<string, string> = {}, testing
       if (!options.keepData) await cleanup();
     },
   };
+}
+
+/** The embedded database every started gateway copies instead of creating one (spec/support/pglite-template.ts), when the run made it. */
+export function pgliteTemplate(): Record<string, string> {
+  return process.env.PGLITE_TEMPLATE_DIR ? { PGLITE_TEMPLATE_DIR: process.env.PGLITE_TEMPLATE_DIR } : {};
 }
 
 /** fetch with the API key and JSON, answering status, headers and parsed body; an answer to an operation the OpenAPI documents describe must match them (status and body), or the spec fails. */

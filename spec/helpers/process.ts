@@ -33,14 +33,14 @@ export async function killIfRunning(gateway: GatewayProcess | null): Promise<voi
  * listens. SHUTDOWN_DRAIN_MS is 0 unless `env` sets it, so a SIGTERM stops it at once. `cwd` (the repository
  * by default) is where it looks for `.env`.
  */
-export async function spawnGateway(env: Record<string, string>, timeoutMs = 20_000, options: { cwd?: string } = {}): Promise<GatewayProcess> {
+export async function spawnGateway(env: Record<string, string>, timeoutMs = 60_000, options: { cwd?: string } = {}): Promise<GatewayProcess> {
   ensureBuilt();
   const cwd = options.cwd ?? ROOT;
   // From another working directory, the compiled entry is found by its full path.
   const args = START_ARGS.map((arg) => (arg.endsWith('.js') ? path.join(ROOT, arg) : arg));
   const child = spawn(process.execPath, args, {
     cwd,
-    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', LOG_LEVEL: 'info', SHUTDOWN_DRAIN_MS: '0', ...env },
+    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', LOG_LEVEL: 'info', SHUTDOWN_DRAIN_MS: '0', ...templateEnv(), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -76,11 +76,16 @@ export async function spawnGateway(env: Record<string, string>, timeoutMs = 20_0
 
 /** Runs a one-shot command (an npm script's command) and collects its output. */
 export async function runCommand(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, args, { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, args, { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...templateEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk) => (stdout += String(chunk)));
   child.stderr.on('data', (chunk) => (stderr += String(chunk)));
   const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
   return { code, stdout, stderr };
+}
+
+/** The embedded database template the run made (spec/support/pglite-template.ts), for gateways and commands spawned here. */
+function templateEnv(): Record<string, string> {
+  return process.env.PGLITE_TEMPLATE_DIR ? { PGLITE_TEMPLATE_DIR: process.env.PGLITE_TEMPLATE_DIR } : {};
 }

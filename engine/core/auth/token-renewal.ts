@@ -29,10 +29,14 @@ export function tokenExpired(connection: ConnectionRecord, now = Date.now()): bo
  * A new access token for an OAuth 2.0 connection: by its refresh token
  * (authorization code) or by its client credentials. Single-flight per
  * connection in this process: concurrent runs wait for the one renewal.
- * Across gateway instances the store is the referee: the new credentials
- * are written with a compare-and-set on `credentialsVersion`, and a loser
- * (or a run that started before someone else's renewal) takes the winner's
- * token instead of renewing again.
+ * Across gateway instances too: the renewal is claimed with a
+ * compare-and-set that sets a lease on the connection (`renewingUntil`,
+ * TOKEN_RETRY_BUDGET_MS plus a margin); the instance that wins calls the
+ * token endpoint, the others poll the connection until its token is written
+ * (or the claim is released after a failure, or its lease runs out because
+ * that instance died, and then one of them renews). The new credentials are
+ * still written with a compare-and-set on `credentialsVersion`, so a run
+ * that started before someone else's renewal takes the winner's token.
  */
 export function renewToken(services: RunServices, connection: ConnectionRecord, auth: AuthEntry): Promise<ConnectionRecord> {
   let renewal = inFlight.get(connection.id);
@@ -43,11 +47,53 @@ export function renewToken(services: RunServices, connection: ConnectionRecord, 
   return renewal;
 }
 
+/** How long past TOKEN_RETRY_BUDGET_MS a claimed renewal holds the connection: a gateway that died while renewing lets it go after this. */
+export const RENEWAL_LEASE_MARGIN_MS = 5_000;
+/** How often a gateway waiting for another's renewal looks at the connection. */
+export const RENEWAL_WAIT_POLL_MS = 100;
+
 async function renew(services: RunServices, seen: ConnectionRecord, auth: AuthEntry): Promise<ConnectionRecord> {
+  const { tokens: store } = services;
+  const budgetMs = (services.settings.tokenRetry ?? DEFAULT_TOKEN_RETRY).budgetMs;
+  for (;;) {
+    const fresh = await store.current(seen);
+    if (!fresh) throw GatewayError.of('NOT_FOUND', `connection ${seen.id} does not exist`);
+    if (fresh.credentialsVersion > seen.credentialsVersion && fresh.status === 'active') return fresh;
+    // Single-flight across gateways: the one whose claim wins calls the token endpoint; the others wait for its token.
+    if (await store.claimRenewal(fresh, new Date(Date.now() + budgetMs + RENEWAL_LEASE_MARGIN_MS))) {
+      try {
+        return await renewClaimed(services, fresh, auth);
+      } catch (error) {
+        await store.releaseRenewal(fresh).catch(() => {});
+        throw error;
+      }
+    }
+    const settled = await waitForRenewal(services, fresh, auth, budgetMs + RENEWAL_LEASE_MARGIN_MS);
+    if (settled) return settled;
+    // The other renewal's lease ran out without a token (its gateway died): try to take it.
+    seen = fresh;
+  }
+}
+
+/** Waits for the renewal another gateway holds: its token, or null once its lease has passed without one. */
+async function waitForRenewal(services: RunServices, claimed: ConnectionRecord, auth: AuthEntry, leaseMs: number): Promise<ConnectionRecord | null> {
+  const deadline = Date.now() + leaseMs;
+  while (Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, RENEWAL_WAIT_POLL_MS));
+    const now = await services.tokens.current(claimed);
+    if (!now) throw GatewayError.of('NOT_FOUND', `connection ${claimed.id} does not exist`);
+    if (now.credentialsVersion > claimed.credentialsVersion) {
+      if (now.status === 'active') return now;
+      throw GatewayError.of('AUTH_REFRESH_FAILED', grantLostMessage(now, auth, 'another instance found the grant gone'));
+    }
+    // Released (the other's token call failed): this one may renew now.
+    if (!now.renewingUntil || now.renewingUntil.getTime() < Date.now()) return null;
+  }
+  return null;
+}
+
+async function renewClaimed(services: RunServices, fresh: ConnectionRecord, auth: AuthEntry): Promise<ConnectionRecord> {
   const { tokens: store, keyring } = services;
-  const fresh = await store.current(seen);
-  if (!fresh) throw GatewayError.of('NOT_FOUND', `connection ${seen.id} does not exist`);
-  if (fresh.credentialsVersion > seen.credentialsVersion && fresh.status === 'active') return fresh;
   const secrets = open<ConnectionSecrets>(keyring, fresh.id, fresh.credentials);
 
   let tokens: TokenResponse;

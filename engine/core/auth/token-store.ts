@@ -20,4 +20,11 @@ export interface TokenStore {
   saveRenewed(seen: ConnectionRecord, renewed: { credentials: SealedSecret; tokenExpiresAt: Date | null }): Promise<ConnectionRecord | null>;
   /** Marks the connection needs_reauthorization unless it changed since `seen`; announced when this call made the change. */
   markNeedsReauthorization(seen: ConnectionRecord): Promise<void>;
+  /**
+   * Takes the renewal of the connection until `until`, unless it changed since `seen` or another renewal
+   * holds it (a lease not yet past): true when this caller renews, and every other gateway waits for it.
+   */
+  claimRenewal(seen: ConnectionRecord, until: Date): Promise<boolean>;
+  /** Gives up a renewal this caller claimed and did not finish (the token endpoint failed): the next caller renews. */
+  releaseRenewal(seen: ConnectionRecord): Promise<void>;
 }

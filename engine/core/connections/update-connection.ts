@@ -6,6 +6,7 @@ import { connectableVersion, credentialProblems, metadataProblems, secretsFrom, 
 import type { UpdateConnectionBody } from '../../tenancy/connections/schemas.ts';
 import { connectionView } from '../../tenancy/connections/view.ts';
 import { publishEvent } from '../../tenancy/webhooks/publish.ts';
+import { withEvents } from '../../tenancy/webhooks/with-events.ts';
 
 /**
  * PATCH /v2/connections/{id}: replaces a connection's credentials and/or
@@ -39,14 +40,17 @@ export async function updateConnection(services: ConnectServices, companyId: str
     set.tokenExpiresAt = tokenExpiresAt;
   }
   if (body.credentials !== undefined || body.metadata !== undefined) set.status = 'active';
-  const changed = await services.store.connections.updateOne(
-    { id, companyId, credentialsVersion: current.credentialsVersion },
-    { $set: set, $inc: { credentialsVersion: 1 } },
-  );
-  if (!changed) throw GatewayError.of('CONFLICT', `connection ${id} changed while it was being updated (a token renewal, say); send the PATCH again`);
-  const updated = await findConnection(services, companyId, id);
-  if (current.status === 'needs_reauthorization' && updated.status === 'active') {
-    await publishEvent(services, companyId, { type: 'connection.reauthorized', data: connectionView(updated) });
-  }
-  return updated;
+  // The change and its connection.reauthorized event are one transaction.
+  return await withEvents(services, async () => {
+    const changed = await services.store.connections.updateOne(
+      { id, companyId, credentialsVersion: current.credentialsVersion },
+      { $set: set, $inc: { credentialsVersion: 1 } },
+    );
+    if (!changed) throw GatewayError.of('CONFLICT', `connection ${id} changed while it was being updated (a token renewal, say); send the PATCH again`);
+    const updated = await findConnection(services, companyId, id);
+    if (current.status === 'needs_reauthorization' && updated.status === 'active') {
+      await publishEvent(services, companyId, { type: 'connection.reauthorized', data: connectionView(updated) });
+    }
+    return updated;
+  });
 }

@@ -6,6 +6,7 @@ import { GatewayError } from '../../platform/errors/index.ts';
 import type { Services } from '../services.ts';
 import type { ConnectionRecord } from '../../platform/store/index.ts';
 import { publishEvent } from '../../tenancy/webhooks/publish.ts';
+import { withEvents } from '../../tenancy/webhooks/with-events.ts';
 import type { OAuthState } from './oauth-state.ts';
 
 /**
@@ -24,23 +25,26 @@ export async function renewConnection(
   if (!current || current.endUserId !== state.endUserId || current.appSlug !== state.appSlug || current.authId !== state.authId) {
     throw GatewayError.of('NOT_FOUND', `connection ${state.connectionId} does not exist`);
   }
-  const changed = await services.store.connections.updateOne(
-    { id: current.id, companyId: current.companyId, credentialsVersion: current.credentialsVersion },
-    {
-      $set: {
-        credentials: seal(services.keyring, current.id, renewed.secrets),
-        tokenExpiresAt: renewed.tokenExpiresAt,
-        metadata: { ...current.metadata, ...renewed.kept },
-        status: 'active',
-        updatedOn: new Date(),
+  // The new credentials and their connection.reauthorized event are one transaction.
+  return await withEvents(services, async () => {
+    const changed = await services.store.connections.updateOne(
+      { id: current.id, companyId: current.companyId, credentialsVersion: current.credentialsVersion },
+      {
+        $set: {
+          credentials: seal(services.keyring, current.id, renewed.secrets),
+          tokenExpiresAt: renewed.tokenExpiresAt,
+          metadata: { ...current.metadata, ...renewed.kept },
+          status: 'active',
+          updatedOn: new Date(),
+        },
+        $inc: { credentialsVersion: 1 },
       },
-      $inc: { credentialsVersion: 1 },
-    },
-  );
-  if (!changed) throw GatewayError.of('CONFLICT', `connection ${current.id} changed while it was being reconnected; start again`);
-  const updated = await findConnection(services, current.companyId, current.id);
-  if (current.status === 'needs_reauthorization') {
-    await publishEvent(services, current.companyId, { type: 'connection.reauthorized', data: connectionView(updated) });
-  }
-  return updated;
+    );
+    if (!changed) throw GatewayError.of('CONFLICT', `connection ${current.id} changed while it was being reconnected; start again`);
+    const updated = await findConnection(services, current.companyId, current.id);
+    if (current.status === 'needs_reauthorization') {
+      await publishEvent(services, current.companyId, { type: 'connection.reauthorized', data: connectionView(updated) });
+    }
+    return updated;
+  });
 }

@@ -42,8 +42,8 @@ export interface Endpoint {
 export const TRANSPORT: KnownErrorCode[] = ['BAD_REQUEST', 'REQUEST_TIMEOUT', 'HEADERS_TOO_LARGE', 'INTERNAL_ERROR'];
 /** A JSON request body: parsed, decoded, size-checked and validated before the handler reads it. */
 export const JSON_BODY: KnownErrorCode[] = ['VALIDATION_ERROR', 'INVALID_JSON', 'INVALID_BODY_ENCODING', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'];
-/** Anything that reads the store: MongoDB may end a query at STORE_QUERY_TIMEOUT_MS. */
-export const STORE: KnownErrorCode[] = ['QUERY_TIMEOUT'];
+/** Anything that reads the store: a query ended at STORE_QUERY_TIMEOUT_MS, or a store that cannot be reached. */
+export const STORE: KnownErrorCode[] = ['QUERY_TIMEOUT', 'STORE_UNAVAILABLE'];
 
 /** What running an action with a connection or an installation may meet, besides the envelope's 429 and 502 (both surfaces' run endpoints). */
 export const RUN: KnownErrorCode[] = [

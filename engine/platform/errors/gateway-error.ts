@@ -49,6 +49,7 @@ export const ERROR_STATUS = {
   UPSTREAM_TIMEOUT: 504,
   NOT_READY: 503,
   QUERY_TIMEOUT: 503,
+  STORE_UNAVAILABLE: 503,
 } as const;
 
 export type KnownErrorCode = keyof typeof ERROR_STATUS;

@@ -2,6 +2,9 @@ import type { Collection, Filter } from '../store/index.ts';
 import type { FieldTable } from './field-table.ts';
 import { paginationMeta, parseListQuery, pickFields, type ListQueryOptions, type Pagination } from './list-query.ts';
 
+/** How many matches past the page a list counts before it stops and answers totalCountExact false. */
+export const COUNT_LIMIT = 10_000;
+
 /**
  * One page of a list endpoint: the client's `fields`/`sort`/`limit`/`offset`/`where`
  * applied inside `scope` (the tenant's records only), answered in the envelope
@@ -17,13 +20,15 @@ export async function listPage<R extends { id: string }, V extends Record<string
 ): Promise<{ success: true; data: Partial<V>[]; meta: { pagination: Pagination } }> {
   const query = parseListQuery(queryString, table, options);
   const filter = Object.keys(query.filter).length ? { $and: [scope, query.filter] } : scope;
-  const [records, totalCount] = await Promise.all([
+  // The count is bounded: past COUNT_LIMIT matches beyond this page, totalCount is that many and not exact.
+  const countLimit = query.skip + query.limit + COUNT_LIMIT;
+  const [records, counted] = await Promise.all([
     collection.find(filter, { sort: query.sort, skip: query.skip, limit: query.limit }),
-    collection.count(filter),
+    collection.count(filter, { limit: countLimit }),
   ]);
   return {
     success: true,
     data: records.map((r) => pickFields(view(r), query.fields)),
-    meta: { pagination: paginationMeta(totalCount, query, records.length) },
+    meta: { pagination: paginationMeta(counted, query, records.length, counted < countLimit) },
   };
 }

@@ -114,8 +114,8 @@ export function parseListQuery(query: Record<string, unknown>, table: FieldTable
   };
 }
 
-export function paginationMeta(totalCount: number, query: Pick<ListQuery, 'skip'>, returned: number): Pagination {
-  return { totalCount, totalCountExact: true, hasNextPage: query.skip + returned < totalCount, hasPreviousPage: query.skip > 0 };
+export function paginationMeta(totalCount: number, query: Pick<ListQuery, 'skip'>, returned: number, exact = true): Pagination {
+  return { totalCount, totalCountExact: exact, hasNextPage: query.skip + returned < totalCount, hasPreviousPage: query.skip > 0 };
 }
 
 /** Keeps only the requested fields of one answered item. */

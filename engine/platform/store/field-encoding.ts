@@ -47,15 +47,24 @@ export function encodePath(path: string): string {
   return path.split('.').map(encodeKey).join('.');
 }
 
+export interface EncodeOptions {
+  /**
+   * A text holding NUL written as `{"%json": "<its JSON text>"}` too: PostgreSQL's JSONB cannot hold
+   * U+0000 (the SQL stores); NeDB and MongoDB can, and keep it as it is.
+   */
+  textWithNul?: boolean;
+}
+
 /** A record (or any value in one) as it is written to the store. */
-export function encodeValue(value: unknown, inArray = false): unknown {
+export function encodeValue(value: unknown, inArray = false, options: EncodeOptions = {}): unknown {
   if (Array.isArray(value)) {
     if (inArray) return { [NESTED_ARRAY]: JSON.stringify(value) };
-    return value.map((item) => encodeValue(item, true));
+    return value.map((item) => encodeValue(item, true, options));
   }
+  if (options.textWithNul && typeof value === 'string' && value.includes('\0')) return { [NESTED_ARRAY]: JSON.stringify(value) };
   if (!isPlainObject(value)) return value;
   const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) out[encodeKey(key)] = encodeValue(value[key], inArray);
+  for (const key of Object.keys(value)) out[encodeKey(key)] = encodeValue(value[key], inArray, options);
   return out;
 }
 

@@ -43,7 +43,8 @@ export interface Collection<T extends { id: string }> {
   insert(record: T): Promise<T>;
   findOne(filter: Filter): Promise<T | null>;
   find(filter: Filter, options?: FindOptions): Promise<T[]>;
-  count(filter: Filter): Promise<number>;
+  /** How many match; with `limit`, counting stops there (the answer is at most `limit`), so its cost is bounded. */
+  count(filter: Filter, options?: { limit?: number }): Promise<number>;
   /** Updates the first record matching; false when none matched (a lost compare-and-set, say). */
   updateOne(filter: Filter, update: Update<T>): Promise<boolean>;
   deleteOne(filter: Filter): Promise<boolean>;
@@ -60,7 +61,8 @@ export interface Collection<T extends { id: string }> {
 }
 
 export interface Store {
-  readonly kind: 'embedded' | 'mongodb';
+  /** embedded: PGlite in DATA_DIR; postgres: a PostgreSQL server (DATABASE_URL); mongodb (MONGODB_URI); nedb: the files an earlier release wrote, read only to migrate them. */
+  readonly kind: 'embedded' | 'postgres' | 'mongodb' | 'nedb';
   readonly companies: Collection<CompanyRecord>;
   readonly members: Collection<MemberRecord>;
   readonly apiKeys: Collection<ApiKeyRecord>;
@@ -74,6 +76,13 @@ export interface Store {
   readonly webhookEndpoints: Collection<WebhookEndpointRecord>;
   /** The webhook outbox: one record per event and endpoint, written with the change, sent by the delivery worker. */
   readonly webhookDeliveries: Collection<WebhookDeliveryRecord>;
+  /**
+   * Runs `work` so that its writes commit together or not at all: on the SQL stores (embedded, postgres)
+   * one database transaction, which every operation `work` starts joins, through this store or any
+   * wrapper of it, and a transaction begun inside it too. A thrown error rolls it back and is thrown
+   * again. MongoDB and NeDB run the work's writes one after another, without a transaction.
+   */
+  transaction<R>(work: (store: Store) => Promise<R>): Promise<R>;
   /** Throws when the store cannot be reached. */
   ping(): Promise<void>;
   close(): Promise<void>;

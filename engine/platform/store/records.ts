@@ -87,6 +87,11 @@ export interface ConnectionRecord {
   status: 'active' | 'needs_reauthorization';
   /** When the stored access token expires, if the provider said. */
   tokenExpiresAt: Date | null;
+  /**
+   * A token renewal under way holds the connection until then (a lease taken with a compare-and-set): other
+   * gateways wait for its token instead of calling the token endpoint too. Absent or past: nobody renews.
+   */
+  renewingUntil?: Date | null;
   createdOn: Date;
   updatedOn: Date;
 }

@@ -14,8 +14,8 @@ const OPERATIONS = new Set(['insert', 'findOne', 'find', 'count', 'updateOne', '
  * requests and the background makes no stream of root spans.
  */
 export function traceStore(store: Store): Store {
-  const system = store.kind === 'mongodb' ? 'mongodb' : 'nedb';
-  const collections = new Map<string, unknown>(COLLECTION_NAMES.map((name) => [name, tracedCollection(store[name] as Collection<{ id: string }>, name, system)]));
+  const system = store.kind === 'mongodb' ? 'mongodb' : store.kind === 'nedb' ? 'nedb' : 'postgresql';
+  const collections = new Map<string, unknown>(COLLECTION_NAMES.map((name) => [name, tracedCollection(store[name] as Collection<{ id: string }>, name, system, store.kind === 'postgres')]));
   return new Proxy(store, {
     get(target, property, receiver) {
       if (typeof property === 'string' && collections.has(property)) return collections.get(property);
@@ -25,7 +25,7 @@ export function traceStore(store: Store): Store {
   });
 }
 
-function tracedCollection<T extends { id: string }>(collection: Collection<T>, name: string, system: string): Collection<T> {
+function tracedCollection<T extends { id: string }>(collection: Collection<T>, name: string, system: string, remote: boolean): Collection<T> {
   const wrapped = new Map<string, unknown>();
   for (const operation of OPERATIONS) {
     const method = (collection as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>)[operation]!;
@@ -34,7 +34,7 @@ function tracedCollection<T extends { id: string }>(collection: Collection<T>, n
       const parent = context.active();
       if (!tracer || !trace.getSpan(parent)) return method.apply(collection, args);
       const span = tracer.startSpan(`${operation} ${name}`, {
-        kind: system === 'mongodb' ? SpanKind.CLIENT : SpanKind.INTERNAL,
+        kind: system === 'mongodb' || remote ? SpanKind.CLIENT : SpanKind.INTERNAL,
         attributes: { 'db.system.name': system, 'db.collection.name': name, 'db.operation.name': operation },
       });
       return context.with(trace.setSpan(parent, span), () => method.apply(collection, args)).then(

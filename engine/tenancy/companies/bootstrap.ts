@@ -30,16 +30,30 @@ export type BootstrapOutcome =
  * the caller can show it once). A store that already has a company is left
  * alone, whatever BOOTSTRAP_API_KEY says.
  *
- * The writes are separate (the store has no transactions), so it is made
- * resumable instead: the company is written first, marked `bootstrapPending`,
- * and the mark is removed last, once the key is stored and (a generated one)
+ * The writes are one transaction (store.transaction): on the SQL stores a
+ * start killed half-way leaves nothing, and the next start bootstraps
+ * afresh. MongoDB runs them one after another, so the bootstrap is also
+ * resumable: the company is written first, marked `bootstrapPending`, and
+ * the mark is removed last, once the key is stored and (a generated one)
  * delivered. A start that finds a marked company finishes the job: it adds
  * the owner if missing, revokes keys of an earlier attempt that nobody can
  * know (generated and never delivered, or another chosen key) and issues the
  * key. A kill anywhere in between therefore never leaves a company without a
- * usable key.
+ * usable key. A generated key's delivery (removing the mark) comes after the
+ * transaction, on every store.
  */
 export async function bootstrap(store: Store, bootstrapApiKey: string | undefined): Promise<BootstrapOutcome> {
+  const outcome = await store.transaction(() => bootstrapWrites(store, bootstrapApiKey));
+  if (outcome.kind === 'skipped') return outcome;
+  const delivered = async () => {
+    await store.companies.updateOne({ id: outcome.companyId }, { $unset: { bootstrapPending: true } });
+  };
+  // A chosen key is known to whoever chose it: nothing to deliver.
+  if (outcome.generatedKey === null) await delivered();
+  return { ...outcome, delivered };
+}
+
+async function bootstrapWrites(store: Store, bootstrapApiKey: string | undefined): Promise<BootstrapOutcome | Omit<Extract<BootstrapOutcome, { kind: 'created' }>, 'delivered'>> {
   const pending = await store.companies.findOne({ bootstrapPending: true });
   if (!pending && (await store.companies.count({})) > 0) {
     const ignoredKey = bootstrapApiKey !== undefined && (await findActiveApiKey(store, bootstrapApiKey)) === null;
@@ -62,13 +76,7 @@ export async function bootstrap(store: Store, bootstrapApiKey: string | undefine
   if (bootstrapApiKey !== undefined && !haveChosen) {
     await issueApiKey(store, { companyId: company.id, userId: owner.userId }, KEY_NAME, bootstrapApiKey);
   }
-
-  const delivered = async () => {
-    await store.companies.updateOne({ id: company.id }, { $unset: { bootstrapPending: true } });
-  };
-  // A chosen key is known to whoever chose it: nothing to deliver.
-  if (generatedKey === null) await delivered();
-  return { kind: 'created', companyId: company.id, userId: owner.userId, generatedKey, resumed: pending !== null, delivered };
+  return { kind: 'created', companyId: company.id, userId: owner.userId, generatedKey, resumed: pending !== null };
 }
 
 /** BOOTSTRAP_API_KEY: the owner's key of the "Default" company an empty store starts with; unset, one is generated. */

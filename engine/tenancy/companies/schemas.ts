@@ -10,7 +10,7 @@ export const paginationSchema = {
   required: ['totalCount', 'totalCountExact', 'hasNextPage', 'hasPreviousPage'],
   properties: {
     totalCount: { type: 'integer', minimum: 0, description: 'How many companies match `where`, across all pages.' },
-    totalCountExact: { type: 'boolean', description: 'true when totalCount is exact (always, today).' },
+    totalCountExact: { type: 'boolean', description: 'true when totalCount is exact; false when more than 10,000 records match beyond this page: totalCount is then offset + limit + 10,000 (a lower bound), so a count never reads a whole company.' },
     hasNextPage: { type: 'boolean', description: 'true when offset + the number returned is less than totalCount.' },
     hasPreviousPage: { type: 'boolean', description: 'true when offset is above 0.' },
   },

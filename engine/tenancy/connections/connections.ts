@@ -6,6 +6,7 @@ import type { Collection, ConnectionRecord } from '../../platform/store/index.ts
 import { RecentRecords } from '../../platform/store/recent-records.ts';
 import { connectionView } from './view.ts';
 import { publishEvent } from '../webhooks/publish.ts';
+import { withEvents } from '../webhooks/with-events.ts';
 
 /** What a connection keeps, sealed: the auth's argument values and any tokens. */
 export interface ConnectionSecrets {
@@ -58,15 +59,18 @@ export async function storeConnection(
     createdOn: now,
     updatedOn: now,
   };
-  const stored = await services.store.connections.insert(record);
-  // An end user deleted while this was under way (during an OAuth callback's token exchange, say) has had their
-  // connections swept already: checked again after the insert, so either that sweep or this check removes it.
-  if (input.endUserId && !(await services.store.endUsers.findOne({ id: input.endUserId, companyId: input.companyId }))) {
-    await services.store.connections.deleteOne({ id, companyId: input.companyId });
-    throw GatewayError.of('NOT_FOUND', `end user ${input.endUserId} does not exist`);
-  }
-  await publishEvent(services, record.companyId, { type: 'connection.created', data: connectionView(record) });
-  return stored;
+  // The connection and its connection.created deliveries are one transaction.
+  return await withEvents(services, async () => {
+    const stored = await services.store.connections.insert(record);
+    // An end user deleted while this was under way (during an OAuth callback's token exchange, say) has had their
+    // connections swept already: checked again after the insert, so either that sweep or this check removes it.
+    if (input.endUserId && !(await services.store.endUsers.findOne({ id: input.endUserId, companyId: input.companyId }))) {
+      await services.store.connections.deleteOne({ id, companyId: input.companyId });
+      throw GatewayError.of('NOT_FOUND', `end user ${input.endUserId} does not exist`);
+    }
+    await publishEvent(services, record.companyId, { type: 'connection.created', data: connectionView(record) });
+    return stored;
+  });
 }
 
 /** Connections recently found (every run looks one up); one cache per collection. */
@@ -89,7 +93,9 @@ export async function deleteConnection(services: TenancyServices, companyId: str
   if (users.length) {
     throw GatewayError.of('CONFLICT', `connection ${id} is used by installation ${users.map((i) => i.id).join(', ')}; delete or change those first`);
   }
-  if (await services.store.connections.deleteOne({ id, companyId })) {
-    await publishEvent(services, companyId, { type: 'connection.deleted', data: connectionView(record) });
-  }
+  await withEvents(services, async () => {
+    if (await services.store.connections.deleteOne({ id, companyId })) {
+      await publishEvent(services, companyId, { type: 'connection.deleted', data: connectionView(record) });
+    }
+  });
 }

@@ -1,6 +1,7 @@
 import { GatewayError } from '../../platform/errors/index.ts';
 import type { TenancyServices } from '../tenancy-services.ts';
 import { endUserDeleted } from './end-user-deleted.ts';
+import { withEvents } from '../webhooks/with-events.ts';
 
 /**
  * Deletes an end user and everything that acts for them: their pending OAuth
@@ -26,15 +27,18 @@ import { endUserDeleted } from './end-user-deleted.ts';
 export async function deleteEndUser(services: TenancyServices, companyId: string, endUserId: string) {
   const { store } = services;
   const owned = { companyId, endUserId };
-  const recordDeleted = await store.endUsers.deleteOne({ id: endUserId, companyId });
-  const authorizationsDeleted = await store.pendingAuthorizations.deleteMany(owned);
-  const installationsDeleted = await store.installations.deleteMany(owned);
-  const connectionsDeleted = await store.connections.deleteMany(owned);
-  if (!recordDeleted && authorizationsDeleted + installationsDeleted + connectionsDeleted === 0) {
-    throw GatewayError.of('NOT_FOUND', `end user ${endUserId} does not exist`);
-  }
-  const result = { connectionsDeleted, installationsDeleted };
-  // The single place the end_user.deleted webhook event is published from.
-  await endUserDeleted(services, { companyId, endUserId, ...result });
-  return result;
+  // One transaction on the SQL stores (all of it and its event, or none); the order above still holds where there is none.
+  return await withEvents(services, async () => {
+    const recordDeleted = await store.endUsers.deleteOne({ id: endUserId, companyId });
+    const authorizationsDeleted = await store.pendingAuthorizations.deleteMany(owned);
+    const installationsDeleted = await store.installations.deleteMany(owned);
+    const connectionsDeleted = await store.connections.deleteMany(owned);
+    if (!recordDeleted && authorizationsDeleted + installationsDeleted + connectionsDeleted === 0) {
+      throw GatewayError.of('NOT_FOUND', `end user ${endUserId} does not exist`);
+    }
+    const result = { connectionsDeleted, installationsDeleted };
+    // The single place the end_user.deleted webhook event is published from.
+    await endUserDeleted(services, { companyId, endUserId, ...result });
+    return result;
+  });
 }

@@ -8,6 +8,7 @@ import { resolveAction, resolveAppVersion } from '../../../engine/core/definitio
 import { DefinitionsRegistry } from '../../../engine/core/definitions/registry.ts';
 import { RELOAD_DEBOUNCE_MS, watchDefinitions } from '../../../engine/core/definitions/watch.ts';
 import { startGateway } from '../../../engine/gateway.ts';
+import { pgliteTemplate } from '../../helpers/gateway.ts';
 import { createLogger } from '../../../engine/platform/log/logger.ts';
 import { copyValid, tempDir } from '../../support/definition-fixtures.ts';
 import { captureLogs } from '../../helpers/log-capture.ts';
@@ -27,7 +28,7 @@ interface Answer {
 /** The real gateway on port 0 over `definitionsDir`, its log kept in memory. */
 async function startOn(definitionsDir: string) {
   const data = await tempDir('gw-data-');
-  const config = loadConfig({ DATA_DIR: data.dir, DEFINITIONS_DIR: definitionsDir, PORT: '0', HOST: '127.0.0.1', BOOTSTRAP_API_KEY: API_KEY, LOG_LEVEL: 'info' });
+  const config = loadConfig({ ...pgliteTemplate(), DATA_DIR: data.dir, DEFINITIONS_DIR: definitionsDir, PORT: '0', HOST: '127.0.0.1', BOOTSTRAP_API_KEY: API_KEY, LOG_LEVEL: 'info' });
   const logs = captureLogs();
   const gateway = await startGateway(config, logs.logger);
   return {

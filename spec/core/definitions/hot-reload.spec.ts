@@ -1,3 +1,4 @@
+import { pgliteTemplate } from '../../helpers/gateway.ts';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { expect } from 'chai';
@@ -22,6 +23,7 @@ interface Answer {
 async function startOn(definitionsDir: string) {
   const data = await tempDir('gw-data-');
   const config = loadConfig({
+    ...pgliteTemplate(),
     DATA_DIR: data.dir,
     DEFINITIONS_DIR: definitionsDir,
     PORT: '0',

@@ -1,10 +1,10 @@
 import { expect } from 'chai';
-import fs from 'node:fs/promises';
 import path from 'node:path';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 import { documentedCall } from '../../helpers/openapi.ts';
 import { ROOT } from '../../helpers/process.ts';
 import { otherTenant } from '../../helpers/tenants.ts';
+import { storedFilesInclude } from '../../helpers/stored-files.ts';
 
 const DEFINITIONS_DIR = path.join(ROOT, 'spec/fixtures/connections');
 const SECRET = 'acme-secret-api-key-value-123';
@@ -39,10 +39,9 @@ describe('connections (/v2/connections)', () => {
   });
 
   it('keeps credentials encrypted in the store and out of the logs', async () => {
-    await documentedCall(gw, 'POST', '/v2/connections', { body: acme() });
-    const file = await fs.readFile(path.join(gw.dataDir, 'store', 'connections.db'), 'utf8');
-    expect(file).to.include('"kid"');
-    expect(file).not.to.include(SECRET);
+    const created = await documentedCall(gw, 'POST', '/v2/connections', { body: acme() });
+    expect(await storedFilesInclude(gw.dataDir, created.body.data.id), 'the record is in the files read').to.equal(true);
+    expect(await storedFilesInclude(gw.dataDir, SECRET)).to.equal(false);
     expect(gw.logs()).not.to.include(SECRET);
   });
 

@@ -1,11 +1,11 @@
 import { expect } from 'chai';
-import fs from 'node:fs/promises';
 import path from 'node:path';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 import { documentedCall } from '../../helpers/openapi.ts';
 import { ROOT } from '../../helpers/process.ts';
 import { otherTenant } from '../../helpers/tenants.ts';
 import { definitionsFor, Upstream } from '../../helpers/upstream.ts';
+import { storedFilesInclude } from '../../helpers/stored-files.ts';
 
 const FIXTURE = path.join(ROOT, 'spec/fixtures/run');
 const OLD_KEY = 'shop-old-secret-key-1';
@@ -50,8 +50,7 @@ describe('PATCH /v2/connections/{id}: credentials and metadata replaced in place
 
     await runOrders();
     expect(upstream.calls('GET /api/orders').map((r) => r.headers['x-api-key'])).to.deep.equal([OLD_KEY, NEW_KEY]);
-    const file = await fs.readFile(path.join(gw.dataDir, 'store', 'connections.db'), 'utf8');
-    expect(file).not.to.include(NEW_KEY);
+    expect(await storedFilesInclude(gw.dataDir, NEW_KEY)).to.equal(false);
     expect(gw.logs()).not.to.include(NEW_KEY);
   });
 

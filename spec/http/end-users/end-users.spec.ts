@@ -290,7 +290,7 @@ describe('end users (/v2/end-users)', () => {
       expect((await documentedCall(gw, 'GET', `/v2/connections/${connectionId}`)).status).to.equal(200);
     });
 
-    it('a delete interrupted by a store failure is finished by a retry', async () => {
+    it('a delete interrupted by a store failure leaves everything as it was, and a retry deletes it all', async () => {
       const id = await newEndUser({ externalId: 'delete-3' });
       const token = await tokenOf(id);
       const connections = [await apiKeyConnection(id), await apiKeyConnection(id)];
@@ -301,14 +301,16 @@ describe('end users (/v2/end-users)', () => {
       expect(failed.status).to.equal(500);
       expect(failed.body.error.code).to.equal('INTERNAL_ERROR');
       expect(JSON.stringify(failed.body)).not.to.include('injected');
-      // Half-way: the end user is already gone, so nothing acts for them, but their connections are still stored.
-      expect((await call(gw, 'GET', '/v2/connect/oauthy/authorize', { auth: token })).status).to.equal(401);
-      expect((await documentedCall(gw, 'GET', `/v2/end-users/${id}`)).status).to.equal(404);
+      // One transaction: the failure rolled the whole delete back, so nothing is half-way: the end user, their
+      // installation and connections are all still there, and their token still works.
+      expect((await documentedCall(gw, 'GET', `/v2/end-users/${id}`)).status).to.equal(200);
+      expect((await call(gw, 'GET', '/v2/end-user/session', { auth: token })).status).to.equal(200);
       expect((await documentedCall(gw, 'GET', `/v2/connections?where=endUserId==${id}&fields=id`)).body.data).to.have.length(2);
 
       const retried = await documentedCall(gw, 'DELETE', `/v2/end-users/${id}`);
       expect(retried.status).to.equal(200);
-      expect(retried.body.data).to.deep.equal({ id, deleted: true, connectionsDeleted: 2, installationsDeleted: 0 });
+      expect(retried.body.data).to.deep.equal({ id, deleted: true, connectionsDeleted: 2, installationsDeleted: 1 });
+      expect((await call(gw, 'GET', '/v2/connect/oauthy/authorize', { auth: token })).status).to.equal(401);
       expect((await documentedCall(gw, 'GET', `/v2/connections?where=endUserId==${id}`)).body.data).to.deep.equal([]);
       expect((await documentedCall(gw, 'DELETE', `/v2/end-users/${id}`)).status).to.equal(404);
     });
@@ -328,19 +330,20 @@ describe('end users (/v2/end-users)', () => {
       const id = await newEndUser({ externalId: 'delete-oauth-2' });
       const state = await authorizeOAuth(await tokenOf(id));
       providerIssuesTokens();
-      // The delete lands after the callback consumed its authorization and got the tokens, just before it stores the connection.
-      let deletedMeanwhile: number | null = null;
+      // The delete is sent after the callback consumed its authorization and got the tokens, just as it stores the
+      // connection. The connection and its event are one transaction, and so is the delete: the delete waits for
+      // the callback's commit, then sweeps that connection with the rest. Nothing is left half-way either way.
+      let deleting: Promise<number> | null = null;
       beforeNextConnectionInsert = async () => {
-        deletedMeanwhile = (await documentedCall(gw, 'DELETE', `/v2/end-users/${id}`)).status;
+        deleting = documentedCall(gw, 'DELETE', `/v2/end-users/${id}`).then((r) => r.status);
       };
       const back = await callback({ code: 'code-2', state });
-      expect(deletedMeanwhile).to.equal(200);
       expect(back.status).to.equal(302);
+      expect(await deleting).to.equal(200);
       const location = new URL(back.location!);
-      expect(location.searchParams.get('connectionId')).to.equal(null);
-      expect(location.searchParams.get('error')).to.equal('not_found');
-      expect(location.searchParams.get('error_description')).to.equal(`end user ${id} does not exist`);
+      expect(location.searchParams.get('connectionId')).to.match(/^con_/);
       expect((await documentedCall(gw, 'GET', `/v2/connections?where=endUserId==${id}`)).body.data).to.deep.equal([]);
+      expect((await documentedCall(gw, 'GET', `/v2/connections/${location.searchParams.get('connectionId')}`)).status).to.equal(404);
     });
 
     it('an installation being created while its end user is deleted does not outlive them', async () => {

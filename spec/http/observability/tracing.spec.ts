@@ -8,7 +8,7 @@ import { loadConfig } from '../../../engine/config/config.ts';
 import { startGateway, type RunningGateway } from '../../../engine/gateway.ts';
 import { tracingFromEnv } from '../../../engine/platform/tracing/index.ts';
 import { configProblem } from '../../helpers/config-problem.ts';
-import { call, TEST_API_KEY } from '../../helpers/gateway.ts';
+import { call, pgliteTemplate, TEST_API_KEY } from '../../helpers/gateway.ts';
 import { captureLogs } from '../../helpers/log-capture.ts';
 import { ROOT, runCommand, spawnGateway } from '../../helpers/process.ts';
 import { tempDir } from '../../helpers/temp-dir.ts';
@@ -28,6 +28,7 @@ async function tracedGateway(
 ) {
   const { dir, cleanup } = await tempDir();
   const config = loadConfig({
+    ...pgliteTemplate(),
     PORT: '0',
     HOST: '127.0.0.1',
     DATA_DIR: dir,
@@ -118,7 +119,7 @@ describe('OpenTelemetry tracing', function () {
       expect(parentOf(server)).to.equal(undefined);
 
       const children = spans.filter((span) => parentOf(span) === idOf(server));
-      const store = children.filter((span) => span.attributes['db.system.name'] === 'nedb');
+      const store = children.filter((span) => span.attributes['db.system.name'] === 'postgresql');
       expect(store.map((span) => span.name)).to.include('findOne connections');
       for (const span of store) expect(span.attributes['db.collection.name']).to.equal(span.name.split(' ')[1]);
 

@@ -5,7 +5,7 @@ import { loadConfig } from '../../../engine/config/config.ts';
 import { startGateway, type RunningGateway } from '../../../engine/gateway.ts';
 import { READY_CHECK_TIMEOUT_MS } from '../../../engine/http/server/health-routes.ts';
 import type { Store } from '../../../engine/platform/store/index.ts';
-import { call, startTestGateway, TEST_API_KEY, type TestGateway } from '../../helpers/gateway.ts';
+import { call, pgliteTemplate, startTestGateway, TEST_API_KEY, type TestGateway } from '../../helpers/gateway.ts';
 import { captureLogs } from '../../helpers/log-capture.ts';
 import { tempDir } from '../../helpers/temp-dir.ts';
 
@@ -25,7 +25,7 @@ describe('GET /ready: 503 NOT_READY with the reason', function () {
   it('the embedded store unreachable: its folder gone (a volume unmounted) answers "store: unreachable", and 200 again once it is back', async () => {
     gw = await startTestGateway();
     expect((await call(gw, 'GET', '/ready', { auth: null })).status).to.equal(200);
-    const storeDir = path.join(gw.dataDir, 'store');
+    const storeDir = path.join(gw.dataDir, 'pglite');
     const moved = path.join(gw.dataDir, 'store-unmounted');
     await fs.rename(storeDir, moved);
     const ready = await call(gw, 'GET', '/ready', { auth: null });
@@ -52,7 +52,7 @@ describe('GET /ready: 503 NOT_READY with the reason', function () {
     });
 
     async function withPing(ping: () => Promise<void>) {
-      const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dir, BOOTSTRAP_API_KEY: TEST_API_KEY });
+      const config = loadConfig({ ...pgliteTemplate(), PORT: '0', HOST: '127.0.0.1', DATA_DIR: dir, BOOTSTRAP_API_KEY: TEST_API_KEY });
       running = await startGateway(config, captureLogs().logger, { store: (store: Store) => ({ ...store, ping }) });
       return { url: `http://127.0.0.1:${running.port}`, apiKey: TEST_API_KEY };
     }

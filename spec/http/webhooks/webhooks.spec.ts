@@ -1,5 +1,4 @@
 import { expect } from 'chai';
-import fs from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { call, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
@@ -11,6 +10,7 @@ import { definitionsFor, Upstream, type ReceivedRequest } from '../../helpers/up
 import { eventually } from '../../support/eventually.ts';
 import { publishEvent } from '../../../engine/tenancy/webhooks/publish.ts';
 import { startWebhookWorker } from '../../../engine/tenancy/webhooks/worker.ts';
+import { storedFilesInclude } from '../../helpers/stored-files.ts';
 
 const FIXTURE = path.join(ROOT, 'spec/fixtures/run');
 /** The verification snippet customers copy (docs), loaded as they would run it. */
@@ -93,9 +93,8 @@ describe('connection webhooks (/v2/webhooks)', function () {
     const list = await documentedCall(gw, 'GET', '/v2/webhooks');
     expect(list.body.data.map((w: { id: string }) => w.id)).to.include(id);
     expect(JSON.stringify(list.body) + JSON.stringify(one.body)).not.to.include(secret);
-    const file = await fs.readFile(path.join(gw.dataDir, 'store', 'webhookEndpoints.db'), 'utf8');
-    expect(file).to.include(id);
-    expect(file).not.to.include(secret);
+    expect(await storedFilesInclude(gw.dataDir, id), 'the record is in the files read').to.equal(true);
+    expect(await storedFilesInclude(gw.dataDir, secret)).to.equal(false);
 
     const patched = await documentedCall(gw, 'PATCH', `/v2/webhooks/${id}`, { body: { events: [], enabled: false, description: null } });
     expect(patched.status).to.equal(200);

@@ -49,7 +49,7 @@ describe('the timed Store (a decorator over the port, for gateway_store_operatio
   });
 
   it('passes the rest through: kind, and writeCount as the adapter counts it (the caches rely on it), the same collection object each time', async () => {
-    expect(store.kind).to.equal('embedded');
+    expect(store.kind).to.equal('nedb');
     const before = store.connections.writeCount;
     expect(before).to.be.a('number').and.equal(raw.connections.writeCount);
     await store.connections.insert({ id: 'con_1', companyId: 'cmp_1' } as never);

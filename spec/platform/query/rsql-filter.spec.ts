@@ -4,16 +4,18 @@ import { COMPANY_FIELDS } from '../../../engine/tenancy/companies/company-fields
 import { GatewayError } from '../../../engine/platform/errors/index.ts';
 import { rsqlToFilter, WHERE_LIMITS } from '../../../engine/platform/query/rsql-filter.ts';
 import { MongoClient } from 'mongodb';
-import { openEmbeddedStore } from '../../../engine/platform/store/embedded/nedb-store.ts';
 import { openMongoStore } from '../../../engine/platform/store/mongodb/mongo-store.ts';
+import { openPgliteStore } from '../../../engine/platform/store/sql/open-pglite.ts';
+import { openPostgresStore } from '../../../engine/platform/store/sql/open-postgres.ts';
+import { freshDatabase, postgresUnavailableReason } from '../../helpers/postgres.ts';
 import type { CompanyRecord, Store } from '../../../engine/platform/store/index.ts';
 import { tempDir } from '../../helpers/temp-dir.ts';
 
 /**
  * RSQL as data: every case in rsql-cases.json is a `where` over the company
  * fields, run as the translated filter against a store holding the six
- * companies below (the embedded store always, MongoDB too when MONGODB_URI is
- * set), or rejected with the exact message a client sees.
+ * companies below (the embedded store and PostgreSQL always, MongoDB too when
+ * MONGODB_URI is set), or rejected with the exact message a client sees.
  */
 const cases = JSON.parse(readFileSync(new URL('./rsql-cases.json', import.meta.url), 'utf8')) as {
   matches: { where: string; ids: string[]; why?: string }[];
@@ -49,16 +51,26 @@ function rejection(where: string): { status: number; code: string; message: stri
   throw new Error(`expected ${where} to be rejected`);
 }
 
-const stores: { name: string; open(): Promise<{ store: Store; dispose(): Promise<void> }> }[] = [
+const stores: { name: string; unavailable(): string | null; open(): Promise<{ store: Store; dispose(): Promise<void> }> }[] = [
   {
-    name: 'embedded',
+    name: 'embedded (PGlite)',
+    unavailable: () => null,
     async open() {
       const { dir, cleanup } = await tempDir();
-      return { store: await openEmbeddedStore(dir), dispose: cleanup };
+      return { store: await openPgliteStore(dir, { queryTimeoutMs: 5_000, templateDir: process.env.PGLITE_TEMPLATE_DIR }), dispose: cleanup };
+    },
+  },
+  {
+    name: 'PostgreSQL',
+    unavailable: postgresUnavailableReason,
+    async open() {
+      const database = await freshDatabase();
+      return { store: await openPostgresStore(database.url, { queryTimeoutMs: 5_000, poolMax: 2 }), dispose: database.drop };
     },
   },
   {
     name: 'MongoDB',
+    unavailable: () => (process.env.MONGODB_URI ? null : 'MONGODB_URI is not set'),
     async open() {
       const uri = process.env.MONGODB_URI!;
       const dbName = `igw_rsql_${process.pid}_${Date.now()}`;
@@ -79,8 +91,10 @@ for (const adapter of stores) {
     let store: Store;
     let dispose: () => Promise<void>;
     before(async function () {
-      if (adapter.name === 'MongoDB' && !process.env.MONGODB_URI) {
-        console.log('      SKIPPED: the RSQL cases did not run on MongoDB because MONGODB_URI is not set');
+      this.timeout(60_000);
+      const reason = adapter.unavailable();
+      if (reason) {
+        console.log(`      SKIPPED: the RSQL cases did not run on ${adapter.name}: ${reason}`);
         this.skip();
       }
       ({ store, dispose } = await adapter.open());

@@ -4,7 +4,6 @@ import path from 'node:path';
 import type { CompactionReport } from '../../../engine/platform/store/embedded/compaction.ts';
 import { openEmbeddedStore, type EmbeddedStore } from '../../../engine/platform/store/embedded/nedb-store.ts';
 import type { AppConfigurationRecord } from '../../../engine/platform/store/index.ts';
-import { call, startTestGateway } from '../../helpers/gateway.ts';
 import { tempDir } from '../../helpers/temp-dir.ts';
 import { eventually } from '../../support/eventually.ts';
 
@@ -170,28 +169,5 @@ describe('the embedded store compacts its files', function () {
     await fs.rmdir(temp);
     await eventually(() => onDisk(dir, 'appConfigurations'), (file) => file.recordLines === 1, 'compacted once the rewrite can be written');
     expect((await onDisk(dir, 'appConfigurations')).last('acf_1')).to.include({ clientId: 'after-failure' });
-  });
-
-  it('in the gateway: STORE_COMPACTION_INTERVAL_MS schedules it, and each rewrite is logged with its file, lines dropped, records and time', async () => {
-    const gw = await startTestGateway({ DATA_DIR: dir, STORE_COMPACTION_INTERVAL_MS: '200' });
-    try {
-      for (let i = 1; i <= 30; i++) {
-        expect((await call(gw, 'PUT', '/v2/apps/github/configuration', { body: { clientId: `client-${i}` } })).status).to.equal(200);
-      }
-      const file = await eventually(() => onDisk(dir, 'appConfigurations'), (f) => f.recordLines === 1, 'appConfigurations.db has one line per record');
-      expect(file.last(file.lastId()!)).to.include({ clientId: 'client-30' });
-      const line = gw
-        .logs()
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => JSON.parse(l) as Record<string, unknown>)
-        .find((l) => l.msg === 'store file compacted' && l.collection === 'appConfigurations');
-      expect(line, gw.logs()).to.not.equal(undefined);
-      expect(line).to.include({ level: 30, records: 1 });
-      expect(line!.staleLines).to.be.a('number').and.at.least(1);
-      expect(line!.durationMs).to.be.a('number');
-    } finally {
-      await gw.stop({ keepData: true });
-    }
   });
 });

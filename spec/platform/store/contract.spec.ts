@@ -1,37 +1,63 @@
 import { expect } from 'chai';
 import { MongoClient } from 'mongodb';
-import { openEmbeddedStore } from '../../../engine/platform/store/embedded/nedb-store.ts';
 import { openMongoStore } from '../../../engine/platform/store/mongodb/mongo-store.ts';
+import { openPgliteStore } from '../../../engine/platform/store/sql/open-pglite.ts';
+import { openPostgresStore } from '../../../engine/platform/store/sql/open-postgres.ts';
+import { COLLECTION_NAMES } from '../../../engine/platform/store/port.ts';
 import { DuplicateKeyError, type EndUserRecord, type Store, type WebhookDeliveryRecord } from '../../../engine/platform/store/index.ts';
+import { freshDatabase, postgresUnavailableReason } from '../../helpers/postgres.ts';
 import { tempDir } from '../../helpers/temp-dir.ts';
 
 /**
- * One contract, every adapter: the embedded store always, MongoDB when
- * MONGODB_URI is set. Both must answer the same filters the same way.
+ * One contract, every adapter: the embedded store (PGlite in DATA_DIR) and a
+ * PostgreSQL server always (a throwaway cluster: spec/helpers/postgres.ts),
+ * MongoDB when MONGODB_URI is set. All must answer the same filters the same
+ * way. Each adapter's store is opened once for its suite and emptied before
+ * each test (opening PGlite takes seconds).
  */
 interface Adapter {
   name: string;
+  /** Why it cannot run here, or null. */
+  unavailable(): string | null;
   open(): Promise<{ store: Store; reopen(): Promise<Store>; dispose(): Promise<void> }>;
+  /** Whether `transaction` is atomic on it. */
+  transactions: boolean;
 }
+
+const QUERY_TIMEOUT_MS = 5_000;
 
 const adapters: Adapter[] = [
   {
-    name: 'embedded (NeDB)',
+    name: 'embedded (PGlite)',
+    unavailable: () => null,
+    transactions: true,
     async open() {
       const { dir, cleanup } = await tempDir();
-      const store = await openEmbeddedStore(dir);
-      return { store, reopen: () => openEmbeddedStore(dir), dispose: cleanup };
+      const open = () => openPgliteStore(dir, { queryTimeoutMs: QUERY_TIMEOUT_MS, templateDir: process.env.PGLITE_TEMPLATE_DIR });
+      return { store: await open(), reopen: open, dispose: cleanup };
+    },
+  },
+  {
+    name: 'PostgreSQL',
+    unavailable: postgresUnavailableReason,
+    transactions: true,
+    async open() {
+      const database = await freshDatabase();
+      const open = () => openPostgresStore(database.url, { queryTimeoutMs: QUERY_TIMEOUT_MS, poolMax: 5 });
+      return { store: await open(), reopen: open, dispose: database.drop };
     },
   },
   {
     name: 'MongoDB',
+    unavailable: () => (process.env.MONGODB_URI ? null : 'MONGODB_URI is not set (no MongoDB server runs here or in CI)'),
+    transactions: false,
     async open() {
       const uri = process.env.MONGODB_URI!;
       const dbName = `igw_contract_${process.pid}_${Date.now()}`;
-      const store = await openMongoStore(uri, dbName);
+      const open = () => openMongoStore(uri, dbName);
       return {
-        store,
-        reopen: () => openMongoStore(uri, dbName),
+        store: await open(),
+        reopen: open,
         async dispose() {
           const client = await MongoClient.connect(uri);
           await client.db(dbName).dropDatabase();
@@ -58,20 +84,23 @@ function endUser(id: string, overrides: Partial<EndUserRecord> = {}): EndUserRec
 
 for (const adapter of adapters) {
   describe(`store contract: ${adapter.name}`, function () {
-    before(function () {
-      if (adapter.name === 'MongoDB' && !process.env.MONGODB_URI) {
-        console.log('      SKIPPED: the MongoDB store contract did not run because MONGODB_URI is not set');
-        this.skip();
-      }
-    });
-
+    this.timeout(60_000);
     let store: Store;
     let reopen: () => Promise<Store>;
     let dispose: () => Promise<void>;
-    beforeEach(async () => {
+    before(async function () {
+      const reason = adapter.unavailable();
+      if (reason) {
+        console.log(`      SKIPPED: the ${adapter.name} store contract did not run: ${reason}`);
+        this.skip();
+      }
       ({ store, reopen, dispose } = await adapter.open());
     });
-    afterEach(async () => {
+    beforeEach(async () => {
+      for (const name of COLLECTION_NAMES) await store[name].deleteMany({});
+    });
+    after(async () => {
+      if (!store) return;
       await store.close();
       await dispose();
     });
@@ -97,8 +126,10 @@ for (const adapter of adapters) {
       expect(await ids({ id: { $ne: 'eu_1' }, companyId: 'cmp_b' })).to.deep.equal(['eu_5', 'eu_6']);
       expect(await ids({ createdOn: { $gte: new Date(Date.UTC(2026, 0, 5)) } })).to.deep.equal(['eu_5', 'eu_6']);
       expect(await ids({ createdOn: { $lt: new Date(Date.UTC(2026, 0, 2)) } })).to.deep.equal(['eu_1']);
-      expect(await ids({ name: { $regex: /^user [12]$/ } })).to.deep.equal(['eu_1', 'eu_2']);
+      expect(await ids({ name: { $like: 'USER *' }, companyId: 'cmp_b' })).to.deep.equal(['eu_5', 'eu_6']);
       expect(await store.endUsers.count({ companyId: 'cmp_a' })).to.equal(4);
+      expect(await store.endUsers.count({ companyId: 'cmp_a' }, { limit: 3 }), 'a count stops at its limit').to.equal(3);
+      expect(await store.endUsers.count({ companyId: 'cmp_a' }, { limit: 10 })).to.equal(4);
     });
 
     it('answers a lookup by id together with other fields exactly as the filter says, for every operation', async () => {
@@ -128,14 +159,74 @@ for (const adapter of adapters) {
       await store.companies.insert({
         id: 'cmp_1', name: 'A', description: null, isPersonal: false, timezone: 'UTC', settings: {}, isDeleted: false,
         createdOn: new Date(), updatedOn: new Date(), plan: 'free', billingSubscriptionProductId: null, subscriptionIsLegacy: false,
-        subscriptionUpdatedOn: null, memberCount: 0,
+        subscriptionUpdatedOn: null, memberCount: 0, bootstrapPending: true,
       });
+      expect(await store.companies.findOne({ bootstrapPending: true })).to.include({ id: 'cmp_1' });
       expect(await store.companies.updateOne({ id: 'cmp_1' }, { $inc: { memberCount: 2 }, $set: { name: 'B' } })).to.equal(true);
       expect(await store.companies.updateOne({ id: 'cmp_1', memberCount: 0 }, { $set: { name: 'lost' } })).to.equal(false);
-      expect(await store.companies.updateOne({ id: 'cmp_1', memberCount: 2 }, { $unset: { description: true } })).to.equal(true);
+      expect(await store.companies.updateOne({ id: 'cmp_1', memberCount: 2 }, { $unset: { bootstrapPending: true } })).to.equal(true);
       const company = await store.companies.findOne({ id: 'cmp_1' });
-      expect(company).to.include({ name: 'B', memberCount: 2 });
-      expect(company).not.to.have.property('description');
+      expect(company).to.include({ name: 'B', memberCount: 2, description: null });
+      expect(company).not.to.have.property('bootstrapPending');
+      expect(await store.companies.findOne({ bootstrapPending: true })).to.equal(null);
+    });
+
+    it('gives a compare-and-set one winner among writers racing for it', async () => {
+      await store.webhookDeliveries.insert(delivery('whd_race'));
+      const claims = await Promise.all(
+        Array.from({ length: 8 }, () => store.webhookDeliveries.updateOne({ id: 'whd_race', status: 'pending', claims: 0 }, { $inc: { claims: 1 } })),
+      );
+      expect(claims.filter(Boolean)).to.have.length(1);
+      expect((await store.webhookDeliveries.findOne({ id: 'whd_race' }))!.claims).to.equal(1);
+    });
+
+    it('commits the writes of a transaction together, and none of them when it throws', async function () {
+      if (!adapter.transactions) this.skip();
+      await store.transaction(async () => {
+        await store.endUsers.insert(endUser('eu_1'));
+        await store.webhookDeliveries.insert(delivery('whd_1'));
+      });
+      expect(await store.endUsers.count({})).to.equal(1);
+      const failure = await store
+        .transaction(async () => {
+          await store.endUsers.insert(endUser('eu_2'));
+          await store.webhookDeliveries.insert(delivery('whd_2'));
+          // A transaction begun inside joins the outer one, and its writes go with it.
+          await store.transaction(async (inner) => inner.endUsers.insert(endUser('eu_3')));
+          throw new Error('the change failed half-way');
+        })
+        .catch((e: unknown) => e as Error);
+      expect(failure.message).to.equal('the change failed half-way');
+      expect((await store.endUsers.find({}, { sort: { id: 1 } })).map((u) => u.id)).to.deep.equal(['eu_1']);
+      expect((await store.webhookDeliveries.find({})).map((d) => d.id)).to.deep.equal(['whd_1']);
+      // A unique violation inside rolls everything back too, and is still a DuplicateKeyError.
+      const duplicate = await store.transaction(async () => {
+        await store.endUsers.insert(endUser('eu_4'));
+        await store.endUsers.insert(endUser('eu_1'));
+      }).catch((e: unknown) => e);
+      expect(duplicate).to.be.instanceOf(DuplicateKeyError);
+      expect(await store.endUsers.count({ id: 'eu_4' })).to.equal(0);
+    });
+
+    it('keeps the writes of an open transaction unseen by other work until it commits', async function () {
+      if (!adapter.transactions) this.skip();
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let inside!: () => void;
+      const entered = new Promise<void>((resolve) => (inside = resolve));
+      const running = store.transaction(async () => {
+        await store.endUsers.insert(endUser('eu_tx'));
+        inside();
+        await held;
+      });
+      await entered;
+      const outside = store.endUsers.count({ id: 'eu_tx' });
+      // PostgreSQL answers at once from before the commit; PGlite is one connection, so the reader waits for the commit.
+      if (store.kind === 'postgres') expect(await outside).to.equal(0);
+      release();
+      await running;
+      if (store.kind !== 'postgres') expect(await outside).to.equal(1);
+      expect(await store.endUsers.count({ id: 'eu_tx' })).to.equal(1);
     });
 
     it("runs the webhook worker's queries: due pending deliveries by date, a claim that only one taker wins, finished ones by status", async () => {
@@ -207,9 +298,12 @@ for (const adapter of adapters) {
       await store.endUsers.insert(endUser('eu_1', { metadata }));
       await store.endUsers.insert(endUser('eu_2', { metadata: { ok: 1 } }));
       await store.endUsers.updateOne({ id: 'eu_2' }, { $set: { metadata: { ...metadata, 'then.set': true } } });
+      // Key order is not kept (JSONB orders keys its own way); every key and value is.
+      const sorted = (value: unknown): unknown =>
+        Array.isArray(value) ? value.map(sorted) : value && typeof value === 'object' ? Object.fromEntries(Object.keys(value).sort().map((k) => [k, sorted((value as Record<string, unknown>)[k])])) : value;
       const expectKept = async () => {
         expect((await store.endUsers.findOne({ id: 'eu_1' }))!.metadata).to.deep.equal(metadata);
-        expect(JSON.stringify((await store.endUsers.findOne({ id: 'eu_1' }))!.metadata)).to.equal(JSON.stringify(metadata));
+        expect(JSON.stringify(sorted((await store.endUsers.findOne({ id: 'eu_1' }))!.metadata))).to.equal(JSON.stringify(sorted(metadata)));
         expect((await store.endUsers.findOne({ id: 'eu_2' }))!.metadata).to.deep.equal({ ...metadata, 'then.set': true });
       };
       await expectKept();

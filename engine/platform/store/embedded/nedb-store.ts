@@ -47,8 +47,8 @@ export async function openEmbeddedStore(dataDir: string, options: EmbeddedStoreO
   }
   const schedule = new CompactionSchedule(Object.values(collections), options);
   schedule.start(options.compactionIntervalMs ?? DEFAULT_COMPACTION_INTERVAL_MS);
-  return {
-    kind: 'embedded',
+  const store: EmbeddedStore = {
+    kind: 'nedb',
     companies: collections.companies as unknown as Collection<R.CompanyRecord>,
     members: collections.members as unknown as Collection<R.MemberRecord>,
     apiKeys: collections.apiKeys as unknown as Collection<R.ApiKeyRecord>,
@@ -67,6 +67,8 @@ export async function openEmbeddedStore(dataDir: string, options: EmbeddedStoreO
       await fs.access(dir, fs.constants.W_OK);
     },
     compact: (options = {}) => schedule.compactGrown(options.all ?? false),
+    // NeDB has no transactions: the writes run one after another (port.ts).
+    transaction: (work) => work(store),
     async close() {
       schedule.stop();
       await schedule.settled();
@@ -75,6 +77,7 @@ export async function openEmbeddedStore(dataDir: string, options: EmbeddedStoreO
       await schedule.compactGrown(true);
     },
   };
+  return store;
 }
 
 // NeDB is CommonJS (`module.exports = Datastore`) but its types declare a default export.
@@ -150,8 +153,9 @@ class NedbCollection<T extends { id: string }> implements Collection<T> {
     return found.map((doc: Record<string, unknown>) => strip<T>(doc));
   }
 
-  async count(filter: Filter): Promise<number> {
-    return await this.db.countAsync(query(filter));
+  async count(filter: Filter, options: { limit?: number } = {}): Promise<number> {
+    const n = await this.db.countAsync(query(filter));
+    return options.limit === undefined ? n : Math.min(n, options.limit);
   }
 
   async updateOne(filter: Filter, update: Update<T>): Promise<boolean> {

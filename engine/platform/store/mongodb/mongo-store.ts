@@ -51,7 +51,7 @@ export async function openMongoStore(uri: string, dbName?: string, options: Mong
     for (const field of LOOKUP_INDEXES[name]) await collection.createIndex({ [field]: 1 });
     collections[name] = new MongoCollectionAdapter(name, collection, queryTimeoutMs);
   }
-  return {
+  const store: Store = {
     kind: 'mongodb',
     companies: collections.companies as unknown as Collection<R.CompanyRecord>,
     members: collections.members as unknown as Collection<R.MemberRecord>,
@@ -65,6 +65,8 @@ export async function openMongoStore(uri: string, dbName?: string, options: Mong
     embeddingSettings: collections.embeddingSettings as unknown as Collection<R.EmbeddingSettingsRecord>,
     webhookEndpoints: collections.webhookEndpoints as unknown as Collection<R.WebhookEndpointRecord>,
     webhookDeliveries: collections.webhookDeliveries as unknown as Collection<R.WebhookDeliveryRecord>,
+    // Without a replica set MongoDB has no transactions: the writes run one after another (port.ts).
+    transaction: (work) => work(store),
     async ping() {
       await db.command({ ping: 1 });
     },
@@ -72,6 +74,7 @@ export async function openMongoStore(uri: string, dbName?: string, options: Mong
       await client.close();
     },
   };
+  return store;
 }
 
 /** One collection; exported for the specs that run it against a stand-in for the driver. */
@@ -104,8 +107,8 @@ export class MongoCollectionAdapter<T extends { id: string }> implements Collect
     return (await this.query(() => cursor.toArray())).map((doc) => strip<T>(doc));
   }
 
-  async count(filter: Filter): Promise<number> {
-    return await this.query(() => this.collection.countDocuments(this.filter(filter), this.limits()));
+  async count(filter: Filter, options: { limit?: number } = {}): Promise<number> {
+    return await this.query(() => this.collection.countDocuments(this.filter(filter), { ...this.limits(), ...(options.limit === undefined ? {} : { limit: options.limit }) }));
   }
 
   async updateOne(filter: Filter, update: Update<T>): Promise<boolean> {
