@@ -103,7 +103,8 @@ export async function completeChoice(services: Services, chooser: Chooser, id: s
   };
   return finishConnection(services, owner, {
     secrets: connection,
-    tokenExpiresAt: found.choice.tokenExpiresAt,
+    // Kept as JSON by the SQL stores: a Date again, whichever store kept it.
+    tokenExpiresAt: found.choice.tokenExpiresAt === null ? null : new Date(found.choice.tokenExpiresAt),
     started: found.metadata,
     given: { ...found.choice.given, ...option.metadata },
   });

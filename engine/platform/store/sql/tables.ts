@@ -57,9 +57,9 @@ const SPECS: Record<CollectionName, Spec> = {
   },
   pendingAuthorizations: {
     id: 'text', companyId: 'text', appSlug: 'text', authId: 'text', endUserId: 'text?', metadata: 'jsonb', secrets: 'jsonb', expiresAt: 'timestamptz',
-    createdOn: 'timestamptz',
+    createdOn: 'timestamptz', choice: 'jsonb~',
   },
-  embeddingSettings: { id: 'text', companyId: 'text', allowedOrigins: 'jsonb', enabledApps: 'jsonb', createdOn: 'timestamptz', updatedOn: 'timestamptz' },
+  embeddingSettings: { id: 'text', companyId: 'text', allowedOrigins: 'jsonb', enabledApps: 'jsonb', endUserProxy: 'boolean~', createdOn: 'timestamptz', updatedOn: 'timestamptz' },
   webhookEndpoints: {
     id: 'text', companyId: 'text', url: 'text', events: 'jsonb', description: 'text?', enabled: 'boolean', disabledReason: 'text?', secret: 'jsonb',
     createdOn: 'timestamptz', updatedOn: 'timestamptz',
