@@ -14,6 +14,12 @@ import { jsonLongerThan, refuseSize } from './size.ts';
  *   until its timeout, stalling every other request. Every 64 steps the
  *   entry hook checks how long this evaluation has run since it last let
  *   the event loop turn; past SLICE_MS it waits for one turn (setImmediate).
+ * - The timeout (MAPPING_TIMEOUT_MS, in place of jsonata's own `timeout`
+ *   option, which counts the time since the evaluation started): the
+ *   evaluation's own time, its slices added up (and what the fast path
+ *   spent before it handed over), never the turns it waits for; past it the
+ *   entry hook throws jsonata's D1012. A mapping that yields a lot to a busy
+ *   gateway is not stopped for it; one that computes too long still is.
  * - Where it was: the position of the last step entered, so a timeout or a
  *   stack overflow (which carry no position) can still name the line.
  * - Depth: MAPPING_MAX_DEPTH counted as nesting (depth.ts), in place of
@@ -47,6 +53,8 @@ export { SLICE_MS } from './slice.ts';
 export interface GuardState extends DepthState {
   steps: number;
   sliceStart: number;
+  /** Time computed in the slices before this one (ms). */
+  spentMs: number;
   /** Position (jsonata's offset, just past the token) of the last step entered. */
   position: number | undefined;
   yields: number;
@@ -54,8 +62,9 @@ export interface GuardState extends DepthState {
   built: number;
 }
 
-export function newGuardState(): GuardState {
-  return { steps: 0, sliceStart: performance.now(), position: undefined, yields: 0, built: 0, ...newDepthState() };
+/** `spentMs`: time the evaluation has already computed (the fast path's, when it hands over). */
+export function newGuardState(spentMs = 0): GuardState {
+  return { steps: 0, sliceStart: performance.now(), spentMs, position: undefined, yields: 0, built: 0, ...newDepthState() };
 }
 
 type Node = { position?: number };
@@ -80,7 +89,11 @@ export function installGuard(expression: jsonata.Expression, limits: MappingLimi
     return enterStep(state, node, () => {
       if (node.position !== undefined) state.position = node.position;
       if (++state.depth > limits.maxDepth) throw { code: 'D1011', value: limits.maxDepth, stack: new Error().stack };
-      if ((++state.steps & 63) !== 0 || performance.now() - state.sliceStart < currentSliceMs()) return undefined;
+      if ((++state.steps & 63) !== 0) return undefined;
+      const slice = performance.now() - state.sliceStart;
+      if (state.spentMs + slice > limits.timeoutMs) throw { code: 'D1012', value: limits.timeoutMs, stack: new Error().stack };
+      if (slice < currentSliceMs()) return undefined;
+      state.spentMs += slice;
       state.yields++;
       return new Promise<void>((resolve) =>
         setImmediate(() => {
