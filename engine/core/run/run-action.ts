@@ -25,6 +25,7 @@ import { observeAppCall } from './app-call.ts';
 import type { RunFacts } from './run-facts.ts';
 import { appCall } from '../../platform/tracing/index.ts';
 import { planOf } from '../plan/index.ts';
+import { appCallKey } from '../concurrency/index.ts';
 
 export interface RunRequest {
   companyId: string;
@@ -64,7 +65,10 @@ const MAX_LOOKUP_DEPTH = 2;
  * the API's retry.when, default a 429) is retried by the API's policy,
  * within its budget of waiting for the whole run; an expired OAuth 2.0 token
  * (meta.authenticated false, or a 401) is renewed once and the call sent
- * once more.
+ * once more. Each call takes one of the connection's slots when the API
+ * bounds its calls at once (api.yaml concurrency), waiting for one until
+ * REQUEST_TIMEOUT_MS after the run started (503 UPSTREAM_BUSY after that,
+ * or at once when the queue is full).
  */
 export async function runAction(services: RunServices, run: RunRequest): Promise<RunOutcome> {
   const { version, action } = run;
@@ -106,17 +110,26 @@ export async function runAction(services: RunServices, run: RunRequest): Promise
   // The waiting this run may still do: the policy's budget, never beyond the gateway's request timeout.
   const budgetMs = Math.min(version.api.retry.budgetMs, services.settings.maxWaitMs);
   let waitedMs = 0;
+  // A call waits for one of the connection's slots (api.yaml concurrency) until then at the latest.
+  const callKey = services.calls && version.api.concurrency !== undefined ? appCallKey(version, connection.id) : undefined;
+  const deadline = callKey ? services.clock.now() + services.settings.maxWaitMs : 0;
   for (;;) {
     const applied = applyAuth(auth, secretsOf(connection), built.variables, token, plan?.version.fillTemplate);
-    const response = await observeAppCall(services.metrics, run.facts, { app: version.app.slug, action: action.slug }, () => appCall(run, retries + Number(renewed), () => services.http.send({
-      method: built.request.method,
-      url: built.request.url,
-      headers: { ...(built.request.body === undefined ? undefined : plan ? plan.bodyHeaders : bodyType(version)), ...built.request.headers, ...applied.headers },
-      query: { ...built.request.query, ...applied.query },
-      ...(built.request.body !== undefined ? { body: built.request.body as never } : {}),
-      redirect: applied.redirect,
-      ...(run.signal ? { signal: run.signal } : {}),
-    })));
+    const release = callKey ? await services.calls!.acquire(callKey, deadline, run.signal) : undefined;
+    let response;
+    try {
+      response = await observeAppCall(services.metrics, run.facts, { app: version.app.slug, action: action.slug }, () => appCall(run, retries + Number(renewed), () => services.http.send({
+        method: built.request.method,
+        url: built.request.url,
+        headers: { ...(built.request.body === undefined ? undefined : plan ? plan.bodyHeaders : bodyType(version)), ...built.request.headers, ...applied.headers },
+        query: { ...built.request.query, ...applied.query },
+        ...(built.request.body !== undefined ? { body: built.request.body as never } : {}),
+        redirect: applied.redirect,
+        ...(run.signal ? { signal: run.signal } : {}),
+      })));
+    } finally {
+      release?.();
+    }
     const facts = { status: response.status, response: responseFacts(response), action: actionMeta, retries, deletedId: deletedId(action, built) };
     const mappingInput = { ...facts.response, action: actionMeta, arguments: built.arguments };
     const mapped = await mapResponse(action, mappingInput);
