@@ -58,7 +58,7 @@ async function main(rounds: number, runs: number): Promise<void> {
     const now = new Date();
     const connection = benchConnection(services.keyring, version, 'con_bench_run_cost');
     const rows: (string | number)[][] = [];
-    for (const records of RECORD_COUNTS) {
+    for (const records of RECORD_COUNTS.filter((n) => n <= 100)) {
       const bytes = Buffer.from(JSON.stringify(listing(records)));
       const headers = { 'content-type': 'application/json', 'content-length': String(bytes.length), date: now.toUTCString(), connection: 'keep-alive', 'keep-alive': 'timeout=5' };
       const answer = (url: string): OutboundResponse => ({ status: 200, headers: { ...headers }, ...parseBody(bytes, headers['content-type']), rawBody: bytes, rawBytes: bytes.length, wireBytes: bytes.length, durationMs: 1, url, redirects: 0 });
