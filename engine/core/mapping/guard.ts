@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type jsonata from 'jsonata';
 import type { MappingLimits } from './limits.ts';
 import { enterStep, leaveStep, newDepthState, type DepthState } from './depth.ts';
+import { cpuNow } from './cpu-clock.ts';
 import { currentSliceMs } from './slice.ts';
 import { jsonLongerThan, refuseSize } from './size.ts';
 
@@ -16,10 +17,12 @@ import { jsonLongerThan, refuseSize } from './size.ts';
  *   the event loop turn; past SLICE_MS it waits for one turn (setImmediate).
  * - The timeout (MAPPING_TIMEOUT_MS, in place of jsonata's own `timeout`
  *   option, which counts the time since the evaluation started): the
- *   evaluation's own time, its slices added up (and what the fast path
- *   spent before it handed over), never the turns it waits for; past it the
- *   entry hook throws jsonata's D1012. A mapping that yields a lot to a busy
- *   gateway is not stopped for it; one that computes too long still is.
+ *   evaluation's own time, its slices added up in CPU time (cpu-clock.ts;
+ *   and what the fast path spent before it handed over), never the turns it
+ *   waits for; past it the entry hook throws jsonata's D1012. A mapping that
+ *   yields a lot to a busy gateway is not stopped for it; one that computes
+ *   too long still is. (Within a slice, checked every 64 steps, the slice's
+ *   wall-clock time stands in for its CPU time: at most one slice.)
  * - Where it was: the position of the last step entered, so a timeout or a
  *   stack overflow (which carry no position) can still name the line.
  * - Depth: MAPPING_MAX_DEPTH counted as nesting (depth.ts), in place of
@@ -53,7 +56,9 @@ export { SLICE_MS } from './slice.ts';
 export interface GuardState extends DepthState {
   steps: number;
   sliceStart: number;
-  /** Time computed in the slices before this one (ms). */
+  /** cpuNow() when this slice started. */
+  sliceCpu: number;
+  /** CPU time computed in the slices before this one (ms). */
   spentMs: number;
   /** Position (jsonata's offset, just past the token) of the last step entered. */
   position: number | undefined;
@@ -64,7 +69,7 @@ export interface GuardState extends DepthState {
 
 /** `spentMs`: time the evaluation has already computed (the fast path's, when it hands over). */
 export function newGuardState(spentMs = 0): GuardState {
-  return { steps: 0, sliceStart: performance.now(), spentMs, position: undefined, yields: 0, built: 0, ...newDepthState() };
+  return { steps: 0, sliceStart: performance.now(), sliceCpu: cpuNow(), spentMs, position: undefined, yields: 0, built: 0, ...newDepthState() };
 }
 
 type Node = { position?: number };
@@ -93,11 +98,13 @@ export function installGuard(expression: jsonata.Expression, limits: MappingLimi
       const slice = performance.now() - state.sliceStart;
       if (state.spentMs + slice > limits.timeoutMs) throw { code: 'D1012', value: limits.timeoutMs, stack: new Error().stack };
       if (slice < currentSliceMs()) return undefined;
-      state.spentMs += slice;
+      state.spentMs += cpuNow() - state.sliceCpu;
+      if (state.spentMs > limits.timeoutMs) throw { code: 'D1012', value: limits.timeoutMs, stack: new Error().stack };
       state.yields++;
       return new Promise<void>((resolve) =>
         setImmediate(() => {
           state.sliceStart = performance.now();
+          state.sliceCpu = cpuNow();
           resolve();
         }),
       );

@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type jsonata from 'jsonata';
 import type { JsonValue } from '../../../platform/outbound/types.ts';
 import { limitsOf } from '../compile.ts';
+import { cpuNow } from '../cpu-clock.ts';
 import { currentSliceMs } from '../slice.ts';
 import { toJson } from '../to-json.ts';
 import { compileAst, type AstNode, type Compiled } from './compile.ts';
@@ -21,8 +22,9 @@ import { createSequence, isSequence, OUT_OF_SLICE, type Run } from './values.ts'
  * slice is over and goes on after one turn, to its end: a response of any
  * size maps in time linear in its size while other requests proceed. The
  * mapping's timeout (MAPPING_TIMEOUT_MS) counts its own time, the sum of
- * its slices (the first attempt's included), not the turns it waits; past
- * it the evaluation stops with D1012 at the step it had reached.
+ * its slices (the first attempt's included; each resumed slice in CPU time,
+ * cpu-clock.ts), not the turns it waits; past it the evaluation stops with
+ * D1012 at the step it had reached.
  *
  * Anything else is jsonata's: an expression outside the subset never takes
  * the fast path, and an evaluation that would fail (a type error, a
@@ -134,24 +136,28 @@ export async function evaluateFastResumably(fast: FastPath, input: unknown, bind
   try {
     return toJson(attempt(fast, run), fast.maxSequence, fast.maxResultBytes);
   } catch (error) {
-    spentMs = performance.now() - sliceStart;
+    // Ended by its deadline (or sooner): a slice at most, however long the machine held it (not clocked in CPU time,
+    // which would cost every evaluation two getrusage(2) calls).
+    spentMs = Math.min(performance.now() - sliceStart, currentSliceMs());
     if (error !== OUT_OF_SLICE) return new FellBack(spentMs);
   }
   const steps = resumable(fast, run);
+  let sliceCpu = 0;
   try {
     for (;;) {
       await nextTurn();
       sliceStart = performance.now();
+      sliceCpu = cpuNow();
       run.sliceEnd = sliceStart + sliceLength(fast, spentMs);
       const next = steps.next();
-      spentMs += performance.now() - sliceStart;
+      spentMs += cpuNow() - sliceCpu;
       if (next.done) return toJson(next.value, fast.maxSequence, fast.maxResultBytes);
       if (spentMs > fast.timeoutMs) throw new FastTimeoutError(fast.timeoutMs, run.position);
     }
   } catch (error) {
     if (error instanceof FastTimeoutError) throw error;
     // BAIL, toJson's refusals, or anything unexpected: jsonata runs it and reports what it finds
-    return new FellBack(spentMs + (performance.now() - sliceStart));
+    return new FellBack(spentMs + (cpuNow() - sliceCpu));
   }
 }
 
