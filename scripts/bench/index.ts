@@ -356,7 +356,7 @@ function sideRows(summary: RoundsSummary, sizeName: string): string {
         shown(s.rssMb),
         shown(s.healthP99Ms),
         `${s.validRounds.length}/${summary.rounds}`,
-        s.failedRequests ? `${s.failedRequests} (${s.failures[0]})` : '0',
+        s.failures.length ? `${s.failedRequests} (${s.failures[0]})` : '0',
       ]);
     }
   }
