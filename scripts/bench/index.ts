@@ -252,7 +252,26 @@ async function pass(targets: Targets, side: Side, target: LoadTarget, load: { co
   const figures = await measure(target, { connections: load.connections, warmupSeconds: 0, durationSeconds: load.durationSeconds });
   const measured: LoadMeasure = { figures, cpuUsPerRequest: round((cpuMicros(pid) - before) / Math.max(1, figures.requests), 0), rssMb: rssMb(pid) };
   if (health) measured.health = await health;
+  await settle(pid);
   return measured;
+}
+
+/**
+ * Waits until a target has finished what the pass left it (runs still in
+ * flight when the load stopped: 10 runs of 10,000 records take seconds of
+ * CPU on a busy machine), at most 30 s: so that work is not counted in the
+ * next pass, this side's or another's.
+ */
+async function settle(pid: number): Promise<void> {
+  const until = Date.now() + 30_000;
+  let before = cpuMicros(pid);
+  while (Date.now() < until) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const now = cpuMicros(pid);
+    // Under 10% of one CPU over 200 ms: idle (timers, the log's periodic flush).
+    if (!(now - before > 20_000)) return;
+    before = now;
+  }
 }
 
 /**
