@@ -5,6 +5,7 @@ import { evaluateFastResumably, FellBack, fastPathOf } from './fast/index.ts';
 import { GUARD_BINDING, newGuardState } from './guard.ts';
 import { locate, MappingError, type MappingFailure } from './mapping-error.ts';
 import { isSizeRefusal } from './size.ts';
+import { stoppedBy, type MappingStop } from './slice.ts';
 import { toJson } from './to-json.ts';
 
 export { toJson } from './to-json.ts';
@@ -27,26 +28,33 @@ export { toJson } from './to-json.ts';
  * the fast path hands back. MAPPING_TIMEOUT_MS counts the evaluation's own
  * time on both, the fast path's and jsonata's added up, never the turns it
  * lets other requests take.
+ *
+ * `stop` (the run's caller going away) is looked at each time the
+ * evaluation has let the event loop turn: once it has fired, the evaluation
+ * rejects with its reason (not a MappingError) instead of computing on for
+ * nobody.
  */
-export async function evaluateGuarded(compiled: GuardedExpression, input: unknown, bindings: Record<string, unknown> = {}): Promise<JsonValue | undefined> {
+export async function evaluateGuarded(compiled: GuardedExpression, input: unknown, bindings: Record<string, unknown> = {}, stop?: MappingStop): Promise<JsonValue | undefined> {
   const limits = limitsOf(compiled.expression);
   if (!limits) throw new Error(`the expression of ${compiled.at.file}:${compiled.at.line} was compiled without guardrails; compile it with guardedJsonata()`);
   const fast = fastPathOf(compiled.expression);
   let spentMs = 0;
   if (fast) {
     try {
-      const result = await evaluateFastResumably(fast, input, bindings);
+      const result = await evaluateFastResumably(fast, input, bindings, stop);
       if (!(result instanceof FellBack)) return result;
       spentMs = result.spentMs;
     } catch (error) {
+      if (stop?.aborted) throw stoppedBy(stop);
       throw mappingError(error, compiled, limits, undefined);
     }
   }
-  const state = newGuardState(spentMs);
+  const state = newGuardState(spentMs, stop);
   try {
     const result: unknown = await compiled.expression.evaluate(input, { ...bindings, [GUARD_BINDING]: state });
     return toJson(result, limits.maxSequence, limits.maxResultBytes);
   } catch (error) {
+    if (stop?.aborted) throw stoppedBy(stop);
     throw mappingError(error, compiled, limits, state.position);
   }
 }

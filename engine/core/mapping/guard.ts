@@ -3,7 +3,7 @@ import type jsonata from 'jsonata';
 import type { MappingLimits } from './limits.ts';
 import { enterStep, leaveStep, newDepthState, type DepthState } from './depth.ts';
 import { cpuNow } from './cpu-clock.ts';
-import { currentSliceMs } from './slice.ts';
+import { currentSliceMs, stoppedBy, type MappingStop } from './slice.ts';
 import { jsonLongerThan, refuseSize } from './size.ts';
 
 /**
@@ -65,11 +65,13 @@ export interface GuardState extends DepthState {
   yields: number;
   /** Characters of the strings built so far (see the exit hook). */
   built: number;
+  /** Checked after each turn the evaluation lets the event loop take: fired, the evaluation rejects with its reason. */
+  stop: MappingStop | undefined;
 }
 
 /** `spentMs`: time the evaluation has already computed (the fast path's, when it hands over). */
-export function newGuardState(spentMs = 0): GuardState {
-  return { steps: 0, sliceStart: performance.now(), sliceCpu: cpuNow(), spentMs, position: undefined, yields: 0, built: 0, ...newDepthState() };
+export function newGuardState(spentMs = 0, stop?: MappingStop): GuardState {
+  return { steps: 0, sliceStart: performance.now(), sliceCpu: cpuNow(), spentMs, position: undefined, yields: 0, built: 0, stop, ...newDepthState() };
 }
 
 type Node = { position?: number };
@@ -101,8 +103,9 @@ export function installGuard(expression: jsonata.Expression, limits: MappingLimi
       state.spentMs += cpuNow() - state.sliceCpu;
       if (state.spentMs > limits.timeoutMs) throw { code: 'D1012', value: limits.timeoutMs, stack: new Error().stack };
       state.yields++;
-      return new Promise<void>((resolve) =>
+      return new Promise<void>((resolve, reject) =>
         setImmediate(() => {
+          if (state.stop?.aborted) return reject(stoppedBy(state.stop));
           state.sliceStart = performance.now();
           state.sliceCpu = cpuNow();
           resolve();

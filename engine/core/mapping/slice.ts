@@ -11,6 +11,23 @@
  */
 export const SLICE_MS = 10;
 
+/**
+ * What stops an evaluation between slices: the run's caller going away (a
+ * CallStop or an AbortSignal). Checked each time an evaluation has let the
+ * event loop turn, so a mapping nobody waits for any more stops within a
+ * slice instead of computing up to MAPPING_TIMEOUT_MS; it rejects with the
+ * stop's reason.
+ */
+export interface MappingStop {
+  readonly aborted: boolean;
+  readonly reason?: unknown;
+}
+
+/** The stop's reason as the evaluation rejects with it. */
+export function stoppedBy(stop: MappingStop): Error {
+  return stop.reason instanceof Error ? stop.reason : new Error('the mapping was stopped: its caller went away');
+}
+
 let sliceMs = SLICE_MS;
 
 export function currentSliceMs(): number {

@@ -132,7 +132,7 @@ export async function runAction(services: RunServices, run: RunRequest): Promise
     }
     const facts = { status: response.status, response: responseFacts(response), action: actionMeta, retries, deletedId: deletedId(action, built) };
     const mappingInput = { ...facts.response, action: actionMeta, arguments: built.arguments };
-    const mapped = await mapResponse(action, mappingInput);
+    const mapped = await mapResponse(action, mappingInput, run.signal);
     if (!mapped.ok) {
       services.metrics?.mappingErrors.inc({ reason: mapped.error.details.reason });
       const envelope = enforceEnvelope({ success: false }, facts);

@@ -3,7 +3,7 @@ import type jsonata from 'jsonata';
 import type { JsonValue } from '../../../platform/outbound/types.ts';
 import { limitsOf } from '../compile.ts';
 import { cpuNow } from '../cpu-clock.ts';
-import { currentSliceMs } from '../slice.ts';
+import { currentSliceMs, stoppedBy, type MappingStop } from '../slice.ts';
 import { toJson } from '../to-json.ts';
 import { compileAst, type AstNode, type Compiled } from './compile.ts';
 import { createSequence, isSequence, OUT_OF_SLICE, type Run } from './values.ts';
@@ -127,9 +127,10 @@ export function evaluateFast(fast: FastPath, input: unknown, bindings: Record<st
 /**
  * Plain JSON as evaluateGuarded returns it, or FellBack; yields to the event
  * loop between slices. Throws FastTimeoutError past MAPPING_TIMEOUT_MS of
- * its own time.
+ * its own time, and the stop's reason when `stop` has fired by the end of a
+ * turn it let the event loop take.
  */
-export async function evaluateFastResumably(fast: FastPath, input: unknown, bindings: Record<string, unknown>): Promise<JsonValue | undefined | FellBack> {
+export async function evaluateFastResumably(fast: FastPath, input: unknown, bindings: Record<string, unknown>, stop?: MappingStop): Promise<JsonValue | undefined | FellBack> {
   let sliceStart = performance.now();
   const run = newRun(fast, input, bindings, sliceStart);
   let spentMs = 0;
@@ -143,9 +144,10 @@ export async function evaluateFastResumably(fast: FastPath, input: unknown, bind
   }
   const steps = resumable(fast, run);
   let sliceCpu = 0;
-  try {
-    for (;;) {
-      await nextTurn();
+  for (;;) {
+    await nextTurn();
+    if (stop?.aborted) throw stoppedBy(stop);
+    try {
       sliceStart = performance.now();
       sliceCpu = cpuNow();
       run.sliceEnd = sliceStart + sliceLength(fast, spentMs);
@@ -153,11 +155,11 @@ export async function evaluateFastResumably(fast: FastPath, input: unknown, bind
       spentMs += cpuNow() - sliceCpu;
       if (next.done) return toJson(next.value, fast.maxSequence, fast.maxResultBytes);
       if (spentMs > fast.timeoutMs) throw new FastTimeoutError(fast.timeoutMs, run.position);
+    } catch (error) {
+      if (error instanceof FastTimeoutError) throw error;
+      // BAIL, toJson's refusals, or anything unexpected: jsonata runs it and reports what it finds
+      return new FellBack(spentMs + (cpuNow() - sliceCpu));
     }
-  } catch (error) {
-    if (error instanceof FastTimeoutError) throw error;
-    // BAIL, toJson's refusals, or anything unexpected: jsonata runs it and reports what it finds
-    return new FellBack(spentMs + (cpuNow() - sliceCpu));
   }
 }
 
