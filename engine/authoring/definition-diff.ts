@@ -104,6 +104,11 @@ function compareVersions(was: AppVersion, now: AppVersion, emit: Emit): void {
   if (was.api.bodyEncoding !== now.api.bodyEncoding) api(`bodyEncoding ${was.api.bodyEncoding} → ${now.api.bodyEncoding}`, 'noted');
   if ((a.arrayStyle ?? 'Indices') !== (b.arrayStyle ?? 'Indices')) api(`arrayStyle ${a.arrayStyle ?? 'Indices'} → ${b.arrayStyle ?? 'Indices'}: arrays in form bodies are written another way`, 'noted');
   if (was.api.timeoutMs !== now.api.timeoutMs) api(`timeoutMs ${was.api.timeoutMs} → ${now.api.timeoutMs}`, 'compatible');
+  if (was.api.concurrency !== now.api.concurrency) {
+    // Fewer calls at once (or a bound where there was none) can make busy connections answer 503 UPSTREAM_BUSY; more cannot.
+    const fewer = now.api.concurrency !== undefined && (was.api.concurrency === undefined || now.api.concurrency < was.api.concurrency);
+    api(`concurrency ${shown(was.api.concurrency)} → ${shown(now.api.concurrency)}${fewer ? ': busy connections may answer 503 UPSTREAM_BUSY sooner' : ''}`, fewer ? 'noted' : 'compatible');
+  }
   const { when: _wasWhen, giveUpWhen: _wasGiveUp, ...wasRetry } = was.api.retry;
   const { when: _nowWhen, giveUpWhen: _nowGiveUp, ...nowRetry } = now.api.retry;
   for (const key of union(Object.keys(wasRetry), Object.keys(nowRetry)) as (keyof typeof wasRetry)[]) {

@@ -12,6 +12,7 @@ import { encryptionKeysFromEnv } from '../platform/crypto/encryption-keys.ts';
 import { egressAllowFromEnv, type EgressAllowList } from '../platform/egress/allow-list.ts';
 import { logLevelFromEnv, type LogLevel } from '../platform/log/log-level.ts';
 import { outboundSettingsFromEnv, type OutboundSettings } from '../platform/outbound/settings.ts';
+import { appCallSettingsFromEnv, type AppCallSettings } from '../core/concurrency/settings.ts';
 import { baseUrl, ConfigError, integer, optional, type Env } from '../platform/settings/env.ts';
 import { storeSettingsFromEnv, type StoreSettings } from '../platform/store/store-settings.ts';
 import { tracingFromEnv, type TracingConfig } from '../platform/tracing/tracing-config.ts';
@@ -47,6 +48,8 @@ export interface Config extends StoreSettings, DefinitionsSettings {
   server: HttpServerSettings;
   /** Timeouts, size and redirect limits, pool size of calls to third-party apps (OUTBOUND_*). */
   outbound: OutboundSettings;
+  /** How calls beyond an app's api.yaml concurrency wait (OUTBOUND_QUEUE_LENGTH). */
+  appCalls: AppCallSettings;
   /** EGRESS_ALLOW: destinations admitted although their address class is refused. */
   egressAllow: EgressAllowList;
   /** APP_BASE_URLS: base URLs replacing api.yaml's, by app slug (a local stand-in for testing); still held to the egress policy. */
@@ -100,6 +103,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     shutdownDrainMs: integer(env, 'SHUTDOWN_DRAIN_MS', 5_000, 0, 600_000),
     server: httpServerSettingsFromEnv(env),
     outbound: outboundSettingsFromEnv(env),
+    appCalls: appCallSettingsFromEnv(env),
     egressAllow: egressAllowFromEnv(env),
     appBaseUrls: appBaseUrlsFromEnv(env),
     appAuthUrls: appAuthUrlsFromEnv(env),

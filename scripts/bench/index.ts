@@ -5,10 +5,11 @@
  * exits non-zero only when something does not work: a target answering
  * wrong, a generated tree that does not load).
  *
- *   npm run bench                       # full run (a few minutes on 2 cores)
+ *   npm run bench                       # full run (half an hour on 2 cores)
  *   npm run bench -- --quick            # smoke run: short loads, 100 x 30 tree
  *   npm run bench -- --only=load,mapping,scale
- *   npm run bench -- --only=load --rounds=5 --baseline=../main   # this gateway against another checkout's, same rounds
+ *   npm run bench -- --only=load,slow --rounds=3 --baseline=../main   # this gateway against another checkout's, same rounds
+ *   npm run bench -- --only=slow --slow-connections=64,512     # the 100 ms upstream at some client counts only
  *   npm run bench -- --only=start --rounds=5   # npm start (compiled) against npm run dev (tsx), side by side
  *   npm run bench -- --only=store --store-records=100000   # the embedded store at scale (not in the default run: minutes)
  *   npm run bench -- --duration=5 --warmup=2 --connections=10 --latency-duration=3
@@ -17,17 +18,18 @@
  *   npm run bench -- --out=bench-results.json
  *
  * Every flag has an env twin: BENCH_DURATION, BENCH_WARMUP, BENCH_CONNECTIONS, BENCH_LATENCY_DURATION,
- * BENCH_APPS, BENCH_ACTIONS, BENCH_RELOADS, BENCH_DEBOUNCE_MS, BENCH_MAPPING_MS, BENCH_ROUNDS, BENCH_STORE_RECORDS, BENCH_OUT.
+ * BENCH_APPS, BENCH_ACTIONS, BENCH_RELOADS, BENCH_DEBOUNCE_MS, BENCH_MAPPING_MS, BENCH_ROUNDS, BENCH_STORE_RECORDS,
+ * BENCH_RECORDS, BENCH_LOG_LEVELS, BENCH_SLOW_CONNECTIONS, BENCH_OUT.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { PACKAGE_ROOT } from '../../engine/platform/package-root.ts';
 import { runChild, startChild, type Child } from './child.ts';
-import { measure, type LoadFigures, type LoadTarget } from './load.ts';
-import { failureOf, orderIn, summarise, type LoadMeasure, type Round, type RoundsSummary, type Side, type Sides } from './load-rounds.ts';
+import { measure, type LoadTarget } from './load.ts';
+import { costTargets, failureOf, orderIn, PROXY, slowTargets, summarise, type LoadMeasure, type Round, type RoundsSummary, type Side, type Target } from './load-rounds.ts';
 import type { MappingCost } from './mapping-cost.ts';
 import { RECORD_COUNTS } from './records.ts';
 import type { ColdResult, ScaleResult } from './scale.ts';
@@ -43,7 +45,7 @@ export const cli = {
     'Measures the gateway next to a direct call and a bare proxy, the mapping cost alone, and definition loading at scale, and reports figures (bench-results.json); never fails on speed. Every number option has an env twin (BENCH_DURATION, ...).',
   options: {
     quick: { type: 'boolean' as const, description: 'smoke run: short loads, a 100 x 30 tree' },
-    only: { type: 'string' as const, value: '<parts>', description: 'any of load,budget,mapping,scale,start,store (comma-separated; default all but store)' },
+    only: { type: 'string' as const, value: '<parts>', description: 'any of load,slow,budget,mapping,scale,start,store (comma-separated; default all but store)' },
     duration: { type: 'string' as const, value: '<s>', description: 'seconds of each measured load (BENCH_DURATION; 5, quick 1)' },
     warmup: { type: 'string' as const, value: '<s>', description: 'seconds of warm-up before each (BENCH_WARMUP; 2, quick 0.5)' },
     connections: { type: 'string' as const, value: '<n>', description: 'concurrent connections (BENCH_CONNECTIONS; 10)' },
@@ -57,7 +59,9 @@ export const cli = {
     rounds: { type: 'string' as const, value: '<n>', description: 'rounds of the load part (proxy and gateway side by side, order alternating; medians) and of the start part (BENCH_ROUNDS; 5, quick 2)' },
     'scale-rounds': { type: 'string' as const, value: '<n>', description: 'rounds of the scale part, each one cold load with the definitions cache off, one restarting from it warm and one first start with it empty (BENCH_SCALE_ROUNDS; 3, quick 1)' },
     'cpu-prof': { type: 'string' as const, value: '<target>', description: 'profile gateway, proxy or scale into .tmp/profiles' },
-    records: { type: 'string' as const, value: '<list>', description: 'record counts the load part measures, any of 1,10,100 (BENCH_RECORDS; default all; the targets are read at 10)' },
+    records: { type: 'string' as const, value: '<list>', description: 'record counts the load part measures, any of 1,10,100,1000,10000 (BENCH_RECORDS; default all; the cost targets are read at 10 and 100)' },
+    'log-levels': { type: 'string' as const, value: '<list>', description: "the gateway's LOG_LEVEL in the load and slow parts, each its own process side by side (BENCH_LOG_LEVELS; info,silent: info is the default, the targets are read on it)" },
+    'slow-connections': { type: 'string' as const, value: '<list>', description: 'client connections of the slow part, against a 100 ms upstream (BENCH_SLOW_CONNECTIONS; 1,64,512,2048)' },
     baseline: { type: 'string' as const, value: '<dir>', description: "another checkout whose gateway the load part measures in the same rounds, for a before/after in one run (compiled: build it first)" },
     out: { type: 'string' as const, value: '<file>', description: 'where the figures go (BENCH_OUT; bench-results.json)' },
   },
@@ -66,7 +70,9 @@ export const cli = {
 
 const NUMBERS = ['duration', 'warmup', 'connections', 'latency-duration', 'apps', 'actions', 'reloads', 'debounce', 'mapping-ms', 'rounds', 'scale-rounds', 'store-records'] as const;
 /** The parts a plain run measures; `store` (minutes at 100,000 records) only when asked for. */
-const DEFAULT_PARTS = ['load', 'budget', 'mapping', 'scale', 'start'];
+const DEFAULT_PARTS = ['load', 'slow', 'budget', 'mapping', 'scale', 'start'];
+const LOG_LEVELS = ['info', 'silent', 'warn', 'error', 'debug'];
+const SLOW_CONNECTIONS = [1, 64, 512, 2048];
 const PARTS = [...DEFAULT_PARTS, 'store'];
 
 /** The options a run goes by, or what is wrong with them (the usage line follows it). */
@@ -82,6 +88,11 @@ function settingsFrom(values: CliValues<typeof cli.options>) {
   const records = (values.records ?? process.env.BENCH_RECORDS ?? RECORD_COUNTS.join(',')).split(',').map(Number);
   const unknownCount = records.find((n) => !(RECORD_COUNTS as readonly number[]).includes(n));
   if (unknownCount !== undefined) return `--records takes any of ${RECORD_COUNTS.join(', ')} (got ${values.records ?? process.env.BENCH_RECORDS})`;
+  const logLevels = (values['log-levels'] ?? process.env.BENCH_LOG_LEVELS ?? 'info,silent').split(',');
+  const unknownLevel = logLevels.find((level) => !LOG_LEVELS.includes(level));
+  if (unknownLevel !== undefined) return `--log-levels takes any of ${LOG_LEVELS.join(', ')} (got ${unknownLevel})`;
+  const slowConnections = (values['slow-connections'] ?? process.env.BENCH_SLOW_CONNECTIONS ?? SLOW_CONNECTIONS.join(',')).split(',').map(Number);
+  if (slowConnections.some((n) => !(Number.isInteger(n) && n >= 1 && n <= 10_000))) return `--slow-connections takes counts from 1 to 10000 (got ${values['slow-connections'] ?? process.env.BENCH_SLOW_CONNECTIONS})`;
   const quick = values.quick === true;
   const setting = (flag: (typeof NUMBERS)[number], env: string, full: number, smoke: number) => Number(values[flag] ?? process.env[env] ?? (quick ? smoke : full));
   return {
@@ -107,6 +118,10 @@ function settingsFrom(values: CliValues<typeof cli.options>) {
     only: new Set(parts),
     /** The record counts the load part measures (--records). */
     recordCounts: RECORD_COUNTS.filter((n) => records.includes(n)),
+    /** The gateway's LOG_LEVEL of each gateway process the load and slow parts measure (--log-levels). */
+    logLevels: [...new Set(logLevels)],
+    /** Client connections of the slow part (--slow-connections). */
+    slowConnections,
     profile: values['cpu-prof'],
     baselineDir: values.baseline === undefined ? undefined : path.resolve(values.baseline),
     out: path.resolve(values.out ?? process.env.BENCH_OUT ?? 'bench-results.json'),
@@ -121,7 +136,7 @@ if (typeof chosen === 'string') {
 }
 const run = chosen !== null && typeof chosen !== 'string' ? chosen : null;
 // Read by the parts below only when the bench runs (run !== null).
-const { settings, only, profile, out, baselineDir, recordCounts } = run ?? ({} as Exclude<ReturnType<typeof settingsFrom>, string>);
+const { settings, only, profile, out, baselineDir, recordCounts, logLevels, slowConnections } = run ?? ({} as Exclude<ReturnType<typeof settingsFrom>, string>);
 /** The budget part: µs of work added to each of the bare proxy's requests. */
 const BURNS_US = [0, 50, 100, 200, 400];
 const profileDir = path.resolve('.tmp/profiles');
@@ -145,8 +160,8 @@ function baselineGatewayFile(dir: string): string {
   return file;
 }
 
-/** One request to each target, checking it answers 200 with N records, before any load. */
-async function check(target: LoadTarget, records: number, count: (body: any) => number): Promise<void> {
+/** One request to each target, checking it answers 200 with N records, before any load (a target that cannot is reported, and measured anyway: its failures are figures too). */
+async function check(target: LoadTarget, records: number, count: (body: any) => number): Promise<string | null> {
   const response = await fetch(target.url, { method: target.method, headers: target.headers ?? {}, ...(target.body ? { body: target.body } : {}) });
   const text = await response.text();
   let got = -1;
@@ -155,93 +170,216 @@ async function check(target: LoadTarget, records: number, count: (body: any) => 
   } catch {
     /* reported below */
   }
-  if (response.status !== 200 || got !== records) throw new Error(`${target.name} with ${records} records answered ${response.status}: ${text.slice(0, 300)}`);
+  return response.status !== 200 || got !== records ? `${target.name} with ${records} records answered ${response.status}: ${text.slice(0, 300)}` : null;
 }
 
-/**
- * The bare proxy and the gateway side by side (load-rounds.ts): `rounds`
- * rounds, each measuring both at every size at the load's connections
- * (req/s, CPU per answered request) and at one connection (p50, p99), the
- * order alternating round to round.
- */
-async function loadBenchmark(): Promise<LoadResult> {
+type GatewayInfo = { url: string; path: string; headers: Record<string, string>; connectionId: string };
+
+/** The processes one part measures: an upstream (answering after `delayMs`), the bare proxy, and a gateway per log level (and the baseline's, with --baseline). */
+interface Targets {
+  children: Child<any>[];
+  proxy: Child<{ url: string }>;
+  gateways: Map<Side, Child<GatewayInfo>>;
+  upstream: Child<{ url: string; sizes: Record<string, number> }>;
+  /** /dev/null, where gateways that log write their lines (as to a pipe nobody is slow to read). */
+  nullFd: number;
+}
+
+async function startTargets(delayMs: number): Promise<Targets> {
   const children: Child<any>[] = [];
-  const loadAverageAtStart = os.loadavg().map((l) => round(l, 2));
+  const nullFd = openSync('/dev/null', 'w');
   try {
-    const upstream = await startChild<{ url: string; sizes: Record<string, number> }>('upstream.ts');
+    const upstream = await startChild<{ url: string; sizes: Record<string, number> }>('upstream.ts', { env: { BENCH_UPSTREAM_DELAY_MS: String(delayMs) } });
     children.push(upstream);
     const env = { BENCH_UPSTREAM_URL: upstream.info.url };
     const proxy = await startChild<{ url: string }>('proxy.ts', { env, execArgv: profiled('proxy') });
     children.push(proxy);
-    type GatewayInfo = { url: string; path: string; headers: Record<string, string>; connectionId: string };
-    const gateway = await startChild<GatewayInfo>('gateway.ts', { env, execArgv: profiled('gateway') });
-    children.push(gateway);
-    // --baseline: the same bench gateway from another checkout (its own engine), measured in the same rounds.
-    const baseline = baselineDir ? await startChild<GatewayInfo>(baselineGatewayFile(baselineDir), { env }) : undefined;
-    if (baseline) children.push(baseline);
-    log(`upstream ${upstream.info.url} (bodies: ${Object.entries(upstream.info.sizes).map(([n, b]) => `${n} records ${b} B`).join(', ')}), proxy ${proxy.info.url}, gateway ${gateway.info.url}${baseline ? `, baseline ${baseline.info.url} (${baselineDir})` : ''}`);
-
-    const runOf = (name: string, g: Child<GatewayInfo>, records: number): LoadTarget => ({
-      name,
-      url: `${g.info.url}${g.info.path}`,
-      method: 'POST',
-      headers: g.info.headers,
-      body: JSON.stringify({ connectionId: g.info.connectionId, arguments: { limit: records } }),
-    });
-    const targets = (records: number): Sides<LoadTarget> => ({
-      proxy: { name: 'proxy', url: `${proxy.info.url}/records?limit=${records}&view=full`, method: 'GET' },
-      gateway: runOf('gateway', gateway, records),
-      ...(baseline ? { baseline: runOf('baseline', baseline, records) } : {}),
-    });
-    for (const records of recordCounts) {
-      const t = targets(records);
-      await check(t.proxy, records, (b) => b.data.records.length);
-      await check(t.gateway, records, (b) => (b.success === true ? b.data.length : -1));
-      if (t.baseline) await check(t.baseline, records, (b) => (b.success === true ? b.data.length : -1));
+    const gateways = new Map<Side, Child<GatewayInfo>>();
+    for (const level of logLevels) {
+      const options = { env: { ...env, BENCH_LOG_LEVEL: level }, ...(level === 'silent' ? {} : { stdout: nullFd }) };
+      const gateway = await startChild<GatewayInfo>('gateway.ts', { ...options, execArgv: level === logLevels[0] ? profiled('gateway') : [] });
+      children.push(gateway);
+      gateways.set(`gateway@${level}`, gateway);
+      // --baseline: the same bench gateway from another checkout (its own engine), measured in the same rounds.
+      if (baselineDir) {
+        const baseline = await startChild<GatewayInfo>(baselineGatewayFile(baselineDir), options);
+        children.push(baseline);
+        gateways.set(`baseline@${level}`, baseline);
+      }
     }
-    const pids: Sides<number> = { proxy: proxy.process.pid!, gateway: gateway.process.pid!, ...(baseline ? { baseline: baseline.process.pid! } : {}) };
-    const measuredSides: Side[] = baseline ? ['proxy', 'gateway', 'baseline'] : ['proxy', 'gateway'];
+    return { children, proxy, gateways, upstream, nullFd };
+  } catch (error) {
+    for (const child of children.reverse()) await child.stop();
+    closeSync(nullFd);
+    throw error;
+  }
+}
 
+async function stopTargets(targets: Targets): Promise<void> {
+  for (const child of targets.children.reverse()) await child.stop();
+  closeSync(targets.nullFd);
+}
+
+function targetOf(targets: Targets, side: Side, records: number): LoadTarget {
+  if (side === PROXY) return { name: PROXY, url: `${targets.proxy.info.url}/records?limit=${records}&view=full`, method: 'GET' };
+  const g = targets.gateways.get(side)!;
+  return { name: side, url: `${g.info.url}${g.info.path}`, method: 'POST', headers: g.info.headers, body: JSON.stringify({ connectionId: g.info.connectionId, arguments: { limit: records } }) };
+}
+
+function pidOf(targets: Targets, side: Side): number {
+  return (side === PROXY ? targets.proxy : targets.gateways.get(side)!).process.pid!;
+}
+
+/** Asks every target once for each size before any load; says which cannot answer. */
+async function checkTargets(targets: Targets, sides: Side[], records: readonly number[]): Promise<void> {
+  for (const n of records) {
+    for (const side of sides) {
+      const problem = await check(targetOf(targets, side, n), n, side === PROXY ? (b) => b.data.records.length : (b) => (b.success === true ? b.data.length : -1));
+      if (problem) log(`  check: ${problem}`);
+    }
+  }
+}
+
+/** One measured pass of one side: its figures, CPU per answered request, RSS after it, and /health at one connection meanwhile when asked. */
+async function pass(targets: Targets, side: Side, target: LoadTarget, load: { connections: number; durationSeconds: number; withHealth: boolean }): Promise<LoadMeasure> {
+  await warmUp({ ...target }, load.connections);
+  const pid = pidOf(targets, side);
+  const before = cpuMicros(pid);
+  const health =
+    load.withHealth && side !== PROXY
+      ? measure({ name: `${side} /health`, url: `${targets.gateways.get(side)!.info.url}/health`, method: 'GET' }, { connections: 1, warmupSeconds: 0, durationSeconds: load.durationSeconds })
+      : undefined;
+  const figures = await measure(target, { connections: load.connections, warmupSeconds: 0, durationSeconds: load.durationSeconds });
+  const measured: LoadMeasure = { figures, cpuUsPerRequest: round((cpuMicros(pid) - before) / Math.max(1, figures.requests), 0), rssMb: rssMb(pid) };
+  if (health) measured.health = await health;
+  await settle(pid);
+  return measured;
+}
+
+/**
+ * Waits until a target has finished what the pass left it (runs still in
+ * flight when the load stopped: 10 runs of 10,000 records take seconds of
+ * CPU on a busy machine), at most 30 s: so that work is not counted in the
+ * next pass, this side's or another's.
+ */
+async function settle(pid: number): Promise<void> {
+  const until = Date.now() + 30_000;
+  let before = cpuMicros(pid);
+  while (Date.now() < until) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const now = cpuMicros(pid);
+    // Under 10% of one CPU over 200 ms: idle (timers, the log's periodic flush).
+    if (!(now - before > 20_000)) return;
+    before = now;
+  }
+}
+
+/**
+ * The bare proxy and the gateway (at each log level; and the baseline's)
+ * side by side (load-rounds.ts): `rounds` rounds, each measuring every side
+ * at every size at the load's connections (req/s, CPU per answered request,
+ * RSS, failures; at 10,000 records /health meanwhile) and, up to 100
+ * records, at one connection (p50, p99), the order rotating round to round.
+ */
+async function loadBenchmark(): Promise<LoadResult> {
+  const loadAverageAtStart = os.loadavg().map((l) => round(l, 2));
+  const targets = await startTargets(0);
+  try {
+    log(`upstream ${targets.upstream.info.url} (bodies: ${Object.entries(targets.upstream.info.sizes).map(([n, b]) => `${n} records ${b} B`).join(', ')}), proxy ${targets.proxy.info.url}, ${[...targets.gateways].map(([side, g]) => `${side} ${g.info.url}`).join(', ')}${baselineDir ? ` (baseline: ${baselineDir})` : ''}`);
+    const sides: Side[] = [PROXY, ...targets.gateways.keys()];
+    await checkTargets(targets, sides, recordCounts);
     const rounds: Round[] = [];
     for (let index = 1; index <= Math.max(1, settings.rounds); index++) {
-      const order = orderIn(index, measuredSides);
-      const r: Round = { index, first: order[0]!, loaded: {}, oneConnection: {} };
+      const order = orderIn(index, sides);
+      const r: Round = { index, order, loaded: {}, oneConnection: {} };
       for (const records of recordCounts) {
-        const t = targets(records);
-        const sides = {} as Sides<LoadMeasure>;
+        r.loaded[records] = {};
         for (const side of order) {
-          await warmUp(t[side]!);
-          const before = cpuMicros(pids[side]!);
-          const figures = await measure(t[side]!, { ...settings, warmupSeconds: 0 });
-          const measured = { figures, cpuUsPerRequest: round((cpuMicros(pids[side]!) - before) / Math.max(1, figures.requests), 0) };
-          sides[side] = measured;
-          const failure = failureOf(figures);
-          log(`  round ${index}  ${String(records).padStart(3)} records  ${side.padEnd(8)}  ${String(figures.requestsPerSecond).padStart(6)} req/s  ${String(measured.cpuUsPerRequest).padStart(5)} CPU µs/req  p50 ${figures.p50Ms} ms${failure ? `  INVALID: ${failure}` : ''}`);
+          // A run of 10,000 records takes a second or more when 10 go at once: three times as long a pass, so that enough of them end in it.
+          const durationSeconds = records >= 10_000 ? settings.durationSeconds * 3 : settings.durationSeconds;
+          const measured = await pass(targets, side, targetOf(targets, side, records), { connections: settings.connections, durationSeconds, withHealth: records === 10_000 });
+          r.loaded[records]![side] = measured;
+          const failure = failureOf(measured.figures);
+          log(
+            `  round ${index}  ${String(records).padStart(5)} records  ${side.padEnd(15)}  ${String(measured.figures.requestsPerSecond).padStart(6)} req/s  ${String(measured.cpuUsPerRequest).padStart(6)} CPU µs/req  p50 ${measured.figures.p50Ms} ms  RSS ${measured.rssMb} MB${measured.health ? `  /health p99 ${measured.health.p99Ms} ms` : ''}${failure ? `  FAILED: ${failure}` : ''}`,
+          );
         }
-        r.loaded[records] = sides;
       }
-      for (const records of recordCounts) {
-        const t = targets(records);
-        const sides = {} as Sides<LoadFigures>;
+      for (const records of recordCounts.filter((n) => n <= 100)) {
+        r.oneConnection[records] = {};
         for (const side of order) {
-          const figures = await measure(t[side]!, { connections: 1, warmupSeconds: Math.min(1, settings.warmupSeconds), durationSeconds: settings.latencyDurationSeconds });
-          sides[side] = figures;
+          const figures = await measure(targetOf(targets, side, records), { connections: 1, warmupSeconds: Math.min(1, settings.warmupSeconds), durationSeconds: settings.latencyDurationSeconds });
+          r.oneConnection[records]![side] = figures;
           const failure = failureOf(figures);
-          log(`  round ${index}  ${String(records).padStart(3)} records  ${side.padEnd(8)}  1 connection: p50 ${figures.p50Ms} ms  p99 ${figures.p99Ms} ms${failure ? `  INVALID: ${failure}` : ''}`);
+          log(`  round ${index}  ${String(records).padStart(5)} records  ${side.padEnd(15)}  1 connection: p50 ${figures.p50Ms} ms  p99 ${figures.p99Ms} ms${failure ? `  FAILED: ${failure}` : ''}`);
         }
-        r.oneConnection[records] = sides;
       }
       rounds.push(r);
     }
-    return {
-      ...summarise(rounds, recordCounts),
-      connections: settings.connections,
-      loadAverage: { start: loadAverageAtStart, end: os.loadavg().map((l) => round(l, 2)) },
-      measured: rounds,
-    };
+    return { ...summarise(rounds, recordCounts), connections: settings.connections, loadAverage: { start: loadAverageAtStart, end: os.loadavg().map((l) => round(l, 2)) }, measured: rounds };
   } finally {
-    for (const child of children.reverse()) await child.stop();
+    await stopTargets(targets);
   }
+}
+
+/**
+ * A slow provider: the same sides against an upstream that answers after
+ * 100 ms, at 10 records, at each of --slow-connections client connections
+ * (req/s, p50, p99, failures, CPU per request), the order rotating round to
+ * round. A cap on the sockets (or calls) to one origin shows as req/s stuck
+ * at cap / 0.1 s whatever the connections.
+ */
+async function slowBenchmark(): Promise<LoadResult> {
+  const loadAverageAtStart = os.loadavg().map((l) => round(l, 2));
+  const targets = await startTargets(100);
+  try {
+    log(`upstream ${targets.upstream.info.url} answering after 100 ms, proxy ${targets.proxy.info.url}, ${[...targets.gateways].map(([side, g]) => `${side} ${g.info.url}`).join(', ')}`);
+    const sides: Side[] = [PROXY, ...targets.gateways.keys()];
+    await checkTargets(targets, sides, [10]);
+    const rounds: Round[] = [];
+    for (let index = 1; index <= Math.max(1, settings.rounds); index++) {
+      const order = orderIn(index, sides);
+      const r: Round = { index, order, loaded: {}, oneConnection: {} };
+      for (const connections of slowConnections) {
+        r.loaded[connections] = {};
+        for (const side of order) {
+          const measured = await pass(targets, side, targetOf(targets, side, 10), { connections, durationSeconds: settings.durationSeconds, withHealth: false });
+          r.loaded[connections]![side] = measured;
+          const failure = failureOf(measured.figures);
+          log(`  round ${index}  ${String(connections).padStart(5)} connections  ${side.padEnd(15)}  ${String(measured.figures.requestsPerSecond).padStart(6)} req/s  p50 ${measured.figures.p50Ms} ms  p99 ${measured.figures.p99Ms} ms  ${measured.cpuUsPerRequest} CPU µs/req${failure ? `  FAILED: ${failure}` : ''}`);
+        }
+      }
+      rounds.push(r);
+    }
+    return { ...summarise(rounds, slowConnections), connections: 0, loadAverage: { start: loadAverageAtStart, end: os.loadavg().map((l) => round(l, 2)) }, measured: rounds };
+  } finally {
+    await stopTargets(targets);
+  }
+}
+
+/** The sides of a part summary as table rows: one per size and side, with the figures against the proxy. */
+function sideRows(summary: RoundsSummary, sizeName: string): string {
+  const rows: (string | number)[][] = [];
+  for (const size of summary.sizes) {
+    for (const [side, s] of Object.entries(size.sides)) {
+      const shown = (v: number | undefined, suffix = '') => (v === undefined || Number.isNaN(v) ? '-' : `${v}${suffix}`);
+      rows.push([
+        `${size.size} ${side}`,
+        shown(s.requestsPerSecond),
+        s.requestsShare === undefined ? '' : `${round(s.requestsShare * 100, 1)}%`,
+        shown(s.cpuUsPerRequest),
+        s.cpuRatio === undefined ? '' : `${s.cpuRatio}x`,
+        shown(s.p50Ms),
+        shown(s.p99Ms),
+        shown(s.oneConnectionP50Ms),
+        shown(s.rssMb),
+        shown(s.healthP99Ms),
+        `${s.validRounds.length}/${summary.rounds}`,
+        s.failures.length ? `${s.failedRequests} (${s.failures[0]})` : '0',
+      ]);
+    }
+  }
+  return table([`${sizeName} side`, 'req/s', 'of proxy', 'CPU µs/req', 'of proxy', 'p50 ms', 'p99 ms', 'p50 1 conn', 'RSS MB', '/health p99', 'valid', 'failed requests'], rows);
 }
 
 /**
@@ -260,7 +398,8 @@ async function budgetBenchmark(): Promise<{ burnUs: number; requestsPerSecond: n
       const proxy = await startChild<{ url: string }>('proxy.ts', { env: { BENCH_UPSTREAM_URL: upstream.info.url, BENCH_PROXY_BURN_US: String(burnUs) } });
       try {
         const target: LoadTarget = { name: `proxy+${burnUs}µs`, url: `${proxy.info.url}/records?limit=10&view=full`, method: 'GET' };
-        await check(target, 10, (b) => b.data.records.length);
+        const problem = await check(target, 10, (b) => b.data.records.length);
+        if (problem) throw new Error(problem);
         await warmUp(target);
         const before = cpuMicros(proxy.process.pid!);
         const figures = await measure(target, { ...settings, warmupSeconds: 0 });
@@ -279,8 +418,18 @@ async function budgetBenchmark(): Promise<{ burnUs: number; requestsPerSecond: n
 }
 
 /** The warm-up run alone, its figures dropped: so the CPU read around the measured run is that run's only. */
-async function warmUp(target: LoadTarget): Promise<void> {
-  if (settings.warmupSeconds > 0) await measure(target, { ...settings, durationSeconds: settings.warmupSeconds, warmupSeconds: 0 });
+async function warmUp(target: LoadTarget, connections = settings.connections): Promise<void> {
+  if (settings.warmupSeconds > 0) await measure(target, { connections, durationSeconds: settings.warmupSeconds, warmupSeconds: 0 });
+}
+
+/** Resident memory of a process, in MB (Linux /proc; NaN where there is none). */
+function rssMb(pid: number): number {
+  try {
+    const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'));
+    return round(Number(line!.split(/\s+/)[1]) / 1024, 0);
+  } catch {
+    return Number.NaN;
+  }
 }
 
 /** User + system CPU a process has used, in µs (Linux /proc; NaN where there is none). */
@@ -417,59 +566,24 @@ async function main(): Promise<void> {
 
   let load: LoadResult | undefined;
   await part('load', async () => {
-    log(`== load: the bare proxy and the gateway side by side, ${settings.rounds} rounds alternating, medians (autocannon; each target in its own process)`);
+    log(`== load: the bare proxy and the gateway (LOG_LEVEL ${logLevels.join(', ')}${baselineDir ? '; and the baseline' : ''}) side by side, ${settings.rounds} rounds rotating, medians (autocannon, ${settings.connections} connections; each target in its own process)`);
     load = await loadBenchmark();
     results.load = load;
     log('');
-    log(`valid rounds: ${load.valid.length} of ${load.rounds}${load.invalid.map((i) => `\n  round ${i.round} INVALID (left out): ${i.reason}`).join('')}`);
     log(`load average (1, 5, 15 min) at the start ${load.loadAverage.start.join(' ')}, at the end ${load.loadAverage.end.join(' ')} (on ${os.availableParallelism()} CPUs)\n`);
-    if (load.valid.length === 0) throw new Error('no valid round: every round had a failed request (see above)');
-    log(
-      table(
-        ['records', 'proxy req/s', 'gateway req/s', 'gw/proxy', 'proxy CPU µs/req', 'gw CPU µs/req', 'gw/proxy CPU', 'proxy p50', 'gw p50', 'proxy p99', 'gw p99'],
-        load.sizes.map((s) => [
-          s.records,
-          s.proxy.requestsPerSecond,
-          s.gateway.requestsPerSecond,
-          `${round(s.requestsShare * 100, 1)}%`,
-          s.proxy.cpuUsPerRequest,
-          s.gateway.cpuUsPerRequest,
-          `${s.cpuRatio}x`,
-          s.proxy.p50Ms,
-          s.gateway.p50Ms,
-          s.proxy.p99Ms,
-          s.gateway.p99Ms,
-        ]),
-      ),
-    );
-    log(`(medians of the valid rounds, at ${settings.connections} connections; latencies in ms; the ratios are medians of each round's own ratio)\n`);
-    log(
-      table(
-        ['records', 'proxy p50', 'gw p50', 'proxy p99', 'gw p99', 'gw - proxy p50'],
-        load.sizes.map((s) => [s.records, s.proxy.oneConnectionP50Ms, s.gateway.oneConnectionP50Ms, s.proxy.oneConnectionP99Ms, s.gateway.oneConnectionP99Ms, s.addedP50Ms]),
-      ),
-    );
-    log('(latencies in ms, 1 connection: nothing queued; against the targets below)\n');
-    if (load.sizes.some((s) => s.baseline)) {
-      log(
-        table(
-          ['records', 'baseline req/s', 'gateway req/s', 'gw/baseline', 'baseline CPU µs/req', 'gw CPU µs/req', 'gw/baseline CPU', 'baseline p50 (1 conn)', 'gw p50 (1 conn)', 'gw - baseline p50'],
-          load.sizes.map((s) => [
-            s.records,
-            s.baseline?.requestsPerSecond ?? '',
-            s.gateway.requestsPerSecond,
-            s.vsBaseline ? `${round(s.vsBaseline.requestsShare * 100, 1)}%` : '',
-            s.baseline?.cpuUsPerRequest ?? '',
-            s.gateway.cpuUsPerRequest,
-            s.vsBaseline ? `${s.vsBaseline.cpuRatio}x` : '',
-            s.baseline?.oneConnectionP50Ms ?? '',
-            s.gateway.oneConnectionP50Ms,
-            s.vsBaseline?.p50DifferenceMs ?? '',
-          ]),
-        ),
-      );
-      log(`(this checkout's gateway against --baseline ${baselineDir}, measured in the same rounds; ratios are medians of each round's own)\n`);
-    }
+    log(sideRows(load, 'records'));
+    log(`(medians of the valid rounds of each side, at ${settings.connections} connections; "of proxy": medians of each round's own ratio; latencies in ms; /health p99 at one connection while the 10,000-record load ran)\n`);
+  });
+
+  let slow: LoadResult | undefined;
+  await part('slow', async () => {
+    log(`== slow: a 100 ms upstream, 10 records, at ${slowConnections.join(', ')} client connections; ${settings.rounds} rounds rotating, medians`);
+    slow = await slowBenchmark();
+    results.slow = slow;
+    log('');
+    log(`load average (1, 5, 15 min) at the start ${slow.loadAverage.start.join(' ')}, at the end ${slow.loadAverage.end.join(' ')} (on ${os.availableParallelism()} CPUs)\n`);
+    log(sideRows(slow, 'connections'));
+    log('(medians of the valid rounds of each side; "of proxy": medians of each round\'s own ratio; latencies in ms)\n');
   });
 
   await part('budget', async () => {
@@ -587,7 +701,12 @@ async function main(): Promise<void> {
   });
 
   const targets: { target: string; goal: string; result: string; status: string }[] = [];
-  for (const t of load?.targets ?? []) targets.push({ target: t.target, goal: t.goal, result: t.measured, status: status(t.met) });
+  const loadAverageOf = (part: LoadResult) => `load ${part.loadAverage.start[0]}-${part.loadAverage.end[0]}`;
+  const add = (part: LoadResult | undefined, list: (p: LoadResult) => Target[]) => {
+    if (part) for (const t of list(part)) targets.push({ target: t.target, goal: t.goal, result: `${t.measured} (${loadAverageOf(part)})`, status: status(t.met) });
+  };
+  add(load, costTargets);
+  add(slow, slowTargets);
   if (scale) {
     const full = scale.actions >= 30_000;
     const note = full ? '' : ` (only ${scale.actions} actions)`;

@@ -2,8 +2,10 @@
  * The bare pass-through proxy (its own process): the floor any gateway pays.
  * Koa and undici.request, like the gateway, but no auth, no arguments, no
  * mapping: GET /records?limit=N is forwarded to the upstream's
- * /api/records?limit=N through a keep-alive pool, its body read whole (as any
- * gateway that maps a response must) and sent back as it is.
+ * /api/records?limit=N through a keep-alive pool without a cap on its
+ * sockets (undici's default, as the gateway's: with a 100 ms upstream a cap
+ * of N caps it at N x 10 req/s), its body read whole (as any gateway that
+ * maps a response must) and sent back as it is.
  */
 import Koa from 'koa';
 import type { AddressInfo } from 'node:net';
@@ -13,7 +15,7 @@ import { serveAsChild } from './child.ts';
 
 const upstream = process.env.BENCH_UPSTREAM_URL;
 if (!upstream) throw new Error('BENCH_UPSTREAM_URL is not set');
-const dispatcher = new Agent({ connections: 64 });
+const dispatcher = new Agent();
 /**
  * BENCH_PROXY_BURN_US: CPU spent (busy) on each request before forwarding it,
  * 0 by default. The budget part of the benchmark uses it to show what a

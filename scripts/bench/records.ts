@@ -1,5 +1,5 @@
-/** The listing the local upstream serves: `{ data: { records: [...] }, next: null }` with N records. */
-export const RECORD_COUNTS = [1, 10, 100] as const;
+/** The listing the local upstream serves: `{ data: { records: [...] }, next: null }` with N records (10,000: 1.9 MB). */
+export const RECORD_COUNTS = [1, 10, 100, 1000, 10000] as const;
 
 export function record(i: number) {
   return {

@@ -2,14 +2,17 @@
  * `node --import tsx scripts/bench/request-line-cost.ts`: the CPU one request
  * log line of a run costs to build and serialise, in this process, to a stream
  * that drops it: through the gateway's logger (its redaction applied, as every
- * line was before issue 21) and through requestLineLogger (the request log
- * middleware's child logger, without redaction). Median of 5 x N lines.
+ * line was before issue 21), through requestLineLogger (the request log
+ * middleware's child logger, without redaction, as before issue 31), and
+ * written out by requestLine (what the middleware writes since issue 31).
+ * Median of 5 x N lines.
  */
 import os from 'node:os';
 import { Writable } from 'node:stream';
 import { commandLine, isEntry } from '../../engine/platform/cli/command-line.ts';
 import { createLogger } from '../../engine/platform/log/logger.ts';
 import { requestLineLogger } from '../../engine/http/server/middleware/request-log.ts';
+import { directStream, requestLine } from '../../engine/http/server/middleware/request-line.ts';
 import { median, round, table } from './stats.ts';
 
 export const cli = {
@@ -19,10 +22,11 @@ export const cli = {
   examples: ['node --import tsx scripts/bench/request-line-cost.ts'],
 };
 
-function main(lines: number): void {
+function main(count: number): void {
   const drop = new Writable({ write: (_chunk, _encoding, done) => done() });
   const redacting = createLogger('info', drop);
-  const loggers = { 'gateway logger (redaction applied)': redacting, 'requestLineLogger (no redaction)': requestLineLogger(redacting) };
+  const lines = requestLineLogger(redacting);
+  const stream = directStream(lines)!;
   const line = {
     reqId: 'f0e1d2c3-b4a5-4697-8879-6a5b4c3d2e1f',
     method: 'POST',
@@ -39,20 +43,26 @@ function main(lines: number): void {
     retries: 0,
     outcome: 'success',
   };
-  const figures = new Map<string, number[]>(Object.keys(loggers).map((name) => [name, []]));
+  const { reqId, method, path, status, durationMs, ...run } = line;
+  const ways: Record<string, () => void> = {
+    'gateway logger (redaction applied)': () => redacting.info({ ...line }, 'request'),
+    'requestLineLogger (no redaction)': () => lines.info({ ...line }, 'request'),
+    'requestLine, written to the destination': () => stream.write(requestLine({ reqId, method, path, status, durationMs, run: { ...run, outcome: 'success' } }, Date.now())),
+  };
+  const figures = new Map<string, number[]>(Object.keys(ways).map((name) => [name, []]));
   for (let r = 0; r < 5; r++) {
-    for (const [name, logger] of Object.entries(loggers)) {
+    for (const [name, write] of Object.entries(ways)) {
       const started = process.cpuUsage();
-      for (let i = 0; i < lines; i++) logger.info({ ...line }, 'request');
+      for (let i = 0; i < count; i++) write();
       const used = process.cpuUsage(started);
-      figures.get(name)!.push(round((used.user + used.system) / lines, 2));
+      figures.get(name)!.push(round((used.user + used.system) / count, 2));
     }
   }
   process.stdout.write(
     `${table(
       ['logger', 'CPU µs per line (median of 5)', 'all 5'],
       [...figures].map(([name, all]) => [name, median(all), all.join(' ')]),
-    )}\n(${lines} lines per measurement; load average ${os.loadavg().map((l) => round(l, 2)).join(' ')} on ${os.availableParallelism()} CPUs)\n`,
+    )}\n(${count} lines per measurement; load average ${os.loadavg().map((l) => round(l, 2)).join(' ')} on ${os.availableParallelism()} CPUs)\n`,
   );
 }
 

@@ -302,6 +302,23 @@ const CASES: Case[] = [
     ],
   },
   {
+    change: "a bound on the API's calls at once added (api.yaml concurrency)",
+    head: (f) => (f.get(`${V1}/api.yaml`).concurrency = 10),
+    expected: [['noted', 'api', 'concurrency (none) → 10: busy connections may answer 503 UPSTREAM_BUSY sooner']],
+  },
+  {
+    change: "the API's calls at once raised",
+    base: (f) => (f.get(`${V1}/api.yaml`).concurrency = 10),
+    head: (f) => (f.get(`${V1}/api.yaml`).concurrency = 20),
+    expected: [['compatible', 'api', 'concurrency 10 → 20']],
+  },
+  {
+    change: "the API's bound on calls at once removed",
+    base: (f) => (f.get(`${V1}/api.yaml`).concurrency = 10),
+    head: (f) => delete f.get(`${V1}/api.yaml`).concurrency,
+    expected: [['compatible', 'api', 'concurrency 10 → (none)']],
+  },
+  {
     change: "the API's pagination kind changed",
     head: (f) => (f.get(`${V1}/api.yaml`).pagination = { type: 'NextUrl', from: 'LinkHeader' }),
     expected: [['breaking', 'api', 'pagination type Cursor → NextUrl: cursors clients hold are refused']],

@@ -8,7 +8,7 @@ export const GRANT_LOST_ERRORS: readonly string[] = ['invalid_grant', 'invalid_c
 const TRANSIENT_ERRORS = new Set(['server_error', 'temporarily_unavailable']);
 
 /** Outbound failures of a provider that is down, slow or overloaded for now. */
-const TRANSIENT_OUTBOUND = new Set(['UPSTREAM_TIMEOUT', 'UPSTREAM_UNREACHABLE', 'UPSTREAM_PROTOCOL_ERROR', 'RESPONSE_TOO_LARGE']);
+const TRANSIENT_OUTBOUND = new Set(['UPSTREAM_TIMEOUT', 'UPSTREAM_UNREACHABLE', 'UPSTREAM_PROTOCOL_ERROR', 'RESPONSE_TOO_LARGE', 'UPSTREAM_BUSY']);
 
 /**
  * What a failed token call means for the connection:

@@ -84,6 +84,7 @@ function buildApi(file: FileAnalysis<'api'>, auths: Map<string, AuthEntry>): Api
     arguments: buildArguments(file, definition.arguments),
     auths: Object.freeze(definition.auths.map((id) => auths.get(id)!)),
     timeoutMs: definition.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    concurrency: definition.concurrency,
     retry: retryEntry(file),
     pagination: definition.pagination,
     appError: file.expressions.get('appError'),

@@ -65,6 +65,8 @@ export interface ApiEntry {
   /** The auths api.yaml lists, resolved, the default first. */
   readonly auths: readonly AuthEntry[];
   readonly timeoutMs: number;
+  /** How many calls at once one connection may have to this app (api.yaml concurrency); undefined: no bound. */
+  readonly concurrency: number | undefined;
   readonly retry: RetryEntry;
   /** As api.yaml writes it; an action's own pagination may override it (ActionEntry.pagination is what applies). */
   readonly pagination: Readonly<Pagination> | undefined;

@@ -19,9 +19,10 @@ export interface GuardedExpression {
 const LIMITS = new WeakMap<jsonata.Expression, MappingLimits>();
 
 /**
- * jsonata(source) with the guardrails always on: jsonata's own `timeout`
- * and `sequence` options (fixed at compile time: jsonata reads them from the
- * compiled expression), MAPPING_MAX_DEPTH counted by the guard as nesting
+ * jsonata(source) with the guardrails always on: jsonata's own `sequence`
+ * option (fixed at compile time: jsonata reads it from the compiled
+ * expression), MAPPING_TIMEOUT_MS counted by the guard as the evaluation's
+ * own time (guard.ts), MAPPING_MAX_DEPTH counted by the guard as nesting
  * (depth.ts; jsonata's `stack` option is left unset, as it adds up the
  * members of literals), regular expressions on the linear-time
  * engine (regex.ts), the gateway's hooks (guard.ts) and the size-checked
@@ -30,7 +31,7 @@ const LIMITS = new WeakMap<jsonata.Expression, MappingLimits>();
  */
 export function guardedJsonata(source: string, limits: MappingLimits = DEFAULT_MAPPING_LIMITS): jsonata.Expression {
   const RegexEngine = LinearRegex as unknown as RegExpConstructor; // the part of RegExp jsonata uses: lastIndex and exec
-  const expression = jsonata(source, { timeout: limits.timeoutMs, sequence: limits.maxSequence, RegexEngine });
+  const expression = jsonata(source, { sequence: limits.maxSequence, RegexEngine });
   installGuard(expression, limits);
   installSizedBuiltIns(expression, limits);
   LIMITS.set(expression, limits);

@@ -1,10 +1,11 @@
 import type { JsonValue } from '../../platform/outbound/types.ts';
 import type { MappingLimits } from './limits.ts';
 import { limitsOf, startOfToken, type GuardedExpression } from './compile.ts';
-import { evaluateFast, fastPathOf, FELL_BACK } from './fast/index.ts';
-import { GUARD_BINDING, newGuardState, type GuardState } from './guard.ts';
+import { evaluateFastResumably, FellBack, fastPathOf } from './fast/index.ts';
+import { GUARD_BINDING, newGuardState } from './guard.ts';
 import { locate, MappingError, type MappingFailure } from './mapping-error.ts';
 import { isSizeRefusal } from './size.ts';
+import { stoppedBy, type MappingStop } from './slice.ts';
 import { toJson } from './to-json.ts';
 
 export { toJson } from './to-json.ts';
@@ -21,24 +22,40 @@ export { toJson } from './to-json.ts';
  * one compiled without guardrails is refused (a programming error, thrown
  * as a plain Error), so the guardrails cannot be forgotten.
  *
- * An expression in the common subset of JSONata is evaluated synchronously
- * first (fast/index.ts); jsonata evaluates the rest, and whatever the fast
- * path hands back.
+ * An expression in the common subset of JSONata is evaluated by the fast
+ * path (fast/index.ts: synchronously, or across turns of the event loop when
+ * it takes longer than a slice); jsonata evaluates the rest, and whatever
+ * the fast path hands back. MAPPING_TIMEOUT_MS counts the evaluation's own
+ * time on both, the fast path's and jsonata's added up, never the turns it
+ * lets other requests take.
+ *
+ * `stop` (the run's caller going away) is looked at each time the
+ * evaluation has let the event loop turn: once it has fired, the evaluation
+ * rejects with its reason (not a MappingError) instead of computing on for
+ * nobody.
  */
-export async function evaluateGuarded(compiled: GuardedExpression, input: unknown, bindings: Record<string, unknown> = {}): Promise<JsonValue | undefined> {
+export async function evaluateGuarded(compiled: GuardedExpression, input: unknown, bindings: Record<string, unknown> = {}, stop?: MappingStop): Promise<JsonValue | undefined> {
   const limits = limitsOf(compiled.expression);
   if (!limits) throw new Error(`the expression of ${compiled.at.file}:${compiled.at.line} was compiled without guardrails; compile it with guardedJsonata()`);
   const fast = fastPathOf(compiled.expression);
+  let spentMs = 0;
   if (fast) {
-    const result = evaluateFast(fast, input, bindings);
-    if (result !== FELL_BACK) return result;
+    try {
+      const result = await evaluateFastResumably(fast, input, bindings, stop);
+      if (!(result instanceof FellBack)) return result;
+      spentMs = result.spentMs;
+    } catch (error) {
+      if (stop?.aborted) throw stoppedBy(stop);
+      throw mappingError(error, compiled, limits, undefined);
+    }
   }
-  const state = newGuardState();
+  const state = newGuardState(spentMs, stop);
   try {
     const result: unknown = await compiled.expression.evaluate(input, { ...bindings, [GUARD_BINDING]: state });
     return toJson(result, limits.maxSequence, limits.maxResultBytes);
   } catch (error) {
-    throw mappingError(error, compiled, limits, state);
+    if (stop?.aborted) throw stoppedBy(stop);
+    throw mappingError(error, compiled, limits, state.position);
   }
 }
 
@@ -50,7 +67,8 @@ interface JsonataFailure {
   value?: unknown;
 }
 
-function mappingError(error: unknown, compiled: GuardedExpression, limits: MappingLimits, state: GuardState): MappingError {
+/** `position`: where the evaluation was when it failed, for an error that carries none (a timeout, a stack overflow). */
+function mappingError(error: unknown, compiled: GuardedExpression, limits: MappingLimits, position: number | undefined): MappingError {
   const e = (typeof error === 'object' && error !== null ? error : { message: String(error) }) as JsonataFailure;
   let reason: MappingFailure = 'evaluation';
   let what = `${e.message ?? 'evaluation failed'}${e.code ? ` (${e.code})` : ''}`;
@@ -85,8 +103,8 @@ function mappingError(error: unknown, compiled: GuardedExpression, limits: Mappi
     reason = 'error';
     what = `${e.message ?? 'the mapping raised an error'} (${e.code})`;
   }
-  const position = startOfToken(compiled.source, e.position ?? state.position, e.position !== undefined ? e.token : undefined);
-  const at = locate(compiled.source, position, compiled.at);
+  const start = startOfToken(compiled.source, e.position ?? position, e.position !== undefined ? e.token : undefined);
+  const at = locate(compiled.source, start, compiled.at);
   const details = { ...at, reason, ...(e.code ? { code: e.code } : {}), ...(limit !== undefined ? { limit } : {}), ...(setting ? { setting } : {}) };
   return new MappingError(details, what);
 }

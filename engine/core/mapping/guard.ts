@@ -2,7 +2,8 @@ import { performance } from 'node:perf_hooks';
 import type jsonata from 'jsonata';
 import type { MappingLimits } from './limits.ts';
 import { enterStep, leaveStep, newDepthState, type DepthState } from './depth.ts';
-import { currentSliceMs } from './slice.ts';
+import { cpuNow } from './cpu-clock.ts';
+import { currentSliceMs, stoppedBy, type MappingStop } from './slice.ts';
 import { jsonLongerThan, refuseSize } from './size.ts';
 
 /**
@@ -14,6 +15,14 @@ import { jsonLongerThan, refuseSize } from './size.ts';
  *   until its timeout, stalling every other request. Every 64 steps the
  *   entry hook checks how long this evaluation has run since it last let
  *   the event loop turn; past SLICE_MS it waits for one turn (setImmediate).
+ * - The timeout (MAPPING_TIMEOUT_MS, in place of jsonata's own `timeout`
+ *   option, which counts the time since the evaluation started): the
+ *   evaluation's own time, its slices added up in CPU time (cpu-clock.ts;
+ *   and what the fast path spent before it handed over), never the turns it
+ *   waits for; past it the entry hook throws jsonata's D1012. A mapping that
+ *   yields a lot to a busy gateway is not stopped for it; one that computes
+ *   too long still is. (Within a slice, checked every 64 steps, the slice's
+ *   wall-clock time stands in for its CPU time: at most one slice.)
  * - Where it was: the position of the last step entered, so a timeout or a
  *   stack overflow (which carry no position) can still name the line.
  * - Depth: MAPPING_MAX_DEPTH counted as nesting (depth.ts), in place of
@@ -47,15 +56,22 @@ export { SLICE_MS } from './slice.ts';
 export interface GuardState extends DepthState {
   steps: number;
   sliceStart: number;
+  /** cpuNow() when this slice started. */
+  sliceCpu: number;
+  /** CPU time computed in the slices before this one (ms). */
+  spentMs: number;
   /** Position (jsonata's offset, just past the token) of the last step entered. */
   position: number | undefined;
   yields: number;
   /** Characters of the strings built so far (see the exit hook). */
   built: number;
+  /** Checked after each turn the evaluation lets the event loop take: fired, the evaluation rejects with its reason. */
+  stop: MappingStop | undefined;
 }
 
-export function newGuardState(): GuardState {
-  return { steps: 0, sliceStart: performance.now(), position: undefined, yields: 0, built: 0, ...newDepthState() };
+/** `spentMs`: time the evaluation has already computed (the fast path's, when it hands over). */
+export function newGuardState(spentMs = 0, stop?: MappingStop): GuardState {
+  return { steps: 0, sliceStart: performance.now(), sliceCpu: cpuNow(), spentMs, position: undefined, yields: 0, built: 0, stop, ...newDepthState() };
 }
 
 type Node = { position?: number };
@@ -80,11 +96,18 @@ export function installGuard(expression: jsonata.Expression, limits: MappingLimi
     return enterStep(state, node, () => {
       if (node.position !== undefined) state.position = node.position;
       if (++state.depth > limits.maxDepth) throw { code: 'D1011', value: limits.maxDepth, stack: new Error().stack };
-      if ((++state.steps & 63) !== 0 || performance.now() - state.sliceStart < currentSliceMs()) return undefined;
+      if ((++state.steps & 63) !== 0) return undefined;
+      const slice = performance.now() - state.sliceStart;
+      if (state.spentMs + slice > limits.timeoutMs) throw { code: 'D1012', value: limits.timeoutMs, stack: new Error().stack };
+      if (slice < currentSliceMs()) return undefined;
+      state.spentMs += cpuNow() - state.sliceCpu;
+      if (state.spentMs > limits.timeoutMs) throw { code: 'D1012', value: limits.timeoutMs, stack: new Error().stack };
       state.yields++;
-      return new Promise<void>((resolve) =>
+      return new Promise<void>((resolve, reject) =>
         setImmediate(() => {
+          if (state.stop?.aborted) return reject(stoppedBy(state.stop));
           state.sliceStart = performance.now();
+          state.sliceCpu = cpuNow();
           resolve();
         }),
       );

@@ -2,7 +2,7 @@ import { integer, type Env } from '../../platform/settings/env.ts';
 
 /** The guardrails every mapping evaluation runs with (MAPPING_TIMEOUT_MS, MAPPING_MAX_DEPTH, MAPPING_MAX_SEQUENCE, MAPPING_MAX_STRING, MAPPING_MAX_RESULT_BYTES). */
 export interface MappingLimits {
-  /** Wall-clock time one evaluation may take, in ms. */
+  /** Time one evaluation may compute, in ms: its own slices added up, not the turns it leaves to other requests (guard.ts, fast/index.ts). */
   timeoutMs: number;
   /** Nesting depth of expression evaluation (counted by the guard as nesting, depth.ts; a literal's width does not count): deep or runaway recursion. */
   maxDepth: number;

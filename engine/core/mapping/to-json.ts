@@ -17,7 +17,10 @@ export const QUICK_COPY_BYTES = 65_536;
  * whose JSON would be longer than `maxBytes` characters (counted as
  * size.ts's jsonLongerThan counts) is refused with reason `size`: measured
  * before it is copied (an object that refers to another many times over
- * costs its distinct parts), and counted again as it is copied.
+ * costs its distinct parts), and counted again as it is copied. Two copies
+ * are tried before measuring, each of them answering only when it succeeds:
+ * within QUICK_COPY_BYTES (most results), and within `maxBytes` for a result
+ * in which no part is met twice (a tree: most large ones).
  */
 export function toJson(value: unknown, maxSequence = Infinity, maxBytes = Infinity): JsonValue | undefined {
   if (maxBytes > QUICK_COPY_BYTES && typeof value === 'object' && value !== null) {
@@ -30,11 +33,24 @@ export function toJson(value: unknown, maxSequence = Infinity, maxBytes = Infini
       if (!isSizeRefusal(error) && (error as { code?: unknown })?.code !== 'D2015') throw error;
     }
   }
+  if (maxBytes !== Infinity && typeof value === 'object' && value !== null) {
+    // A large result (10,000 rows) is usually a tree: copied in one pass within the whole budget, each object and array
+    // remembered, as long as none is met twice. A part met twice (a value that refers to another many times over: JSON
+    // far larger than what it holds), or a refusal, leaves the answer to the measured copy below, as the quick copy does.
+    try {
+      return copy(value, maxSequence, { left: maxBytes, limit: maxBytes }, new Set());
+    } catch (error) {
+      if (error !== SHARED && !isSizeRefusal(error) && (error as { code?: unknown })?.code !== 'D2015') throw error;
+    }
+  }
   // measured first, each shared part once, so a value whose JSON is huge but which holds little is refused without being copied out
   if (maxBytes !== Infinity && typeof value === 'object' && value !== null && jsonLongerThan(value, maxBytes)) refuseSize('json', maxBytes);
   const budget = { left: maxBytes, limit: maxBytes };
   return copy(value, maxSequence, budget);
 }
+
+/** What the one-pass copy throws when it meets an object or array a second time. */
+const SHARED: unique symbol = Symbol('a part met twice');
 
 interface Budget {
   left: number;
@@ -45,7 +61,8 @@ function spend(budget: Budget, amount: number): void {
   if ((budget.left -= amount) < 0) refuseSize('json', budget.limit);
 }
 
-function copy(value: unknown, maxSequence: number, budget: Budget): JsonValue | undefined {
+/** A copy within `budget`; with `seen`, each object and array may be met once (SHARED is thrown at the second). */
+function copy(value: unknown, maxSequence: number, budget: Budget, seen?: Set<object>): JsonValue | undefined {
   if (value === undefined || typeof value === 'function') return undefined;
   if (typeof value === 'string') {
     spend(budget, value.length + 2);
@@ -59,12 +76,16 @@ function copy(value: unknown, maxSequence: number, budget: Budget): JsonValue | 
     spend(budget, 1);
     return Number.isFinite(value) ? value : null;
   }
+  if (seen !== undefined && typeof value === 'object' && value !== null) {
+    if (seen.has(value)) throw SHARED;
+    seen.add(value);
+  }
   if (Array.isArray(value)) {
     if (value.length > maxSequence) throw { code: 'D2015', value: maxSequence };
     spend(budget, value.length + 1);
     const items: JsonValue[] = [];
     for (let i = 0; i < value.length; i++) {
-      const json = copy(value[i], maxSequence, budget);
+      const json = copy(value[i], maxSequence, budget, seen);
       if (json !== undefined) items.push(json);
     }
     return items;
@@ -76,7 +97,7 @@ function copy(value: unknown, maxSequence: number, budget: Budget): JsonValue | 
     spend(budget, keys.length + 1);
     for (let i = 0; i < keys.length; i++) {
       spend(budget, keys[i]!.length + 3);
-      const json = copy((value as Record<string, unknown>)[keys[i]!], maxSequence, budget);
+      const json = copy((value as Record<string, unknown>)[keys[i]!], maxSequence, budget, seen);
       if (json !== undefined) result[keys[i]!] = json;
     }
     return result;

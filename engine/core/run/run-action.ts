@@ -22,6 +22,7 @@ import { observeAppCall } from './app-call.ts';
 import type { RunFacts } from './run-facts.ts';
 import { appCall } from '../../platform/tracing/index.ts';
 import { planOf } from '../plan/index.ts';
+import { appCallKey } from '../concurrency/index.ts';
 
 export interface RunRequest {
   companyId: string;
@@ -61,7 +62,10 @@ const MAX_LOOKUP_DEPTH = 2;
  * the API's retry.when, default a 429) is retried by the API's policy,
  * within its budget of waiting for the whole run; an expired OAuth 2.0 token
  * (meta.authenticated false, or a 401) is renewed once and the call sent
- * once more.
+ * once more. Each call takes one of the connection's slots when the API
+ * bounds its calls at once (api.yaml concurrency), waiting for one until
+ * REQUEST_TIMEOUT_MS after the run started (503 UPSTREAM_BUSY after that,
+ * or at once when the queue is full).
  */
 export async function runAction(services: RunServices, run: RunRequest): Promise<RunOutcome> {
   const { version, action } = run;
@@ -88,21 +92,30 @@ export async function runAction(services: RunServices, run: RunRequest): Promise
 
   await credentials.start({ installationId: run.installation?.id ?? null, endUserId: run.endUser?.id ?? run.installation?.endUserId ?? null, variables: built.variables });
   const rateLimits = new RateLimitRetries(version.api.retry, services.settings.maxWaitMs, { metrics: services.metrics, app: version.app.slug });
+  // A call waits for one of the connection's slots (api.yaml concurrency) until then at the latest.
+  const callKey = services.calls && version.api.concurrency !== undefined ? appCallKey(version, connectionId) : undefined;
+  const deadline = callKey ? services.clock.now() + services.settings.maxWaitMs : 0;
   for (;;) {
     const applied = credentials.apply(built.variables, plan?.version.fillTemplate);
     const retries = rateLimits.retries;
-    const response = await observeAppCall(services.metrics, run.facts, { app: version.app.slug, action: action.slug }, () => appCall(run, retries + Number(credentials.renewed), () => services.http.send({
-      method: built.request.method,
-      url: built.request.url,
-      headers: { ...(built.request.body === undefined ? undefined : plan ? plan.bodyHeaders : bodyType(version)), ...built.request.headers, ...applied.headers },
-      query: { ...built.request.query, ...applied.query },
-      ...(body !== undefined ? { body: body as never } : {}),
-      redirect: applied.redirect,
-      ...(run.signal ? { signal: run.signal } : {}),
-    })));
+    const release = callKey ? await services.calls!.acquire(callKey, deadline, run.signal) : undefined;
+    let response;
+    try {
+      response = await observeAppCall(services.metrics, run.facts, { app: version.app.slug, action: action.slug }, () => appCall(run, retries + Number(credentials.renewed), () => services.http.send({
+        method: built.request.method,
+        url: built.request.url,
+        headers: { ...(built.request.body === undefined ? undefined : plan ? plan.bodyHeaders : bodyType(version)), ...built.request.headers, ...applied.headers },
+        query: { ...built.request.query, ...applied.query },
+        ...(body !== undefined ? { body: body as never } : {}),
+        redirect: applied.redirect,
+        ...(run.signal ? { signal: run.signal } : {}),
+      })));
+    } finally {
+      release?.();
+    }
     const facts = { status: response.status, response: responseFacts(response), action: actionMeta, retries, deletedId: deletedId(action, built) };
     const mappingInput = { ...facts.response, action: actionMeta, arguments: built.arguments };
-    const mapped = await mapResponse(action, mappingInput);
+    const mapped = await mapResponse(action, mappingInput, run.signal);
     if (!mapped.ok) {
       services.metrics?.mappingErrors.inc({ reason: mapped.error.details.reason });
       const envelope = enforceEnvelope({ success: false }, facts);

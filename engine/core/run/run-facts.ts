@@ -9,6 +9,7 @@ export type RunOutcomeKind =
   | 'needs_reauthorization'
   | 'token_error'
   | 'upstream_timeout'
+  | 'upstream_busy'
   | 'upstream_unreachable'
   | 'upstream_error'
   | 'egress_denied'
@@ -62,6 +63,7 @@ const ERROR_OUTCOMES: Record<string, RunOutcomeKind> = {
   TOKEN_EXCHANGE_FAILED: 'token_error',
   AUTH_PROVIDER_UNAVAILABLE: 'token_error',
   UPSTREAM_TIMEOUT: 'upstream_timeout',
+  UPSTREAM_BUSY: 'upstream_busy',
   UPSTREAM_UNREACHABLE: 'upstream_unreachable',
   RESPONSE_TOO_LARGE: 'upstream_error',
   UPSTREAM_PROTOCOL_ERROR: 'upstream_error',

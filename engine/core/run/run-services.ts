@@ -3,6 +3,7 @@ import type { Logger } from '../../platform/log/logger.ts';
 import type { GatewayMetrics } from '../../platform/metrics/gateway-metrics.ts';
 import type { HttpClient } from '../../platform/outbound/index.ts';
 import type { AppConfigurations } from '../auth/app-configurations.ts';
+import type { AppCallLimiter } from '../concurrency/index.ts';
 import { DEFAULT_TOKEN_RETRY, type TokenRetrySettings } from '../auth/token-retry.ts';
 import type { TokenStore } from '../auth/token-store.ts';
 import type { AppAuthUrls } from '../oauth/auth-url-overrides.ts';
@@ -15,6 +16,8 @@ import type { AppAuthUrls } from '../oauth/auth-url-overrides.ts';
 export interface RunServices {
   /** Every call of a run: the app, a token endpoint, a credential exchange (egress policy, timeouts, size limit). */
   http: HttpClient;
+  /** Slots for calls to an app under its api.yaml concurrency, shared by every run (and the proxy) of the process; unset: no bound (the offline case runner). */
+  calls?: AppCallLimiter | undefined;
   /** Opens a connection's sealed credentials, seals renewed ones, keys the pagination cursors. */
   keyring: Keyring;
   /** Where renewed tokens are written (a compare-and-set shared by every gateway on the store). */

@@ -114,6 +114,12 @@ function parameter(name: string, location: 'path' | 'query' | 'header', schema: 
   return { name, in: location, required, ...(description ? { description } : {}), schema: rest as SchemaObject };
 }
 
+/** The error codes answered with a Retry-After header (errors middleware: details.retryAfterSeconds), and when. */
+const RETRY_AFTER = new Map<KnownErrorCode, string>([
+  ['UPSTREAM_BUSY', 'always'],
+  ['AUTH_PROVIDER_UNAVAILABLE', 'when the provider sent one'],
+]);
+
 /**
  * Every status the operation answers, each with the body it really sends:
  * its success status; the envelope where a run answers it (429, and 502
@@ -153,6 +159,10 @@ function responses(endpoint: Endpoint, examples: Examples[string]): ResponsesObj
     }
     const named = examples[status];
     const response: ResponseObject = { description };
+    const waits = codes?.filter((code) => RETRY_AFTER.has(code)) ?? [];
+    if (waits.length) {
+      response.headers = { 'Retry-After': { description: `Seconds to wait before trying again: ${waits.map((code) => `${code} ${RETRY_AFTER.get(code)}`).join('; ')}.`, schema: { type: 'integer', minimum: 0 } } };
+    }
     if (schema) {
       const mediaType = status === success ? (endpoint.response.mediaType ?? 'application/json') : 'application/json';
       response.content = {

@@ -64,4 +64,5 @@ export const RUN: KnownErrorCode[] = [
   'MAPPING_ERROR',
   'AUTH_PROVIDER_UNAVAILABLE',
   'UPSTREAM_TIMEOUT',
+  'UPSTREAM_BUSY',
 ];

@@ -23,7 +23,7 @@ export interface HttpClient {
    * Sends one request to a third-party app and reads the whole response.
    * Resolves with any HTTP status (a 404 or 500 is a response, not an
    * error). Rejects with EgressDeniedError (EGRESS_DENIED) or OutboundError
-   * (UPSTREAM_TIMEOUT, UPSTREAM_UNREACHABLE, RESPONSE_TOO_LARGE,
+   * (UPSTREAM_TIMEOUT, UPSTREAM_UNREACHABLE, RESPONSE_TOO_LARGE, UPSTREAM_BUSY,
    * UPSTREAM_PROTOCOL_ERROR).
    */
   send(request: OutboundRequest): Promise<OutboundResponse>;
@@ -135,7 +135,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
             { host, limit: settings.maxResponseBytes, setting: 'OUTBOUND_MAX_RESPONSE_BYTES' },
           );
         }
-        const read = await readBody(response.body, responseHeaders['content-encoding'], settings.maxResponseBytes, host);
+        const read = await readBody(response.body, responseHeaders['content-encoding'], { maxBytes: settings.maxResponseBytes, maxBuffered: settings.maxBufferedBytes }, host);
         const parsed = parseBody(read.bytes, responseHeaders['content-type']);
         return {
           status: response.statusCode,

@@ -2,7 +2,7 @@ import { ERROR_STATUS, GatewayError } from '../errors/index.ts';
 
 export type TimeoutPhase = 'connect' | 'headers' | 'body' | 'total';
 
-export type OutboundErrorCode = 'UPSTREAM_TIMEOUT' | 'UPSTREAM_UNREACHABLE' | 'RESPONSE_TOO_LARGE' | 'UPSTREAM_PROTOCOL_ERROR';
+export type OutboundErrorCode = 'UPSTREAM_TIMEOUT' | 'UPSTREAM_UNREACHABLE' | 'RESPONSE_TOO_LARGE' | 'UPSTREAM_PROTOCOL_ERROR' | 'UPSTREAM_BUSY';
 
 /** What went wrong, for logs and for the run endpoint; never a path, query string or header value. */
 export interface OutboundErrorDetails {
@@ -15,6 +15,8 @@ export interface OutboundErrorDetails {
   setting?: string;
   /** The low-level error code (ECONNREFUSED, UND_ERR_SOCKET, Z_DATA_ERROR, ...), when there was one. */
   cause?: string;
+  /** UPSTREAM_BUSY: when to try again (the Retry-After header). */
+  retryAfterSeconds?: number;
 }
 
 /**

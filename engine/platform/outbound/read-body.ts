@@ -1,6 +1,7 @@
 import { Transform, Writable, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
+import { busyError, hold, letGo } from './buffered-bytes.ts';
 import { OutboundError, tooLargeError } from './outbound-error.ts';
 
 const DECODERS: Record<string, () => Transform> = {
@@ -19,18 +20,26 @@ export interface ReadBody {
   wireBytes: number;
 }
 
+/** The two bounds of a read: one response (OUTBOUND_MAX_RESPONSE_BYTES), all reads of the process at once (OUTBOUND_MAX_BUFFERED_BYTES). */
+export interface ReadLimits {
+  maxBytes: number;
+  maxBuffered: number;
+}
+
 /**
  * Reads a response body to the end, decoding its Content-Encoding (gzip,
  * deflate, br; several stacked), and aborts as soon as either the bytes
  * received or the bytes decoded pass `maxBytes`: a large or decompression-bomb
- * response never sits in memory whole. Aborting destroys the body stream,
- * which closes the connection.
+ * response never sits in memory whole. The bytes it keeps are held against
+ * the process's bound (buffered-bytes.ts) while it reads. Aborting destroys
+ * the body stream, which closes the connection.
  */
-export async function readBody(body: Readable, contentEncoding: string | undefined, maxBytes: number, host: string): Promise<ReadBody> {
+export async function readBody(body: Readable, contentEncoding: string | undefined, limits: ReadLimits, host: string): Promise<ReadBody> {
+  const { maxBytes } = limits;
   // Most responses name no content-coding: nothing to split and look up.
-  if (contentEncoding === undefined || contentEncoding === '') return await readPlain(body, maxBytes, host);
+  if (contentEncoding === undefined || contentEncoding === '') return await readPlain(body, limits, host);
   const decoders = decodersFor(contentEncoding, host);
-  if (decoders.length === 0) return await readPlain(body, maxBytes, host);
+  if (decoders.length === 0) return await readPlain(body, limits, host);
   let wireBytes = 0;
   let decodedBytes = 0;
   const chunks: Uint8Array[] = [];
@@ -41,10 +50,13 @@ export async function readBody(body: Readable, contentEncoding: string | undefin
       done(null, chunk);
     },
   });
+  let heldBytes = 0;
   const collect = new Writable({
     write(chunk: Uint8Array, _encoding, done) {
       decodedBytes += chunk.length;
       if (decodedBytes > maxBytes) return done(tooLargeError(host, maxBytes));
+      if (!hold(chunk.length, limits.maxBuffered)) return done(busyError(host, limits.maxBuffered));
+      heldBytes += chunk.length;
       chunks.push(chunk);
       done();
     },
@@ -52,9 +64,11 @@ export async function readBody(body: Readable, contentEncoding: string | undefin
   try {
     await pipeline([body, countWire, ...decoders, collect]);
   } catch (error) {
+    letGo(heldBytes);
     if (error instanceof OutboundError) throw error;
     throw decodingError(error, host, contentEncoding) ?? error;
   }
+  letGo(heldBytes);
   return { bytes: Buffer.concat(chunks, decodedBytes), wireBytes };
 }
 
@@ -79,7 +93,8 @@ export function decodingError(error: unknown, host: string, contentEncoding: str
  * reset) rejects with that error, and a close before the end with the
  * premature-close error an iterator gave.
  */
-function readPlain(body: Readable, maxBytes: number, host: string): Promise<ReadBody> {
+function readPlain(body: Readable, limits: ReadLimits, host: string): Promise<ReadBody> {
+  const { maxBytes, maxBuffered } = limits;
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let bytes = 0;
@@ -87,21 +102,28 @@ function readPlain(body: Readable, maxBytes: number, host: string): Promise<Read
     const fail = (error: unknown) => {
       if (settled) return;
       settled = true;
+      letGo(bytes);
       reject(error);
     };
     body.on('data', (chunk: Buffer) => {
       if (settled) return;
-      bytes += chunk.length;
-      if (bytes > maxBytes) {
+      if (bytes + chunk.length > maxBytes) {
         fail(tooLargeError(host, maxBytes));
         body.destroy();
         return;
       }
+      if (!hold(chunk.length, maxBuffered)) {
+        fail(busyError(host, maxBuffered));
+        body.destroy();
+        return;
+      }
+      bytes += chunk.length;
       chunks.push(chunk);
     });
     body.on('end', () => {
       if (settled) return;
       settled = true;
+      letGo(bytes);
       resolve({ bytes: Buffer.concat(chunks, bytes), wireBytes: bytes });
     });
     body.on('error', fail);

@@ -8,8 +8,7 @@ import { toJson } from '../../../engine/core/mapping/to-json.ts';
 
 /**
  * MAPPING_MAX_DEPTH means nesting on both paths: a mapping's outcome never
- * depends on whether the fast path or guarded jsonata ran it (which depends
- * on timing: the fast path hands over at the end of its slice). jsonata's
+ * depends on whether the fast path or guarded jsonata ran it. jsonata's
  * own `stack` counter grew with the members of object and array literals
  * (it evaluates them concurrently, on one counter), so a wide literal
  * answered on the fast path and failed with D1011 under jsonata.

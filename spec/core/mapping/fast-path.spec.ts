@@ -146,7 +146,10 @@ describe('the fast path of JSONata mappings', () => {
       expect(error.details).to.include({ reason: 'sequence', code: 'D2015', limit: 10 });
     });
 
-    it('an evaluation that runs too long: it times out as before, and the event loop keeps turning meanwhile', async () => {
+  });
+
+  describe('goes on resumably past its slice', () => {
+    it('an evaluation that runs too long times out (D1012, at the step it reached), and the event loop keeps turning meanwhile', async () => {
       const limits: MappingLimits = { ...DEFAULT_MAPPING_LIMITS, timeoutMs: 200, maxDepth: 200, maxSequence: 100_000 };
       const source = '$count($$.body.a.($count($$.body.a.($count($$.body.a)))))';
       const compiled = compileExpression(source, ORIGIN, limits);

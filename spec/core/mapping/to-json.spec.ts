@@ -14,7 +14,8 @@ function refusal(run: () => unknown): { code?: unknown; what?: unknown } | null 
 
 /**
  * toJson copies a result within a small budget first, without measuring it
- * (QUICK_COPY_BYTES), and measures only what that attempt cannot copy: the
+ * (QUICK_COPY_BYTES), then in one pass within the whole budget as long as no
+ * part is met twice, and measures only what neither attempt can copy: the
  * answers and refusals must be those of measuring first.
  */
 describe('toJson: the quick copy and the measured copy agree', () => {
@@ -24,6 +25,14 @@ describe('toJson: the quick copy and the measured copy agree', () => {
     const copied = toJson(rows, 100_000, 16_777_216) as unknown[];
     expect(copied).to.deep.equal(JSON.parse(JSON.stringify(rows)));
     expect(copied).to.not.equal(rows);
+  });
+
+  it('copies a large result that refers to one part twice (past the one-pass copy, which meets it twice) as it copies a tree', () => {
+    const tags = ['a', 'b'];
+    const rows = Array.from({ length: 2000 }, (_, i) => ({ id: `row-${i}`, name: 'x'.repeat(40), tags: i % 2 ? tags : ['c'] }));
+    expect(JSON.stringify(rows).length).to.be.greaterThan(QUICK_COPY_BYTES);
+    expect(toJson(rows, 100_000, 16_777_216)).to.deep.equal(JSON.parse(JSON.stringify(rows)));
+    expect(refusal(() => toJson(rows, 100_000, 100_000))).to.deep.equal({ code: 'SIZE', what: 'json' });
   });
 
   it('drops functions and undefined members and writes non-finite numbers as null, as before', () => {

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import v8 from 'node:v8';
 import { loadConfig } from '../../../engine/config/config.ts';
 import { configProblem } from '../../helpers/config-problem.ts';
 
@@ -13,8 +14,10 @@ describe('configuration of outbound calls, egress and mappings', () => {
       totalTimeoutMs: 60000,
       maxResponseBytes: 10485760,
       maxRedirects: 5,
-      connectionsPerOrigin: 32,
+      connectionsPerOrigin: 0,
+      maxBufferedBytes: Math.floor(v8.getHeapStatistics().heap_size_limit / 4),
     });
+    expect(config.appCalls).to.deep.equal({ queueLength: 100 });
     expect(config.egressAllow.entries).to.deep.equal([]);
     expect(config.mapping).to.deep.equal({ timeoutMs: 500, maxDepth: 200, maxSequence: 100000, maxString: 1048576, maxResultBytes: 16777216 });
   });
@@ -29,6 +32,8 @@ describe('configuration of outbound calls, egress and mappings', () => {
         OUTBOUND_MAX_RESPONSE_BYTES: '1024',
         OUTBOUND_MAX_REDIRECTS: '0',
         OUTBOUND_CONNECTIONS_PER_ORIGIN: '4',
+        OUTBOUND_MAX_BUFFERED_BYTES: '65536',
+        OUTBOUND_QUEUE_LENGTH: '7',
         EGRESS_ALLOW: '127.0.0.1/32,::1/128',
         MAPPING_TIMEOUT_MS: '50',
         MAPPING_MAX_DEPTH: '40',
@@ -46,7 +51,9 @@ describe('configuration of outbound calls, egress and mappings', () => {
       maxResponseBytes: 1024,
       maxRedirects: 0,
       connectionsPerOrigin: 4,
+      maxBufferedBytes: 65536,
     });
+    expect(config.appCalls).to.deep.equal({ queueLength: 7 });
     expect(config.egressAllow.entries).to.deep.equal(['127.0.0.1/32', '::1/128']);
     expect(config.mapping).to.deep.equal({ timeoutMs: 50, maxDepth: 40, maxSequence: 10, maxString: 1000, maxResultBytes: 5000 });
   });

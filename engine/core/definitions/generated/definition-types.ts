@@ -184,6 +184,10 @@ export interface ApiDefinition {
    * How long one request may take before it fails.
    */
   timeoutMs?: number;
+  /**
+   * How many calls at once one connection may have in flight to this app: what its provider tolerates from one account. Calls beyond it wait, in order, in a queue of at most OUTBOUND_QUEUE_LENGTH, each until its run's deadline; a call that finds the queue full, or whose deadline passes, is answered 503 UPSTREAM_BUSY with Retry-After. Unset: no bound. See docs/definitions.md, Concurrency.
+   */
+  concurrency?: number;
   retry?: RetryPolicy;
   /**
    * The default meta.appError of this version's failed calls: a JSONata expression over the failed response ({status, headers, body, action, arguments}) giving {code, message, details}. An action's own meta.appError wins field by field.

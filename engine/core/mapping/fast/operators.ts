@@ -6,7 +6,7 @@ import { bail, isDeepEqual, isNumeric, toJsonataString } from './values.ts';
  * evaluateIncludesExpression, evaluateStringConcat), with their undefined
  * rules. Every type error (T2001, T2002, T2009, T2010) is a bail: jsonata
  * raises it, with its position, when it evaluates the expression again.
- * `and`/`or` short-circuit, so they are in compile.ts; `..` is not in the subset.
+ * `and`/`or` short-circuit, so they are in expressions.ts; `..` is not in the subset.
  */
 export type BinaryOperator = (lhs: unknown, rhs: unknown) => unknown;
 

@@ -19,9 +19,19 @@ export interface Run {
   readonly maxSequence: number;
   /** MAPPING_MAX_STRING: a longer string hands the evaluation to jsonata, which refuses it with reason size. */
   readonly maxString: number;
-  /** performance.now() after which the fast path gives up (the guard's slice). */
-  readonly deadline: number;
+  /**
+   * performance.now() after which a synchronous evaluation stops (throws
+   * OUT_OF_SLICE) so that the evaluation can go on resumably; Infinity while
+   * it goes on resumably (the synchronous parts of it then run to their end).
+   */
+  deadline: number;
   steps: number;
+  /** performance.now() after which a resumable evaluation yields (the end of its slice). */
+  sliceEnd: number;
+  /** Steps of the resumable evaluators, counted apart (the synchronous ones between them would skew a shared count). */
+  resumeSteps: number;
+  /** Position (jsonata's offset) of the step a resumable evaluation last yielded at: where a timeout is reported. */
+  position: number | undefined;
 }
 
 export interface Sequence extends Array<unknown> {
@@ -36,6 +46,13 @@ export const BAIL: unique symbol = Symbol('fast path: let jsonata evaluate this'
 
 export function bail(): never {
   throw BAIL;
+}
+
+/** What a synchronous evaluation throws when its slice is over: the evaluation goes on resumably (not a failure). */
+export const OUT_OF_SLICE: unique symbol = Symbol('fast path: the slice is over');
+
+export function outOfSlice(): never {
+  throw OUT_OF_SLICE;
 }
 
 /** createSequence() of jsonata: an empty sequence, or one holding `value` (even undefined) when given. */

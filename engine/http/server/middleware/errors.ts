@@ -12,10 +12,8 @@ export function errorEnvelope(logger: Logger): Middleware<AppState> {
   return async (ctx, next) => {
     try {
       await next();
-      // A handler that wrote its own answer (a mounted one: ctx.respond = false) has answered.
-      if (ctx.respond === false) return;
-      // The router leaves these without a body (and with an Allow header for 405).
-      if (ctx.body === undefined || ctx.body === null) {
+      // The router leaves these without a body (and with an Allow header for 405); a handler that answered itself (ctx.respond false) has none either.
+      if (ctx.respond !== false && (ctx.body === undefined || ctx.body === null)) {
         if (ctx.status === 404) throw GatewayError.of('NOT_FOUND', `no route for ${ctx.method} ${ctx.path}`);
         if (ctx.status === 405) throw GatewayError.of('METHOD_NOT_ALLOWED', `${ctx.method} is not allowed on ${ctx.path}`);
         if (ctx.status === 501) throw GatewayError.of('METHOD_NOT_ALLOWED', `${ctx.method} is not supported`);

@@ -2,6 +2,7 @@ import type { Middleware, Next } from 'koa';
 import type { Logger } from '../../../platform/log/logger.ts';
 import type { AppContext, AppState } from '../context.ts';
 import { shownPath } from '../../proxy/shown-path.ts';
+import { directStream, requestLine } from './request-line.ts';
 
 /**
  * One line per request: method, path (no query string: it may carry secrets; no proxied app path, shown-path.ts), status, duration, request id;
@@ -9,11 +10,13 @@ import { shownPath } from '../../proxy/shown-path.ts';
  * time, retries, outcome), ids and counts only.
  *
  * The line holds exactly these fields, each named here (never a spread of an object that could grow a
- * secret), so it is written by a child logger without the logger's redaction: with REDACTED_PATHS' wildcard
- * paths pino's redaction cost ~13 µs of a ~17 µs line (docs/benchmarks.md, the run path's request level).
+ * secret), so it is written without the logger's redaction: with REDACTED_PATHS' wildcard paths pino's
+ * redaction cost ~13 µs of a ~17 µs line (docs/benchmarks.md, the run path's request level). It is written
+ * out as pino would write it (request-line.ts) straight to the logger's destination, where it can be.
  */
 export function requestLog(logger: Logger): Middleware<AppState> {
   const lines = requestLineLogger(logger);
+  const stream = directStream(lines);
   // Below the logger's level (LOG_LEVEL=warn, say) the line is not built at all, and the request pays no async frame here;
   // the level is read per request, as it may be changed.
   return (ctx, next) => (lines.isLevelEnabled('info') ? logged(ctx, next) : next());
@@ -25,7 +28,8 @@ export function requestLog(logger: Logger): Middleware<AppState> {
     } finally {
       const durationMs = Math.round(Number(process.hrtime.bigint() - started) / 1e4) / 100;
       const run = ctx.state.run;
-      lines.info(
+      if (stream) stream.write(requestLine({ reqId: ctx.state.requestId, method: ctx.method, path: ctx.path, status: ctx.status, durationMs, run }, Date.now()));
+      else lines.info(
         run
           ? {
               reqId: ctx.state.requestId,
