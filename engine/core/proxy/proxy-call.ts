@@ -3,6 +3,7 @@ import type { MapperInput } from '../arguments/index.ts';
 import type { AppVersion, CompiledExpression } from '../definitions/index.ts';
 import { GatewayError } from '../../platform/errors/index.ts';
 import { evaluateGuarded } from '../mapping/index.ts';
+import { appCallKey, type Release } from '../concurrency/app-calls.ts';
 import type { Abortable } from '../../platform/outbound/index.ts';
 import type { StreamResponse } from '../../platform/outbound/stream.ts';
 import type { ConnectionRecord, EndUserRecord } from '../../platform/store/index.ts';
@@ -107,30 +108,40 @@ export async function proxyCall(services: RunServices, settings: ProxySettings, 
   const rateLimits = new RateLimitRetries(version.api.retry, services.settings.maxWaitMs, { metrics: services.metrics, app });
   const limits = streamLimitsOf(settings);
 
+  // The connection's slots when the app bounds its calls at once (api.yaml concurrency), shared with its runs: one per
+  // attempt, waited for until the request's deadline (REQUEST_TIMEOUT_MS), given back when the attempt's answer is done.
+  const callKey = services.calls && version.api.concurrency !== undefined ? appCallKey(version, request.connection.id) : undefined;
+  const deadline = callKey ? services.clock.now() + services.settings.maxWaitMs : 0;
+
   for (;;) {
     const applied = credentials.apply(host.variables, fill);
     const resends = rateLimits.retries + Number(credentials.renewed);
-    // Issue 31 (api.yaml `concurrency`): the app's concurrency bound is acquired here, once per attempt, and
-    // released when this attempt's answer is done with: response.discard() below, or its body ending or failing
-    // (the 'close' of the body proxyCall answers). This is the proxy's one call site.
-    const response = await observeAppCall(services.metrics, request.facts, { app, action: PROXY_ACTION }, () =>
-      appCall({ version, action: { id: PROXY_ACTION } }, resends, () =>
-        services.http.stream({
-          method,
-          url: target.url,
-          headers: { ...host.headers, ...forwarded, ...applied.headers },
-          query: applied.query,
-          ...bodyOf(body),
-          redirect: applied.redirect,
-          ...(request.signal ? { signal: request.signal } : {}),
-          limits,
-        }),
-      ),
-    );
+    const release: Release = callKey ? await services.calls!.acquire(callKey, deadline, request.signal) : () => undefined;
+    let response: StreamResponse;
+    try {
+      response = await observeAppCall(services.metrics, request.facts, { app, action: PROXY_ACTION }, () =>
+        appCall({ version, action: { id: PROXY_ACTION } }, resends, () =>
+          services.http.stream({
+            method,
+            url: target.url,
+            headers: { ...host.headers, ...forwarded, ...applied.headers },
+            query: applied.query,
+            ...bodyOf(body),
+            redirect: applied.redirect,
+            ...(request.signal ? { signal: request.signal } : {}),
+            limits,
+          }),
+        ),
+      );
+    } catch (error) {
+      release();
+      throw error;
+    }
 
     // A 401: the token is renewed once and the call sent again, when its body can be.
     if (response.status === 401 && resendable && !credentials.renewed && renewable(credentials)) {
       response.discard();
+      release();
       if (await credentials.renewOnce()) continue;
     }
     if (retryRateLimits) {
@@ -138,12 +149,13 @@ export async function proxyCall(services: RunServices, settings: ProxySettings, 
       const wait = verdict.limited ? rateLimits.nextWait(response.headers, verdict.giveUp) : null;
       if (wait !== null) {
         response.discard();
+        release();
         await rateLimits.wait(wait, request.signal);
         continue;
       }
     }
     if (request.facts) request.facts.retries = rateLimits.retries;
-    return answer(response, applied.secretSources, applied.headers, method);
+    return answer(response, applied.secretSources, applied.headers, method, release);
   }
 }
 
@@ -169,7 +181,7 @@ function bodyOf(body: OutgoingBody): { body?: Buffer | Readable; bodyLength?: nu
  * redacted as it streams (also the credential of an `Authorization: Basic
  * <base64>` or `Bearer <token>`, without its scheme).
  */
-function answer(response: StreamResponse, sources: readonly unknown[], authHeaders: Readonly<Record<string, string>>, method: string): ProxyAnswer {
+function answer(response: StreamResponse, sources: readonly unknown[], authHeaders: Readonly<Record<string, string>>, method: string, release: Release): ProxyAnswer {
   const credentialParts = Object.values(authHeaders).map((value) => value.slice(value.indexOf(' ') + 1));
   const forms = redactionForms(...sources, ...credentialParts);
   const headers = returnedResponseHeaders(response.headers, { decoded: response.decoded, forms });
@@ -177,5 +189,8 @@ function answer(response: StreamResponse, sources: readonly unknown[], authHeade
   if (method === 'HEAD' && response.headers['content-length'] !== undefined && !response.headers['content-encoding']) headers['content-length'] = response.headers['content-length'];
   headers['proxy-status'] = `integration-gateway; received-status=${response.status}`;
   const body = forms.length === 0 ? response.body : (pipeline(response.body, redactingStream(forms), () => undefined) as unknown as Readable);
+  // The slot is the app's until its answer is read to the end, fails or is dropped by the caller.
+  response.body.once('close', release);
+  body.once('close', release);
   return { status: response.status, headers, body };
 }

@@ -27,6 +27,7 @@ const PROXY: KnownErrorCode[] = [
   'RESPONSE_TOO_LARGE',
   'AUTH_PROVIDER_UNAVAILABLE',
   'UPSTREAM_TIMEOUT',
+  'UPSTREAM_BUSY',
 ];
 
 const PATH_PARAMETERS: Record<string, Schema> = {

@@ -94,4 +94,25 @@ describe('runs of an app that takes a few calls at once (api.yaml concurrency)',
     open();
     expect((await Promise.all(held)).map((a) => a.status)).to.deep.equal([200, 200]);
   });
+
+  it("the proxy takes the same slots as the runs: a proxied call waits its turn, its slot is given back when the answer's body is done, and a full queue is 503 UPSTREAM_BUSY", async () => {
+    const proxied = () => call(gw, 'GET', `/v2/proxy/${connectionId}/slow`);
+    const runs = [run(), run()];
+    await until(() => inFlight === 2);
+    const waiting = [proxied(), proxied()]; // the queue (OUTBOUND_QUEUE_LENGTH 2) is full
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(upstream.calls('GET /api/slow')).to.have.length(2);
+    const refused = await proxied();
+    expect(refused.status).to.equal(503);
+    expect(refused.body.error.code).to.equal('UPSTREAM_BUSY');
+    expect(refused.body.error.details).to.include({ app: 'shop', limit: 2, queued: 2 });
+    open();
+    expect((await Promise.all(runs)).map((a) => a.status)).to.deep.equal([200, 200]);
+    const answers = await Promise.all(waiting);
+    expect(answers.map((a) => a.status)).to.deep.equal([200, 200]);
+    expect(answers.map((a) => a.body)).to.deep.equal([[{ id: 'o_1' }], [{ id: 'o_1' }]]);
+    expect(mostAtOnce).to.equal(2);
+    // Every slot came back: two more runs go straight through.
+    expect((await Promise.all([run(), run()])).map((a) => a.status)).to.deep.equal([200, 200]);
+  });
 });

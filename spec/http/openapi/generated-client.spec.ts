@@ -130,6 +130,7 @@ describe('a client generated from /v1/openapi.json and /v2/openapi.json', functi
       'listCompanies 400 VALIDATION_ERROR',
       'getDefinitionsStatus 200 0',
       'listApps 200 crm,down,machine,partner,shop',
+      'getAppIcon 200 image/svg+xml true',
       'listActions 200 true',
       'listActions 404 APP_NOT_FOUND',
       'describeAction 200 status:Fixed',

@@ -116,7 +116,7 @@ describe('the v1 document declares every status an operation answers, with the b
     const schema = (status: string) => responses[status].content['application/json'].schema;
     expect(schema('429').required).to.deep.equal(['success', 'data', 'meta']);
     expect(schema('502').oneOf).to.have.length(2);
-    expect(schema('503').properties.error.properties.code.enum).to.deep.equal(['AUTH_PROVIDER_UNAVAILABLE', 'UPSTREAM_BUSY', 'QUERY_TIMEOUT']);
+    expect(schema('503').properties.error.properties.code.enum).to.deep.equal(['AUTH_PROVIDER_UNAVAILABLE', 'UPSTREAM_BUSY', 'QUERY_TIMEOUT', 'STORE_UNAVAILABLE']);
     expect(responses['503'].headers['Retry-After'].description).to.equal('Seconds to wait before trying again: AUTH_PROVIDER_UNAVAILABLE when the provider sent one; UPSTREAM_BUSY always.');
     expect(schema('504').properties.error.properties.code.enum).to.deep.equal(['UPSTREAM_TIMEOUT']);
   });

@@ -28,7 +28,7 @@ export function requestLog(logger: Logger): Middleware<AppState> {
     } finally {
       const durationMs = Math.round(Number(process.hrtime.bigint() - started) / 1e4) / 100;
       const run = ctx.state.run;
-      if (stream) stream.write(requestLine({ reqId: ctx.state.requestId, method: ctx.method, path: ctx.path, status: ctx.status, durationMs, run }, Date.now()));
+      if (stream) stream.write(requestLine({ reqId: ctx.state.requestId, method: ctx.method, path: shownPath(ctx.path), status: ctx.status, durationMs, run }, Date.now()));
       else lines.info(
         run
           ? {
