@@ -5,8 +5,12 @@ export function percentile(sorted: ArrayLike<number>, p: number): number {
   return sorted[rank]!;
 }
 
+/** The middle value; for an even count the mean of the two middle ones (not the lower: that flatters the figure). */
 export function median(values: number[]): number {
-  return percentile(Float64Array.from(values).sort(), 50);
+  if (values.length === 0) return NaN;
+  const sorted = Float64Array.from(values).sort();
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
 export function round(value: number, digits = 2): number {
