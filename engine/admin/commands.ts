@@ -1,6 +1,6 @@
 import { issueApiKey } from '../tenancy/api-keys/api-keys.ts';
 import { hasFormat } from '../core/arguments/string-formats.ts';
-import { parseCommandLine, usageLine, type CliDeclaration, type CliOption, type CliPositional } from '../platform/cli/command-line.ts';
+import { asInvoked, parseCommandLine, usageLine, type CliDeclaration, type CliOption, type CliPositional } from '../platform/cli/command-line.ts';
 import { ianaTimeZone } from '../tenancy/companies/time-zone.ts';
 import { addMember, createCompany } from '../tenancy/companies/companies.ts';
 import { GatewayError } from '../platform/errors/index.ts';
@@ -213,13 +213,14 @@ function declaration(name: string, command: Command): CliDeclaration {
 
 /** The tool's own help: every command with its usage and what it does. */
 export function adminUsage(): string {
+  const tool = asInvoked('npm run admin --');
   return [
-    'usage: npm run admin -- <command> [options] [--json]',
+    `usage: ${tool} <command> [options] [--json]`,
     '',
-    'Runs an administrative command on the store, or through the running gateway (embedded store). `npm run admin -- <command> --help` shows its options.',
+    `Runs an administrative command on the store, or through the running gateway (embedded store). \`${tool} <command> --help\` shows its options.`,
     '',
     'commands:',
-    ...Object.entries(COMMANDS).flatMap(([name, command]) => [`  ${usageLine(declaration(name, command)).replace(/^usage: npm run admin -- /, '')}`, `      ${command.summary}`]),
+    ...Object.entries(COMMANDS).flatMap(([name, command]) => [`  ${usageLine(declaration(name, command)).slice(`usage: ${tool} `.length)}`, `      ${command.summary}`]),
     '',
     'options:',
     '  --json      print the result as JSON',
