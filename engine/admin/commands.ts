@@ -238,8 +238,10 @@ type Parsed = { name: string; command: Command; values: Record<string, string | 
  */
 export function parseAdminCommand(argv: readonly string[]): AdminResult | Parsed {
   const [name, ...rest] = argv;
-  if (name === undefined || name === 'help' || argv.includes('--help') || argv.includes('-h')) {
-    if (name === undefined || !Object.hasOwn(COMMANDS, name)) return { exitCode: 0, output: adminUsage() };
+  // No command is a usage error (exit 2, the usage on stderr), as a missing argument is for every tool; help asked for is 0.
+  if (name === undefined) return { exitCode: 2, output: `missing <command>\n\n${adminUsage()}` };
+  if (name === 'help' || argv.includes('--help') || argv.includes('-h')) {
+    if (!Object.hasOwn(COMMANDS, name)) return { exitCode: 0, output: adminUsage() };
   }
   if (name.startsWith('-')) return { exitCode: 2, output: `unknown option ${name.replace(/=.*$/, '')}\n${adminUsage().split('\n')[0]}` };
   const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;

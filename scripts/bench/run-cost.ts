@@ -14,7 +14,7 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { commandLine, isEntry } from '../../engine/platform/cli/command-line.ts';
+import { commandLine, isEntry, usageLine } from '../../engine/platform/cli/command-line.ts';
 import { loadConfig } from '../../engine/config/config.ts';
 import { startGateway } from '../../engine/gateway.ts';
 import { createLogger } from '../../engine/platform/log/logger.ts';
@@ -103,4 +103,14 @@ async function main(rounds: number, runs: number): Promise<void> {
 }
 
 const args = isEntry(import.meta.url) ? commandLine(cli) : null;
-if (args) await main(Number(args.values.rounds ?? 7), Number(args.values.runs ?? 5000));
+if (args) {
+  const counts = { rounds: args.values.rounds ?? '7', runs: args.values.runs ?? '5000' };
+  const bad = Object.entries(counts).find(([, value]) => !/^\d+$/.test(value.trim()) || Number(value) < 1);
+  if (bad) {
+    // A usage error (exit 2), not a run of NaN rounds.
+    process.stderr.write(`--${bad[0]} must be an integer, 1 or more (got ${bad[1]})\n${usageLine(cli)}\n`);
+    process.exitCode = 2;
+  } else {
+    await main(Number(counts.rounds), Number(counts.runs));
+  }
+}
