@@ -16,6 +16,7 @@ import { appErrorOf } from './app-error.ts';
 import { deletedId } from './deleted-id.ts';
 import { apiOf } from './base-url-override.ts';
 import { enforceEnvelope, type ActionMeta, type Envelope } from './envelope.ts';
+import { appliedCredentials, redactEnvelope, secretFormsOfRun } from './redact-envelope.ts';
 import { flagOf, statusFlags } from './envelope-flags.ts';
 import { mapResponse, responseFacts, type MappingInput } from './map-response.ts';
 import { applyCursor, setNextCursor, type PageFacts } from '../pagination/index.ts';
@@ -64,9 +65,35 @@ const MAX_LOOKUP_DEPTH = 2;
  * the API's retry.when, default a 429) is retried by the API's policy,
  * within its budget of waiting for the whole run; an expired OAuth 2.0 token
  * (meta.authenticated false, or a 401) is renewed once and the call sent
- * once more.
+ * once more. Every secret of the run found in the app's response is
+ * redacted from the envelope before it is returned (redact-envelope.ts):
+ * every run endpoint, and every lookup, gets its envelope from here.
  */
 export async function runAction(services: RunServices, run: RunRequest): Promise<RunOutcome> {
+  const used: UsedSecrets = { held: [], sent: [], arguments: undefined };
+  // The company's OAuth client secret, read beside the call (an authorization-code connection renews with it).
+  const company =
+    run.connection.authType === 'OAuth2AuthorizationCode'
+      ? services.appConfigurations.require(run.companyId, run.version.app.slug).then(
+          (configuration) => [configuration.clientSecret],
+          () => [],
+        )
+      : [];
+  const outcome = await runCalls(services, run, used);
+  used.sent.push(...(await company));
+  redactEnvelope(outcome.envelope, secretFormsOfRun(used.held, used.sent), used);
+  return outcome;
+}
+
+/** The secrets a run held and sent, gathered as it goes (see secretFormsOfRun). */
+interface UsedSecrets {
+  held: object[];
+  sent: (string | undefined)[];
+  /** The arguments the mapping read (a hidden argument may carry a connection's value). */
+  arguments: unknown;
+}
+
+async function runCalls(services: RunServices, run: RunRequest, used: UsedSecrets): Promise<RunOutcome> {
   const { version, action } = run;
   let connection = run.connection;
   if (connection.status !== 'active') {
@@ -107,7 +134,11 @@ export async function runAction(services: RunServices, run: RunRequest): Promise
   const budgetMs = Math.min(version.api.retry.budgetMs, services.settings.maxWaitMs);
   let waitedMs = 0;
   for (;;) {
-    const applied = applyAuth(auth, secretsOf(connection), built.variables, token, plan?.version.fillTemplate);
+    const held = secretsOf(connection);
+    const applied = applyAuth(auth, held, built.variables, token, plan?.version.fillTemplate);
+    if (!used.held.includes(held)) used.held.push(held);
+    used.sent.push(token, ...appliedCredentials(applied));
+    used.arguments = built.arguments;
     const response = await observeAppCall(services.metrics, run.facts, { app: version.app.slug, action: action.slug }, () => appCall(run, retries + Number(renewed), () => services.http.send({
       method: built.request.method,
       url: built.request.url,
