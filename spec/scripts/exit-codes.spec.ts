@@ -114,6 +114,16 @@ const TOOLS: Record<string, { file: string; cases: Case[] }> = {
   'bench:run': { file: 'bench/run-cost.js', cases: [{ args: ['--rounds=x'], code: 2, says: /--rounds must be an integer, 1 or more/ }, { args: ['--runs=0'], code: 2, says: /--runs must be an integer, 1 or more/ }] },
   attack: { file: 'attack/index.js', cases: [{ args: ['--only=nope'], code: 2, says: /no attack named nope/ }] },
   'rehearse:container': { file: 'container/rehearse.js', cases: [{ args: ['extra'], code: 2, says: /unexpected argument extra/ }] },
+  'check:docs': {
+    file: 'docs/check-commands.js',
+    cases: [
+      { args: ['--timeout=x'], code: 2, says: /--timeout must be a whole number of seconds/ },
+      { args: ['no-such.md'], code: 2, says: /is not a document of this checkout/ },
+      { args: [path.join(ROOT, 'spec/fixtures/docs-check/placeholder.md')], code: 1, says: /looks like a placeholder/ },
+      { args: [path.join(ROOT, 'spec/fixtures/docs-check/fails.md')], code: 1, says: /fails\.md:10 failed \(exit 2\)/ },
+      { args: [path.join(ROOT, 'spec/fixtures/docs-check/runs.md')], code: 0, says: /ok {3}spec\/fixtures\/docs-check\/runs\.md/ },
+    ],
+  },
 };
 
 function run(file: string, args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {

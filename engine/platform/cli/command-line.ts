@@ -141,16 +141,25 @@ export function parseCommandLine<O extends Record<string, CliOption>>(declaratio
   return { kind: 'run', values: values as CliValues<O>, positionals: parsed.positionals };
 }
 
+/** Set to 1, a tool checks its command line (exit 0, or 2 refused) and runs nothing: how the docs check reads a `sh long` block. */
+export const PARSE_ONLY = 'IGW_PARSE_ONLY';
+
 /**
  * For a script: parses its own arguments; prints the help (stdout, exit code
  * 0) or the refusal with the usage line (stderr, exit code 2) and returns
- * null, or returns the values to run with.
+ * null, or returns the values to run with (null too under IGW_PARSE_ONLY=1).
  */
 export function commandLine<O extends Record<string, CliOption>>(
   declaration: CliDeclaration & { options: O },
   argv: readonly string[] = process.argv.slice(2),
 ): { values: CliValues<O>; positionals: string[] } | null {
   const outcome = parseCommandLine(declaration, argv);
+  if (outcome.kind === 'run' && process.env[PARSE_ONLY] === '1') {
+    // The docs check's `sh long` blocks (scripts/docs/): the line is checked, nothing is run.
+    process.stdout.write(`${PARSE_ONLY}=1: the command line is accepted; nothing was run\n`);
+    process.exitCode = 0;
+    return null;
+  }
   if (outcome.kind === 'run') return outcome;
   // exitCode rather than exit(): output to a pipe is written asynchronously and must not be cut off.
   if (outcome.kind === 'help') process.stdout.write(outcome.text);
