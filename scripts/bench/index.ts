@@ -17,10 +17,10 @@
  *   npm run bench -- --out=bench-results.json
  *
  * Every flag has an env twin: BENCH_DURATION, BENCH_WARMUP, BENCH_CONNECTIONS, BENCH_LATENCY_DURATION,
- * BENCH_APPS, BENCH_ACTIONS, BENCH_RELOADS, BENCH_DEBOUNCE_MS, BENCH_MAPPING_MS, BENCH_ROUNDS, BENCH_STORE_RECORDS, BENCH_OUT.
+ * BENCH_APPS, BENCH_ACTIONS, BENCH_RELOADS, BENCH_DEBOUNCE_MS, BENCH_MAPPING_MS, BENCH_ROUNDS, BENCH_STORE_RECORDS, BENCH_LOG_LEVEL, BENCH_OUT.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -36,6 +36,7 @@ import { generateTree } from './scale-tree.ts';
 import { startBenchmark } from './start.ts';
 import { median, round, table } from './stats.ts';
 import { commandLine, isEntry, usageLine, type CliValues } from '../../engine/platform/cli/command-line.ts';
+import { LOG_LEVELS } from '../../engine/platform/log/log-level.ts';
 
 export const cli = {
   command: 'npm run bench --',
@@ -58,6 +59,7 @@ export const cli = {
     'scale-rounds': { type: 'string' as const, value: '<n>', description: 'rounds of the scale part, each one cold load with the definitions cache off, one restarting from it warm and one first start with it empty (BENCH_SCALE_ROUNDS; 3, quick 1)' },
     'cpu-prof': { type: 'string' as const, value: '<target>', description: 'profile gateway, proxy or scale into .tmp/profiles' },
     records: { type: 'string' as const, value: '<list>', description: 'record counts the load part measures, any of 1,10,100 (BENCH_RECORDS; default all; the targets are read at 10)' },
+    'log-level': { type: 'string' as const, value: '<level>', description: "the gateway's LOG_LEVEL in the load part (BENCH_LOG_LEVEL; silent; info is the gateway's default: its lines go to /dev/null)" },
     baseline: { type: 'string' as const, value: '<dir>', description: "another checkout whose gateway the load part measures in the same rounds, for a before/after in one run (compiled: build it first)" },
     out: { type: 'string' as const, value: '<file>', description: 'where the figures go (BENCH_OUT; bench-results.json)' },
   },
@@ -82,6 +84,8 @@ function settingsFrom(values: CliValues<typeof cli.options>) {
   const records = (values.records ?? process.env.BENCH_RECORDS ?? RECORD_COUNTS.join(',')).split(',').map(Number);
   const unknownCount = records.find((n) => !(RECORD_COUNTS as readonly number[]).includes(n));
   if (unknownCount !== undefined) return `--records takes any of ${RECORD_COUNTS.join(', ')} (got ${values.records ?? process.env.BENCH_RECORDS})`;
+  const logLevel = values['log-level'] ?? process.env.BENCH_LOG_LEVEL ?? 'silent';
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) return `--log-level takes ${LOG_LEVELS.join(', ')} (got ${logLevel})`;
   const quick = values.quick === true;
   const setting = (flag: (typeof NUMBERS)[number], env: string, full: number, smoke: number) => Number(values[flag] ?? process.env[env] ?? (quick ? smoke : full));
   return {
@@ -103,6 +107,8 @@ function settingsFrom(values: CliValues<typeof cli.options>) {
       scaleRounds: setting('scale-rounds', 'BENCH_SCALE_ROUNDS', 3, 1),
       /** The store part: end users, connections and installations each (store-seed.ts). */
       storeRecords: setting('store-records', 'BENCH_STORE_RECORDS', 100_000, 10_000),
+      /** The gateway's LOG_LEVEL in the load part: silent by default, info (the gateway's own default) to measure what its request lines cost. */
+      logLevel,
     },
     only: new Set(parts),
     /** The record counts the load part measures (--records). */
@@ -167,17 +173,21 @@ async function check(target: LoadTarget, records: number, count: (body: any) => 
 async function loadBenchmark(): Promise<LoadResult> {
   const children: Child<any>[] = [];
   const loadAverageAtStart = os.loadavg().map((l) => round(l, 2));
+  let gatewayStdout: number | undefined;
   try {
     const upstream = await startChild<{ url: string; sizes: Record<string, number> }>('upstream.ts');
     children.push(upstream);
     const env = { BENCH_UPSTREAM_URL: upstream.info.url };
+    // The gateways log at --log-level; their lines go to /dev/null (a terminal would make the figures its speed).
+    const gatewayEnv = { ...env, BENCH_LOG_LEVEL: settings.logLevel };
+    gatewayStdout = settings.logLevel === 'silent' ? undefined : openSync('/dev/null', 'w');
     const proxy = await startChild<{ url: string }>('proxy.ts', { env, execArgv: profiled('proxy') });
     children.push(proxy);
     type GatewayInfo = { url: string; path: string; headers: Record<string, string>; connectionId: string };
-    const gateway = await startChild<GatewayInfo>('gateway.ts', { env, execArgv: profiled('gateway') });
+    const gateway = await startChild<GatewayInfo>('gateway.ts', { env: gatewayEnv, execArgv: profiled('gateway'), stdout: gatewayStdout });
     children.push(gateway);
     // --baseline: the same bench gateway from another checkout (its own engine), measured in the same rounds.
-    const baseline = baselineDir ? await startChild<GatewayInfo>(baselineGatewayFile(baselineDir), { env }) : undefined;
+    const baseline = baselineDir ? await startChild<GatewayInfo>(baselineGatewayFile(baselineDir), { env: gatewayEnv, stdout: gatewayStdout }) : undefined;
     if (baseline) children.push(baseline);
     log(`upstream ${upstream.info.url} (bodies: ${Object.entries(upstream.info.sizes).map(([n, b]) => `${n} records ${b} B`).join(', ')}), proxy ${proxy.info.url}, gateway ${gateway.info.url}${baseline ? `, baseline ${baseline.info.url} (${baselineDir})` : ''}`);
 
@@ -241,6 +251,7 @@ async function loadBenchmark(): Promise<LoadResult> {
     };
   } finally {
     for (const child of children.reverse()) await child.stop();
+    if (gatewayStdout !== undefined) closeSync(gatewayStdout);
   }
 }
 
@@ -417,7 +428,7 @@ async function main(): Promise<void> {
 
   let load: LoadResult | undefined;
   await part('load', async () => {
-    log(`== load: the bare proxy and the gateway side by side, ${settings.rounds} rounds alternating, medians (autocannon; each target in its own process)`);
+    log(`== load: the bare proxy and the gateway (LOG_LEVEL=${settings.logLevel}) side by side, ${settings.rounds} rounds alternating, medians (autocannon; each target in its own process)`);
     load = await loadBenchmark();
     results.load = load;
     log('');
