@@ -22,7 +22,7 @@ export const cli = {
   summary:
     'Runs every command line of README.md and docs/*.md as typed, in order, each document on a fresh clone of this checkout, and names the first that fails (file, line, what it printed). Exits 1 when one fails.',
   options: {
-    timeout: { type: 'string' as const, value: '<s>', description: 'seconds one document may take (default 300)' },
+    timeout: { type: 'string' as const, value: '<s>', description: 'seconds one document may take (default 600; docs/definitions.md, the longest, took 282 s on 2 CPUs at load average 22)' },
     keep: { type: 'boolean' as const, description: 'keep the clones and the session logs (their folder is printed)' },
   },
   positionals: [{ name: '<file>', description: 'the documents (default README.md and docs/*.md)', optional: true as const, repeated: true as const }],
@@ -153,7 +153,8 @@ function report(document: { file: string; blocks: CommandBlock[] }, output: stri
     const parts = [`${counts.ran} command${counts.ran === 1 ? '' : 's'} ran`];
     if (counts.long) parts.push(`${counts.long} long one${counts.long === 1 ? '' : 's'} checked (options only)`);
     if (counts.example) parts.push(`${counts.example} example block${counts.example === 1 ? '' : 's'} not run`);
-    return { file: document.file, ok: true, text: `ok   ${document.file}: ${parts.join(', ')}` };
+    const slowest = slowestCommands(options.logs);
+    return { file: document.file, ok: true, text: `ok   ${document.file}: ${parts.join(', ')}${slowest ? `; slowest: ${slowest}` : ''}` };
   }
   const at = last?.[1] ?? `${document.file} (before its first command)`;
   const found = commands.find(({ block, command }) => `${block.file}:${command.line}` === at);
@@ -171,8 +172,28 @@ function report(document: { file: string; blocks: CommandBlock[] }, output: stri
   for (const log of serverLogs(options.logs)) {
     lines.push(`  ${log.what}, its last lines:`, ...log.tail.map((l) => `    ${l}`));
   }
+  const slowest = slowestCommands(options.logs);
+  if (slowest) lines.push(`  the slowest commands before it: ${slowest}`);
   lines.push(`  ${WHAT_TO_FIX}`);
   return { file: document.file, ok: false, text: lines.join('\n') };
+}
+
+/** The three commands of the session that took longest (from <logs>/times.tsv: each command's start), as `file:line N s`. */
+export function slowestCommands(logs: string): string {
+  const file = path.join(logs, 'times.tsv');
+  if (!existsSync(file)) return '';
+  const starts = readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => line.split('\t'))
+    .map(([time, at]) => ({ time: Number(time), at: at ?? '' }))
+    .filter((start) => Number.isFinite(start.time) && start.time > 0);
+  const took = starts.slice(0, -1).map((start, i) => ({ at: start.at, seconds: starts[i + 1]!.time - start.time }));
+  return took
+    .sort((a, b) => b.seconds - a.seconds)
+    .slice(0, 3)
+    .map((c) => `${c.at} ${c.seconds.toFixed(1)} s`)
+    .join(', ');
 }
 
 /** The last lines each background server of the session wrote. */
@@ -193,7 +214,7 @@ function quote(text: string): string {
 async function main(): Promise<void> {
   const args = commandLine(cli);
   if (!args) return;
-  const timeout = Number(args.values.timeout ?? '300');
+  const timeout = Number(args.values.timeout ?? '600');
   if (!Number.isInteger(timeout) || timeout < 1) {
     process.stderr.write(`--timeout must be a whole number of seconds, 1 or more (got ${args.values.timeout})\n${usageLine(cli)}\n`);
     process.exitCode = 2;
@@ -217,6 +238,9 @@ async function main(): Promise<void> {
   const privateNetwork = privateNetworkAvailable();
   if (!privateNetwork) process.stdout.write('(no private network here (unshare -rn): the documents\' ports must be free on this machine)\n');
   const work = await fs.mkdtemp(path.join(os.tmpdir(), 'igw-docs-check-'));
+  // Each document's wall time and the whole: CI runs the check, and its time is part of CI's budget.
+  const started = performance.now();
+  const seconds = (since: number) => `${Math.round((performance.now() - since) / 100) / 10} s`;
   let failed = 0;
   try {
     for (const document of documents) {
@@ -225,18 +249,19 @@ async function main(): Promise<void> {
         process.stdout.write(`ok   ${document.file}: no command to run\n`);
         continue;
       }
+      const documentStarted = performance.now();
       const base = path.join(work, document.file.replace(/[/.]/g, '-'));
       const clone = path.join(base, 'clone');
       await cloneCheckout(root, clone);
       const result = await runDocument(document, clone, { timeoutMs: timeout * 1000, privateNetwork, logs: path.join(base, 'logs') });
-      process.stdout.write(`${result.text}\n`);
+      process.stdout.write(result.ok ? `${result.text} (${seconds(documentStarted)})\n` : `${result.text}\n(${document.file}: ${seconds(documentStarted)})\n`);
       if (!result.ok) failed++;
     }
   } finally {
     if (args.values.keep) process.stdout.write(`clones and logs kept in ${work}\n`);
     else await fs.rm(work, { recursive: true, force: true });
   }
-  process.stdout.write(failed ? `${failed} of ${documents.length} documents failed\n` : `every command of ${documents.length} documents ran as typed\n`);
+  process.stdout.write(failed ? `${failed} of ${documents.length} documents failed (${seconds(started)})\n` : `every command of ${documents.length} documents ran as typed (${seconds(started)})\n`);
   process.exitCode = failed ? 1 : 0;
 }
 

@@ -9,7 +9,8 @@ export const FAILED_MARK = '::docs-failed::';
  * One document's command blocks as a bash session, the way a reader types them into terminals in order:
  * one shell, so what a block sets (KEY=..., CID=$(curl ...)) is there for the next. Around the commands:
  *
- * - each command is preceded by `::docs-at:: <file>:<line>`, so a failure names its line and what it printed;
+ * - each command is preceded by `::docs-at:: <file>:<line>`, so a failure names its line and what it printed,
+ *   and its start time goes to `<logs>/times.tsv` (the check names the slowest commands);
  * - `set -Eeo pipefail` and an ERR trap: the first command that fails ends the session (`::docs-failed:: <status>`);
  * - `curl` fails on an HTTP error status (`--fail-with-body`: the answer is still printed), so a call the
  *   gateway refuses (a 400, a 401) fails the check instead of printing an error nobody reads;
@@ -26,7 +27,8 @@ export function sessionScript(blocks: readonly CommandBlock[], logs: string): st
     'exec </dev/null 2>&1',
     `__logs=${quote(logs)}`,
     'declare -A __servers=()',
-    `__at() { printf '\\n${AT_MARK} %s\\n' "$1"; }`,
+    // Each command's start, to <logs>/times.tsv: the check names the slowest (CI pays for them).
+    `__at() { printf '%s\\t%s\\n' "$EPOCHREALTIME" "$1" >>"$__logs/times.tsv"; printf '\\n${AT_MARK} %s\\n' "$1"; }`,
     `trap 'printf "\\n${FAILED_MARK} %s\\n" "$?"' ERR`,
     'curl() { command curl --fail-with-body --show-error "$@"; }',
     'npm() {',

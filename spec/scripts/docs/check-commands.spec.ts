@@ -1,10 +1,11 @@
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { promises as fs, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { commandBlocks, serverOf } from '../../../scripts/docs/command-blocks.ts';
-import { defaultDocuments, readDocuments, WHAT_TO_FIX } from '../../../scripts/docs/check-commands.ts';
+import { defaultDocuments, readDocuments, slowestCommands, WHAT_TO_FIX } from '../../../scripts/docs/check-commands.ts';
 import { ROOT } from '../../helpers/process.ts';
+import { tempDir } from '../../helpers/temp-dir.ts';
 
 const FIXTURES = 'spec/fixtures/docs-check';
 
@@ -91,6 +92,9 @@ describe('the docs check (npm run check:docs): every command line of the documen
     it('runs a document\'s blocks in one session on a fresh clone, leaves example blocks out and checks long ones\' options: exit 0', async () => {
       const { code, output } = await check(`${FIXTURES}/runs.md`);
       expect(output).to.include(`ok   ${FIXTURES}/runs.md: 2 commands ran, 1 long one checked (options only), 1 example block not run`);
+      // Each document's slowest commands and its wall time, and the whole run's: CI pays for them.
+      expect(output).to.match(new RegExp(`ok   ${FIXTURES}/runs\\.md: .* not run; slowest: ${FIXTURES}/runs\\.md:\\d+ \\d+\\.\\d s.* \\(\\d+(\\.\\d)? s\\)\n`));
+      expect(output).to.match(/every command of 1 documents ran as typed \(\d+(\.\d)? s\)/);
       expect(code, output).to.equal(0);
     });
 
@@ -109,6 +113,17 @@ describe('the docs check (npm run check:docs): every command line of the documen
       expect(output).to.include('The requested URL returned error: 401');
       expect(output).to.match(/the server on port 4321 \(.*port-4321\.log\), its last lines:\n(.*\n)*.*demo to-do API on http:\/\/127\.0\.0\.1:4321/);
       expect(code).to.equal(1);
+    });
+
+    it('names the three slowest commands from the session\'s start times', async () => {
+      const dir = await tempDir();
+      try {
+        await fs.writeFile(path.join(dir.dir, 'times.tsv'), ['100.0\ta.md:1', '100.5\ta.md:2', '112.5\ta.md:3', '112.9\ta.md:4', '120.0\ta.md:5', '120.1\tend', ''].join('\n'));
+        expect(slowestCommands(dir.dir)).to.equal('a.md:2 12.0 s, a.md:4 7.1 s, a.md:1 0.5 s');
+        expect(slowestCommands(path.join(dir.dir, 'none'))).to.equal('');
+      } finally {
+        await dir.cleanup();
+      }
     });
 
     it('refuses placeholders and wrong fences before running anything: exit 1', async () => {
