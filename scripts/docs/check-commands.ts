@@ -123,10 +123,22 @@ export async function runDocument(
   }, options.timeoutMs);
   const status = await new Promise<number | null>((resolve) => child.on('close', resolve));
   clearTimeout(timer);
-  // Whatever the session left (a server that ignored its stop): the whole process group goes.
+  // Whatever the session left (a server that ignored its stop): the whole process group goes, and each server's,
+  // a process group of its own (setsid), which a session killed on a timeout never stopped.
   killGroup(child.pid);
+  for (const pid of serverGroups(options.logs)) killGroup(pid);
   await fs.writeFile(path.join(options.logs, 'session.log'), output);
   return report(document, output, status, timedOut, options);
+}
+
+/** The process groups of the servers the session started (<logs>/servers.pids). */
+export function serverGroups(logs: string): number[] {
+  const file = path.join(logs, 'servers.pids');
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .map(Number)
+    .filter((pid) => Number.isInteger(pid) && pid > 1);
 }
 
 function killGroup(pid: number | undefined): void {

@@ -19,7 +19,8 @@ export const FAILED_MARK = '::docs-failed::';
  *   goes on once its port answers; one started on a port an earlier server of the document holds replaces it,
  *   as Ctrl-C in that terminal and the new command would. Its output goes to `<logs>/port-<port>.log`;
  * - a `long` block's commands run with IGW_PARSE_ONLY=1: the tools check their command line and exit;
- * - on exit, every server is stopped (SIGINT, as Ctrl-C).
+ * - on exit, every server is stopped (SIGINT, as Ctrl-C); each server's process group is also written to
+ *   `<logs>/servers.pids`, so the check stops them when the session was killed (a timeout).
  */
 export function sessionScript(blocks: readonly CommandBlock[], logs: string): string {
   const out: string[] = [
@@ -45,6 +46,8 @@ export function sessionScript(blocks: readonly CommandBlock[], logs: string): st
     '  if [ -n "${__servers[$port]:-}" ]; then echo "(stopping the earlier server on port $port, as Ctrl-C in its terminal would)"; __stop "${__servers[$port]}"; fi',
     '  setsid bash -c "$line" >"$log" 2>&1 &',
     '  __servers[$port]=$!',
+    // Its process group, for the check to stop after the session whatever ended it (a timeout kills the session before its EXIT trap).
+    '  echo "$!" >>"$__logs/servers.pids"',
     '  for _ in $(seq 1 1200); do',
     '    if command curl -s -o /dev/null --max-time 1 "http://127.0.0.1:$port/"; then echo "($what answers on port $port; its output: $log)"; return 0; fi',
     '    if ! kill -0 "${__servers[$port]}" 2>/dev/null; then echo "$what exited before answering on port $port; its output:"; tail -n 40 "$log"; return 1; fi',

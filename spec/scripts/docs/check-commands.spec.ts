@@ -115,6 +115,21 @@ describe('the docs check (npm run check:docs): every command line of the documen
       expect(code).to.equal(1);
     });
 
+    it('stops a document at --timeout and leaves none of its servers running (each is a process group of its own)', async () => {
+      const { code, output } = await check(`${FIXTURES}/hangs.md`, '--timeout=20');
+      expect(output).to.match(new RegExp(`FAIL ${FIXTURES}/hangs\\.md:\\d+ did not finish within 20 s \\(--timeout\\)`));
+      expect(code).to.equal(1);
+      // The demo server of the document (DEMO_PORT=4329, started before the session was killed) is gone.
+      const left = (await fs.readdir('/proc')).filter((pid) => /^\d+$/.test(pid)).filter((pid) => {
+        try {
+          return readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes('DEMO_PORT=4329');
+        } catch {
+          return false;
+        }
+      });
+      expect(left, 'processes of the document left running').to.deep.equal([]);
+    });
+
     it('names the three slowest commands from the session\'s start times', async () => {
       const dir = await tempDir();
       try {
