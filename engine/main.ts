@@ -47,6 +47,15 @@ async function main(): Promise<void> {
     }
   } else if (bootstrap.kind === 'created') {
     logger.info({ companyId: bootstrap.companyId }, 'created company "Default" with BOOTSTRAP_API_KEY');
+  } else if (bootstrap.ignoredKey) {
+    // Besides the log's warning: a person who typed the key sees why it answers 401, in a sentence (never the key).
+    const embedded = gateway.services.store.kind === 'embedded';
+    process.stderr.write(
+      `BOOTSTRAP_API_KEY is ignored: ${embedded ? `the store in DATA_DIR (${config.dataDir})` : 'the MongoDB store'} already has a company, made by an earlier start, ` +
+        'and this key is not one of its keys, so requests with this key answer 401. The key only creates the first company of an empty store: ' +
+        `use a key of this store (${embedded ? `${config.dataDir}/bootstrap-api-key if the first start wrote one there, or ` : ''}npm run admin -- keys:create)` +
+        (embedded ? ', or start with an empty DATA_DIR (e.g. DATA_DIR=.tmp/demo-data) to have it create the company with this key.\n' : '.\n'),
+    );
   }
   logger.info({ port: gateway.port, host: config.host, store: gateway.services.store.kind, docs: docsUrl(config, gateway.port) }, 'gateway listening');
 

@@ -7,10 +7,12 @@
  * with the file relative to the current folder, so editors and CI link to
  * it, warnings (which do not stop a load) as well. Exits 1 when there are
  * problems, 0 with a one-line summary otherwise (and the warnings counted),
- * 2 on a usage error. On a terminal, stderr shows how many files are analysed.
+ * 2 on a usage error or a folder that is not there. On a terminal, stderr
+ * shows how many files are analysed.
  */
+import { statSync } from 'node:fs';
 import path from 'node:path';
-import { commandLine, isEntry } from '../engine/platform/cli/command-line.ts';
+import { commandLine, isEntry, usageLine } from '../engine/platform/cli/command-line.ts';
 import { progressLine } from '../engine/platform/cli/progress.ts';
 import { loadDefinitions } from '../engine/core/definitions/loader.ts';
 import { formatProblem } from '../engine/core/definitions/problems.ts';
@@ -26,7 +28,14 @@ export const cli = {
 
 if (isEntry(import.meta.url)) {
   const args = commandLine(cli);
-  if (args) await validate(path.resolve(args.positionals[0] ?? process.env.DEFINITIONS_DIR ?? 'definitions'));
+  const dir = args && path.resolve(args.positionals[0] ?? process.env.DEFINITIONS_DIR ?? 'definitions');
+  // A folder that is not there is a usage error (exit 2), as fmt, catalogue and test:definitions say it: nothing was checked.
+  if (dir && !statSync(dir, { throwIfNoEntry: false })?.isDirectory()) {
+    process.stderr.write(`${path.relative(process.cwd(), dir) || dir} is not a folder\n${usageLine(cli)}\n`);
+    process.exitCode = 2;
+  } else if (dir) {
+    await validate(dir);
+  }
 }
 
 async function validate(dir: string): Promise<void> {

@@ -1,6 +1,6 @@
 import { issueApiKey } from '../tenancy/api-keys/api-keys.ts';
 import { hasFormat } from '../core/arguments/string-formats.ts';
-import { parseCommandLine, usageLine, type CliDeclaration, type CliOption, type CliPositional } from '../platform/cli/command-line.ts';
+import { asInvoked, parseCommandLine, usageLine, type CliDeclaration, type CliOption, type CliPositional } from '../platform/cli/command-line.ts';
 import { ianaTimeZone } from '../tenancy/companies/time-zone.ts';
 import { addMember, createCompany } from '../tenancy/companies/companies.ts';
 import { GatewayError } from '../platform/errors/index.ts';
@@ -216,14 +216,15 @@ export const STORE_COPY_COMMAND = 'store:copy-to-postgres';
 
 /** The tool's own help: every command with its usage and what it does. */
 export function adminUsage(): string {
+  const tool = asInvoked('npm run admin --');
   return [
-    'usage: npm run admin -- <command> [options] [--json]',
+    `usage: ${tool} <command> [options] [--json]`,
     '',
-    'Runs an administrative command on the store, or through the running gateway (embedded store). `npm run admin -- <command> --help` shows its options.',
+    `Runs an administrative command on the store, or through the running gateway (embedded store). \`${tool} <command> --help\` shows its options.`,
     '',
     'commands:',
-    ...Object.entries(COMMANDS).flatMap(([name, command]) => [`  ${usageLine(declaration(name, command)).replace(/^usage: npm run admin -- /, '')}`, `      ${command.summary}`]),
-    '  store:copy-to-postgres',
+    ...Object.entries(COMMANDS).flatMap(([name, command]) => [`  ${usageLine(declaration(name, command)).slice(`usage: ${tool} `.length)}`, `      ${command.summary}`]),
+    `  ${STORE_COPY_COMMAND}`,
     "      Copies the embedded store of DATA_DIR into DATABASE_URL's PostgreSQL database (the gateway stopped; see its --help)",
     '',
     'options:',
@@ -242,8 +243,10 @@ type Parsed = { name: string; command: Command; values: Record<string, string | 
  */
 export function parseAdminCommand(argv: readonly string[]): AdminResult | Parsed {
   const [name, ...rest] = argv;
-  if (name === undefined || name === 'help' || argv.includes('--help') || argv.includes('-h')) {
-    if (name === undefined || !Object.hasOwn(COMMANDS, name)) return { exitCode: 0, output: adminUsage() };
+  // No command is a usage error (exit 2, the usage on stderr), as a missing argument is for every tool; help asked for is 0.
+  if (name === undefined) return { exitCode: 2, output: `missing <command>\n\n${adminUsage()}` };
+  if (name === 'help' || argv.includes('--help') || argv.includes('-h')) {
+    if (!Object.hasOwn(COMMANDS, name)) return { exitCode: 0, output: adminUsage() };
   }
   if (name.startsWith('-')) return { exitCode: 2, output: `unknown option ${name.replace(/=.*$/, '')}\n${adminUsage().split('\n')[0]}` };
   // Copying a whole store takes two stores: scripts/admin.ts runs it itself (scripts/store-copy.ts); it takes no options.

@@ -21,6 +21,12 @@ for (const name of ['rounds', 'lines', 'duration', 'warmup', 'connections', 'rec
     process.exit(2);
   }
 }
+const PARTS = ['lines', 'load'];
+const unknownPart = values.part.split(',').find((part) => !PARTS.includes(part.trim()));
+if (unknownPart !== undefined) {
+  process.stderr.write(`--part takes ${PARTS.join(', ')} (comma-separated; got ${unknownPart || 'an empty one'})\n${usageLine(cli)}\n`);
+  process.exit(2);
+}
 const settings = { connections: Number(values.connections), warmupSeconds: Number(values.warmup), durationSeconds: Number(values.duration) };
 const rounds = Number(values.rounds);
 const records = Number(values.records);
@@ -46,7 +52,7 @@ function cpuMicros(pid: number): number {
 }
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
-const parts = new Set(values.part.split(','));
+const parts = new Set(values.part.split(',').map((part) => part.trim()));
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length ? (s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2) : Number.NaN;

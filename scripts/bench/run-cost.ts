@@ -14,7 +14,7 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { commandLine, isEntry } from '../../engine/platform/cli/command-line.ts';
+import { commandLine, isEntry, usageLine } from '../../engine/platform/cli/command-line.ts';
 import { loadConfig } from '../../engine/config/config.ts';
 import { startGateway } from '../../engine/gateway.ts';
 import { createLogger } from '../../engine/platform/log/logger.ts';
@@ -107,10 +107,18 @@ async function main(rounds: number, callsAt10: number, counts: readonly number[]
 
 const args = isEntry(import.meta.url) ? commandLine(cli) : null;
 if (args) {
-  const counts = String(args.values.records ?? '1,10,100')
+  const counts = { rounds: args.values.rounds ?? '7', runs: args.values.runs ?? '5000' };
+  const bad = Object.entries(counts).find(([, value]) => !/^\d+$/.test(value.trim()) || Number(value) < 1);
+  const records = String(args.values.records ?? '1,10,100')
     .split(',')
     .map(Number);
-  const unknown = counts.filter((n) => !(RECORD_COUNTS as readonly number[]).includes(n));
-  if (unknown.length > 0) throw new Error(`--records: ${unknown.join(', ')} is not one of ${RECORD_COUNTS.join(', ')}`);
-  await main(Number(args.values.rounds ?? 7), Number(args.values.runs ?? 5000), counts);
+  const unknown = records.filter((n) => !(RECORD_COUNTS as readonly number[]).includes(n));
+  if (bad || unknown.length > 0) {
+    // A usage error (exit 2), not a run of NaN rounds or of a size the upstream has no body for.
+    const problem = bad ? `--${bad[0]} must be an integer, 1 or more (got ${bad[1]})` : `--records: ${unknown.join(', ')} is not one of ${RECORD_COUNTS.join(', ')}`;
+    process.stderr.write(`${problem}\n${usageLine(cli)}\n`);
+    process.exitCode = 2;
+  } else {
+    await main(Number(counts.rounds), Number(counts.runs), records);
+  }
 }

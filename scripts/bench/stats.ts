@@ -5,7 +5,7 @@ export function percentile(sorted: ArrayLike<number>, p: number): number {
   return sorted[rank]!;
 }
 
-/** The middle value; of an even count, the mean of the two middle values. */
+/** The middle value; for an even count the mean of the two middle ones (not the lower: that flatters the figure). */
 export function median(values: number[]): number {
   if (values.length === 0) return NaN;
   const sorted = Float64Array.from(values).sort();

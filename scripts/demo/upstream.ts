@@ -5,7 +5,7 @@
  * answers like a typical third-party API (nested payloads, 404s, 204 deletes).
  */
 import http from 'node:http';
-import { commandLine, isEntry } from '../../engine/platform/cli/command-line.ts';
+import { commandLine, isEntry, usageLine } from '../../engine/platform/cli/command-line.ts';
 
 export const cli = {
   command: 'npm run demo:upstream --',
@@ -14,7 +14,8 @@ export const cli = {
   examples: ['npm run demo:upstream', 'DEMO_PORT=4020 npm run demo:upstream'],
 };
 
-const port = Number(process.env.DEMO_PORT ?? 4010);
+const DEMO_PORT = process.env.DEMO_PORT ?? '4010';
+const port = Number(DEMO_PORT);
 const TOKEN = 'demo-token';
 const PAGE_SIZE = 3;
 
@@ -101,6 +102,10 @@ const server = http.createServer((req, res) => {
 });
 
 if (isEntry(import.meta.url) && commandLine(cli)) {
+  if (!/^\d{1,5}$/.test(DEMO_PORT.trim()) || port > 65535) {
+    process.stderr.write(`DEMO_PORT must be a port, 0 to 65535 (got ${JSON.stringify(DEMO_PORT)})\n${usageLine(cli)}\n`);
+    process.exit(2);
+  }
   server.listen(port, '127.0.0.1', () => {
     const { port: actual } = server.address() as import('node:net').AddressInfo;
     console.log(`demo to-do API on http://127.0.0.1:${actual}/v1/todos (token: ${TOKEN}); Ctrl-C stops it`);

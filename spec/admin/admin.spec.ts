@@ -81,7 +81,10 @@ describe('admin commands', () => {
   });
 
   it("lists its commands on --help, and one command's options on <command> --help", async () => {
-    for (const argv of [[], ['--help'], ['-h'], ['help']]) {
+    const nothing = await runAdminCommand({ store, keyring }, []);
+    expect(nothing.exitCode, 'no command is a usage error, as a missing argument is for every tool').to.equal(2);
+    expect(nothing.output).to.match(/^missing <command>\n\nusage: npm run admin -- <command> \[options\] \[--json\]\n/);
+    for (const argv of [['--help'], ['-h'], ['help']]) {
       const help = await runAdminCommand({ store, keyring }, argv);
       expect(help.exitCode, argv.join(' ')).to.equal(0);
       expect(help.output).to.match(/^usage: npm run admin -- <command> \[options\] \[--json\]\n/);

@@ -92,8 +92,15 @@ describe('the compiled build (npm run build, npm start)', function () {
         encoding: 'utf8',
         env: { PATH: process.env.PATH ?? '', DATA_DIR: data.dir },
       });
-      expect(run.stderr).to.include('unknown command "no-such-command"').and.include('usage: npm run admin');
+      // Compiled, there is no `npm run admin` (the image has no tsx and no scripts/): the usage line says what was typed.
+      expect(run.stderr).to.include('unknown command "no-such-command"').and.include('usage: node dist/scripts/admin.js <command>');
+      expect(run.stderr).not.to.include('npm run');
       expect(run.status).to.equal(2);
+      const help = spawnSync(process.execPath, [...NODE_OPTIONS, 'dist/scripts/admin.js', 'keys:create', '--help'], { cwd: ROOT, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', DATA_DIR: data.dir } });
+      expect(help.stdout).to.match(/^usage: node dist\/scripts\/admin\.js keys:create /);
+      expect(help.status).to.equal(0);
+      const validate = spawnSync(process.execPath, [...NODE_OPTIONS, 'dist/scripts/validate.js', '--help'], { cwd: ROOT, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
+      expect(validate.stdout).to.match(/^usage: node dist\/scripts\/validate\.js \[<dir>\]/);
     } finally {
       await data.cleanup();
     }

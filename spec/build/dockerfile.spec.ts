@@ -58,6 +58,18 @@ describe('the container files (Dockerfile, compose.yaml)', () => {
     expect(ignored).to.include.members(['node_modules', 'dist', 'data', '.git', '.env']);
   });
 
+  it('leaves the secret files compose.yaml reads out of the build context: `COPY . .` would bake them into the image', () => {
+    const ignored = new Set(readFileSync(path.join(ROOT, '.dockerignore'), 'utf8').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#')));
+    const compose = parse(readFileSync(path.join(ROOT, 'compose.yaml'), 'utf8')) as { secrets: Record<string, { file: string }> };
+    const files = Object.values(compose.secrets).map((s) => path.posix.normalize(s.file));
+    expect(files.length).to.be.greaterThan(0);
+    for (const file of files) {
+      // A top-level name or the path itself, as .dockerignore matches them (scripts/container/rehearse.ts reads only those).
+      const covered = file.split('/').some((_, i, parts) => ignored.has(parts.slice(0, i + 1).join('/')));
+      expect(covered, `${file} is in the build context`).to.equal(true);
+    }
+  });
+
   it('runs two gateway replicas sharing MongoDB, one encryption key as a secret file, and one definitions volume', () => {
     const compose = parse(readFileSync(path.join(ROOT, 'compose.yaml'), 'utf8')) as any;
     const gateway = compose.services.gateway;

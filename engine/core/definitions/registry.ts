@@ -190,6 +190,7 @@ export class DefinitionsRegistry {
   private notReadyReason(): string {
     if (!this.lastAttempt) return 'the first load has not finished';
     const count = this.errors.length;
-    return `${count} problem${count === 1 ? '' : 's'} in ${this.dir} (see GET /v2/definitions/status or npm run validate)`;
+    // Said to anyone who asks GET /ready: the count, never the folder's path on the host (the status route, behind a key, and the log say more).
+    return `${count} problem${count === 1 ? '' : 's'} in the app definitions (see GET /v2/definitions/status or npm run validate)`;
   }
 }

@@ -24,20 +24,43 @@ export interface TreeWatcher {
 /** Hidden files and folders (.git, editor swap files), relative to the watched folder: not crawled nor watched by parcel. */
 const HIDDEN = ['**/.*', '**/.*/**'];
 
+/** @parcel/watcher's backends; its typings leave out kqueue, which its FreeBSD build has. */
+export type ParcelBackend = 'inotify' | 'fs-events' | 'windows' | 'kqueue';
+
 /**
- * @parcel/watcher, imported only when the definitions are watched: its
- * prebuilt binary may be missing (a platform it has none for, an install
- * with `--omit=optional`), and hot reload is optional. Then Node's own
- * recursive fs.watch, logged once as a warning; when that cannot watch
- * either (a platform without recursive watch), null: SIGHUP-only, also a
+ * The backend @parcel/watcher is told to use on this platform: the kernel's own notification API. Left to
+ * choose ("default"), it first asks whether watchman runs, by starting `watchman` through a shell on every
+ * subscription: the gateway got a child `sh` it never reaped (a zombie per start and per folder swap). null:
+ * no backend known here (parcel has no build for it either); Node's recursive fs.watch watches instead.
+ */
+export function parcelBackend(platform: NodeJS.Platform): ParcelBackend | null {
+  const backends: Partial<Record<NodeJS.Platform, ParcelBackend>> = {
+    linux: 'inotify',
+    darwin: 'fs-events',
+    win32: 'windows',
+    freebsd: 'kqueue',
+    openbsd: 'kqueue',
+    netbsd: 'kqueue',
+  };
+  return backends[platform] ?? null;
+}
+
+/**
+ * @parcel/watcher with the platform's backend (parcelBackend), imported only when the definitions are
+ * watched: its prebuilt binary may be missing (a platform it has none for, an install with
+ * `--omit=optional`), and hot reload is optional. Then Node's own recursive fs.watch, logged once as a
+ * warning; when that cannot watch either (a platform without recursive watch), null: SIGHUP-only, also a
  * warning.
  */
-export async function loadTreeWatcher(logger: Logger): Promise<TreeWatcher | null> {
+export async function loadTreeWatcher(logger: Logger, platform: NodeJS.Platform = process.platform): Promise<TreeWatcher | null> {
   try {
+    const backend = parcelBackend(platform);
+    if (!backend) throw new Error(`@parcel/watcher has no backend chosen for ${platform}`);
     const parcel = (await import('@parcel/watcher')).default;
+    const options = { ignore: HIDDEN, backend: backend as NonNullable<Parameters<typeof parcel.subscribe>[2]>['backend'] };
     return {
       name: '@parcel/watcher',
-      subscribe: (root, onEvents) => parcel.subscribe(root, (error, events) => onEvents(error, events.map(({ type, path }) => ({ type, path }))), { ignore: HIDDEN }),
+      subscribe: (root, onEvents) => parcel.subscribe(root, (error, events) => onEvents(error, events.map(({ type, path }) => ({ type, path }))), options),
     };
   } catch (error) {
     const failure = recursiveWatchFailure();
@@ -97,3 +120,4 @@ export const FS_WATCH: TreeWatcher = {
     };
   },
 };
+

@@ -48,6 +48,12 @@ const SEEN_FILES_MAX = 10_000;
 export const FOLDER_CHECK_MS = 3_000;
 
 /**
+ * How long the watch of a folder the definitions moved away from is kept at most, waiting for that folder
+ * to be removed (see `retire` in watchDefinitions).
+ */
+export const RETIRED_WATCH_MS = 10_000;
+
+/**
  * Where the definitions folder really is: `real` is its real path (its
  * symlinks followed), `root` the real folder the tree is watched and read in
  * (`real`, or the folder a Kubernetes volume's `..data` points at).
@@ -126,6 +132,10 @@ export async function watchDefinitions(
   /** A folder appeared in this window: watch the tree anew before the reload. */
   let rewatch = false;
   let subscription: TreeSubscription | null = null;
+  /** The folder `subscription` watches. */
+  let subscribedRoot: string | null = null;
+  /** Watches of folders the definitions moved away from, by folder, until that folder is removed (retire). */
+  const retired = new Map<string, { subscription: TreeSubscription; timer: NodeJS.Timeout }>();
   /** The latest restart of watching; the next one and stop wait for it. */
   let restarting: Promise<void> = Promise.resolve();
   let closed = false;
@@ -184,6 +194,11 @@ export async function watchDefinitions(
   /** Events are looked at one after another, in the order reported: a temporary file's creation before its deletion. */
   let handling: Promise<void> = Promise.resolve();
   const onEvents = (root: string, error: Error | null, events: TreeEvent[]) => {
+    if (retired.has(root)) {
+      // A folder the definitions left: nothing of it is read any more. Its own deletion is the moment to unwatch it.
+      if (error || events.some((event) => event.type === 'delete' && path.resolve(event.path) === root)) void unwatchRetired(root);
+      return;
+    }
     if (error) {
       logger.warn({ err: error, dir, root }, 'watching definitions failed; SIGHUP still reloads');
       // Events may have been lost: the next reload reads everything, from wherever the folder is now.
@@ -203,14 +218,52 @@ export async function watchDefinitions(
       return null;
     });
   };
+  /** Stops watching `root`; a failure is the log's only when the folder is still there (see retire). */
+  const unwatch = async (held: TreeSubscription, root: string) => {
+    await held.unsubscribe().catch(async (error: unknown) => {
+      const gone = !(await fs.lstat(root).catch(() => null));
+      if (gone) logger.debug({ err: error, dir, root }, 'the replaced definitions folder was removed while it was unwatched: the kernel dropped its watches with it');
+      else logger.warn({ err: error, dir, root }, 'unwatching definitions failed');
+    });
+  };
+  /**
+   * The watch of a folder the definitions moved away from (a ConfigMap's `..data` swapped, a symlink
+   * re-pointed, the folder made again) is kept until that folder is removed, its events ignored. Unwatched
+   * at once, it raced the removal (the kubelet removes the old folder right after the swap): the inotify
+   * watches of folders already removed are gone from the kernel, and @parcel/watcher's unsubscribe stopped
+   * at the first one it could not remove ("Unable to remove watcher: Invalid argument"), keeping the rest
+   * of that tree's watches in its tables. Once parcel has reported the folder's own deletion it has
+   * dropped the watches of everything in it, and the unsubscribe has nothing left to remove. A folder
+   * still there after RETIRED_WATCH_MS (a symlink re-pointed, the old folder kept) is unwatched then.
+   */
+  const retire = (held: TreeSubscription, root: string) => {
+    const timer = setTimeout(() => void unwatchRetired(root), RETIRED_WATCH_MS);
+    timer.unref();
+    retired.set(root, { subscription: held, timer });
+  };
+  const unwatchRetired = async (root: string) => {
+    const entry = retired.get(root);
+    if (!entry) return;
+    retired.delete(root);
+    clearTimeout(entry.timer);
+    await unwatch(entry.subscription, root);
+  };
   /** Watches the tree of `place` anew (none while the folder is missing). */
   const watchAgain = async (reason: string) => {
     if (closed) return;
     const since = Date.now() - CLOCK_TICK_MS;
+    const root = place?.root ?? null;
+    const [previous, previousRoot] = [subscription, subscribedRoot];
+    subscription = null;
+    subscribedRoot = null;
     // parcel keeps one folder tree per watched folder while it is subscribed: only a new subscription crawls again.
-    await subscription?.unsubscribe().catch((error: unknown) => logger.warn({ err: error, dir }, 'unwatching definitions failed'));
-    const root = place?.root;
+    if (previous && previousRoot === root) await unwatch(previous, previousRoot!);
+    // Set before the new watch starts, so no late event of the old folder is taken for the new one's.
+    else if (previous && previousRoot) retire(previous, previousRoot);
+    // A folder made again where one was retired: that one goes first (its events and the new one's share the path).
+    if (root && retired.has(root)) await unwatchRetired(root);
     subscription = closed || !root ? null : await watch(root);
+    if (subscription) subscribedRoot = root;
     if (subscription && root && (await foldersChangedSince(root, since))) changedSince(null, `${reason} (changed while watching restarted)`, true);
   };
 
@@ -301,6 +354,7 @@ export async function watchDefinitions(
   if (!place) logger.warn({ dir, previous: null, reason: 'start' }, 'definitions folder is missing: the last good snapshot, if any, keeps serving until it is back');
   anchor(place);
   if (place) subscription = await watch(place.root);
+  if (subscription) subscribedRoot = place!.root;
   const periodic = setInterval(() => scheduleCheck('periodic check'), checkEveryMs);
   periodic.unref();
   return async () => {
@@ -310,6 +364,7 @@ export async function watchDefinitions(
     if (checkTimer) clearTimeout(checkTimer);
     for (const watcher of anchors.values()) watcher.close();
     await restarting;
+    await Promise.all([...retired.keys()].map(unwatchRetired));
     await subscription?.unsubscribe();
   };
 }

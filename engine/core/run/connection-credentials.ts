@@ -66,6 +66,11 @@ export class ConnectionCredentials {
     return this.#connection;
   }
 
+  /** The token the calls are sent with now (undefined for auths without one), for what a run redacts. */
+  get token(): string | undefined {
+    return this.#token;
+  }
+
   /** Whether the one renewal was spent. */
   get renewed(): boolean {
     return this.#renewed;

@@ -44,6 +44,15 @@ export function withJsonText<R extends EnvelopeMeta['response']>(response: R, te
   return response;
 }
 
+/**
+ * The JSON text `response.body` was parsed from, while the body is still that value and its text is kept
+ * (SPLICE_FROM_CHARS and more): what envelopeBytes would write as the body. undefined otherwise.
+ */
+export function jsonTextOf(response: EnvelopeMeta['response']): string | undefined {
+  const parsed = (response as Noted)[PARSED_FROM];
+  return parsed && parsed.body === response.body ? parsed.text : undefined;
+}
+
 function startsWithBom(bytes: Buffer): boolean {
   return bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
 }

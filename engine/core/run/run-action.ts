@@ -9,6 +9,7 @@ import { appErrorOf } from './app-error.ts';
 import { deletedId } from './deleted-id.ts';
 import { apiOf } from './base-url-override.ts';
 import { enforceEnvelope, type ActionMeta, type Envelope } from './envelope.ts';
+import { appliedCredentials, redactEnvelope, secretFormsOfRun } from './redact-envelope.ts';
 import { flagOf, statusFlags } from './envelope-flags.ts';
 import { mapResponse, responseFacts, type MappingInput } from './map-response.ts';
 import { formArraysOf, formBody } from '../arguments/form-body.ts';
@@ -65,9 +66,36 @@ const MAX_LOOKUP_DEPTH = 2;
  * once more. Each call takes one of the connection's slots when the API
  * bounds its calls at once (api.yaml concurrency), waiting for one until
  * REQUEST_TIMEOUT_MS after the run started (503 UPSTREAM_BUSY after that,
- * or at once when the queue is full).
+ * or at once when the queue is full). Every secret of the run found in the
+ * app's response is redacted from the envelope before it is returned
+ * (redact-envelope.ts): every run endpoint, and every lookup, gets its
+ * envelope from here.
  */
 export async function runAction(services: RunServices, run: RunRequest): Promise<RunOutcome> {
+  const used: UsedSecrets = { held: [], sent: [], arguments: undefined };
+  // The company's OAuth client secret, read beside the call (an authorization-code connection renews with it).
+  const company =
+    run.connection.authType === 'OAuth2AuthorizationCode'
+      ? services.appConfigurations.require(run.companyId, run.version.app.slug).then(
+          (configuration) => [configuration.clientSecret],
+          () => [],
+        )
+      : [];
+  const outcome = await runCalls(services, run, used);
+  used.sent.push(...(await company));
+  redactEnvelope(outcome.envelope, secretFormsOfRun(used.held, used.sent), used);
+  return outcome;
+}
+
+/** The secrets a run held and sent, gathered as it goes (see secretFormsOfRun). */
+interface UsedSecrets {
+  held: object[];
+  sent: (string | undefined)[];
+  /** The arguments the mapping read (a hidden argument may carry a connection's value). */
+  arguments: unknown;
+}
+
+async function runCalls(services: RunServices, run: RunRequest, used: UsedSecrets): Promise<RunOutcome> {
   const { version, action } = run;
   const credentials = ConnectionCredentials.of(services, version, run.connection);
   const { auth } = credentials;
@@ -97,6 +125,10 @@ export async function runAction(services: RunServices, run: RunRequest): Promise
   const deadline = callKey ? services.clock.now() + services.settings.maxWaitMs : 0;
   for (;;) {
     const applied = credentials.apply(built.variables, plan?.version.fillTemplate);
+    const held = credentials.secrets();
+    if (!used.held.includes(held)) used.held.push(held);
+    used.sent.push(credentials.token, ...appliedCredentials(applied));
+    used.arguments = built.arguments;
     const retries = rateLimits.retries;
     const release = callKey ? await services.calls!.acquire(callKey, deadline, run.signal) : undefined;
     let response;

@@ -45,7 +45,7 @@ export function connectRoutes(services: Services): Router<AppState> {
         endUserId: endUser ? endUser.endUserId : (one('endUserId') ?? null),
         returnUrl,
         metadata: parseMetadata(one('metadata')),
-        ownOrigins: gatewayOrigins(services.config, `${ctx.protocol}://${ctx.host}`),
+        ownOrigins: gatewayOrigins(services.config, `${ctx.protocol}://${ctx.host}`, ctx.req.socket.localPort),
       }),
     };
   });

@@ -101,7 +101,7 @@ export function endUserConnectionRoutes(services: Services): Router<AppState> {
         endUserId,
         returnUrl,
         metadata: own.metadata,
-        ownOrigins: gatewayOrigins(services.config, `${ctx.protocol}://${ctx.host}`),
+        ownOrigins: gatewayOrigins(services.config, `${ctx.protocol}://${ctx.host}`, ctx.req.socket.localPort),
         connectionId: own.id,
       }),
     };

@@ -129,7 +129,8 @@ const RETRY_AFTER = new Map<KnownErrorCode, string>([
 function responses(endpoint: Endpoint, examples: Examples[string]): ResponsesObject {
   const success = endpoint.response.status ?? '200';
   const byStatus = new Map<string, KnownErrorCode[]>();
-  for (const code of endpoint.errorCodes) {
+  // An operation's codes are gathered from shared lists (JSON_BODY, RUN, …) that overlap: each code once.
+  for (const code of new Set(endpoint.errorCodes)) {
     const status = String(ERROR_STATUS[code]);
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }

@@ -59,8 +59,21 @@ function optionWord(name: string, option: CliOption): string {
   return option.type === 'string' ? `--${name} ${option.value ?? '<value>'}` : `--${name}`;
 }
 
+/**
+ * The command as the person typed it. Declarations say `npm run <script> --`, as the README does; a tool
+ * run compiled (`node dist/scripts/admin.js`, how the container image runs it: it has no tsx, no scripts/
+ * folder and no such npm script) shows that command instead, so its usage line and examples can be typed
+ * where it runs. `text` is left alone unless it starts with an `npm run` command.
+ */
+export function asInvoked(text: string, entry: string | undefined = process.argv[1], cwd = process.cwd()): string {
+  if (!entry || !/[\\/]dist[\\/]scripts[\\/].+\.js$/.test(entry)) return text;
+  const relative = path.relative(cwd, entry);
+  const shown = relative && !relative.startsWith('..') ? relative.split(path.sep).join('/') : entry;
+  return text.replace(/^npm run [\w:.-]+(?: --)?/, `node ${shown}`);
+}
+
 export function usageLine(declaration: CliDeclaration): string {
-  const words = [`usage: ${declaration.command}`];
+  const words = [`usage: ${asInvoked(declaration.command)}`];
   for (const [name, option] of Object.entries(declaration.options)) {
     const word = option.required ? optionWord(name, option) : `[${optionWord(name, option)}]`;
     words.push(option.multiple ? `${word}...` : word);
@@ -83,7 +96,7 @@ export function helpText(declaration: CliDeclaration): string {
   if (positionals.length) lines.push('arguments:', ...rows(positionals.map((p) => [p.name, p.description])), '');
   const options = { ...declaration.options, help: HELP };
   lines.push('options:', ...rows(Object.entries(options).map(([name, o]) => [`${o.short ? `-${o.short}, ` : ''}${optionWord(name, o)}`, o.description])), '');
-  if (declaration.examples?.length) lines.push('examples:', ...declaration.examples.map((e) => `  ${e}`), '');
+  if (declaration.examples?.length) lines.push('examples:', ...declaration.examples.map((e) => `  ${asInvoked(e)}`), '');
   return lines.join('\n');
 }
 
@@ -128,16 +141,25 @@ export function parseCommandLine<O extends Record<string, CliOption>>(declaratio
   return { kind: 'run', values: values as CliValues<O>, positionals: parsed.positionals };
 }
 
+/** Set to 1, a tool checks its command line (exit 0, or 2 refused) and runs nothing: how the docs check reads a `sh long` block. */
+export const PARSE_ONLY = 'IGW_PARSE_ONLY';
+
 /**
  * For a script: parses its own arguments; prints the help (stdout, exit code
  * 0) or the refusal with the usage line (stderr, exit code 2) and returns
- * null, or returns the values to run with.
+ * null, or returns the values to run with (null too under IGW_PARSE_ONLY=1).
  */
 export function commandLine<O extends Record<string, CliOption>>(
   declaration: CliDeclaration & { options: O },
   argv: readonly string[] = process.argv.slice(2),
 ): { values: CliValues<O>; positionals: string[] } | null {
   const outcome = parseCommandLine(declaration, argv);
+  if (outcome.kind === 'run' && process.env[PARSE_ONLY] === '1') {
+    // The docs check's `sh long` blocks (scripts/docs/): the line is checked, nothing is run.
+    process.stdout.write(`${PARSE_ONLY}=1: the command line is accepted; nothing was run\n`);
+    process.exitCode = 0;
+    return null;
+  }
   if (outcome.kind === 'run') return outcome;
   // exitCode rather than exit(): output to a pipe is written asynchronously and must not be cut off.
   if (outcome.kind === 'help') process.stdout.write(outcome.text);

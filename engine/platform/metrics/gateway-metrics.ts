@@ -73,6 +73,18 @@ export function createGatewayMetrics() {
       labelNames: ['outcome'] as const,
       registers,
     }),
+    webhookDeliveriesDropped: new Counter({
+      name: 'gateway_webhook_deliveries_dropped_total',
+      help: 'Webhook deliveries dropped unsent, by reason (max_pending: an event found WEBHOOK_MAX_PENDING pending for the endpoint, and the oldest went; endpoint_disabled: the gateway disabled the endpoint).',
+      labelNames: ['reason'] as const,
+      registers,
+    }),
+    webhookEndpointsDisabled: new Counter({
+      name: 'gateway_webhook_endpoints_disabled_total',
+      help: 'Webhook endpoints the gateway disabled, by reason (gone: it answered 410; failing: every delivery failed for a whole WEBHOOK_RETRY_WINDOW_MS).',
+      labelNames: ['reason'] as const,
+      registers,
+    }),
     mappingErrors: new Counter({
       name: 'gateway_mapping_errors_total',
       help: 'Response mappings that failed in a run, by reason (timeout, stack, sequence, size, error, regex, evaluation).',

@@ -28,6 +28,12 @@ export interface ListQueryOptions {
   /** The order without `sort`; `tieBreaker` is always appended so pages never overlap. */
   defaultSort: Record<string, 1 | -1>;
   tieBreaker: string;
+  /**
+   * What the document shows for this list (Swagger UI's "Try it out" pre-fills it): values of its own
+   * fields that it accepts (spec/http/openapi/list-parameters.spec.ts sends each). `fields` defaults to
+   * the first two fields.
+   */
+  examples: { fields?: string; sort: string; where: string };
 }
 
 export interface Pagination {
@@ -56,7 +62,7 @@ export function listQuerySchema(table: FieldTable, options: ListQueryOptions) {
         minLength: 1,
         pattern: listPattern(names, ''),
         description: `Comma-separated fields to return (default: all). Fields: ${names.join(', ')}.`,
-        examples: [names.slice(0, 2).join(',')],
+        examples: [options.examples.fields ?? names.slice(0, 2).join(',')],
       },
       limit: { type: 'integer', minimum: 1, maximum: options.maxLimit, default: options.defaultLimit, description: 'Maximum number of results.' },
       offset: { type: 'integer', minimum: 0, default: 0, description: 'Number of results to skip.' },
@@ -65,7 +71,7 @@ export function listQuerySchema(table: FieldTable, options: ListQueryOptions) {
         minLength: 1,
         pattern: listPattern(sortable, '-?'),
         description: `Comma-separated fields to sort by, each at most once; a leading minus sorts descending. Ties are broken by id, so pages never overlap. Fields: ${sortable.join(', ')}.`,
-        examples: ['-createdOn,name'],
+        examples: [options.examples.sort],
       },
       where: {
         type: 'string',
@@ -74,8 +80,10 @@ export function listQuerySchema(table: FieldTable, options: ListQueryOptions) {
         pattern: '\\S',
         description:
           'RSQL filter. Operators: == != > >= < <= =in= =out= =like= (`*` is the wildcard, case-insensitive); `;` is AND, `,` is OR (AND binds tighter), parentheses group. ' +
-          'Values are typed by the field: numbers, true/false, ISO 8601 dates (2026-01-31 or 2026-01-31T12:00:00Z), unquoted null on nullable fields; quote values with spaces or reserved characters.',
-        examples: ['plan==pro;(memberCount>=10,name=like=acme*)'],
+          'Values are typed by the field: numbers, true/false, ISO 8601 dates (2026-01-31 or 2026-01-31T12:00:00Z), unquoted null on nullable fields; quote values with spaces or reserved characters. ' +
+          `Fields: ${names.map((name) => (table[name]!.type === 'object' ? `${name}.<key>` : name)).join(', ')}.` +
+          (names.some((name) => table[name]!.type === 'object') ? ' An object field is compared by one of its keys (== != =in= =out=).' : ''),
+        examples: [options.examples.where],
       },
     },
   } as const;

@@ -205,7 +205,7 @@ export interface WebhookEndpointRecord {
   events: string[];
   description: string | null;
   enabled: boolean;
-  /** Why the gateway disabled it (a 410 Gone), null when enabled or disabled by the company. */
+  /** Why the gateway disabled it (a 410 Gone, or failing for a whole retry window), null when enabled or disabled by the company. */
   disabledReason: string | null;
   /** {secret} sealed with the record id bound in: shown once on create and on rotation, never again. */
   secret: SealedSecret;

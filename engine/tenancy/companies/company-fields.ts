@@ -30,6 +30,7 @@ export const COMPANY_LIST_OPTIONS: ListQueryOptions = {
   // Oldest first, then by id, unless `sort` says otherwise.
   defaultSort: { createdOn: 1 },
   tieBreaker: 'id',
+  examples: { sort: '-createdOn,name', where: 'plan==pro;(memberCount>=10,name=like=acme*)' },
 };
 
 /** A company as the API answers it (before `fields` picks from it). */

@@ -22,4 +22,5 @@ export const CONNECTION_LIST_OPTIONS: ListQueryOptions = {
   maxLimit: 1000,
   defaultSort: { createdOn: 1 },
   tieBreaker: 'id',
+  examples: { fields: 'id,appSlug,status', sort: 'appSlug,-createdOn', where: 'appSlug==github;status==needs_reauthorization' },
 };

@@ -20,6 +20,7 @@ export const END_USER_LIST_OPTIONS: ListQueryOptions = {
   // Oldest first, then by id, unless `sort` says otherwise.
   defaultSort: { createdOn: 1 },
   tieBreaker: 'id',
+  examples: { fields: 'id,externalId,email', sort: '-createdOn,name', where: 'metadata.region==eu;isTestUser==false' },
 };
 
 /** An end user as the API answers it (before `fields` picks from it); externalKey is internal. */

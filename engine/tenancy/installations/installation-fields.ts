@@ -16,4 +16,5 @@ export const INSTALLATION_LIST_OPTIONS: ListQueryOptions = {
   maxLimit: 1000,
   defaultSort: { createdOn: 1 },
   tieBreaker: 'id',
+  examples: { fields: 'id,endUserId,apps', sort: '-createdOn', where: 'apps.appSlug==github;createdOn>=2026-01-01' },
 };

@@ -11,7 +11,7 @@ import { checkWebhookUrl } from './webhook-url.ts';
 export const MAX_WEBHOOKS_PER_COMPANY = 20;
 
 export async function createWebhook(services: TenancyServices, companyId: string, body: CreateWebhookBody): Promise<{ record: WebhookEndpointRecord; secret: string }> {
-  const url = checkWebhookUrl(body.url, services.config.egressAllow);
+  const url = await checkWebhookUrl(body.url, services.config.egressAllow);
   if ((await services.store.webhookEndpoints.count({ companyId })) >= MAX_WEBHOOKS_PER_COMPANY) {
     throw GatewayError.of('CONFLICT', `a company has at most ${MAX_WEBHOOKS_PER_COMPANY} webhook endpoints; delete one first`);
   }
@@ -48,7 +48,7 @@ export async function listWebhooks(services: TenancyServices, companyId: string)
 export async function updateWebhook(services: TenancyServices, companyId: string, id: string, body: UpdateWebhookBody): Promise<WebhookEndpointRecord> {
   await findWebhook(services, companyId, id);
   const set: Partial<WebhookEndpointRecord> = { updatedOn: new Date() };
-  if (body.url !== undefined) set.url = checkWebhookUrl(body.url, services.config.egressAllow);
+  if (body.url !== undefined) set.url = await checkWebhookUrl(body.url, services.config.egressAllow);
   if (body.events !== undefined) set.events = body.events;
   if (body.description !== undefined) set.description = body.description;
   if (body.enabled !== undefined) {

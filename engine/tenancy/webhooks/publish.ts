@@ -2,6 +2,7 @@ import { newId } from '../../platform/ids.ts';
 import type { TenancyServices } from '../tenancy-services.ts';
 import type { WebhookDeliveryRecord } from '../../platform/store/index.ts';
 import type { WebhookEvent } from './events.ts';
+import { makeRoomFor } from './unsent.ts';
 
 /**
  * Records an event for every enabled endpoint of the company that takes its
@@ -10,6 +11,8 @@ import type { WebhookEvent } from './events.ts';
  * is written and before it is answered, so an answered change has its
  * deliveries on disk (the embedded store fsyncs each write) and a restart,
  * even after kill -9, sends them. Then it wakes this process's worker.
+ * An endpoint holds at most WEBHOOK_MAX_PENDING pending deliveries: the
+ * oldest are dropped to make room (unsent.ts).
  * Answers the event id.
  */
 export async function publishEvent(services: TenancyServices, companyId: string, event: WebhookEvent): Promise<string> {
@@ -20,6 +23,7 @@ export async function publishEvent(services: TenancyServices, companyId: string,
   const now = new Date();
   const payload = JSON.stringify({ id: eventId, type: event.type, createdOn: now.toISOString(), companyId, data: event.data });
   for (const endpoint of takers) {
+    await makeRoomFor(services, companyId, endpoint.id);
     const delivery: WebhookDeliveryRecord = {
       id: newId('whd'),
       companyId,

@@ -1,7 +1,7 @@
 /** The JSON Schemas of the webhook endpoints; requests are validated with them and the OpenAPI document is built from them. */
 import { WEBHOOK_EVENT_TYPES } from './events.ts';
 
-const url = { type: 'string', minLength: 1, maxLength: 2048, description: 'Where events are POSTed: https (http only for a host EGRESS_ALLOW admits).' } as const;
+const url = { type: 'string', minLength: 1, maxLength: 2048, description: 'Where events are POSTed: https (http only for a host EGRESS_ALLOW admits); a host name must resolve, to an address the egress policy admits, when it is registered (else 400, rule resolve or egress).' } as const;
 const events = {
   type: 'array',
   maxItems: WEBHOOK_EVENT_TYPES.length,
@@ -55,7 +55,7 @@ export const webhookView = {
     events: { type: 'array', items: { enum: WEBHOOK_EVENT_TYPES } },
     description: { type: ['string', 'null'] },
     enabled: { type: 'boolean' },
-    disabledReason: { type: ['string', 'null'], description: 'Why the gateway disabled the endpoint (it answered 410 Gone); null otherwise.' },
+    disabledReason: { type: ['string', 'null'], description: 'Why the gateway disabled the endpoint: it answered 410 Gone, or every delivery failed for a whole WEBHOOK_RETRY_WINDOW_MS; null otherwise.' },
     createdOn: dateTime,
     updatedOn: dateTime,
   },

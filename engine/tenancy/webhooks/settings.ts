@@ -16,6 +16,10 @@ export interface WebhookSettings {
   pollIntervalMs: number;
   /** WEBHOOK_DELIVERIES_KEPT: finished deliveries kept per endpoint (the newest), for GET /v2/webhooks/{id}/deliveries. */
   deliveriesKept: number;
+  /** WEBHOOK_MAX_PENDING: pending deliveries per endpoint; an event finding this many drops the oldest (failed, counted, logged). */
+  maxPending: number;
+  /** WEBHOOK_MAX_ATTEMPTS: attempts of one delivery, whatever time the window leaves; then it is given up. */
+  maxAttempts: number;
 }
 
 export const DEFAULT_WEBHOOK_SETTINGS: WebhookSettings = {
@@ -26,9 +30,11 @@ export const DEFAULT_WEBHOOK_SETTINGS: WebhookSettings = {
   concurrency: 8,
   pollIntervalMs: 1_000,
   deliveriesKept: 100,
+  maxPending: 1_000,
+  maxAttempts: 50,
 };
 
-/** WEBHOOK_*: the retry window, backoff, time limit, concurrency and history of webhook deliveries. */
+/** WEBHOOK_*: the retry window, backoff, time limit, concurrency, history and bounds of webhook deliveries. */
 export function webhookSettingsFromEnv(env: Env): WebhookSettings {
   const d = DEFAULT_WEBHOOK_SETTINGS;
   return {
@@ -39,5 +45,7 @@ export function webhookSettingsFromEnv(env: Env): WebhookSettings {
     concurrency: integer(env, 'WEBHOOK_CONCURRENCY', d.concurrency, 1, 256),
     pollIntervalMs: integer(env, 'WEBHOOK_POLL_INTERVAL_MS', d.pollIntervalMs, 10, 600_000),
     deliveriesKept: integer(env, 'WEBHOOK_DELIVERIES_KEPT', d.deliveriesKept, 1, 1_000),
+    maxPending: integer(env, 'WEBHOOK_MAX_PENDING', d.maxPending, 1, 100_000),
+    maxAttempts: integer(env, 'WEBHOOK_MAX_ATTEMPTS', d.maxAttempts, 1, 1_000),
   };
 }

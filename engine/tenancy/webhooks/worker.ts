@@ -7,6 +7,8 @@ import { retryDelayMs } from './backoff.ts';
 import { webhookSecret } from './endpoints.ts';
 import type { WebhookSettings } from './settings.ts';
 import { EVENT_ID_HEADER, EVENT_TYPE_HEADER, SIGNATURE_HEADER, signatureHeader } from './signature.ts';
+import { pruneHistory } from './history.ts';
+import { dropUnsent } from './unsent.ts';
 
 /** How much longer than one attempt's time limit a claim holds: a worker that died mid-attempt lets the delivery go after it. */
 export const LEASE_MARGIN_MS = 5_000;
@@ -143,8 +145,8 @@ async function attempt(services: TenancyServices, http: HttpClient, settings: We
     await finish(services, settings, delivery, { status: 'delivered', error: null, responseStatus, durationMs, attempted: true });
   } else if (responseStatus === 410) {
     services.metrics?.webhookAttempts.inc({ outcome: 'gone' });
-    await disable(services, endpoint, delivery);
     await finish(services, settings, delivery, { status: 'failed', error: 'answered 410 Gone: the endpoint was disabled', responseStatus, durationMs, attempted: true });
+    await disable(services, settings, endpoint, delivery);
   } else {
     await retryOrGiveUp(services, settings, delivery, { error: error ?? `answered ${responseStatus}`, responseStatus, durationMs });
   }
@@ -158,10 +160,13 @@ function failureText(failure: unknown): string {
 async function retryOrGiveUp(services: TenancyServices, settings: WebhookSettings, delivery: WebhookDeliveryRecord, outcome: { error: string; responseStatus: number | null; durationMs: number }): Promise<void> {
   const attempts = delivery.attempts + 1;
   const next = new Date(Date.now() + retryDelayMs(attempts, settings));
-  if (next.getTime() > delivery.giveUpAt.getTime()) {
+  // Whichever comes first: the attempts (however short the delays are set) or the window.
+  const limit = attempts >= settings.maxAttempts ? 'WEBHOOK_MAX_ATTEMPTS' : next.getTime() > delivery.giveUpAt.getTime() ? 'WEBHOOK_RETRY_WINDOW_MS' : null;
+  if (limit) {
     services.metrics?.webhookAttempts.inc({ outcome: 'given_up' });
-    services.logger.warn({ deliveryId: delivery.id, endpointId: delivery.endpointId, eventId: delivery.eventId, attempts }, 'webhook delivery given up: still failing when WEBHOOK_RETRY_WINDOW_MS ran out');
-    await finish(services, settings, delivery, { status: 'failed', ...outcome, error: `${outcome.error}; given up after ${attempts} attempts (WEBHOOK_RETRY_WINDOW_MS)`, attempted: true });
+    services.logger.warn({ deliveryId: delivery.id, endpointId: delivery.endpointId, eventId: delivery.eventId, attempts, limit }, `webhook delivery given up: still failing when ${limit} ran out`);
+    await finish(services, settings, delivery, { status: 'failed', ...outcome, error: `${outcome.error}; given up after ${attempts} attempts (${limit})`, attempted: true });
+    if (limit === 'WEBHOOK_RETRY_WINDOW_MS') await disableIfFailingThroughout(services, settings, delivery, outcome.error);
     return;
   }
   services.metrics?.webhookAttempts.inc({ outcome: 'retrying' });
@@ -170,6 +175,33 @@ async function retryOrGiveUp(services: TenancyServices, settings: WebhookSetting
     { id: delivery.id, claims: delivery.claims },
     { $set: { attempts, nextAttemptAt: next, lastAttemptAt: now, updatedOn: now, error: outcome.error, responseStatus: outcome.responseStatus, durationMs: outcome.durationMs } },
   );
+}
+
+/**
+ * A delivery given up because its whole retry window ran out, with nothing delivered to its endpoint since
+ * its event: the receiver has failed every attempt for a whole window. The endpoint is disabled (GET
+ * /v2/webhooks/{id} says so in `disabledReason`), its pending deliveries are dropped, the metric counts it and
+ * the log says it; no event is written for it until the company enables it again. An endpoint that took
+ * any delivery meanwhile is failing some payloads, not down, and stays enabled.
+ */
+async function disableIfFailingThroughout(services: TenancyServices, settings: WebhookSettings, delivery: WebhookDeliveryRecord, lastError: string): Promise<void> {
+  const { store } = services;
+  const delivered = await store.webhookDeliveries.count({ companyId: delivery.companyId, endpointId: delivery.endpointId, status: 'delivered', finishedOn: { $gte: delivery.createdOn } });
+  if (delivered > 0) return;
+  const reason = `every delivery failed for WEBHOOK_RETRY_WINDOW_MS (${settings.retryWindowMs} ms) since ${delivery.createdOn.toISOString()}; last: ${lastError}`;
+  await disableEndpoint(services, settings, delivery.companyId, delivery.endpointId, reason, 'failing');
+}
+
+/** Disables an enabled endpoint (once: a compare-and-set on `enabled`), drops its pending deliveries, counts and logs it. */
+async function disableEndpoint(services: TenancyServices, settings: WebhookSettings, companyId: string, endpointId: string, reason: string, kind: 'gone' | 'failing'): Promise<void> {
+  const { store } = services;
+  const disabled = await store.webhookEndpoints.updateOne({ id: endpointId, companyId, enabled: true }, { $set: { enabled: false, disabledReason: reason, updatedOn: new Date() } });
+  if (!disabled) return;
+  services.metrics?.webhookEndpointsDisabled.inc({ reason: kind });
+  const pending = await store.webhookDeliveries.find({ companyId, endpointId, status: 'pending' }, { limit: settings.maxPending });
+  const dropped = pending.length ? await dropUnsent(services, pending, `not sent: the endpoint was disabled (${reason})`, 'endpoint_disabled') : 0;
+  const words = kind === 'gone' ? 'it answered 410 Gone' : 'every delivery failed for a whole WEBHOOK_RETRY_WINDOW_MS';
+  services.logger.warn({ event: 'webhook.endpoint.disabled', endpointId, companyId, reason, dropped }, `webhook endpoint disabled: ${words}; PATCH {"enabled": true} sends events again`);
 }
 
 async function finish(
@@ -195,24 +227,10 @@ async function finish(
       },
     },
   );
-  if (written) await prune(services, delivery.companyId, delivery.endpointId, settings.deliveriesKept);
-}
-
-/** Keeps the newest WEBHOOK_DELIVERIES_KEPT finished deliveries of the endpoint (pending ones are never dropped). */
-async function prune(services: TenancyServices, companyId: string, endpointId: string, kept: number): Promise<void> {
-  const old = await services.store.webhookDeliveries.find(
-    { companyId, endpointId, status: { $in: ['delivered', 'failed'] } },
-    { sort: { createdOn: -1 }, skip: kept, limit: 100 },
-  );
-  if (old.length) await services.store.webhookDeliveries.deleteMany({ companyId, id: { $in: old.map((d) => d.id) } });
+  if (written) await pruneHistory(services, delivery.companyId, delivery.endpointId, settings.deliveriesKept);
 }
 
 /** A 410 Gone: the receiver says the endpoint is gone for good, so no more events are written for it until it is enabled again. */
-async function disable(services: TenancyServices, endpoint: WebhookEndpointRecord, delivery: WebhookDeliveryRecord): Promise<void> {
-  const now = new Date();
-  await services.store.webhookEndpoints.updateOne(
-    { id: endpoint.id, companyId: endpoint.companyId },
-    { $set: { enabled: false, disabledReason: `answered 410 Gone to event ${delivery.eventId} at ${now.toISOString()}`, updatedOn: now } },
-  );
-  services.logger.warn({ endpointId: endpoint.id, companyId: endpoint.companyId }, 'webhook endpoint disabled: it answered 410 Gone');
+async function disable(services: TenancyServices, settings: WebhookSettings, endpoint: WebhookEndpointRecord, delivery: WebhookDeliveryRecord): Promise<void> {
+  await disableEndpoint(services, settings, endpoint.companyId, endpoint.id, `answered 410 Gone to event ${delivery.eventId} at ${new Date().toISOString()}`, 'gone');
 }

@@ -150,7 +150,7 @@ describe('hot reload through the running gateway', function () {
     const ready = await gw.get('/ready', false);
     expect(ready.status).to.equal(503);
     expect(ready.body.error.code).to.equal('NOT_READY');
-    expect(ready.body.error.message).to.match(/^definitions: 1 problem in .* \(see GET \/v2\/definitions\/status or npm run validate\)$/);
+    expect(ready.body.error.message).to.match(/^definitions: 1 problem in the app definitions \(see GET \/v2\/definitions\/status or npm run validate\)$/);
     const status = await gw.get('/v2/definitions/status');
     expect(status.body.data).to.include({ hash: null, loadedAt: null, appCount: 0 });
     expect(status.body.data.errors.map((e: { code: string }) => e.code)).to.deep.equal(['SCHEMA_ENUM']);

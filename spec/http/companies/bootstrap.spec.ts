@@ -6,6 +6,7 @@ import { openPgliteStore } from '../../../engine/platform/store/sql/open-pglite.
 import type { Store } from '../../../engine/platform/store/index.ts';
 import { call, startTestGateway } from '../../helpers/gateway.ts';
 import { tempDir } from '../../helpers/temp-dir.ts';
+import { spawnGateway } from '../../helpers/process.ts';
 
 const KEY = 'bootstrap-resume-key-0123456789';
 
@@ -103,6 +104,32 @@ describe('bootstrap', () => {
       expect(warning).not.to.include('another-bootstrap-key');
     } finally {
       await other.stop({ keepData: true });
+    }
+  });
+
+  it('says on the terminal (stderr, a sentence, not only a JSON line) when a BOOTSTRAP_API_KEY given to `npm start` is ignored, and what to do', async function () {
+    this.timeout(240_000);
+    const first = await spawnGateway({ PORT: '0', DATA_DIR: dir, BOOTSTRAP_API_KEY: KEY }, 60_000);
+    first.child.kill('SIGTERM');
+    await first.exited;
+    expect(first.stderr()).not.to.include('BOOTSTRAP_API_KEY');
+    const again = await spawnGateway({ PORT: '0', DATA_DIR: dir, BOOTSTRAP_API_KEY: KEY }, 60_000);
+    again.child.kill('SIGTERM');
+    await again.exited;
+    expect(again.stderr(), 'the key is one of the store\'s: nothing to say').not.to.include('BOOTSTRAP_API_KEY');
+
+    const other = await spawnGateway({ PORT: '0', DATA_DIR: dir, BOOTSTRAP_API_KEY: 'another-bootstrap-key-9876543210' }, 60_000);
+    try {
+      expect((await fetch(`${other.url}/v1/users`, { headers: { authorization: 'Bearer another-bootstrap-key-9876543210' } })).status).to.equal(401);
+      const said = other.stderr();
+      expect(said).to.include(`BOOTSTRAP_API_KEY is ignored: the store in DATA_DIR (${dir}) already has a company`);
+      expect(said).to.include('requests with this key answer 401');
+      expect(said).to.include('start with an empty DATA_DIR');
+      expect(said).not.to.include('another-bootstrap-key');
+      expect(said.trim().startsWith('{'), 'a sentence, not a JSON log line').to.equal(false);
+    } finally {
+      other.child.kill('SIGTERM');
+      await other.exited;
     }
   });
 });

@@ -15,10 +15,11 @@ describe('re-encryption under a new key (credentials:reencrypt)', () => {
   let connectionId: string;
   let webhookSecret: string;
   before(async () => {
-    gw = await startTestGateway({ DEFINITIONS_DIR: path.join(ROOT, 'spec/fixtures/connections'), ENCRYPTION_KEY: keyA });
+    // EGRESS_ALLOW: the webhook's host must resolve to an admitted address at registration (localhost, offline).
+    gw = await startTestGateway({ DEFINITIONS_DIR: path.join(ROOT, 'spec/fixtures/connections'), ENCRYPTION_KEY: keyA, EGRESS_ALLOW: '127.0.0.1/32,::1/128' });
     connectionId = (await call(gw, 'POST', '/v2/connections', { body: { appSlug: 'acme-crm', credentials: { apiKey: 'the-key' }, metadata: { region: 'eu' } } })).body.data.id;
     await call(gw, 'PUT', '/v2/apps/oauthy/configuration', { body: { clientId: 'c', clientSecret: 'the-client-secret' } });
-    webhookSecret = (await call(gw, 'POST', '/v2/webhooks', { body: { url: 'https://hooks.example.com/in', events: ['end_user.deleted'] } })).body.data.secret;
+    webhookSecret = (await call(gw, 'POST', '/v2/webhooks', { body: { url: 'https://localhost:9/in', events: ['end_user.deleted'] } })).body.data.secret;
   });
   after(async () => {
     await gw.stop();

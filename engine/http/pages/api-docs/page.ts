@@ -35,6 +35,9 @@ export const DOCS_PAGE = `<!doctype html>
  * Swagger UI's settings. validatorUrl null: otherwise it sends each document to validator.swagger.io for a
  * badge (a request to another origin, refused by the page's policy). No "Try it out" against another host:
  * requests leave for the document's server URL, which the policy allows only when it is this origin.
+ * persistAuthorization: the key given on one document is kept (in this browser's localStorage, as Swagger UI
+ * does) when the reader switches to the other, whose schemes have the same names, and across a reload.
+ * Swagger UI's servers <select> sits in an empty <label>: it gets an accessible name, as the switcher has.
  */
 export const VIEWER_SCRIPT = `'use strict';
 window.addEventListener('load', function () {
@@ -43,11 +46,18 @@ window.addEventListener('load', function () {
     dom_id: '#swagger-ui',
     deepLinking: true,
     validatorUrl: null,
+    persistAuthorization: true,
     presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
     // Swagger's logo is an SVG with an inline <style>, which the policy refuses (a console error): no logo.
     plugins: [SwaggerUIBundle.plugins.DownloadUrl, function () { return { components: { Logo: function () { return null; } } }; }],
     layout: 'StandaloneLayout',
   });
+  var root = document.getElementById('swagger-ui');
+  function labelServers() {
+    var select = root.querySelector('select#servers');
+    if (select && !select.hasAttribute('aria-label')) select.setAttribute('aria-label', 'Server');
+  }
+  new MutationObserver(labelServers).observe(root, { childList: true, subtree: true });
 });
 `;
 

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import net from 'node:net';
 import type { Browser } from 'puppeteer-core';
 import { startTestGateway, type TestGateway } from '../../../helpers/gateway.ts';
 import { DESKTOP, horizontalOverflow, launchBrowserOrSkip, PHONE, screenshot, watchedPage } from '../../../helpers/browser.ts';
@@ -74,4 +75,71 @@ describe('/docs in a real browser (headless Chromium)', function () {
       await page.close();
     }
   });
+
+  it('keeps the API key when the reader switches between the v1 and v2 documents, and a "Try it out" on the other document sends it', async () => {
+    // Try it out sends to the document's server: a gateway whose PUBLIC_BASE_URL is the page's own origin.
+    const port = await freePort();
+    const own = await startTestGateway({ PORT: String(port), PUBLIC_BASE_URL: `http://127.0.0.1:${port}` });
+    const watched = await watchedPage(browser, own.url, DESKTOP);
+    const { page } = watched;
+    try {
+      await page.goto(`${own.url}/docs?urls.primaryName=v1`, { waitUntil: 'load' });
+      await page.waitForSelector('xpath///h1[contains(., "Integration gateway v1")]', { visible: true });
+      await (await page.waitForSelector('.auth-wrapper .btn.authorize', { visible: true }))!.click();
+      const input = await page.waitForSelector('.modal-ux input[type=text], .modal-ux input[type=password]', { visible: true });
+      await input!.type(own.apiKey);
+      await (await page.waitForSelector('xpath///div[contains(@class,"modal-ux")]//button[normalize-space(.)="Authorize"]', { visible: true }))!.click();
+      await (await page.waitForSelector('.modal-ux .btn-done', { visible: true }))!.click();
+      await page.waitForSelector('.auth-wrapper .btn.authorize.locked', { visible: true });
+
+      await page.select('.topbar select', '/v2/openapi.json');
+      await page.waitForSelector('xpath///h1[contains(., "Integration gateway v2")]', { visible: true });
+      await page.waitForSelector('.auth-wrapper .btn.authorize.locked', { visible: true, timeout: 10_000 });
+      // The key really goes out: "Try it out" on a v2 list, executed as the reader would.
+      const summary = await page.waitForSelector('xpath///*[contains(@class,"opblock-summary-description") and normalize-space(.)="List end users"]', { visible: true });
+      await summary!.click();
+      const block = await summary!.evaluateHandle((e) => e.closest('.opblock'));
+      await (await block.asElement()!.waitForSelector('.try-out__btn', { visible: true }))!.click();
+      // Executed as shown (Swagger UI shows the examples; spec/http/openapi/list-parameters.spec.ts sends each one).
+      const answered = page.waitForResponse((r) => new URL(r.url()).pathname === '/v2/end-users');
+      await (await block.asElement()!.waitForSelector('.execute', { visible: true }))!.click();
+      const response = await answered;
+      expect(response.request().headers().authorization).to.equal(`Bearer ${own.apiKey}`);
+      expect(response.status()).to.equal(200);
+      await page.waitForSelector('xpath///div[contains(@class,"opblock") and contains(@class,"is-open")]//*[contains(@class,"response-col_status") and normalize-space(.)="200"]', { visible: true });
+      expect(watched.consoleErrors).to.deep.equal([]);
+      expect(watched.pageErrors).to.deep.equal([]);
+    } finally {
+      await page.close();
+      await own.stop();
+    }
+  });
+
+  it("labels the servers dropdown (an accessible name, as the document switcher has)", async () => {
+    const watched = await watchedPage(browser, gw.url, DESKTOP);
+    const { page } = watched;
+    try {
+      for (const doc of DOCUMENTS) {
+        await page.goto(`${gw.url}/docs?urls.primaryName=${doc.name}`, { waitUntil: 'load' });
+        await page.waitForSelector(`xpath///h1[contains(., "${doc.title}")]`, { visible: true });
+        const servers = await page.waitForSelector('select#servers', { visible: true });
+        const node = await page.accessibility.snapshot({ root: servers!, interestingOnly: false });
+        expect(node?.name, `${doc.name}: the servers select's accessible name`).to.equal('Server');
+      }
+      expect(watched.consoleErrors).to.deep.equal([]);
+    } finally {
+      await page.close();
+    }
+  });
 });
+
+/** A port nothing listens on now (the system picks it), for a gateway whose PUBLIC_BASE_URL must name its port before it starts. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import http from 'node:http';
 import path from 'node:path';
 import { call, startTestGateway, type TestGateway } from '../../../helpers/gateway.ts';
 import { documentedCall } from '../../../helpers/openapi.ts';
@@ -154,5 +155,31 @@ describe('the Connect page\'s end-user routes: session, reconnect (form and OAut
       expect(answer.status, refused).to.equal(400);
       expect(answer.body.error.details.problems[0], refused).to.include({ field: 'returnUrl', rule: 'origin' });
     }
+  });
+
+  it("with PUBLIC_BASE_URL unset, a Host naming another loopback port does not make that port's return page the gateway's own", async () => {
+    const port = Number(new URL(gw.url).port);
+    // What a browser cannot send but any script can: a Host naming the port of another local program.
+    const authorize = (host: string, returnUrl: string) =>
+      new Promise<{ status: number; body: any }>((resolve, reject) => {
+        const request = http.request(
+          { host: '127.0.0.1', port, path: `/v2/connect/crm/authorize?returnUrl=${encodeURIComponent(returnUrl)}`, headers: { host, authorization: `Bearer ${ada.apiKey}` } },
+          (response) => {
+            let text = '';
+            response.setEncoding('utf8').on('data', (chunk) => (text += chunk));
+            response.on('end', () => resolve({ status: response.statusCode!, body: JSON.parse(text) }));
+          },
+        );
+        request.on('error', reject).end();
+      });
+    for (const other of [port + 1, 1, 65535].filter((p) => p !== port && p <= 65535)) {
+      for (const host of [`127.0.0.1:${other}`, `localhost:${other}`]) {
+        const answer = await authorize(host, `http://${host}/connect/oauth-return`);
+        expect(answer.status, host).to.equal(400);
+        expect(answer.body.error.details.problems[0], host).to.include({ field: 'returnUrl', rule: 'origin' });
+      }
+    }
+    const own = await authorize(`127.0.0.1:${port}`, `http://127.0.0.1:${port}/connect/oauth-return`);
+    expect(own.status, JSON.stringify(own.body)).to.equal(200);
   });
 });
