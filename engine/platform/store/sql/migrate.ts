@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import { Migrator, type Migration } from 'kysely/migration';
+import { Migrator, type Migration } from 'kysely';
 import { MIGRATIONS } from './migrations/index.ts';
 
 export const MIGRATION_TABLE = 'igw_migrations';

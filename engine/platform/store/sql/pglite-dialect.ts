@@ -20,7 +20,6 @@ export function pgliteDialect(pg: PGlite): PostgresDialect {
     }) as unknown as PostgresPoolClient;
 
   const pool: PostgresPool = {
-    options: {},
     async connect() {
       let release!: () => void;
       const previous = turn;

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import type { Migration } from 'kysely/migration';
+import type { Migration } from 'kysely';
 
 /** The lease of a token renewal under way (ConnectionRecord.renewingUntil): one gateway of a fleet calls the token endpoint, the others wait for its token. */
 export const renewalLease: Migration = {

@@ -1,4 +1,4 @@
-import type { Migration } from 'kysely/migration';
+import type { Migration } from 'kysely';
 import { initial } from './0001-initial.ts';
 import { renewalLease } from './0002-renewal-lease.ts';
 import { proxyAndChoices } from './0003-proxy-and-choices.ts';
