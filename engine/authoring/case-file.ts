@@ -14,6 +14,12 @@ export interface DefinitionCase {
   /** What the fake network answers, in order: strict lookups first, then the action's own call (and its re-sends). */
   exchanges: Exchange[];
   expect: ExpectedOutcome;
+  /**
+   * Where the provider documents the response this case answers with (its page's URL; for an API of this
+   * repository, the file that serves it): the case is the
+   * action's documented example, and its rows must have a value in every promised field the example fills.
+   */
+  example?: string;
 }
 
 export interface Exchange {
@@ -50,7 +56,7 @@ export interface CaseFileProblem {
 
 export type ParsedCaseFile = { ok: true; cases: DefinitionCase[] } | { ok: false; problems: CaseFileProblem[] };
 
-const CASE_KEYS = ['name', 'connection', 'arguments', 'lookups', 'request', 'response', 'responses', 'expect'];
+const CASE_KEYS = ['name', 'example', 'connection', 'arguments', 'lookups', 'request', 'response', 'responses', 'expect'];
 const CONNECTION_KEYS = ['auth', 'metadata', 'credentials'];
 const REQUEST_KEYS = ['method', 'url', 'query', 'headers', 'body'];
 const RESPONSE_KEYS = ['status', 'headers', 'body'];
@@ -158,12 +164,16 @@ class Checker {
       this.problem(raw.name === undefined ? path : [...path, 'name'], 'a case needs a `name` (text)');
       ok = false;
     }
+    if (raw.example !== undefined && (typeof raw.example !== 'string' || !/^\S+$/.test(raw.example))) {
+      this.problem([...path, 'example'], '`example` names where the provider documents the response the case answers with: its page\'s URL (or, for an API of this repository, the file)');
+      ok = false;
+    }
     const connection = this.connection([...path, 'connection'], raw.connection);
     const args = this.object([...path, 'arguments'], raw.arguments, '`arguments`');
     const exchanges = this.exchanges(path, raw);
     const expected = this.expect([...path, 'expect'], raw.expect);
     if (!ok || !connection || !args || !exchanges || !expected) return null;
-    return { name: raw.name as string, line, connection, arguments: args, exchanges, expect: expected };
+    return { name: raw.name as string, line, connection, arguments: args, exchanges, expect: expected, ...(raw.example !== undefined ? { example: raw.example as string } : {}) };
   }
 
   private lineOf(path: Path): number {

@@ -25,6 +25,7 @@ import { parseCaseFile, type DefinitionCase } from './case-file.ts';
 import { decodedOutcome, encodedArguments } from './case-cursors.ts';
 import { CaseNetwork } from './case-network.ts';
 import type { CursorScope } from '../core/pagination/index.ts';
+import { exampleGaps } from './documented-example.ts';
 import { described, differences, formatDifference, MISSING, shown, type Difference } from './structural-diff.ts';
 
 /** One action's case file, found beside the action. */
@@ -221,7 +222,7 @@ export class Harness {
   async run(version: AppVersion, actionId: string, testCase: DefinitionCase): Promise<Difference[]> {
     const ran = await this.runOnce(version, actionId, testCase);
     if (Array.isArray(ran)) return ran;
-    return [...ran.network.differences, ...compareOutcome(testCase, ran.outcome), ...ran.network.unused()];
+    return [...ran.network.differences, ...compareOutcome(testCase, ran.outcome), ...ran.network.unused(), ...exampleDifferences(version, actionId, testCase, ran.outcome)];
   }
 
   /**
@@ -296,6 +297,15 @@ export class Harness {
     await this.services.store.connections.insert(record);
     return record;
   }
+}
+
+/** A documented example's case: the rows it maps to, held to the fields the action's mapping promises (documented-example.ts). */
+function exampleDifferences(version: AppVersion, actionId: string, testCase: DefinitionCase, outcome: RunOutcome | { error: unknown }): Difference[] {
+  if (testCase.example === undefined || 'error' in outcome) return [];
+  const answered = testCase.exchanges.filter((e) => e.response.status < 300).at(-1)?.response;
+  if (!answered) return [{ path: 'example', expected: described('a 2xx response: the documented example'), actual: described('no 2xx response in the case') }];
+  const source = version.actions.get(actionId)!.definition.response;
+  return exampleGaps(source, { status: answered.status, headers: answered.headers, body: answered.body }, outcome.envelope.data);
 }
 
 /** What differs between the outcome a case expects and the run's. */

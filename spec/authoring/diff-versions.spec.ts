@@ -12,10 +12,13 @@ async function edit(file: string, from: string, to: string): Promise<void> {
   await fs.writeFile(file, text.replace(from, to));
 }
 
-/** The bundled GitHub app copied into `<tree>/github`. */
+/** The bundled GitHub app's version 1 copied into `<tree>/github`, published as the only version. */
 async function copyGithub(tree: string): Promise<string> {
   const app = path.join(tree, 'github');
   await fs.cp(path.join(ROOT, 'definitions/github'), app, { recursive: true });
+  await fs.rm(path.join(app, 'versions/2'), { recursive: true });
+  const manifest = path.join(app, 'app.yaml');
+  await fs.writeFile(manifest, (await fs.readFile(manifest, 'utf8')).replace(/^published: \d+$/m, 'published: 1'));
   return app;
 }
 

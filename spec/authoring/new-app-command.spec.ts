@@ -63,11 +63,11 @@ describe('npm run new-app', function () {
   it('adds to an existing folder beside its apps, and the whole folder still loads', async () => {
     const dir = path.join(tmp.dir, 'definitions');
     await copyValid(dir);
-    const run = await runScript('new-app.ts', ['zendesk', '--dir', dir], { cwd: tmp.dir });
+    const run = await runScript('new-app.ts', ['wrike', '--dir', dir], { cwd: tmp.dir });
     expect(run.code).to.equal(0);
     const loaded = await loadDefinitions(dir);
-    expect(loaded.ok && [...loaded.snapshot.apps.keys()].sort()).to.deep.equal(['acme', 'zendesk']);
-    expect(loaded.ok && loaded.snapshot.apps.get('zendesk')!.name).to.equal('Zendesk');
+    expect(loaded.ok && [...loaded.snapshot.apps.keys()].sort()).to.deep.equal(['acme', 'wrike']);
+    expect(loaded.ok && loaded.snapshot.apps.get('wrike')!.name).to.equal('Wrike');
   });
 
   it('with --dir, prints next commands that name that folder, and each works as printed', async function () {
