@@ -36,6 +36,8 @@
 // version: 1, connectionId} or {..., error, description} back to this page (same origin) and closes. When the
 // browser blocks the popup the page offers a redirect instead; the return page then comes back to /connect.
 
+import { errorText, oauthErrorText } from './messages.js';
+
 const PROTOCOL = 'gateway-connect';
 const OAUTH_PROTOCOL = 'gateway-connect-oauth';
 const OAUTH_WINDOW = 'gateway-connect-oauth';
@@ -101,6 +103,10 @@ function productName() {
   return state.session?.company?.name ?? 'the app that sent you here';
 }
 
+/**
+ * A refused API call. `message` is the API's own words (for the developer, sent to the SDK with the code);
+ * the end user reads userText(error, app), a sentence from messages.js.
+ */
 class ApiError extends Error {
   constructor(status, code, message, problems = []) {
     super(message);
@@ -108,6 +114,12 @@ class ApiError extends Error {
     this.code = code;
     this.problems = problems;
   }
+}
+
+/** The words the end user reads for an error: never the API's message, its code, a host or a path. */
+function userText(error, app) {
+  const names = { app: app?.name ?? 'the app', company: productName() };
+  return error instanceof ApiError ? errorText(error.code, error.status, names) : errorText('', 500, names);
 }
 
 /** Calls the gateway with the end-user token; a refusal is an ApiError with the API's own words, never raw JSON. */
@@ -121,7 +133,7 @@ async function api(path, init = {}) {
       cache: 'no-store',
     });
   } catch {
-    throw new ApiError(0, 'UNREACHABLE', 'The connection service cannot be reached. Check your internet connection and try again.');
+    throw new ApiError(0, 'UNREACHABLE', 'the gateway cannot be reached (a network error in the browser)');
   }
   let body = null;
   try {
@@ -131,41 +143,26 @@ async function api(path, init = {}) {
   }
   if (response.ok && body && body.success) return body;
   const error = body && body.error;
-  if (response.status === 401) {
-    throw new ApiError(401, 'UNAUTHORIZED', `Your session has expired: go back to ${productName()} and open this page again.`);
-  }
-  if (error && typeof error.message === 'string') throw new ApiError(response.status, error.code, friendly(error), error.details?.problems ?? []);
-  throw new ApiError(response.status, 'UNAVAILABLE', 'The connection service is not available right now. Try again in a moment.');
+  if (response.status === 401) throw new ApiError(401, 'UNAUTHORIZED', error?.message ?? 'the end-user token was refused');
+  if (error && typeof error.message === 'string') throw new ApiError(response.status, typeof error.code === 'string' ? error.code : '', error.message, error.details?.problems ?? []);
+  throw new ApiError(response.status, 'UNAVAILABLE', `the gateway answered ${response.status} without a JSON error`);
 }
 
-function friendly(error) {
-  switch (error.code) {
-    case 'APP_NOT_ENABLED':
-      return `This app is not available to connect here: ${productName()} has not enabled it.`;
-    case 'EGRESS_DENIED':
-      return "The connection service is not allowed to reach this app's servers (its network policy refused the address).";
-    case 'RATE_LIMITED':
-      return 'Too many attempts: wait a moment and try again.';
-    default:
-      return error.message;
-  }
-}
-
-/** A fatal error: the page can do nothing more (no token, expired token, a refused opener). */
-function fatal(message, code) {
+/** A fatal error: the page can do nothing more (no token, expired token, a refused opener). The SDK gets the code and the API's words. */
+function fatal(message, code, detail = message) {
   state.fatal = true;
   closeStep();
   $('loading').hidden = true;
   $('apps-section').hidden = true;
   $('connections-section').hidden = true;
   showAlert(message);
-  if (code) post('error', { error: { code, message } });
+  if (code) post('error', { error: { code, message: detail } });
   $('title').focus();
 }
 
 function handle(error) {
-  if (error instanceof ApiError && error.status === 401) return fatal(error.message, 'UNAUTHORIZED');
-  showAlert(error instanceof ApiError ? error.message : 'Something went wrong. Try again.');
+  if (error instanceof ApiError && error.status === 401) return fatal(userText(error), 'UNAUTHORIZED', error.message);
+  showAlert(userText(error));
 }
 
 // ---------------------------------------------------------------------------------------------------- start
@@ -183,11 +180,11 @@ async function start(token, appSlug, outcome) {
     return handle(error);
   }
   $('loading').hidden = true;
-  if (outcome) await oauthOutcome(outcome.result, outcome.reconnect, null);
+  if (outcome) await oauthOutcome(outcome.result, outcome.reconnect, state.apps.find((a) => a.slug === outcome.app) ?? null);
   if (appSlug) {
     const app = state.apps.find((a) => a.slug === appSlug);
     if (app) openConnect(app, null);
-    else showAlert(`The app "${appSlug}" is not available to connect here.`);
+    else showAlert(errorText('APP_NOT_ENABLED', 403, {}));
   }
 }
 
@@ -387,8 +384,8 @@ function credentialForm(app, auth, connection) {
       announce(connection ? `${app.name} is reconnected.` : `${app.name} is connected.`);
     } catch (error) {
       if (error instanceof ApiError && error.problems.length) showProblems(form, summary, error);
-      else if (error instanceof ApiError && error.status === 401) fatal(error.message, 'UNAUTHORIZED');
-      else showFormError(summary, error);
+      else if (error instanceof ApiError && error.status === 401) fatal(userText(error), 'UNAUTHORIZED', error.message);
+      else showFormError(summary, userText(error, app));
     } finally {
       submit.disabled = false;
       submit.removeAttribute('aria-busy');
@@ -437,7 +434,8 @@ function showProblems(form, summary, error) {
   for (const problem of error.problems) {
     const input = form.querySelector(`[name="${CSS.escape(problem.field)}"]`);
     if (!input) {
-      elsewhere.push(problem.message ? `${problem.field}: ${problem.message}` : problem.field);
+      // A field the form does not show (the API's path such as credentials.x means nothing to the end user).
+      elsewhere.push(errorText('VALIDATION_ERROR', 400, {}));
       continue;
     }
     const message = form.querySelector(`#${CSS.escape(input.id)}-error`);
@@ -451,14 +449,14 @@ function showProblems(form, summary, error) {
   const count = error.problems.length;
   summary.replaceChildren(
     el('p', {}, count === 1 ? 'Please correct the field below.' : `Please correct the ${count} fields below.`),
-    ...elsewhere.map((text) => el('p', {}, text)),
+    ...[...new Set(elsewhere)].map((text) => el('p', {}, text)),
   );
   summary.hidden = false;
   (first ?? summary).focus();
 }
 
-function showFormError(summary, error) {
-  summary.replaceChildren(el('p', {}, error instanceof ApiError ? error.message : 'Something went wrong. Try again.'));
+function showFormError(summary, text) {
+  summary.replaceChildren(el('p', {}, text));
   summary.hidden = false;
   summary.focus();
 }
@@ -498,8 +496,8 @@ function oauthStep(app, auth, connection) {
     } catch (error) {
       popup?.close();
       if (error instanceof ApiError && error.problems.length) showProblems(form, summary, error);
-      else if (error instanceof ApiError && error.status === 401) fatal(error.message, 'UNAUTHORIZED');
-      else showFormError(summary, error);
+      else if (error instanceof ApiError && error.status === 401) fatal(userText(error), 'UNAUTHORIZED', error.message);
+      else showFormError(summary, userText(error, app));
     } finally {
       submit.disabled = false;
     }
@@ -534,14 +532,9 @@ async function oauthOutcome(result, connection, app) {
     return showStepOrAlert('The sign-in window was closed before the connection was made. Try again when you are ready.');
   }
   if (result.error) {
-    const name = app ? app.name : 'The app';
-    const text =
-      result.error === 'access_denied'
-        ? `${name} refused the connection: ${result.description}`
-        : result.error === 'egress_denied'
-          ? `The connection service is not allowed to reach ${app ? `${app.name}'s` : "the app's"} servers (its network policy refused the address): ${result.description}`
-          : `The connection was not made: ${result.description} (${result.error})`;
-    return showStepOrAlert(text);
+    // The provider's or the gateway's description is for a developer (it may name hosts, ports, codes): the
+    // end user reads a sentence chosen by the error alone.
+    return showStepOrAlert(oauthErrorText(result.error, { app: app?.name ?? 'the app', company: productName() }));
   }
   await refresh();
   const shown = state.connections.find((c) => c.id === result.connectionId);
@@ -565,7 +558,7 @@ function showStepOrAlert(text) {
 function popupBlocked(app, authorizationUrl, connection) {
   const go = () => {
     // The token goes with this tab only, until the return page brings the browser back here.
-    sessionStorage.setItem(RESUME_KEY, JSON.stringify({ token: state.token, openerOrigin: state.openerOrigin, reconnect: connection ? { id: connection.id } : null }));
+    sessionStorage.setItem(RESUME_KEY, JSON.stringify({ token: state.token, openerOrigin: state.openerOrigin, app: app.slug, reconnect: connection ? { id: connection.id } : null }));
     location.assign(authorizationUrl);
   };
   const content = [el('p', { class: 'form-errors', role: 'alert' }, 'Your browser blocked the sign-in window.')];
@@ -593,8 +586,8 @@ function confirmDisconnect(connection, trigger) {
       announce(`${name} is disconnected.`);
       $('connections-title').focus();
     } catch (error) {
-      if (error instanceof ApiError && error.status === 401) fatal(error.message, 'UNAUTHORIZED');
-      else showFormError(summary, error);
+      if (error instanceof ApiError && error.status === 401) fatal(userText(error), 'UNAUTHORIZED', error.message);
+      else showFormError(summary, userText(error, state.apps.find((a) => a.slug === connection.appSlug)));
     } finally {
       confirm.disabled = false;
     }
@@ -635,14 +628,14 @@ function handshake() {
     try {
       state.session = (await api('/v2/end-user/session')).data;
     } catch (error) {
-      return refuse(error instanceof ApiError && error.code ? error.code : 'UNAVAILABLE', error.message, error.message);
+      return refuse(error instanceof ApiError && error.code ? error.code : 'UNAVAILABLE', error.message, userText(error));
     }
     if (!state.session.allowedOrigins.includes(event.origin)) {
       state.token = null;
       return refuse(
         'ORIGIN_NOT_ALLOWED',
         `origin ${event.origin} is not one of the allowedOrigins of this end user's company: add it with PUT /v2/embedding`,
-        `This page was opened from ${event.origin}, which is not allowed to connect accounts for ${state.session.company.name}. Go back to ${state.session.company.name} and try again from there.`,
+        errorText('ORIGIN_NOT_ALLOWED', 403, { company: state.session.company.name }),
       );
     }
     state.openerOrigin = event.origin;
@@ -672,7 +665,7 @@ function boot() {
       state.openerOrigin = saved.openerOrigin ?? null;
       if (opener && state.openerOrigin) $('close').hidden = false;
       const result = outcome ? JSON.parse(outcome) : { closed: true };
-      return start(saved.token, null, { result, reconnect: saved.reconnect });
+      return start(saved.token, null, { result, reconnect: saved.reconnect, app: typeof saved.app === 'string' ? saved.app : null });
     } catch {
       /* unreadable: start over below */
     }

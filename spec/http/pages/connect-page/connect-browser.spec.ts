@@ -28,6 +28,8 @@ describe('the Connect page in a real browser (headless Chromium)', function () {
   /** What the fake provider does at its authorize page: approve (a code) or refuse (an error). */
   let providerAnswer: { error?: string; description?: string } = {};
   let tokenCalls = 0;
+  /** What the fake provider's token endpoint does: issue tokens, or fail as a provider down does. */
+  let tokenEndpointDown = false;
 
   const freshToken = async (): Promise<string> => (await call(gw, 'GET', `/v1/users/${adaId}/token`)).body.token;
   const mine = async () => (await call({ url: gw.url, apiKey: await freshToken() }, 'GET', '/v2/end-user/connections')).body.data as { id: string; appSlug: string; status: string }[];
@@ -58,6 +60,7 @@ describe('the Connect page in a real browser (headless Chromium)', function () {
     });
     upstream.on('POST /oauth/token', () => {
       tokenCalls += 1;
+      if (tokenEndpointDown) return { status: 503, body: { error: 'server_error', error_description: 'token service down' } };
       return { body: { access_token: `access-${tokenCalls}`, refresh_token: `refresh-${tokenCalls}`, expires_in: 3600, token_type: 'Bearer' } };
     });
   });
@@ -151,7 +154,7 @@ describe('the Connect page in a real browser (headless Chromium)', function () {
     }
   });
 
-  it('connects an OAuth app through a popup to the provider: a refusal shows the provider\'s words, then a consent lists the connection', async () => {
+  it('connects an OAuth app through a popup to the provider: Deny reads as the user\'s choice, a failed token exchange as a sentence, then a consent lists the connection', async () => {
     const watched = await openPage();
     const { page } = watched;
     try {
@@ -163,7 +166,16 @@ describe('the Connect page in a real browser (headless Chromium)', function () {
       const popupClosed = () => eventually(async () => (await browser.pages()).length, (n) => n === tabs, 'the sign-in popup closed itself', 20_000);
       await page.click('dialog button[type="submit"]');
       await page.waitForSelector('dialog .form-errors:not([hidden])');
-      expect(await text(page, 'dialog .form-errors')).to.equal('Contact Cloud refused the connection: The user said no');
+      expect(await text(page, 'dialog .form-errors')).to.equal('You chose not to connect Contact Cloud, so nothing was shared. You can connect it whenever you like.');
+      await popupClosed();
+
+      // The provider approves, its token endpoint fails: no host, port or code of it reaches the end user.
+      providerAnswer = {};
+      tokenEndpointDown = true;
+      await page.click('dialog button[type="submit"]');
+      await page.waitForFunction(() => (globalThis as any).document.querySelector('dialog .form-errors').innerText.includes('did not finish'), { timeout: 30_000 });
+      expect(await text(page, 'dialog .form-errors')).to.equal('Contact Cloud did not finish the sign-in. Try again in a moment.');
+      tokenEndpointDown = false;
       await popupClosed();
 
       providerAnswer = {};
@@ -332,7 +344,7 @@ describe('the Connect page in a real browser (headless Chromium)', function () {
     }
     const other = await openPage(DESKTOP, '&app=slack');
     try {
-      expect(await visibleAlert(other.page)).to.equal('The app "slack" is not available to connect here.');
+      expect(await visibleAlert(other.page)).to.equal('This app is not available to connect here.');
     } finally {
       await other.page.close();
     }
@@ -381,7 +393,7 @@ describe('the Connect page in a real browser (headless Chromium)', function () {
       await page.waitForSelector('dialog[open] form');
       await page.click('dialog button[type="submit"]');
       await page.waitForSelector('dialog .form-errors:not([hidden])', { timeout: 30_000 });
-      expect(await text(page, 'dialog .form-errors')).to.match(/^The connection service is not allowed to reach Contact Cloud's servers \(its network policy refused the address\): /);
+      expect(await text(page, 'dialog .form-errors')).to.equal(`Contact Cloud cannot be reached from here. Please let ${(await call(strict, 'GET', '/v1/companies')).body.data[0].name} know.`);
       expect(tokenCalls, 'the token endpoint was never called').to.equal(calls);
       expect((await call(strict, 'GET', '/v2/connections')).body.data).to.deep.equal([]);
     } finally {
