@@ -288,13 +288,39 @@ $('step').addEventListener('close', () => {
 });
 $('step-close').addEventListener('click', () => closeStep());
 
-/** The step to connect an app: a form for key/basic/credential apps, a sign-in button for OAuth apps. */
+/**
+ * The step to connect an app: a form for key/basic/credential auths, a sign-in button for OAuth. An app with
+ * several auths (the gateway lists OAuth only once the company configured its client) first asks which.
+ */
 function openConnect(app, trigger) {
   if (state.fatal) return;
   showAlert('');
   if (trigger) state.returnFocus = trigger;
-  const auth = app.auths[0];
-  if (!auth) return openStep(`Connect ${app.name}`, el('p', {}, 'This app cannot be connected here.'));
+  if (app.auths.length === 0) return openStep(`Connect ${app.name}`, el('p', {}, 'This app cannot be connected here.'));
+  if (app.auths.length === 1) return openAuth(app, app.auths[0]);
+  openStep(
+    `Connect ${app.name}`,
+    el('p', { class: 'muted' }, `Choose how to connect your ${app.name} account.`),
+    el(
+      'ul',
+      { class: 'choices', 'aria-label': `Ways to connect ${app.name}` },
+      ...app.auths.map((auth) =>
+        el(
+          'li',
+          {},
+          el(
+            'button',
+            { type: 'button', class: 'choice', 'data-auth': auth.id, onclick: () => openAuth(app, auth) },
+            el('span', { class: 'app-name' }, auth.name),
+            auth.description ? el('span', { class: 'muted small' }, auth.description) : null,
+          ),
+        ),
+      ),
+    ),
+  );
+}
+
+function openAuth(app, auth) {
   if (auth.connect === 'oauth') return openStep(`Connect ${app.name}`, ...oauthStep(app, auth, null));
   openStep(`Connect ${app.name}`, credentialForm(app, auth, null));
 }
@@ -362,6 +388,7 @@ function credentialForm(app, auth, connection) {
     'form',
     { novalidate: true, class: 'connect-form', 'data-app': app.slug },
     el('p', { class: 'muted' }, connection ? `Enter new credentials for your ${app.name} account.` : `Enter the details of your ${app.name} account (${auth.name}).`),
+    auth.description ? el('p', { class: 'help' }, auth.description) : null,
     summary,
     credentialArguments.length ? el('fieldset', {}, el('legend', {}, auth.name), ...credentialArguments.map((a) => field(a, 'credentials'))) : null,
     metadataArguments.length ? el('fieldset', {}, el('legend', {}, 'Account settings'), ...metadataArguments.map((a) => field(a, 'metadata', connection?.metadata?.[a.key]))) : null,
@@ -471,6 +498,9 @@ function oauthStep(app, auth, connection) {
     'form',
     { novalidate: true, class: 'connect-form', 'data-app': app.slug },
     el('p', {}, `You will sign in to ${app.name} in a new window and allow access there. This page updates when you are done.`),
+    auth.scopes?.length
+      ? el('div', { class: 'scopes' }, el('p', { id: `scopes-${auth.id}` }, `${app.name} will ask you to allow:`), el('ul', { 'aria-labelledby': `scopes-${auth.id}` }, ...auth.scopes.map((scope) => el('li', {}, el('code', {}, scope)))))
+      : null,
     summary,
     metadataArguments.length ? el('fieldset', {}, el('legend', {}, 'Account settings'), ...metadataArguments.map((a) => field(a, 'metadata'))) : null,
     el('div', { class: 'actions' }, submit, el('button', { type: 'button', class: 'button secondary', onclick: () => closeStep() }, 'Cancel')),

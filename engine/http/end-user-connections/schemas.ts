@@ -50,14 +50,18 @@ export const connectAppView = {
     metadataArguments: { type: 'array', items: formArgument, description: 'The host variables a connection gives as metadata (a subdomain, a region): the API arguments of the version.' },
     auths: {
       type: 'array',
+      description:
+        "Every way to connect the app, in its definition's order, except OAuth 2.0 authorization-code auths while your company has not configured the app's client (PUT /v2/apps/{appSlug}/configuration). An app left with none is not listed.",
       items: {
         type: 'object',
         additionalProperties: false,
-        required: ['id', 'name', 'type', 'connect', 'arguments', 'credentialFields'],
+        required: ['id', 'name', 'description', 'type', 'scopes', 'connect', 'arguments', 'credentialFields'],
         properties: {
           id: { type: 'string' },
           name: { type: 'string', description: 'The name shown when a user connects; the auth type when its definition gives none.' },
+          description: { type: ['string', 'null'], description: "The auth definition's description: what it needs and where the user finds it (shown as help)." },
           type: { type: 'string' },
+          scopes: { type: 'array', items: { type: 'string' }, description: 'OAuth: the scopes the sign-in asks for, shown before the redirect; empty otherwise.' },
           connect: { enum: ['oauth', 'form'], description: 'oauth: send the browser to GET /v2/connect/{appSlug}/authorize; form: POST /v2/end-user/connections with the credentials.' },
           arguments: { type: 'array', items: formArgument, description: "The auth's arguments, sent as credentials, held to these rules on create." },
           credentialFields: {

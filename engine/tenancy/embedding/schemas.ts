@@ -37,5 +37,16 @@ export const embeddingView = {
     allowedOrigins: { type: 'array', items: { type: 'string' } },
     enabledApps: { type: 'array', items: { type: 'string' } },
     updatedOn: { type: ['string', 'null'], format: 'date-time', description: 'null while never set.' },
+    warnings: {
+      type: 'array',
+      description:
+        'PUT only: what is saved but will not work as meant. rule oauthNotConfigured: an enabled app signs in only with OAuth and the company has not configured its client (PUT /v2/apps/{slug}/configuration); end users do not see it until then.',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['field', 'rule', 'message'],
+        properties: { field: { type: 'string' }, rule: { type: 'string' }, message: { type: 'string' } },
+      },
+    },
   },
 } as const;
