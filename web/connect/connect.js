@@ -198,14 +198,45 @@ async function refresh() {
 
 // ---------------------------------------------------------------------------------------------------- lists
 
+/** The app's icon (the catalogue's, served by this gateway); its initials when the icon does not load. */
 function tile(app) {
-  return el('span', { class: 'tile', 'aria-hidden': 'true' }, app.initials);
+  const box = el('span', { class: 'tile', 'aria-hidden': 'true' });
+  let src = null;
+  try {
+    src = new URL(app.iconUrl).pathname; // Same origin, whatever PUBLIC_BASE_URL says (the CSP allows only 'self').
+  } catch {
+    /* no icon: initials */
+  }
+  if (!src) {
+    box.append(app.initials);
+    return box;
+  }
+  const image = el('img', { src, alt: '', width: 28, height: 28, decoding: 'async' });
+  image.addEventListener('error', () => box.replaceChildren(app.initials));
+  box.append(image);
+  return box;
 }
+
+/** Search shows once there are more than this many apps. */
+const SEARCH_FROM = 9;
+
+function matches(app, query) {
+  if (!query) return true;
+  const haystack = [app.name, app.slug, app.description ?? '', ...(app.categories ?? [])].join(' ').toLowerCase();
+  return query.toLowerCase().split(/\s+/).filter(Boolean).every((word) => haystack.includes(word));
+}
+
+$('search').addEventListener('input', () => renderApps());
 
 function renderApps() {
   const list = $('apps');
+  const searching = state.apps.length >= SEARCH_FROM;
+  $('search-box').hidden = !searching;
+  const query = searching ? $('search').value.trim() : '';
+  const shown = state.apps.filter((app) => matches(app, query));
+  $('search-count').textContent = query ? (shown.length === 0 ? 'No app matches your search.' : shown.length === 1 ? '1 app matches.' : `${shown.length} apps match.`) : '';
   list.replaceChildren(
-    ...state.apps.map((app) => {
+    ...shown.map((app) => {
       const count = state.connections.filter((c) => c.appSlug === app.slug).length;
       return el(
         'li',
@@ -214,7 +245,13 @@ function renderApps() {
           'button',
           { type: 'button', class: 'app', 'data-app': app.slug, onclick: (event) => openConnect(app, event.currentTarget) },
           tile(app),
-          el('span', { class: 'app-text' }, el('span', { class: 'app-name' }, app.name), el('span', { class: 'muted small' }, count ? `Connected${count > 1 ? ` (${count})` : ''} · connect another` : 'Connect')),
+          el(
+            'span',
+            { class: 'app-text' },
+            el('span', { class: 'app-name' }, app.name),
+            el('span', { class: 'muted small' }, count ? `Connected${count > 1 ? ` (${count})` : ''} · connect another` : 'Connect'),
+            app.description ? el('span', { class: 'description small' }, app.description) : null,
+          ),
         ),
       );
     }),

@@ -99,7 +99,13 @@ describe('the Connect page in a real browser (headless Chromium)', function () {
       expect(page.url()).to.equal(`${gw.url}/connect`);
       expect(await text(page, '#signed-in')).to.equal(`Signed in as Ada Lovelace · ${companyName}`);
       const apps = await page.$$eval('#apps button', (bs) => bs.map((b) => (b as any).innerText.replace(/\s+/g, ' ').trim()));
-      expect(apps).to.deep.equal(['AN Acme Notes Connect', 'CC Contact Cloud Connect']);
+      expect(apps).to.deep.equal([
+        "Acme Notes Connect A made-up notes app connected with an API key, served by the tests' local upstream.",
+        "Contact Cloud Connect A made-up CRM behind OAuth 2.0, its provider the tests' local upstream.",
+      ]);
+      // Each tile shows the app's icon from this gateway (GET /v2/apps/{slug}/icon), loaded.
+      await page.waitForFunction(() => [...(globalThis as any).document.querySelectorAll('#apps .tile img')].every((i: any) => i.complete && i.naturalWidth > 0));
+      expect(await page.$$eval('#apps .tile img', (is) => is.map((i: any) => new URL(i.src).pathname))).to.deep.equal(['/v2/apps/notes/icon', '/v2/apps/crm/icon']);
       expect(await text(page, '#connections-empty')).to.equal('You have not connected any account yet.');
       expectClean(watched);
     } finally {
@@ -146,8 +152,8 @@ describe('the Connect page in a real browser (headless Chromium)', function () {
       const [connection] = await mine();
       expect(connection).to.include({ appSlug: 'notes', status: 'active' });
       const row = await connectionRow(page, connection!.id);
-      expect(await row!.evaluate((e: any) => e.innerText.replace(/\s+/g, ' '))).to.match(/^AN Acme Notes Connected Since .* Disconnect$/);
-      expect(await focused(page), 'focus back on the app that opened the step').to.equal('button|AN');
+      expect(await row!.evaluate((e: any) => e.innerText.replace(/\s+/g, ' '))).to.match(/^Acme Notes Connected Since .* Disconnect$/);
+      expect(await focused(page), 'focus back on the app that opened the step').to.equal('button|Acme Notes');
       expectClean(watched);
     } finally {
       await page.close();
@@ -187,7 +193,7 @@ describe('the Connect page in a real browser (headless Chromium)', function () {
       const crm = (await mine()).find((c) => c.appSlug === 'crm')!;
       expect(crm.status).to.equal('active');
       const row = await connectionRow(page, crm.id);
-      expect(await row!.evaluate((e: any) => e.innerText.replace(/\s+/g, ' '))).to.match(/^CC Contact Cloud Connected Since/);
+      expect(await row!.evaluate((e: any) => e.innerText.replace(/\s+/g, ' '))).to.match(/^Contact Cloud Connected Since/);
       expect(await page.$$eval('#connections li', (ls) => ls.length)).to.equal(2);
       expect(await text(page, '#status')).to.equal('Contact Cloud is connected.');
       expectClean(watched);
@@ -296,11 +302,12 @@ describe('the Connect page in a real browser (headless Chromium)', function () {
     const { page } = watched;
     try {
       let reached = '';
-      for (let i = 0; i < 12 && !reached.startsWith('button|AN'); i++) {
+      // Past the connections (listed first, each with its buttons) to the first app.
+      for (let i = 0; i < 30 && !reached.startsWith('button|Acme Notes'); i++) {
         await page.keyboard.press('Tab');
         reached = await focused(page);
       }
-      expect(reached).to.equal('button|AN');
+      expect(reached).to.equal('button|Acme Notes');
       // A visible focus ring.
       expect(await page.evaluate(() => (globalThis as any).getComputedStyle((globalThis as any).document.activeElement).outlineStyle)).to.equal('solid');
       await page.keyboard.press('Enter');
@@ -308,7 +315,7 @@ describe('the Connect page in a real browser (headless Chromium)', function () {
       expect(await focused(page)).to.equal('h2#step-title|Connect Acme Notes');
       await page.keyboard.press('Escape');
       await page.waitForSelector('dialog:not([open])');
-      expect(await focused(page)).to.equal('button|AN');
+      expect(await focused(page)).to.equal('button|Acme Notes');
 
       await page.keyboard.press('Enter');
       await page.waitForSelector('dialog[open] form');
