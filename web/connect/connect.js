@@ -29,6 +29,7 @@
 //    {source, version: 1, type: 'disconnected', connectionId} the end user disconnected one
 //    {source, version: 1, type: 'error', error: {code, message}}  a fatal error (the token expired or was refused...)
 //    {source, version: 1, type: 'close'}                      the end user pressed Done (a popup then closes itself)
+//    {source, version: 1, type: 'resize', height}             (framed only) the page's height, for the SDK to size its iframe
 //
 // OAUTH APPS open the provider in a popup named 'gateway-connect-oauth' through
 // GET /v2/connect/{app}/authorize?returnUrl=<this origin>/connect/oauth-return (a reconnect through
@@ -667,6 +668,40 @@ function confirmDisconnect(connection, trigger) {
   );
 }
 
+// ---------------------------------------------------------------------------------------------------- iframe size
+
+/**
+ * In an iframe, the page tells the SDK how tall it is ({type: 'resize', height}), so the frame fits its content:
+ * nothing cut off, no empty band. An open step (a modal dialog, drawn above the page) counts too.
+ */
+function reportHeight() {
+  if (!framed) return;
+  let last = 0;
+  let queued = false;
+  const measure = () => {
+    queued = false;
+    if (!state.openerOrigin) return;
+    const dialog = $('step');
+    // The body's own height (the document's scrollHeight is never less than the frame, so it could not shrink).
+    const content = Math.ceil(document.body.getBoundingClientRect().height);
+    const step = dialog.open ? Math.ceil(dialog.scrollHeight + 24) : 0;
+    const height = Math.max(content, step);
+    if (height === last) return;
+    last = height;
+    post('resize', { height });
+  };
+  const queue = () => {
+    if (queued) return;
+    queued = true;
+    requestAnimationFrame(measure);
+  };
+  new ResizeObserver(queue).observe(document.body);
+  new ResizeObserver(queue).observe($('step'));
+  new MutationObserver(queue).observe($('step'), { attributes: true, attributeFilter: ['open'] });
+  return queue;
+}
+const heightChanged = reportHeight();
+
 // ---------------------------------------------------------------------------------------------------- boot
 
 $('close').addEventListener('click', () => {
@@ -706,6 +741,7 @@ function handshake() {
       );
     }
     state.openerOrigin = event.origin;
+    heightChanged?.();
     await start(data.token, typeof data.app === 'string' ? data.app : null);
   });
   // No data: the opener answers with the token, to this window, for this origin.
