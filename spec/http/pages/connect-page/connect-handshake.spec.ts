@@ -184,7 +184,10 @@ describe('the Connect page\'s postMessage handshake with the page that opened it
       const frame = await eventually(async () => customer.frames().find((f) => f.url().startsWith(`${gw.url}/connect`)) ?? null, (f) => f !== null, 'the Connect frame');
       await frame!.waitForSelector('#apps-section:not([hidden])');
       expect(await frame!.$eval('#signed-in', (e: any) => e.innerText)).to.equal(`Signed in as Ada · ${companyName}`);
-      expect((await received(customer)).map((m) => m.data.type)).to.deep.equal(['ready']);
+      // ready, then (framed, once the opener is known) the page's height for the SDK to size the frame.
+      const types = (await received(customer)).map((m) => m.data.type);
+      expect(types[0]).to.equal('ready');
+      expect(types.slice(1).every((t) => t === 'resize'), types.join(',')).to.equal(true);
       await screenshot(customer, 'connect-iframe-1280');
     } finally {
       await customer.close();
