@@ -172,6 +172,7 @@ async function start(token, appSlug, outcome) {
   state.token = token;
   try {
     if (!state.session) state.session = (await api('/v2/end-user/session')).data;
+    applyTheme(state.session.theme);
     const who = state.session.name || state.session.email;
     $('signed-in').textContent = who ? `Signed in as ${who} · ${state.session.company.name}` : `Signed in through ${state.session.company.name}`;
     $('signed-in').hidden = false;
@@ -666,6 +667,34 @@ function confirmDisconnect(connection, trigger) {
     summary,
     el('div', { class: 'actions' }, confirm, el('button', { type: 'button', class: 'button secondary', onclick: () => closeStep() }, 'Cancel')),
   );
+}
+
+// ---------------------------------------------------------------------------------------------------- theme
+
+/**
+ * The company's theme (PUT /v2/embedding): its primary colour on buttons, links and the focus ring (the text on
+ * it white or black, whichever contrasts more), and light, dark or the browser's setting. Set through CSS
+ * variables (CSSOM, which the page's CSP allows; no inline style).
+ */
+function applyTheme(theme) {
+  if (!theme) return;
+  const root = document.documentElement;
+  root.dataset.theme = theme.mode === 'dark' || theme.mode === 'system' ? theme.mode : 'light';
+  const color = typeof theme.primaryColor === 'string' && /^#[0-9a-f]{6}$/i.test(theme.primaryColor) ? theme.primaryColor : null;
+  if (!color) return;
+  root.style.setProperty('--accent', color);
+  root.style.setProperty('--focus', color);
+  root.style.setProperty('--accent-ink', contrastInk(color));
+}
+
+/** #ffffff or #000000, whichever has the higher WCAG contrast ratio on `hex`. */
+function contrastInk(hex) {
+  const channel = (i) => {
+    const c = parseInt(hex.slice(i, i + 2), 16) / 255;
+    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  };
+  const luminance = 0.2126 * channel(1) + 0.7152 * channel(3) + 0.0722 * channel(5);
+  return (1.05 / (luminance + 0.05)) >= ((luminance + 0.05) / 0.05) ? '#ffffff' : '#000000';
 }
 
 // ---------------------------------------------------------------------------------------------------- iframe size

@@ -1,6 +1,7 @@
 /** JSON Schemas of the end-user endpoints (end-user token): requests are validated with them, the OpenAPI document is built from them. */
 import { createConnectionBody } from '../../tenancy/connections/schemas.ts';
 import { argumentDescription } from '../describe/schemas.ts';
+import { themeView } from '../../tenancy/embedding/schemas.ts';
 
 const { endUserId: _endUserId, ...ownConnectionProperties } = createConnectionBody.properties;
 
@@ -79,7 +80,7 @@ export const connectAppView = {
 export const endUserSessionView = {
   type: 'object',
   additionalProperties: false,
-  required: ['endUserId', 'name', 'email', 'company', 'allowedOrigins', 'expiresAt'],
+  required: ['endUserId', 'name', 'email', 'company', 'allowedOrigins', 'theme', 'expiresAt'],
   properties: {
     endUserId: { type: 'string' },
     name: { type: ['string', 'null'] },
@@ -90,6 +91,7 @@ export const endUserSessionView = {
       items: { type: 'string' },
       description: "The company's allowed origins (PUT /v2/embedding): the Connect page answers a page that opened it (postMessage) only when that page is on one of them.",
     },
+    theme: { ...themeView, description: "The company's theme for the Connect page (PUT /v2/embedding)." },
     expiresAt: { type: 'string', format: 'date-time', description: "When the token expires (its exp): the page then asks the end user to open it again from the company's product." },
   },
 } as const;

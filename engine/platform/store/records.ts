@@ -122,6 +122,8 @@ export interface EmbeddingSettingsRecord {
   allowedOrigins: string[];
   /** Slugs of the apps end users may see and connect on their own. */
   enabledApps: string[];
+  /** The Connect page's look (absent: the default). */
+  theme?: { primaryColor: string | null; mode: 'light' | 'dark' | 'system' };
   createdOn: Date;
   updatedOn: Date;
 }

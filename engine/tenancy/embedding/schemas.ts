@@ -21,22 +21,45 @@ export const putEmbeddingBody = {
       items: { type: 'string', minLength: 1, maxLength: 100 },
       description: 'Slugs of the loaded apps your end users may see and connect themselves (empty: none). Replaces the list whole.',
     },
+    theme: themeSchema('The Connect page\'s look. Omitted: the default (the gateway\'s blue, light).'),
   },
 } as const;
+
+/** The Connect page's theme: a primary colour (buttons, links, focus ring) and light, dark or the browser's choice. */
+function themeSchema(description: string) {
+  return {
+    type: 'object',
+    additionalProperties: false,
+    description,
+    properties: {
+      primaryColor: { type: ['string', 'null'], pattern: '^#[0-9a-fA-F]{6}$', description: 'A colour as #rrggbb; null: the default. The text on it is white or black, whichever contrasts more.' },
+      mode: { enum: ['light', 'dark', 'system'], description: "light (default), dark, or system: the end user's browser setting." },
+    },
+  } as const;
+}
 
 export interface PutEmbeddingBody {
   allowedOrigins: string[];
   enabledApps: string[];
+  theme?: { primaryColor?: string | null; mode?: 'light' | 'dark' | 'system' };
 }
+
+export const themeView = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['primaryColor', 'mode'],
+  properties: { primaryColor: { type: ['string', 'null'] }, mode: { enum: ['light', 'dark', 'system'] } },
+} as const;
 
 export const embeddingView = {
   type: 'object',
   additionalProperties: false,
-  required: ['allowedOrigins', 'enabledApps', 'updatedOn'],
+  required: ['allowedOrigins', 'enabledApps', 'updatedOn', 'theme'],
   properties: {
     allowedOrigins: { type: 'array', items: { type: 'string' } },
     enabledApps: { type: 'array', items: { type: 'string' } },
     updatedOn: { type: ['string', 'null'], format: 'date-time', description: 'null while never set.' },
+    theme: themeView,
     warnings: {
       type: 'array',
       description:

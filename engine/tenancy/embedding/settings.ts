@@ -9,8 +9,16 @@ import type { PutEmbeddingBody } from './schemas.ts';
 export interface EmbeddingSettings {
   allowedOrigins: readonly string[];
   enabledApps: readonly string[];
+  theme?: EmbeddingTheme;
   updatedOn: Date | null;
 }
+
+export interface EmbeddingTheme {
+  primaryColor: string | null;
+  mode: 'light' | 'dark' | 'system';
+}
+
+export const DEFAULT_THEME: EmbeddingTheme = { primaryColor: null, mode: 'light' };
 
 export async function embeddingSettings(store: Store, companyId: string): Promise<EmbeddingSettings> {
   const record = await store.embeddingSettings.findOne({ companyId });
@@ -33,7 +41,8 @@ export async function putEmbeddingSettings(services: TenancyServices, companyId:
   if (problems.length) throw validationError(problems);
 
   const now = new Date();
-  const fields = { allowedOrigins: origins, enabledApps: [...body.enabledApps], updatedOn: now };
+  const theme: EmbeddingTheme = { primaryColor: body.theme?.primaryColor?.toLowerCase() ?? null, mode: body.theme?.mode ?? 'light' };
+  const fields = { allowedOrigins: origins, enabledApps: [...body.enabledApps], theme, updatedOn: now };
   if (await services.store.embeddingSettings.updateOne({ companyId }, { $set: fields })) return fields;
   const record: EmbeddingSettingsRecord = { id: newId('emb'), companyId, ...fields, createdOn: now };
   try {
@@ -47,5 +56,10 @@ export async function putEmbeddingSettings(services: TenancyServices, companyId:
 }
 
 export function embeddingSettingsView(settings: EmbeddingSettings) {
-  return { allowedOrigins: [...settings.allowedOrigins], enabledApps: [...settings.enabledApps], updatedOn: settings.updatedOn ? settings.updatedOn.toISOString() : null };
+  return {
+    allowedOrigins: [...settings.allowedOrigins],
+    enabledApps: [...settings.enabledApps],
+    updatedOn: settings.updatedOn ? settings.updatedOn.toISOString() : null,
+    theme: { ...(settings.theme ?? DEFAULT_THEME) },
+  };
 }

@@ -87,4 +87,44 @@ describe('the Connect page looks like a product: icons, search, connections firs
       await page.close();
     }
   });
+
+  it('takes the company\'s theme from PUT /v2/embedding: its colour on the buttons (with contrasting text), dark, or the browser\'s setting', async () => {
+    const style = (page: Page) =>
+      page.evaluate(() => {
+        const d = (globalThis as any).document;
+        const g = globalThis as any;
+        return { theme: d.documentElement.dataset.theme, button: g.getComputedStyle(d.querySelector('#connections .button')).borderColor, body: g.getComputedStyle(d.documentElement).backgroundColor };
+      });
+    const put = await call(gw, 'PUT', '/v2/embedding', { body: { allowedOrigins: [], enabledApps: ENABLED, theme: { primaryColor: '#FFB300', mode: 'dark' } } });
+    expect(put.status, JSON.stringify(put.body)).to.equal(200);
+    expect(put.body.data.theme).to.deep.equal({ primaryColor: '#ffb300', mode: 'dark' });
+    expect((await call({ url: gw.url, apiKey: token }, 'GET', '/v2/end-user/session')).body.data.theme).to.deep.equal({ primaryColor: '#ffb300', mode: 'dark' });
+    let page = await openPage(PHONE);
+    try {
+      expect(await style(page)).to.deep.equal({ theme: 'dark', button: 'rgb(255, 179, 0)', body: 'rgb(20, 23, 28)' });
+      // A light colour gets black text on it.
+      expect(await page.evaluate(() => (globalThis as any).getComputedStyle((globalThis as any).document.documentElement).getPropertyValue('--accent-ink').trim())).to.equal('#000000');
+      await screenshot(page, 'connect-theme-dark-375');
+    } finally {
+      await page.close();
+    }
+    const bad = await call(gw, 'PUT', '/v2/embedding', { body: { allowedOrigins: [], enabledApps: ENABLED, theme: { primaryColor: 'red; background: url(x)' } } });
+    expect(bad.status).to.equal(400);
+    expect(bad.body.error.details.problems[0].field).to.equal('theme.primaryColor');
+
+    await call(gw, 'PUT', '/v2/embedding', { body: { allowedOrigins: [], enabledApps: ENABLED, theme: { primaryColor: '#7b1fa2', mode: 'system' } } });
+    page = await browser.newPage();
+    try {
+      await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: 'dark' }]);
+      await page.setViewport(DESKTOP);
+      await page.goto(`${gw.url}/connect#token=${token}`, { waitUntil: 'load' });
+      await page.waitForSelector('#connections .button');
+      expect(await style(page)).to.deep.equal({ theme: 'system', button: 'rgb(123, 31, 162)', body: 'rgb(20, 23, 28)' });
+      await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: 'light' }]);
+      expect((await style(page)).body).to.equal('rgb(246, 247, 249)');
+      await screenshot(page, 'connect-theme-system-light-1280');
+    } finally {
+      await page.close();
+    }
+  });
 });
