@@ -506,7 +506,8 @@ function showProblems(form, summary, error) {
     }
     const message = form.querySelector(`#${CSS.escape(input.id)}-error`);
     const label = form.querySelector(`label[for="${CSS.escape(input.id)}"]`)?.firstChild?.textContent ?? problem.field;
-    message.textContent = `${label} ${problem.message}`;
+    // A pattern is a regular expression, which means nothing to the end user: said in words instead.
+    message.textContent = problem.rule === 'pattern' ? `${label} is not in the expected format: check it and try again.` : `${label} ${problem.message}`;
     message.hidden = false;
     input.setAttribute('aria-invalid', 'true');
     input.setAttribute('aria-describedby', [input.getAttribute('aria-describedby'), message.id].filter(Boolean).join(' '));

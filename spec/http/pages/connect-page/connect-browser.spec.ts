@@ -136,7 +136,8 @@ describe('the Connect page in a real browser (headless Chromium)', function () {
       await page.click('dialog button[type="submit"]');
       const error = await page.waitForSelector('#field-credentials-apiKey-error:not([hidden])');
       const message = await error!.evaluate((e: any) => e.innerText);
-      expect(message).to.match(/^API key must match/);
+      // The API's rule is a regular expression: the end user reads words, not the pattern.
+      expect(message).to.equal('API key is not in the expected format: check it and try again.');
       expect(await page.$eval('[name="credentials.apiKey"]', (i) => [i.getAttribute('aria-invalid'), i.getAttribute('aria-describedby')])).to.deep.equal(['true', 'field-credentials-apiKey-error']);
       expect(await page.$eval('#field-metadata-region-error', (e: any) => e.innerText)).to.match(/^Region /);
       expect(await page.$eval('dialog .form-errors', (e: any) => [e.getAttribute('role'), e.innerText.trim()])).to.deep.equal(['alert', 'Please correct the 2 fields below.']);
