@@ -29,6 +29,7 @@
 //    {source, version: 1, type: 'disconnected', connectionId} the end user disconnected one
 //    {source, version: 1, type: 'error', error: {code, message}}  a fatal error (the token expired or was refused...)
 //    {source, version: 1, type: 'close'}                      the end user pressed Done (a popup then closes itself)
+//    {source, version: 1, type: 'resize', height}             (framed only) the page's height, for the SDK to size its iframe
 //
 // OAUTH APPS open the provider in a popup named 'gateway-connect-oauth' through
 // GET /v2/connect/{app}/authorize?returnUrl=<this origin>/connect/oauth-return (a reconnect through
@@ -36,6 +37,8 @@
 // version: 1, connectionId}, {..., choiceId} (the grant reaches several accounts: the page then shows a step to choose
 // one, GET and POST /v2/connect/choices/{choiceId}) or {..., error, description} back to this page (same origin) and closes. When the
 // browser blocks the popup the page offers a redirect instead; the return page then comes back to /connect.
+
+import { errorText, oauthErrorText } from './messages.js';
 
 const PROTOCOL = 'gateway-connect';
 const OAUTH_PROTOCOL = 'gateway-connect-oauth';
@@ -102,6 +105,10 @@ function productName() {
   return state.session?.company?.name ?? 'the app that sent you here';
 }
 
+/**
+ * A refused API call. `message` is the API's own words (for the developer, sent to the SDK with the code);
+ * the end user reads userText(error, app), a sentence from messages.js.
+ */
 class ApiError extends Error {
   constructor(status, code, message, problems = []) {
     super(message);
@@ -109,6 +116,12 @@ class ApiError extends Error {
     this.code = code;
     this.problems = problems;
   }
+}
+
+/** The words the end user reads for an error: never the API's message, its code, a host or a path. */
+function userText(error, app) {
+  const names = { app: app?.name ?? 'the app', company: productName() };
+  return error instanceof ApiError ? errorText(error.code, error.status, names) : errorText('', 500, names);
 }
 
 /** Calls the gateway with the end-user token; a refusal is an ApiError with the API's own words, never raw JSON. */
@@ -122,7 +135,7 @@ async function api(path, init = {}) {
       cache: 'no-store',
     });
   } catch {
-    throw new ApiError(0, 'UNREACHABLE', 'The connection service cannot be reached. Check your internet connection and try again.');
+    throw new ApiError(0, 'UNREACHABLE', 'the gateway cannot be reached (a network error in the browser)');
   }
   let body = null;
   try {
@@ -132,41 +145,26 @@ async function api(path, init = {}) {
   }
   if (response.ok && body && body.success) return body;
   const error = body && body.error;
-  if (response.status === 401) {
-    throw new ApiError(401, 'UNAUTHORIZED', `Your session has expired: go back to ${productName()} and open this page again.`);
-  }
-  if (error && typeof error.message === 'string') throw new ApiError(response.status, error.code, friendly(error), error.details?.problems ?? []);
-  throw new ApiError(response.status, 'UNAVAILABLE', 'The connection service is not available right now. Try again in a moment.');
+  if (response.status === 401) throw new ApiError(401, 'UNAUTHORIZED', error?.message ?? 'the end-user token was refused');
+  if (error && typeof error.message === 'string') throw new ApiError(response.status, typeof error.code === 'string' ? error.code : '', error.message, error.details?.problems ?? []);
+  throw new ApiError(response.status, 'UNAVAILABLE', `the gateway answered ${response.status} without a JSON error`);
 }
 
-function friendly(error) {
-  switch (error.code) {
-    case 'APP_NOT_ENABLED':
-      return `This app is not available to connect here: ${productName()} has not enabled it.`;
-    case 'EGRESS_DENIED':
-      return "The connection service is not allowed to reach this app's servers (its network policy refused the address).";
-    case 'RATE_LIMITED':
-      return 'Too many attempts: wait a moment and try again.';
-    default:
-      return error.message;
-  }
-}
-
-/** A fatal error: the page can do nothing more (no token, expired token, a refused opener). */
-function fatal(message, code) {
+/** A fatal error: the page can do nothing more (no token, expired token, a refused opener). The SDK gets the code and the API's words. */
+function fatal(message, code, detail = message) {
   state.fatal = true;
   closeStep();
   $('loading').hidden = true;
   $('apps-section').hidden = true;
   $('connections-section').hidden = true;
   showAlert(message);
-  if (code) post('error', { error: { code, message } });
+  if (code) post('error', { error: { code, message: detail } });
   $('title').focus();
 }
 
 function handle(error) {
-  if (error instanceof ApiError && error.status === 401) return fatal(error.message, 'UNAUTHORIZED');
-  showAlert(error instanceof ApiError ? error.message : 'Something went wrong. Try again.');
+  if (error instanceof ApiError && error.status === 401) return fatal(userText(error), 'UNAUTHORIZED', error.message);
+  showAlert(userText(error));
 }
 
 // ---------------------------------------------------------------------------------------------------- start
@@ -175,6 +173,7 @@ async function start(token, appSlug, outcome) {
   state.token = token;
   try {
     if (!state.session) state.session = (await api('/v2/end-user/session')).data;
+    applyTheme(state.session.theme);
     const who = state.session.name || state.session.email;
     $('signed-in').textContent = who ? `Signed in as ${who} · ${state.session.company.name}` : `Signed in through ${state.session.company.name}`;
     $('signed-in').hidden = false;
@@ -184,11 +183,11 @@ async function start(token, appSlug, outcome) {
     return handle(error);
   }
   $('loading').hidden = true;
-  if (outcome) await oauthOutcome(outcome.result, outcome.reconnect, null);
+  if (outcome) await oauthOutcome(outcome.result, outcome.reconnect, state.apps.find((a) => a.slug === outcome.app) ?? null);
   if (appSlug) {
     const app = state.apps.find((a) => a.slug === appSlug);
     if (app) openConnect(app, null);
-    else showAlert(`The app "${appSlug}" is not available to connect here.`);
+    else showAlert(errorText('APP_NOT_ENABLED', 403, {}));
   }
 }
 
@@ -202,14 +201,45 @@ async function refresh() {
 
 // ---------------------------------------------------------------------------------------------------- lists
 
+/** The app's icon (the catalogue's, served by this gateway); its initials when the icon does not load. */
 function tile(app) {
-  return el('span', { class: 'tile', 'aria-hidden': 'true' }, app.initials);
+  const box = el('span', { class: 'tile', 'aria-hidden': 'true' });
+  let src = null;
+  try {
+    src = new URL(app.iconUrl).pathname; // Same origin, whatever PUBLIC_BASE_URL says (the CSP allows only 'self').
+  } catch {
+    /* no icon: initials */
+  }
+  if (!src) {
+    box.append(app.initials);
+    return box;
+  }
+  const image = el('img', { src, alt: '', width: 28, height: 28, decoding: 'async' });
+  image.addEventListener('error', () => box.replaceChildren(app.initials));
+  box.append(image);
+  return box;
 }
+
+/** Search shows once there are more than this many apps. */
+const SEARCH_FROM = 9;
+
+function matches(app, query) {
+  if (!query) return true;
+  const haystack = [app.name, app.slug, app.description ?? '', ...(app.categories ?? [])].join(' ').toLowerCase();
+  return query.toLowerCase().split(/\s+/).filter(Boolean).every((word) => haystack.includes(word));
+}
+
+$('search').addEventListener('input', () => renderApps());
 
 function renderApps() {
   const list = $('apps');
+  const searching = state.apps.length >= SEARCH_FROM;
+  $('search-box').hidden = !searching;
+  const query = searching ? $('search').value.trim() : '';
+  const shown = state.apps.filter((app) => matches(app, query));
+  $('search-count').textContent = query ? (shown.length === 0 ? 'No app matches your search.' : shown.length === 1 ? '1 app matches.' : `${shown.length} apps match.`) : '';
   list.replaceChildren(
-    ...state.apps.map((app) => {
+    ...shown.map((app) => {
       const count = state.connections.filter((c) => c.appSlug === app.slug).length;
       return el(
         'li',
@@ -218,7 +248,13 @@ function renderApps() {
           'button',
           { type: 'button', class: 'app', 'data-app': app.slug, onclick: (event) => openConnect(app, event.currentTarget) },
           tile(app),
-          el('span', { class: 'app-text' }, el('span', { class: 'app-name' }, app.name), el('span', { class: 'muted small' }, count ? `Connected${count > 1 ? ` (${count})` : ''} · connect another` : 'Connect')),
+          el(
+            'span',
+            { class: 'app-text' },
+            el('span', { class: 'app-name' }, app.name),
+            el('span', { class: 'muted small' }, count ? `Connected${count > 1 ? ` (${count})` : ''} · connect another` : 'Connect'),
+            app.description ? el('span', { class: 'description small' }, app.description) : null,
+          ),
         ),
       );
     }),
@@ -292,13 +328,39 @@ $('step').addEventListener('close', () => {
 });
 $('step-close').addEventListener('click', () => closeStep());
 
-/** The step to connect an app: a form for key/basic/credential apps, a sign-in button for OAuth apps. */
+/**
+ * The step to connect an app: a form for key/basic/credential auths, a sign-in button for OAuth. An app with
+ * several auths (the gateway lists OAuth only once the company configured its client) first asks which.
+ */
 function openConnect(app, trigger) {
   if (state.fatal) return;
   showAlert('');
   if (trigger) state.returnFocus = trigger;
-  const auth = app.auths[0];
-  if (!auth) return openStep(`Connect ${app.name}`, el('p', {}, 'This app cannot be connected here.'));
+  if (app.auths.length === 0) return openStep(`Connect ${app.name}`, el('p', {}, 'This app cannot be connected here.'));
+  if (app.auths.length === 1) return openAuth(app, app.auths[0]);
+  openStep(
+    `Connect ${app.name}`,
+    el('p', { class: 'muted' }, `Choose how to connect your ${app.name} account.`),
+    el(
+      'ul',
+      { class: 'choices', 'aria-label': `Ways to connect ${app.name}` },
+      ...app.auths.map((auth) =>
+        el(
+          'li',
+          {},
+          el(
+            'button',
+            { type: 'button', class: 'choice', 'data-auth': auth.id, onclick: () => openAuth(app, auth) },
+            el('span', { class: 'app-name' }, auth.name),
+            auth.description ? el('span', { class: 'muted small' }, auth.description) : null,
+          ),
+        ),
+      ),
+    ),
+  );
+}
+
+function openAuth(app, auth) {
   if (auth.connect === 'oauth') return openStep(`Connect ${app.name}`, ...oauthStep(app, auth, null));
   openStep(`Connect ${app.name}`, credentialForm(app, auth, null));
 }
@@ -366,6 +428,7 @@ function credentialForm(app, auth, connection) {
     'form',
     { novalidate: true, class: 'connect-form', 'data-app': app.slug },
     el('p', { class: 'muted' }, connection ? `Enter new credentials for your ${app.name} account.` : `Enter the details of your ${app.name} account (${auth.name}).`),
+    auth.description ? el('p', { class: 'help' }, auth.description) : null,
     summary,
     credentialArguments.length ? el('fieldset', {}, el('legend', {}, auth.name), ...credentialArguments.map((a) => field(a, 'credentials'))) : null,
     metadataArguments.length ? el('fieldset', {}, el('legend', {}, 'Account settings'), ...metadataArguments.map((a) => field(a, 'metadata', connection?.metadata?.[a.key]))) : null,
@@ -388,8 +451,8 @@ function credentialForm(app, auth, connection) {
       announce(connection ? `${app.name} is reconnected.` : `${app.name} is connected.`);
     } catch (error) {
       if (error instanceof ApiError && error.problems.length) showProblems(form, summary, error);
-      else if (error instanceof ApiError && error.status === 401) fatal(error.message, 'UNAUTHORIZED');
-      else showFormError(summary, error);
+      else if (error instanceof ApiError && error.status === 401) fatal(userText(error), 'UNAUTHORIZED', error.message);
+      else showFormError(summary, userText(error, app));
     } finally {
       submit.disabled = false;
       submit.removeAttribute('aria-busy');
@@ -438,12 +501,14 @@ function showProblems(form, summary, error) {
   for (const problem of error.problems) {
     const input = form.querySelector(`[name="${CSS.escape(problem.field)}"]`);
     if (!input) {
-      elsewhere.push(problem.message ? `${problem.field}: ${problem.message}` : problem.field);
+      // A field the form does not show (the API's path such as credentials.x means nothing to the end user).
+      elsewhere.push(errorText('VALIDATION_ERROR', 400, {}));
       continue;
     }
     const message = form.querySelector(`#${CSS.escape(input.id)}-error`);
     const label = form.querySelector(`label[for="${CSS.escape(input.id)}"]`)?.firstChild?.textContent ?? problem.field;
-    message.textContent = `${label} ${problem.message}`;
+    // A pattern is a regular expression, which means nothing to the end user: said in words instead.
+    message.textContent = problem.rule === 'pattern' ? `${label} is not in the expected format: check it and try again.` : `${label} ${problem.message}`;
     message.hidden = false;
     input.setAttribute('aria-invalid', 'true');
     input.setAttribute('aria-describedby', [input.getAttribute('aria-describedby'), message.id].filter(Boolean).join(' '));
@@ -452,14 +517,14 @@ function showProblems(form, summary, error) {
   const count = error.problems.length;
   summary.replaceChildren(
     el('p', {}, count === 1 ? 'Please correct the field below.' : `Please correct the ${count} fields below.`),
-    ...elsewhere.map((text) => el('p', {}, text)),
+    ...[...new Set(elsewhere)].map((text) => el('p', {}, text)),
   );
   summary.hidden = false;
   (first ?? summary).focus();
 }
 
-function showFormError(summary, error) {
-  summary.replaceChildren(el('p', {}, error instanceof ApiError ? error.message : 'Something went wrong. Try again.'));
+function showFormError(summary, text) {
+  summary.replaceChildren(el('p', {}, text));
   summary.hidden = false;
   summary.focus();
 }
@@ -476,6 +541,9 @@ function oauthStep(app, auth, connection) {
     'form',
     { novalidate: true, class: 'connect-form', 'data-app': app.slug },
     el('p', {}, `You will sign in to ${app.name} in a new window and allow access there. This page updates when you are done.`),
+    auth.scopes?.length
+      ? el('div', { class: 'scopes' }, el('p', { id: `scopes-${auth.id}` }, `${app.name} will ask you to allow:`), el('ul', { 'aria-labelledby': `scopes-${auth.id}` }, ...auth.scopes.map((scope) => el('li', {}, el('code', {}, scope)))))
+      : null,
     summary,
     metadataArguments.length ? el('fieldset', {}, el('legend', {}, 'Account settings'), ...metadataArguments.map((a) => field(a, 'metadata'))) : null,
     el('div', { class: 'actions' }, submit, el('button', { type: 'button', class: 'button secondary', onclick: () => closeStep() }, 'Cancel')),
@@ -501,8 +569,8 @@ function oauthStep(app, auth, connection) {
     } catch (error) {
       popup?.close();
       if (error instanceof ApiError && error.problems.length) showProblems(form, summary, error);
-      else if (error instanceof ApiError && error.status === 401) fatal(error.message, 'UNAUTHORIZED');
-      else showFormError(summary, error);
+      else if (error instanceof ApiError && error.status === 401) fatal(userText(error), 'UNAUTHORIZED', error.message);
+      else showFormError(summary, userText(error, app));
     } finally {
       submit.disabled = false;
     }
@@ -543,14 +611,9 @@ async function oauthOutcome(result, connection, app) {
     return showStepOrAlert('The sign-in window was closed before the connection was made. Try again when you are ready.');
   }
   if (result.error) {
-    const name = app ? app.name : 'The app';
-    const text =
-      result.error === 'access_denied'
-        ? `${name} refused the connection: ${result.description}`
-        : result.error === 'egress_denied'
-          ? `The connection service is not allowed to reach ${app ? `${app.name}'s` : "the app's"} servers (its network policy refused the address): ${result.description}`
-          : `The connection was not made: ${result.description} (${result.error})`;
-    return showStepOrAlert(text);
+    // The provider's or the gateway's description is for a developer (it may name hosts, ports, codes): the
+    // end user reads a sentence chosen by the error alone.
+    return showStepOrAlert(oauthErrorText(result.error, { app: app?.name ?? 'the app', company: productName() }));
   }
   if (result.choiceId) return chooseAccount(result.choiceId, connection, app);
   await refresh();
@@ -633,7 +696,7 @@ function showStepOrAlert(text) {
 function popupBlocked(app, authorizationUrl, connection) {
   const go = () => {
     // The token goes with this tab only, until the return page brings the browser back here.
-    sessionStorage.setItem(RESUME_KEY, JSON.stringify({ token: state.token, openerOrigin: state.openerOrigin, reconnect: connection ? { id: connection.id } : null }));
+    sessionStorage.setItem(RESUME_KEY, JSON.stringify({ token: state.token, openerOrigin: state.openerOrigin, app: app.slug, reconnect: connection ? { id: connection.id } : null }));
     location.assign(authorizationUrl);
   };
   const content = [el('p', { class: 'form-errors', role: 'alert' }, 'Your browser blocked the sign-in window.')];
@@ -661,8 +724,8 @@ function confirmDisconnect(connection, trigger) {
       announce(`${name} is disconnected.`);
       $('connections-title').focus();
     } catch (error) {
-      if (error instanceof ApiError && error.status === 401) fatal(error.message, 'UNAUTHORIZED');
-      else showFormError(summary, error);
+      if (error instanceof ApiError && error.status === 401) fatal(userText(error), 'UNAUTHORIZED', error.message);
+      else showFormError(summary, userText(error, state.apps.find((a) => a.slug === connection.appSlug)));
     } finally {
       confirm.disabled = false;
     }
@@ -674,6 +737,68 @@ function confirmDisconnect(connection, trigger) {
     el('div', { class: 'actions' }, confirm, el('button', { type: 'button', class: 'button secondary', onclick: () => closeStep() }, 'Cancel')),
   );
 }
+
+// ---------------------------------------------------------------------------------------------------- theme
+
+/**
+ * The company's theme (PUT /v2/embedding): its primary colour on buttons, links and the focus ring (the text on
+ * it white or black, whichever contrasts more), and light, dark or the browser's setting. Set through CSS
+ * variables (CSSOM, which the page's CSP allows; no inline style).
+ */
+function applyTheme(theme) {
+  if (!theme) return;
+  const root = document.documentElement;
+  root.dataset.theme = theme.mode === 'dark' || theme.mode === 'system' ? theme.mode : 'light';
+  const color = typeof theme.primaryColor === 'string' && /^#[0-9a-f]{6}$/i.test(theme.primaryColor) ? theme.primaryColor : null;
+  if (!color) return;
+  root.style.setProperty('--accent', color);
+  root.style.setProperty('--focus', color);
+  root.style.setProperty('--accent-ink', contrastInk(color));
+}
+
+/** #ffffff or #000000, whichever has the higher WCAG contrast ratio on `hex`. */
+function contrastInk(hex) {
+  const channel = (i) => {
+    const c = parseInt(hex.slice(i, i + 2), 16) / 255;
+    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  };
+  const luminance = 0.2126 * channel(1) + 0.7152 * channel(3) + 0.0722 * channel(5);
+  return (1.05 / (luminance + 0.05)) >= ((luminance + 0.05) / 0.05) ? '#ffffff' : '#000000';
+}
+
+// ---------------------------------------------------------------------------------------------------- iframe size
+
+/**
+ * In an iframe, the page tells the SDK how tall it is ({type: 'resize', height}), so the frame fits its content:
+ * nothing cut off, no empty band. An open step (a modal dialog, drawn above the page) counts too.
+ */
+function reportHeight() {
+  if (!framed) return;
+  let last = 0;
+  let queued = false;
+  const measure = () => {
+    queued = false;
+    if (!state.openerOrigin) return;
+    const dialog = $('step');
+    // The body's own height (the document's scrollHeight is never less than the frame, so it could not shrink).
+    const content = Math.ceil(document.body.getBoundingClientRect().height);
+    const step = dialog.open ? Math.ceil(dialog.scrollHeight + 24) : 0;
+    const height = Math.max(content, step);
+    if (height === last) return;
+    last = height;
+    post('resize', { height });
+  };
+  const queue = () => {
+    if (queued) return;
+    queued = true;
+    requestAnimationFrame(measure);
+  };
+  new ResizeObserver(queue).observe(document.body);
+  new ResizeObserver(queue).observe($('step'));
+  new MutationObserver(queue).observe($('step'), { attributes: true, attributeFilter: ['open'] });
+  return queue;
+}
+const heightChanged = reportHeight();
 
 // ---------------------------------------------------------------------------------------------------- boot
 
@@ -703,17 +828,18 @@ function handshake() {
     try {
       state.session = (await api('/v2/end-user/session')).data;
     } catch (error) {
-      return refuse(error instanceof ApiError && error.code ? error.code : 'UNAVAILABLE', error.message, error.message);
+      return refuse(error instanceof ApiError && error.code ? error.code : 'UNAVAILABLE', error.message, userText(error));
     }
     if (!state.session.allowedOrigins.includes(event.origin)) {
       state.token = null;
       return refuse(
         'ORIGIN_NOT_ALLOWED',
         `origin ${event.origin} is not one of the allowedOrigins of this end user's company: add it with PUT /v2/embedding`,
-        `This page was opened from ${event.origin}, which is not allowed to connect accounts for ${state.session.company.name}. Go back to ${state.session.company.name} and try again from there.`,
+        errorText('ORIGIN_NOT_ALLOWED', 403, { company: state.session.company.name }),
       );
     }
     state.openerOrigin = event.origin;
+    heightChanged?.();
     await start(data.token, typeof data.app === 'string' ? data.app : null);
   });
   // No data: the opener answers with the token, to this window, for this origin.
@@ -740,7 +866,7 @@ function boot() {
       state.openerOrigin = saved.openerOrigin ?? null;
       if (opener && state.openerOrigin) $('close').hidden = false;
       const result = outcome ? JSON.parse(outcome) : { closed: true };
-      return start(saved.token, null, { result, reconnect: saved.reconnect });
+      return start(saved.token, null, { result, reconnect: saved.reconnect, app: typeof saved.app === 'string' ? saved.app : null });
     } catch {
       /* unreadable: start over below */
     }

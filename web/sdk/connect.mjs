@@ -24,6 +24,10 @@ const SOURCE = 'gateway-connect';
 const PROTOCOL_VERSION = 1;
 const DEFAULT_READY_TIMEOUT_MS = 20000;
 const CLOSED_POLL_MS = 400;
+/** iframe mode: the frame's height until the Connect page reports its own, and the bounds kept to. */
+const INITIAL_FRAME_HEIGHT = 560;
+const MIN_FRAME_HEIGHT = 200;
+const MAX_FRAME_HEIGHT = 4000;
 
 /** An Error with a `code` (and for an API answer, `status` and `details`). */
 class GatewayConnectError extends Error {
@@ -182,6 +186,12 @@ function openConnect({ gatewayUrl, token, app, mode = 'popup', container, onEven
         case 'close':
           fail('CLOSED', 'the Connect page was closed before an app was connected');
           break;
+        case 'resize':
+          // The page's own height (iframe mode): the frame fits its content, within sane bounds.
+          if (frame && typeof message.height === 'number' && Number.isFinite(message.height)) {
+            frame.style.height = `${Math.min(Math.max(Math.ceil(message.height), MIN_FRAME_HEIGHT), MAX_FRAME_HEIGHT)}px`;
+          }
+          break;
         default:
           break; // 'disconnected' and anything newer: passed to onEvent only
       }
@@ -209,7 +219,7 @@ function openConnect({ gatewayUrl, token, app, mode = 'popup', container, onEven
       frame.setAttribute('data-gateway-connect', '');
       frame.style.border = '0';
       frame.style.width = '100%';
-      frame.style.minHeight = '560px';
+      frame.style.height = `${INITIAL_FRAME_HEIGHT}px`; // until the page says how tall it is
       host.appendChild(frame);
       target = frame.contentWindow;
     }

@@ -1,4 +1,5 @@
 import Router from '@koa/router';
+import { unconfiguredOAuthApps } from '../end-user-connections/apps.ts';
 import { requireApiKey } from '../guards/require-api-key.ts';
 import type { AppState } from '../server/context.ts';
 import { requireBody } from '../server/require-body.ts';
@@ -19,8 +20,11 @@ export function embeddingRoutes(services: Services): Router<AppState> {
   });
 
   router.put('/v2/embedding', apiKey, async (ctx) => {
-    const settings = await putEmbeddingSettings(services, ctx.state.principal!.companyId, validatePut(requireBody(ctx)));
-    ctx.body = { success: true, data: embeddingSettingsView(settings) };
+    const companyId = ctx.state.principal!.companyId;
+    const settings = await putEmbeddingSettings(services, companyId, validatePut(requireBody(ctx)));
+    // Saved all the same (the client may be configured next), but said now rather than found by an end user.
+    const warnings = await unconfiguredOAuthApps(services, companyId, settings.enabledApps);
+    ctx.body = { success: true, data: { ...embeddingSettingsView(settings), warnings } };
   });
 
   return router;

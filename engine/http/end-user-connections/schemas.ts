@@ -1,6 +1,7 @@
 /** JSON Schemas of the end-user endpoints (end-user token): requests are validated with them, the OpenAPI document is built from them. */
 import { createConnectionBody } from '../../tenancy/connections/schemas.ts';
 import { argumentDescription } from '../describe/schemas.ts';
+import { themeView } from '../../tenancy/embedding/schemas.ts';
 
 const { endUserId: _endUserId, ...ownConnectionProperties } = createConnectionBody.properties;
 
@@ -50,14 +51,18 @@ export const connectAppView = {
     metadataArguments: { type: 'array', items: formArgument, description: 'The host variables a connection gives as metadata (a subdomain, a region): the API arguments of the version.' },
     auths: {
       type: 'array',
+      description:
+        "Every way to connect the app, in its definition's order, except OAuth 2.0 authorization-code auths while your company has not configured the app's client (PUT /v2/apps/{appSlug}/configuration). An app left with none is not listed.",
       items: {
         type: 'object',
         additionalProperties: false,
-        required: ['id', 'name', 'type', 'connect', 'arguments', 'authorizationMetadata', 'credentialFields'],
+        required: ['id', 'name', 'description', 'type', 'scopes', 'connect', 'arguments', 'authorizationMetadata', 'credentialFields'],
         properties: {
           id: { type: 'string' },
           name: { type: 'string', description: 'The name shown when a user connects; the auth type when its definition gives none.' },
+          description: { type: ['string', 'null'], description: "The auth definition's description: what it needs and where the user finds it (shown as help)." },
           type: { type: 'string' },
+          scopes: { type: 'array', items: { type: 'string' }, description: 'OAuth: the scopes the sign-in asks for, shown before the redirect; empty otherwise.' },
           connect: { enum: ['oauth', 'form'], description: 'oauth: send the browser to GET /v2/connect/{appSlug}/authorize; form: POST /v2/end-user/connections with the credentials.' },
           arguments: { type: 'array', items: formArgument, description: "The auth's arguments, sent as credentials, held to these rules on create." },
           authorizationMetadata: {
@@ -80,7 +85,7 @@ export const connectAppView = {
 export const endUserSessionView = {
   type: 'object',
   additionalProperties: false,
-  required: ['endUserId', 'name', 'email', 'company', 'allowedOrigins', 'expiresAt'],
+  required: ['endUserId', 'name', 'email', 'company', 'allowedOrigins', 'theme', 'expiresAt'],
   properties: {
     endUserId: { type: 'string' },
     name: { type: ['string', 'null'] },
@@ -91,6 +96,7 @@ export const endUserSessionView = {
       items: { type: 'string' },
       description: "The company's allowed origins (PUT /v2/embedding): the Connect page answers a page that opened it (postMessage) only when that page is on one of them.",
     },
+    theme: { ...themeView, description: "The company's theme for the Connect page (PUT /v2/embedding)." },
     expiresAt: { type: 'string', format: 'date-time', description: "When the token expires (its exp): the page then asks the end user to open it again from the company's product." },
   },
 } as const;

@@ -129,6 +129,8 @@ export interface EmbeddingSettingsRecord {
   enabledApps: string[];
   /** Whether end users may use /v2/end-user/proxy with their own connections; absent on records written before it existed (off). */
   endUserProxy?: boolean;
+  /** The Connect page's look (absent: the default). */
+  theme?: { primaryColor: string | null; mode: 'light' | 'dark' | 'system' };
   createdOn: Date;
   updatedOn: Date;
 }

@@ -27,23 +27,57 @@ export const putEmbeddingBody = {
       description:
         "Whether end users may call their own connections' apps directly through /v2/end-user/proxy/{connectionId}/{path} (any endpoint the app's api.yaml allows the proxy, with the connection's credentials applied by the gateway), for the apps in enabledApps only. Off unless set: a PUT without it turns it off.",
     },
+    theme: themeSchema('The Connect page\'s look. Omitted: the default (the gateway\'s blue, light).'),
   },
 } as const;
+
+/** The Connect page's theme: a primary colour (buttons, links, focus ring) and light, dark or the browser's choice. */
+function themeSchema(description: string) {
+  return {
+    type: 'object',
+    additionalProperties: false,
+    description,
+    properties: {
+      primaryColor: { type: ['string', 'null'], pattern: '^#[0-9a-fA-F]{6}$', description: 'A colour as #rrggbb; null: the default. The text on it is white or black, whichever contrasts more.' },
+      mode: { enum: ['light', 'dark', 'system'], description: "light (default), dark, or system: the end user's browser setting." },
+    },
+  } as const;
+}
 
 export interface PutEmbeddingBody {
   allowedOrigins: string[];
   enabledApps: string[];
   endUserProxy?: boolean;
+  theme?: { primaryColor?: string | null; mode?: 'light' | 'dark' | 'system' };
 }
+
+export const themeView = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['primaryColor', 'mode'],
+  properties: { primaryColor: { type: ['string', 'null'] }, mode: { enum: ['light', 'dark', 'system'] } },
+} as const;
 
 export const embeddingView = {
   type: 'object',
   additionalProperties: false,
-  required: ['allowedOrigins', 'enabledApps', 'endUserProxy', 'updatedOn'],
+  required: ['allowedOrigins', 'enabledApps', 'endUserProxy', 'updatedOn', 'theme'],
   properties: {
     allowedOrigins: { type: 'array', items: { type: 'string' } },
     enabledApps: { type: 'array', items: { type: 'string' } },
     endUserProxy: { type: 'boolean', description: 'Whether end users may use /v2/end-user/proxy with their own connections (false until set).' },
     updatedOn: { type: ['string', 'null'], format: 'date-time', description: 'null while never set.' },
+    theme: themeView,
+    warnings: {
+      type: 'array',
+      description:
+        'PUT only: what is saved but will not work as meant. rule oauthNotConfigured: an enabled app signs in only with OAuth and the company has not configured its client (PUT /v2/apps/{slug}/configuration); end users do not see it until then.',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['field', 'rule', 'message'],
+        properties: { field: { type: 'string' }, rule: { type: 'string' }, message: { type: 'string' } },
+      },
+    },
   },
 } as const;

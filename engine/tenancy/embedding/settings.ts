@@ -11,8 +11,16 @@ export interface EmbeddingSettings {
   enabledApps: readonly string[];
   /** Whether end users may call their connections' apps through /v2/end-user/proxy (off until the company says so). */
   endUserProxy: boolean;
+  theme?: EmbeddingTheme;
   updatedOn: Date | null;
 }
+
+export interface EmbeddingTheme {
+  primaryColor: string | null;
+  mode: 'light' | 'dark' | 'system';
+}
+
+export const DEFAULT_THEME: EmbeddingTheme = { primaryColor: null, mode: 'light' };
 
 export async function embeddingSettings(store: Store, companyId: string): Promise<EmbeddingSettings> {
   const record = await store.embeddingSettings.findOne({ companyId });
@@ -36,7 +44,8 @@ export async function putEmbeddingSettings(services: TenancyServices, companyId:
   if (problems.length) throw validationError(problems);
 
   const now = new Date();
-  const fields = { allowedOrigins: origins, enabledApps: [...body.enabledApps], endUserProxy: body.endUserProxy === true, updatedOn: now };
+  const theme: EmbeddingTheme = { primaryColor: body.theme?.primaryColor?.toLowerCase() ?? null, mode: body.theme?.mode ?? 'light' };
+  const fields = { allowedOrigins: origins, enabledApps: [...body.enabledApps], endUserProxy: body.endUserProxy === true, theme, updatedOn: now };
   if (await services.store.embeddingSettings.updateOne({ companyId }, { $set: fields })) return fields;
   const record: EmbeddingSettingsRecord = { id: newId('emb'), companyId, ...fields, createdOn: now };
   try {
@@ -55,5 +64,6 @@ export function embeddingSettingsView(settings: EmbeddingSettings) {
     enabledApps: [...settings.enabledApps],
     endUserProxy: settings.endUserProxy,
     updatedOn: settings.updatedOn ? settings.updatedOn.toISOString() : null,
+    theme: { ...(settings.theme ?? DEFAULT_THEME) },
   };
 }

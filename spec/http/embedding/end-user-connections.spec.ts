@@ -28,6 +28,11 @@ describe('end users manage their own connections: /v2/end-user/* (end-user token
     ({ session: bob } = await session(gw.apiKey, 'bob'));
     const put = await documentedCall(gw, 'PUT', '/v2/embedding', { body: { allowedOrigins: ['https://app.customer.test'], enabledApps: ['acme-crm', 'oauthy'] } });
     expect(put.status).to.equal(200);
+    // oauthy signs in only with OAuth: listed to end users only once its client is configured.
+    expect(put.body.data.warnings.map((w: { field: string; rule: string }) => `${w.field} ${w.rule}`)).to.deep.equal(['enabledApps[1] oauthNotConfigured']);
+    expect((await documentedCall(ada, 'GET', '/v2/end-user/apps')).body.data.map((a: { slug: string }) => a.slug)).to.deep.equal(['acme-crm']);
+    const configured = await documentedCall(gw, 'PUT', '/v2/apps/oauthy/configuration', { body: { clientId: 'oauthy-client', clientSecret: 'oauthy-secret', redirectUri: 'https://gateway.test/v2/connect/callback' } });
+    expect(configured.status, JSON.stringify(configured.body)).to.equal(200);
   });
   after(async () => {
     await gw.stop();

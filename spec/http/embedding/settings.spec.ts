@@ -18,7 +18,7 @@ describe('embedding settings: GET/PUT /v2/embedding (API key)', () => {
   it('starts with no origin and no app: nothing is open to browsers until the company says so', async () => {
     const shown = await documentedCall(gw, 'GET', '/v2/embedding');
     expect(shown.status).to.equal(200);
-    expect(shown.body.data).to.deep.equal({ allowedOrigins: [], enabledApps: [], endUserProxy: false, updatedOn: null });
+    expect(shown.body.data).to.deep.equal({ allowedOrigins: [], enabledApps: [], endUserProxy: false, updatedOn: null, theme: { primaryColor: null, mode: 'light' } });
   });
 
   it('keeps endUserProxy as given, and off when a PUT leaves it out (a PUT replaces the settings whole)', async () => {

@@ -13,6 +13,7 @@ export const CONNECT_FILES: Record<string, string> = {
   'connect.js': 'text/javascript; charset=utf-8',
   'connect.css': 'text/css; charset=utf-8',
   'oauth-return.js': 'text/javascript; charset=utf-8',
+  'messages.js': 'text/javascript; charset=utf-8',
   'icon.svg': 'image/svg+xml',
 };
 

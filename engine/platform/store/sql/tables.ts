@@ -59,7 +59,7 @@ const SPECS: Record<CollectionName, Spec> = {
     id: 'text', companyId: 'text', appSlug: 'text', authId: 'text', endUserId: 'text?', metadata: 'jsonb', secrets: 'jsonb', expiresAt: 'timestamptz',
     createdOn: 'timestamptz', choice: 'jsonb~',
   },
-  embeddingSettings: { id: 'text', companyId: 'text', allowedOrigins: 'jsonb', enabledApps: 'jsonb', endUserProxy: 'boolean~', createdOn: 'timestamptz', updatedOn: 'timestamptz' },
+  embeddingSettings: { id: 'text', companyId: 'text', allowedOrigins: 'jsonb', enabledApps: 'jsonb', endUserProxy: 'boolean~', theme: 'jsonb~', createdOn: 'timestamptz', updatedOn: 'timestamptz' },
   webhookEndpoints: {
     id: 'text', companyId: 'text', url: 'text', events: 'jsonb', description: 'text?', enabled: 'boolean', disabledReason: 'text?', secret: 'jsonb',
     createdOn: 'timestamptz', updatedOn: 'timestamptz',

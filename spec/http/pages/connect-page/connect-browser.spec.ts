@@ -28,6 +28,8 @@ describe('the Connect page in a real browser (headless Chromium)', function () {
   /** What the fake provider does at its authorize page: approve (a code) or refuse (an error). */
   let providerAnswer: { error?: string; description?: string } = {};
   let tokenCalls = 0;
+  /** What the fake provider's token endpoint does: issue tokens, or fail as a provider down does. */
+  let tokenEndpointDown = false;
 
   const freshToken = async (): Promise<string> => (await call(gw, 'GET', `/v1/users/${adaId}/token`)).body.token;
   const mine = async () => (await call({ url: gw.url, apiKey: await freshToken() }, 'GET', '/v2/end-user/connections')).body.data as { id: string; appSlug: string; status: string }[];
@@ -58,6 +60,7 @@ describe('the Connect page in a real browser (headless Chromium)', function () {
     });
     upstream.on('POST /oauth/token', () => {
       tokenCalls += 1;
+      if (tokenEndpointDown) return { status: 503, body: { error: 'server_error', error_description: 'token service down' } };
       return { body: { access_token: `access-${tokenCalls}`, refresh_token: `refresh-${tokenCalls}`, expires_in: 3600, token_type: 'Bearer' } };
     });
   });
@@ -96,7 +99,13 @@ describe('the Connect page in a real browser (headless Chromium)', function () {
       expect(page.url()).to.equal(`${gw.url}/connect`);
       expect(await text(page, '#signed-in')).to.equal(`Signed in as Ada Lovelace · ${companyName}`);
       const apps = await page.$$eval('#apps button', (bs) => bs.map((b) => (b as any).innerText.replace(/\s+/g, ' ').trim()));
-      expect(apps).to.deep.equal(['AN Acme Notes Connect', 'CC Contact Cloud Connect']);
+      expect(apps).to.deep.equal([
+        "Acme Notes Connect A made-up notes app connected with an API key, served by the tests' local upstream.",
+        "Contact Cloud Connect A made-up CRM behind OAuth 2.0, its provider the tests' local upstream.",
+      ]);
+      // Each tile shows the app's icon from this gateway (GET /v2/apps/{slug}/icon), loaded.
+      await page.waitForFunction(() => [...(globalThis as any).document.querySelectorAll('#apps .tile img')].every((i: any) => i.complete && i.naturalWidth > 0));
+      expect(await page.$$eval('#apps .tile img', (is) => is.map((i: any) => new URL(i.src).pathname))).to.deep.equal(['/v2/apps/notes/icon', '/v2/apps/crm/icon']);
       expect(await text(page, '#connections-empty')).to.equal('You have not connected any account yet.');
       expectClean(watched);
     } finally {
@@ -127,7 +136,8 @@ describe('the Connect page in a real browser (headless Chromium)', function () {
       await page.click('dialog button[type="submit"]');
       const error = await page.waitForSelector('#field-credentials-apiKey-error:not([hidden])');
       const message = await error!.evaluate((e: any) => e.innerText);
-      expect(message).to.match(/^API key must match/);
+      // The API's rule is a regular expression: the end user reads words, not the pattern.
+      expect(message).to.equal('API key is not in the expected format: check it and try again.');
       expect(await page.$eval('[name="credentials.apiKey"]', (i) => [i.getAttribute('aria-invalid'), i.getAttribute('aria-describedby')])).to.deep.equal(['true', 'field-credentials-apiKey-error']);
       expect(await page.$eval('#field-metadata-region-error', (e: any) => e.innerText)).to.match(/^Region /);
       expect(await page.$eval('dialog .form-errors', (e: any) => [e.getAttribute('role'), e.innerText.trim()])).to.deep.equal(['alert', 'Please correct the 2 fields below.']);
@@ -143,15 +153,15 @@ describe('the Connect page in a real browser (headless Chromium)', function () {
       const [connection] = await mine();
       expect(connection).to.include({ appSlug: 'notes', status: 'active' });
       const row = await connectionRow(page, connection!.id);
-      expect(await row!.evaluate((e: any) => e.innerText.replace(/\s+/g, ' '))).to.match(/^AN Acme Notes Connected Since .* Disconnect$/);
-      expect(await focused(page), 'focus back on the app that opened the step').to.equal('button|AN');
+      expect(await row!.evaluate((e: any) => e.innerText.replace(/\s+/g, ' '))).to.match(/^Acme Notes Connected Since .* Disconnect$/);
+      expect(await focused(page), 'focus back on the app that opened the step').to.equal('button|Acme Notes');
       expectClean(watched);
     } finally {
       await page.close();
     }
   });
 
-  it('connects an OAuth app through a popup to the provider: a refusal shows the provider\'s words, then a consent lists the connection', async () => {
+  it('connects an OAuth app through a popup to the provider: Deny reads as the user\'s choice, a failed token exchange as a sentence, then a consent lists the connection', async () => {
     const watched = await openPage();
     const { page } = watched;
     try {
@@ -163,7 +173,16 @@ describe('the Connect page in a real browser (headless Chromium)', function () {
       const popupClosed = () => eventually(async () => (await browser.pages()).length, (n) => n === tabs, 'the sign-in popup closed itself', 20_000);
       await page.click('dialog button[type="submit"]');
       await page.waitForSelector('dialog .form-errors:not([hidden])');
-      expect(await text(page, 'dialog .form-errors')).to.equal('Contact Cloud refused the connection: The user said no');
+      expect(await text(page, 'dialog .form-errors')).to.equal('You chose not to connect Contact Cloud, so nothing was shared. You can connect it whenever you like.');
+      await popupClosed();
+
+      // The provider approves, its token endpoint fails: no host, port or code of it reaches the end user.
+      providerAnswer = {};
+      tokenEndpointDown = true;
+      await page.click('dialog button[type="submit"]');
+      await page.waitForFunction(() => (globalThis as any).document.querySelector('dialog .form-errors').innerText.includes('did not finish'), { timeout: 30_000 });
+      expect(await text(page, 'dialog .form-errors')).to.equal('Contact Cloud did not finish the sign-in. Try again in a moment.');
+      tokenEndpointDown = false;
       await popupClosed();
 
       providerAnswer = {};
@@ -175,7 +194,7 @@ describe('the Connect page in a real browser (headless Chromium)', function () {
       const crm = (await mine()).find((c) => c.appSlug === 'crm')!;
       expect(crm.status).to.equal('active');
       const row = await connectionRow(page, crm.id);
-      expect(await row!.evaluate((e: any) => e.innerText.replace(/\s+/g, ' '))).to.match(/^CC Contact Cloud Connected Since/);
+      expect(await row!.evaluate((e: any) => e.innerText.replace(/\s+/g, ' '))).to.match(/^Contact Cloud Connected Since/);
       expect(await page.$$eval('#connections li', (ls) => ls.length)).to.equal(2);
       expect(await text(page, '#status')).to.equal('Contact Cloud is connected.');
       expectClean(watched);
@@ -284,11 +303,12 @@ describe('the Connect page in a real browser (headless Chromium)', function () {
     const { page } = watched;
     try {
       let reached = '';
-      for (let i = 0; i < 12 && !reached.startsWith('button|AN'); i++) {
+      // Past the connections (listed first, each with its buttons) to the first app.
+      for (let i = 0; i < 30 && !reached.startsWith('button|Acme Notes'); i++) {
         await page.keyboard.press('Tab');
         reached = await focused(page);
       }
-      expect(reached).to.equal('button|AN');
+      expect(reached).to.equal('button|Acme Notes');
       // A visible focus ring.
       expect(await page.evaluate(() => (globalThis as any).getComputedStyle((globalThis as any).document.activeElement).outlineStyle)).to.equal('solid');
       await page.keyboard.press('Enter');
@@ -296,7 +316,7 @@ describe('the Connect page in a real browser (headless Chromium)', function () {
       expect(await focused(page)).to.equal('h2#step-title|Connect Acme Notes');
       await page.keyboard.press('Escape');
       await page.waitForSelector('dialog:not([open])');
-      expect(await focused(page)).to.equal('button|AN');
+      expect(await focused(page)).to.equal('button|Acme Notes');
 
       await page.keyboard.press('Enter');
       await page.waitForSelector('dialog[open] form');
@@ -332,7 +352,7 @@ describe('the Connect page in a real browser (headless Chromium)', function () {
     }
     const other = await openPage(DESKTOP, '&app=slack');
     try {
-      expect(await visibleAlert(other.page)).to.equal('The app "slack" is not available to connect here.');
+      expect(await visibleAlert(other.page)).to.equal('This app is not available to connect here.');
     } finally {
       await other.page.close();
     }
@@ -381,7 +401,7 @@ describe('the Connect page in a real browser (headless Chromium)', function () {
       await page.waitForSelector('dialog[open] form');
       await page.click('dialog button[type="submit"]');
       await page.waitForSelector('dialog .form-errors:not([hidden])', { timeout: 30_000 });
-      expect(await text(page, 'dialog .form-errors')).to.match(/^The connection service is not allowed to reach Contact Cloud's servers \(its network policy refused the address\): /);
+      expect(await text(page, 'dialog .form-errors')).to.equal(`Contact Cloud cannot be reached from here. Please let ${(await call(strict, 'GET', '/v1/companies')).body.data[0].name} know.`);
       expect(tokenCalls, 'the token endpoint was never called').to.equal(calls);
       expect((await call(strict, 'GET', '/v2/connections')).body.data).to.deep.equal([]);
     } finally {

@@ -59,8 +59,8 @@ describe('the Connect page\'s end-user routes: session, reconnect (form and OAut
     const company = (await call(gw, 'GET', '/v1/companies')).body.data[0];
     expect(body.data).to.deep.include({ endUserId: adaId, name: 'Ada Lovelace', email: 'ada@example.com', company: { name: company.name }, allowedOrigins: [CUSTOMER] });
     expect(Date.parse(body.data.expiresAt) - before).to.be.within(590_000, 601_000);
-    // Nothing else: no key, no configuration.
-    expect(Object.keys(body.data).sort()).to.deep.equal(['allowedOrigins', 'company', 'email', 'endUserId', 'expiresAt', 'name']);
+    // Nothing else: no key, no configuration (the theme is the page's look, public to the end user).
+    expect(Object.keys(body.data).sort()).to.deep.equal(['allowedOrigins', 'company', 'email', 'endUserId', 'expiresAt', 'name', 'theme']);
     expect((await documentedCall(gw, 'GET', '/v2/end-user/session')).status, 'the API key is not an end-user token').to.equal(401);
     expect((await documentedCall(ada, 'GET', '/v2/end-user/session', { auth: null })).status).to.equal(401);
   });
