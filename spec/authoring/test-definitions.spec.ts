@@ -115,7 +115,7 @@ describe('npm run test:definitions', function () {
     expect(run.stdout).to.equal(
       [
         `✘ acme-crm draft list-items: ${CASES} is not a valid case file`,
-        `    ${CASES}:3:5 unknown key "argumnts" (allowed: name, connection, arguments, lookups, request, response, responses, expect)`,
+        `    ${CASES}:3:5 unknown key "argumnts" (allowed: name, example, connection, arguments, lookups, request, response, responses, expect)`,
         `    ${CASES}:4:5 a case with a \`request\` needs the \`response\` the provider answers`,
         `    ${CASES}:5:15 \`expect.success\` must be true or false`,
         `    ${CASES}:7:15 \`expect.data\` must be a list (the envelope's data is always an array)`,

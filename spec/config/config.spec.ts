@@ -21,7 +21,7 @@ describe('configuration', () => {
     expect(config).to.include({ shutdownGraceMs: 10_000, shutdownDrainMs: 5_000 });
     expect(config.storeCompactionIntervalMs).to.equal(60_000);
     expect(config.webhooks).to.deep.equal({
-      retryWindowMs: 86_400_000, retryBaseMs: 30_000, retryMaxDelayMs: 3_600_000, timeoutMs: 10_000, concurrency: 8, pollIntervalMs: 1_000, deliveriesKept: 100,
+      retryWindowMs: 86_400_000, retryBaseMs: 30_000, retryMaxDelayMs: 3_600_000, timeoutMs: 10_000, concurrency: 8, pollIntervalMs: 1_000, deliveriesKept: 100, maxPending: 1_000, maxAttempts: 50,
     });    expect(config.proxy).to.deep.equal({ maxRequestBytes: 100 * 1024 * 1024, maxResponseBytes: 100 * 1024 * 1024, totalTimeoutMs: 300_000, retryBodyBytes: 1024 * 1024 });
   });
 
@@ -45,9 +45,9 @@ describe('configuration', () => {
     expect(
       loadConfig({
         WEBHOOK_RETRY_WINDOW_MS: '60000', WEBHOOK_RETRY_BASE_MS: '100', WEBHOOK_RETRY_MAX_DELAY_MS: '5000', WEBHOOK_TIMEOUT_MS: '2000',
-        WEBHOOK_CONCURRENCY: '3', WEBHOOK_POLL_INTERVAL_MS: '250', WEBHOOK_DELIVERIES_KEPT: '10',
+        WEBHOOK_CONCURRENCY: '3', WEBHOOK_POLL_INTERVAL_MS: '250', WEBHOOK_DELIVERIES_KEPT: '10', WEBHOOK_MAX_PENDING: '20', WEBHOOK_MAX_ATTEMPTS: '7',
       }).webhooks,
-    ).to.deep.equal({ retryWindowMs: 60_000, retryBaseMs: 100, retryMaxDelayMs: 5_000, timeoutMs: 2_000, concurrency: 3, pollIntervalMs: 250, deliveriesKept: 10 });
+    ).to.deep.equal({ retryWindowMs: 60_000, retryBaseMs: 100, retryMaxDelayMs: 5_000, timeoutMs: 2_000, concurrency: 3, pollIntervalMs: 250, deliveriesKept: 10, maxPending: 20, maxAttempts: 7 });
     expect(loadConfig({ PROXY_MAX_REQUEST_BYTES: '0', PROXY_MAX_RESPONSE_BYTES: '1024', PROXY_TOTAL_TIMEOUT_MS: '1000', PROXY_RETRY_BODY_BYTES: '0' }).proxy).to.deep.equal({
       maxRequestBytes: 0,
       maxResponseBytes: 1024,

@@ -52,7 +52,10 @@ export function requestToolOf(version: AppVersion, taken: (name: string) => bool
           additionalProperties: { type: 'string' },
           description: 'Request headers: Accept, Content-Type, If-* and the ones the app names pass; credentials and the rest are left out.',
         },
-        body: { description: 'The request body (POST, PUT, PATCH, DELETE): JSON, sent as application/json; a string is sent as it is, with your Content-Type.' },
+        body: {
+          anyOf: [{ type: 'object', additionalProperties: true }, { type: 'array' }, { type: 'string' }, { type: 'number' }, { type: 'boolean' }],
+          description: 'The request body (POST, PUT, PATCH, DELETE): JSON, sent as application/json; a string is sent as it is, with your Content-Type.',
+        },
       },
       required: ['method', 'path'],
       additionalProperties: false,

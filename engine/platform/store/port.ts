@@ -81,8 +81,13 @@ export interface Store {
    * one database transaction, which every operation `work` starts joins, through this store or any
    * wrapper of it, and a transaction begun inside it too. A thrown error rolls it back and is thrown
    * again. MongoDB and NeDB run the work's writes one after another, without a transaction.
+   *
+   * `exclusive` names work that two gateways of a fleet must not run at once (the bootstrap of an
+   * empty store: both would see no company and both write one): on the SQL stores the transaction
+   * first takes a lock of that name (held until it ends), so the second runs after the first and
+   * sees its writes. NeDB has one writer (the DATA_DIR lock); MongoDB's bootstrap is resumable instead.
    */
-  transaction<R>(work: (store: Store) => Promise<R>): Promise<R>;
+  transaction<R>(work: (store: Store) => Promise<R>, options?: { exclusive?: string }): Promise<R>;
   /** Throws when the store cannot be reached. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -43,7 +43,8 @@ export type BootstrapOutcome =
  * transaction, on every store.
  */
 export async function bootstrap(store: Store, bootstrapApiKey: string | undefined): Promise<BootstrapOutcome> {
-  const outcome = await store.transaction(() => bootstrapWrites(store, bootstrapApiKey));
+  // Exclusive: two gateways starting at once on one empty PostgreSQL would each see no company and write one.
+  const outcome = await store.transaction(() => bootstrapWrites(store, bootstrapApiKey), { exclusive: 'igw:bootstrap' });
   if (outcome.kind === 'skipped') return outcome;
   const delivered = async () => {
     await store.companies.updateOne({ id: outcome.companyId }, { $unset: { bootstrapPending: true } });

@@ -37,8 +37,10 @@ describe('the YAML fast path (js-yaml for files it accepts, yaml for the rest)',
       expectSameMeaning(text);
       if (fastValue(text).ok) accepted++;
     }
-    // Nearly every file takes the fast path (the rest are deliberately broken fixtures).
-    expect(accepted / files.length).to.be.greaterThan(0.8);
+    // Most files take the fast path. The rest are deliberately broken fixtures, and mappings whose JSONata closes a
+    // bracket before a colon (`cond ? {...} : {...}`, `$x[0]: ...`), which the conservative `[\]}][\t ]*:` rule sends to
+    // yaml: the curated apps (GitHub, Slack, Asana, Intercom, Mailchimp) have many, 79.7% of 869 files took it with them.
+    expect(accepted / files.length).to.be.greaterThan(0.75);
   });
 
   it('resolves plain scalars by the YAML 1.2 core schema, as yaml does', () => {

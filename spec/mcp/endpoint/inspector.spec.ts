@@ -45,7 +45,7 @@ describe('/mcp with the MCP Inspector (--cli)', function () {
     const { out, stderr } = await inspector('--method', 'tools/list', '--strict');
     expect(out.tools.map((t: { name: string }) => t.name)).to.include('store_list-orders').and.include('store_refund-order');
     // It reports each problem on stderr (a `type` array was one, before Lookup values became anyOf branches); none now.
-    expect(stderr).not.to.match(/warning|error/i);
+    expect(stderr, stderr).not.to.match(/warning|error/i);
   });
 
   it('calls a tool and gets the rows as structuredContent and text', async () => {

@@ -61,15 +61,20 @@ export function sqlStore(db: Kysely<any>, options: SqlStoreOptions): Store {
     embeddingSettings: collections.embeddingSettings as unknown as Collection<R.EmbeddingSettingsRecord>,
     webhookEndpoints: collections.webhookEndpoints as unknown as Collection<R.WebhookEndpointRecord>,
     webhookDeliveries: collections.webhookDeliveries as unknown as Collection<R.WebhookDeliveryRecord>,
-    async transaction(work) {
+    async transaction(work, transactionOptions) {
       if (active.getStore()) return await work(store);
+      const exclusive = transactionOptions?.exclusive;
       try {
-        return await db.transaction().execute((trx) => active.run(trx, () => work(store)));
+        return await db.transaction().execute(async (trx) => {
+          // Held until the transaction ends: another gateway's transaction of the same name waits here.
+          if (exclusive !== undefined) await sql`SELECT pg_advisory_xact_lock(hashtext(${exclusive}))`.execute(trx);
+          return await active.run(trx, () => work(store));
+        });
       } catch (error) {
-        throw translateSqlError(error, 'transaction', options.queryTimeoutMs);
-      } finally {
-        // A cache filled inside the transaction may hold what it rolled back: every cache is emptied.
+        // A cache filled inside the transaction may hold what it rolled back: every cache is emptied. (A committed
+        // one changed only what its writes changed, and each write already emptied its collection's cache.)
         if (options.soleWriter) for (const name of COLLECTION_NAMES) writes.set(name, writes.get(name)! + 1);
+        throw translateSqlError(error, 'transaction', options.queryTimeoutMs);
       }
     },
     async ping() {
