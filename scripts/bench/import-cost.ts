@@ -14,7 +14,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { commandLine, isEntry } from '../../engine/platform/cli/command-line.ts';
+import { commandLine, isEntry, usageLine } from '../../engine/platform/cli/command-line.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const SOURCE = path.join(ROOT, 'spec/fixtures/openapi-import/digitalocean/digitalocean.json');
@@ -67,7 +67,11 @@ function once(file: string, dir: string): Promise<{ importMs: number; cpuMs: num
 
 if (isEntry(import.meta.url)) {
   const args = commandLine(cli);
-  if (args) {
+  const bad = Object.entries({ operations: args?.values.operations, rounds: args?.values.rounds }).find(([, value]) => value !== undefined && !(Number.isInteger(Number(value)) && Number(value) >= 1));
+  if (args && bad) {
+    process.stderr.write(`--${bad[0]} must be a whole number, 1 or more (got ${bad[1]})\n${usageLine(cli)}\n`);
+    process.exitCode = 2;
+  } else if (args) {
     const wanted = Number(args.values.operations ?? 1000);
     const rounds = Number(args.values.rounds ?? 3);
     const tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'bench-import-'));

@@ -16,7 +16,7 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { loadConfig } from '../../engine/config/config.ts';
 import { startGateway } from '../../engine/gateway.ts';
-import { commandLine, isEntry } from '../../engine/platform/cli/command-line.ts';
+import { commandLine, isEntry, usageLine } from '../../engine/platform/cli/command-line.ts';
 import type { Logger } from '../../engine/platform/log/logger.ts';
 import { generateTree } from './scale-tree.ts';
 import { median, percentile, round, table } from './stats.ts';
@@ -158,11 +158,11 @@ async function main(rounds: number, perRound: number): Promise<void> {
 if (isEntry(import.meta.url)) {
   const parsed = commandLine(cli);
   if (parsed) {
-    const rounds = Number(parsed.values.rounds ?? 10);
-    const perRound = Number(parsed.values['per-round'] ?? 50);
-    if (!Number.isInteger(rounds) || rounds < 1 || !Number.isInteger(perRound) || perRound < 1) {
-      process.stderr.write('--rounds and --per-round take whole numbers of at least 1\n');
+    const given = { rounds: parsed.values.rounds, 'per-round': parsed.values['per-round'] };
+    const bad = Object.entries(given).find(([, value]) => value !== undefined && !(Number.isInteger(Number(value)) && Number(value) >= 1));
+    if (bad) {
+      process.stderr.write(`--${bad[0]} must be a whole number, 1 or more (got ${bad[1]})\n${usageLine(cli)}\n`);
       process.exitCode = 2;
-    } else await main(rounds, perRound);
+    } else await main(Number(given.rounds ?? 10), Number(given['per-round'] ?? 50));
   }
 }

@@ -29,7 +29,8 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import { commandLine, isEntry } from '../../engine/platform/cli/command-line.ts';
+import { commandLine, isEntry, usageLine } from '../../engine/platform/cli/command-line.ts';
+import { PACKAGE_ROOT } from '../../engine/platform/package-root.ts';
 import pg from 'pg';
 import { ensureBuilt, START_ARGS } from '../../spec/helpers/start-command.ts';
 import { startThrowawayCluster } from '../postgres/throwaway-cluster.ts';
@@ -37,7 +38,7 @@ import { percentile as sortedPercentile } from './stats.ts';
 
 const percentile = (values: number[], p: number) => sortedPercentile([...values].sort((a, b) => a - b), p);
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
+const ROOT = PACKAGE_ROOT;
 const API_KEY = 'bench-store-key-0123456789abcdefgh';
 const BASE = new Date('2025-01-01T00:00:00Z');
 
@@ -64,6 +65,18 @@ const SAMPLES = Number(values.samples ?? 200);
 const LOAD_SECONDS = Number(values['load-seconds'] ?? 10);
 const CONCURRENCY = Number(values.concurrency ?? 4);
 const PG_PORT = values['pg-port'] ? Number(values['pg-port']) : undefined;
+
+/** The first option given a value it does not take, as the refusal naming it and what it got; undefined when all are good. */
+function refusal(): string | undefined {
+  const whole = (value: number, least: number, most = Number.MAX_SAFE_INTEGER) => Number.isInteger(value) && value >= least && value <= most;
+  if (!RECORDS.every((n) => whole(n, 1))) return `--records takes whole numbers of 1 or more, comma-separated (got ${values.records})`;
+  if (!STORES.every((s) => s === 'embedded' || s === 'postgres')) return `--stores takes embedded, postgres or both, comma-separated (got ${values.stores})`;
+  for (const [name, value] of [['samples', SAMPLES], ['load-seconds', LOAD_SECONDS], ['concurrency', CONCURRENCY]] as const) {
+    if (!whole(value, 1)) return `--${name} must be a whole number, 1 or more (got ${values[name]})`;
+  }
+  if (PG_PORT !== undefined && !whole(PG_PORT, 1, 65535)) return `--pg-port must be a port, 1 to 65535 (got ${values['pg-port']})`;
+  return undefined;
+}
 
 type Sql = (text: string, params?: unknown[]) => Promise<unknown[]>;
 
@@ -314,4 +327,8 @@ async function main(): Promise<void> {
   }
 }
 
-if (args) await main();
+const refused = args ? refusal() : undefined;
+if (refused) {
+  process.stderr.write(`${refused}\n${usageLine(cli)}\n`);
+  process.exitCode = 2;
+} else if (args) await main();

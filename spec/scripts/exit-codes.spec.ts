@@ -112,6 +112,69 @@ const TOOLS: Record<string, { file: string; cases: Case[] }> = {
   'bench:docs': { file: 'bench/docs-page.js', cases: [{ args: ['--rounds=x'], code: 2, says: /--rounds/ }] },
   'bench:plan': { file: 'bench/plan-cost.js', cases: [{ args: ['--apps=x'], code: 2, says: /--apps/ }] },
   'bench:run': { file: 'bench/run-cost.js', cases: [{ args: ['--rounds=x'], code: 2, says: /--rounds must be an integer, 1 or more/ }, { args: ['--runs=0'], code: 2, says: /--runs must be an integer, 1 or more/ }] },
+  icons: {
+    file: 'icons.js',
+    cases: [
+      { args: ['--dir', 'no-such-folder'], code: 2, says: /no-such-folder is not a folder/ },
+      { args: ['--check', '--dir', 'defs', 'extra'], code: 2, says: /unexpected argument extra/ },
+      { args: ['--check', '--dir', 'defs'], code: 0, says: /^icons are current/ },
+      { args: ['--check', '--dir', 'broken'], code: 1, says: /stale broken\/demo-todos\/icon\.svg/, before: async () => fs.rm(path.join(at('broken'), 'demo-todos/icon.svg')) },
+    ],
+  },
+  'description:trim': {
+    file: 'trim-description.js',
+    cases: [
+      { args: ['demo-todos'], code: 2, says: /missing <description file>/ },
+      { args: ['demo-todos', 'no-such.json'], code: 2, says: /no-such\.json does not exist\nusage: / },
+      { args: ['demo-todos', 'defs/demo-todos/app.yaml'], code: 2, says: /app\.yaml is not an OpenAPI or Swagger description/ },
+      {
+        args: ['no-such-app', 'described.json'],
+        code: 2,
+        says: /no app no-such-app in definitions\//,
+        before: async () => fs.writeFile(at('described.json'), JSON.stringify({ openapi: '3.0.3', info: { title: 'Todos', version: '1' }, paths: {} })),
+      },
+      // An action without its operation: named, exit 1, nothing written (the app is read from definitions/ of the working folder).
+      { args: ['demo-todos', 'described.json'], code: 1, says: /not in the description:\n {2}create-todo: POST \/todos/, before: async () => fs.cp(at('defs'), at('definitions'), { recursive: true }) },
+    ],
+  },
+  import: {
+    file: 'import.js',
+    cases: [
+      { args: ['described.yaml'], code: 2, says: /--app is required/ },
+      { args: ['--app', 'pets', '--version', 'x', 'described.yaml'], code: 2, says: /--version must be a positive whole number \(got "x"\)/ },
+      { args: ['--app', 'Not_A_Slug', 'described.yaml'], code: 2, says: /"Not_A_Slug" is not a valid app slug/ },
+      { args: ['--app', 'pets', 'no-such.yaml'], code: 2, says: /no-such\.yaml: no such file/ },
+      {
+        args: ['--app', 'pets', '--dir', 'imported', 'described.yaml'],
+        code: 0,
+        says: /^Imported described\.yaml .* into imported\/pets\/versions\/draft/,
+        before: async () =>
+          fs.writeFile(
+            at('described.yaml'),
+            JSON.stringify({
+              openapi: '3.0.3',
+              info: { title: 'Pets', version: '1' },
+              servers: [{ url: 'https://pets.example.com/v1' }],
+              paths: { '/pets/{petId}': { get: { operationId: 'getPet', parameters: [{ name: 'petId', in: 'path', required: true, schema: { type: 'string' } }], responses: { 200: { description: 'a pet' } } } } },
+            }),
+          ),
+      },
+      { args: ['--app', 'pets', '--dir', 'imported', '--version', '1', 'described.yaml'], code: 0 },
+      { args: ['--app', 'pets', '--dir', 'imported', '--version', '1', 'described.yaml'], code: 2, says: /versions\/1 exists/ },
+    ],
+  },
+  'bench:mcp': { file: 'bench/mcp-tools-list.js', cases: [{ args: ['--rounds=x'], code: 2, says: /--rounds must be a whole number, 1 or more \(got x\)\nusage: / }, { args: ['--per-round=0'], code: 2, says: /--per-round must be a whole number, 1 or more \(got 0\)/ }] },
+  'bench:import': { file: 'bench/import-cost.js', cases: [{ args: ['--operations=x'], code: 2, says: /--operations must be a whole number, 1 or more \(got x\)\nusage: / }, { args: ['--rounds=0'], code: 2, says: /--rounds must be a whole number, 1 or more \(got 0\)/ }] },
+  'bench:proxy': { file: 'bench/proxy-memory.js', cases: [{ args: ['--rounds=x'], code: 2, says: /--rounds must be a whole number, 1 or more \(got x\)\nusage: / }, { args: ['--mb=0'], code: 2, says: /--mb must be a whole number, 1 or more \(got 0\)/ }] },
+  'bench:store': {
+    file: 'bench/store-scale.js',
+    cases: [
+      { args: ['--records=1000,x'], code: 2, says: /--records takes whole numbers of 1 or more, comma-separated \(got 1000,x\)\nusage: / },
+      { args: ['--stores=mongo'], code: 2, says: /--stores takes embedded, postgres or both, comma-separated \(got mongo\)/ },
+      { args: ['--samples=0'], code: 2, says: /--samples must be a whole number, 1 or more \(got 0\)/ },
+      { args: ['--pg-port=70000'], code: 2, says: /--pg-port must be a port, 1 to 65535 \(got 70000\)/ },
+    ],
+  },
   attack: { file: 'attack/index.js', cases: [{ args: ['--only=nope'], code: 2, says: /no attack named nope/ }] },
   'rehearse:container': { file: 'container/rehearse.js', cases: [{ args: ['extra'], code: 2, says: /unexpected argument extra/ }] },
   'check:docs': {
