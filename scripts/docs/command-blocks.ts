@@ -55,8 +55,10 @@ export function commandBlocks(file: string, text: string): { blocks: CommandBloc
     const open = /^(\s*)(`{3,}|~{3,})\s*([\w-]*)\s*(.*)$/.exec(lines[i]!);
     if (!open) continue;
     const [, indent, fence, language, rest] = open as unknown as [string, string, string, string, string];
+    // The closing fence: the same character, at least as many (` and ~ are no metacharacters); built once per block.
+    const close = new RegExp(`^\\s*${fence[0]}{${fence.length},}\\s*$`);
     let end = i + 1;
-    while (end < lines.length && !new RegExp(`^\\s*${fence[0]}{${fence.length},}\\s*$`).test(lines[end]!)) end++;
+    while (end < lines.length && !close.test(lines[end]!)) end++;
     const body = lines.slice(i + 1, end).map((line) => (line.startsWith(indent) ? line.slice(indent.length) : line.trimStart()));
     const at = i + 1;
     i = end;

@@ -2,7 +2,7 @@ import type { Middleware, Next } from 'koa';
 import { GatewayError } from '../../platform/errors/index.ts';
 import { V1_ENDPOINTS } from '../openapi/v1-endpoints.ts';
 import { V2_ENDPOINTS } from '../openapi/v2-endpoints.ts';
-import { templatePattern } from '../openapi/path-pattern.ts';
+import { anyTemplatePattern, templatePattern } from '../openapi/path-pattern.ts';
 import type { AppContext, AppState } from '../server/context.ts';
 import type { Services } from '../services.ts';
 import { originOf } from '../../tenancy/embedding/origins.ts';
@@ -62,7 +62,7 @@ export function endUserCors(services: Services): Middleware<AppState> {
   const endpoints = browserEndpoints();
   const anyCompanyAllows = async (origin: string) => (await services.store.embeddingSettings.count({ allowedOrigins: origin })) > 0;
   /** Any browser endpoint's path, in one expression: a request without Origin (a backend's) needs only to know whether to add Vary. */
-  const anyEndpoint = endpoints.length === 0 ? /(?!)/ : new RegExp(endpoints.map((e) => `(?:${e.pattern.source})`).join('|'));
+  const anyEndpoint = anyTemplatePattern(endpoints.map((e) => e.path));
   return (ctx, next) => {
     const origin = ctx.req.headers.origin;
     if (!origin) {
