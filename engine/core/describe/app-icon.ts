@@ -54,11 +54,38 @@ export function monogramSvg(name: string): string {
  * forbids all of that; this check keeps a bad file from being served at all.
  */
 export function isPlainSvg(text: string): boolean {
-  if (!/^\s*(<\?xml[^>]*>\s*)?(<!--[\s\S]*?-->\s*)*<svg[\s>]/.test(text)) return false;
+  if (!startsWithSvg(text)) return false;
   if (/<\s*(script|foreignObject|iframe|object|embed|image|use|style)\b/i.test(text)) return false;
   if (/\son[a-z]+\s*=/i.test(text)) return false;
   if (/(href|src)\s*=/i.test(text)) return false;
   return true;
+}
+
+/**
+ * Whether the document starts with `<svg` after an optional XML declaration
+ * and any comments, read in one pass with indexOf. (The expression it
+ * replaces, `(<!--[\s\S]*?-->\s*)*<svg`, backtracked through every way of
+ * pairing a file's comment ends: 26 empty comments took 300 ms, each one more
+ * doubled it, and an icon may hold thousands.)
+ */
+function startsWithSvg(text: string): boolean {
+  let at = skipSpace(text, 0);
+  if (text.startsWith('<?xml', at)) {
+    const end = text.indexOf('>', at);
+    if (end < 0) return false;
+    at = skipSpace(text, end + 1);
+  }
+  while (text.startsWith('<!--', at)) {
+    const end = text.indexOf('-->', at + 4);
+    if (end < 0) return false;
+    at = skipSpace(text, end + 3);
+  }
+  return text.startsWith('<svg', at) && /[\s>]/.test(text.charAt(at + 4));
+}
+
+function skipSpace(text: string, at: number): number {
+  while (at < text.length && /\s/.test(text[at]!)) at++;
+  return at;
 }
 
 const etagOf = (svg: string) => `"${createHash('sha256').update(svg).digest('base64url').slice(0, 27)}"`;
