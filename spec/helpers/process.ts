@@ -74,6 +74,19 @@ export async function spawnGateway(env: Record<string, string>, timeoutMs = 60_0
   return { child, url: `http://127.0.0.1:${port}`, stdout: () => out, stderr: () => err, exited };
 }
 
+/**
+ * Waits until the gateway's stdout holds `text` (its log lines arrive through a pipe, so a line the gateway wrote
+ * before answering can reach the test after the answer does), failing with what it did print after `timeoutMs`.
+ */
+export async function waitForStdout(gateway: GatewayProcess, text: string, timeoutMs = 10_000): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  while (!gateway.stdout().includes(text)) {
+    if (Date.now() > deadline) throw new Error(`the gateway did not print ${JSON.stringify(text)} in ${timeoutMs} ms:\n${gateway.stdout()}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return gateway.stdout();
+}
+
 /** Runs a one-shot command (an npm script's command) and collects its output. */
 export async function runCommand(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, args, { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...templateEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
