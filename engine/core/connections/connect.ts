@@ -6,10 +6,16 @@ import { requireEndUser, storeConnection, type ConnectionSecrets } from '../../t
 import type { CreateConnectionBody } from '../../tenancy/connections/schemas.ts';
 import type { TenancyServices } from '../../tenancy/tenancy-services.ts';
 import { checkValues, type ExtraField } from './check-values.ts';
+import { verifyCredentials, type VerifyServices } from './verify-credentials.ts';
 
-/** What connecting an app needs: the tenant records, and the live definitions a connection is checked against. */
+/**
+ * What connecting an app needs: the tenant records, the live definitions a
+ * connection is checked against, and the run's outbound client an auth's
+ * verification request goes through.
+ */
 export interface ConnectServices extends TenancyServices {
   definitions: Pick<DefinitionsRegistry, 'current'>;
+  run: VerifyServices;
 }
 
 /** Values an auth kind keeps besides its own arguments, as a caller gives them on create. */
@@ -54,6 +60,8 @@ export async function createConnection(services: ConnectServices, companyId: str
   if (problems.length) throw validationError(problems);
 
   const { secrets, tokenExpiresAt } = secretsFrom(auth, credentials);
+  // The app's own word on the credentials (the auth's verify), before anything is stored.
+  const verified = await verifyCredentials(services.run, version, auth, secrets, body.metadata ?? {});
   return await storeConnection(services, {
     companyId,
     appId: version.app.id,
@@ -62,6 +70,7 @@ export async function createConnection(services: ConnectServices, companyId: str
     authType: auth.type,
     endUserId: body.endUserId ?? null,
     name: body.name ?? null,
+    accountLabel: verified?.accountLabel ?? null,
     metadata: body.metadata ?? {},
     secrets,
     tokenExpiresAt,

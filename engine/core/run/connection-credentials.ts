@@ -11,6 +11,9 @@ import { exchangeCredentials, forgetExchangedToken } from '../auth/credential-ex
 import { renewToken, tokenExpired } from '../auth/token-renewal.ts';
 import type { RunServices } from './run-services.ts';
 
+/** Auths whose credentials are what the user gave, as they are: a refusal cannot be renewed away. */
+const STATIC_AUTHS: ReadonlySet<string> = new Set(['ApiKey', 'Basic', 'Bearer']);
+
 /** Who a credential exchange asks for, and with which host variables. */
 export interface ExchangeFor {
   installationId: string | null;
@@ -51,7 +54,9 @@ export class ConnectionCredentials {
         'CONNECTION_NEEDS_REAUTHORIZATION',
         connection.authType === 'OAuth2ClientCredentials'
           ? `connection ${connection.id}: the token endpoint refused its client credentials; PATCH /v2/connections/${connection.id} with a new clientId and clientSecret`
-          : `connection ${connection.id} needs to be authorized again (the provider refused its grant): GET /v2/connect/${connection.appSlug}/authorize, or PATCH /v2/connections/${connection.id} with new tokens`,
+          : STATIC_AUTHS.has(connection.authType)
+            ? `connection ${connection.id}: ${connection.appSlug} refused its credentials (HTTP 401); PATCH /v2/connections/${connection.id} with new credentials`
+            : `connection ${connection.id} needs to be authorized again (the provider refused its grant): GET /v2/connect/${connection.appSlug}/authorize, or PATCH /v2/connections/${connection.id} with new tokens`,
       );
     }
     const auth = version.auths.get(connection.authId);
@@ -130,6 +135,19 @@ export class ConnectionCredentials {
       this.#token = this.secrets().accessToken;
     }
     return true;
+  }
+
+  /**
+   * The app refused credentials no renewal can replace (an API key, a
+   * password, a bearer token: a 401, or a mapping's meta.authenticated
+   * false): the connection is marked needs_reauthorization, announced once
+   * (connection.needs_reauthorization), and the next run answers
+   * CONNECTION_NEEDS_REAUTHORIZATION until new credentials are PATCHed.
+   * Other auths renew instead (renewOnce); nothing happens for them here.
+   */
+  async refused(): Promise<void> {
+    if (!STATIC_AUTHS.has(this.auth.type)) return;
+    await this.services.tokens.markNeedsReauthorization(this.#connection);
   }
 
   async #renewedToken(): Promise<string | undefined> {

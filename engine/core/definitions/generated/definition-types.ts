@@ -828,6 +828,24 @@ export interface ApiKeyAuth {
    * What is sent, e.g. Bearer {{apiKey}}. May contain {{key}} placeholders naming auth or API arguments.
    */
   value: string;
+  verify?: Verification;
+}
+/**
+ * The provider's "who am I" request, sent with the credentials when a connection is created or its credentials are replaced, before anything is stored: a 401 or 403 answers the caller 400 (the app refused these credentials) and nothing is kept; a 2xx gives the connection its account label (accountLabel) through `account`.
+ */
+export interface Verification {
+  /**
+   * The method of the request; GET when left out.
+   */
+  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /**
+   * Where the request goes, under the API's base URL, e.g. /user; {{key}} placeholders name API or auth arguments.
+   */
+  path: string;
+  /**
+   * A JSONata expression over the answer's JSON body giving the account's name (an email, a workspace, a login), e.g. login or team. Text or a number is kept as the connection's accountLabel (at most 200 characters); anything else leaves it null.
+   */
+  account?: string;
 }
 /**
  * HTTP Basic authentication.
@@ -858,6 +876,7 @@ export interface BasicAuth {
    * The password; empty for providers that take a key as user name. May contain {{key}} placeholders naming auth or API arguments.
    */
   password: string;
+  verify?: Verification;
 }
 /**
  * A fixed bearer token sent as Authorization: Bearer <token>.
@@ -884,6 +903,7 @@ export interface BearerAuth {
    * The token. May contain {{key}} placeholders naming auth or API arguments.
    */
   token: string;
+  verify?: Verification;
 }
 /**
  * Credentials obtained by calling the provider with host variables (for example an end user's metadata) and mapping its answer.

@@ -1,0 +1,93 @@
+import type { ConnectionSecrets } from '../../tenancy/connections/connections.ts';
+import type { AppVersion, AuthEntry } from '../definitions/index.ts';
+import type { Verification } from '../definitions/generated/definition-types.ts';
+import { GatewayError, validationError, type FieldProblem } from '../../platform/errors/index.ts';
+import { fillUrlTemplate } from '../arguments/url-template.ts';
+import { joinUrl } from '../arguments/placement.ts';
+import { asText } from '../arguments/send-values.ts';
+import { applyAuth } from '../auth/apply-auth.ts';
+import { evaluateGuarded, MappingError } from '../mapping/index.ts';
+import { apiOf } from '../run/base-url-override.ts';
+import type { RunServices } from '../run/run-services.ts';
+import { authArgumentValues } from './connect.ts';
+
+/** The longest account label kept: a name to tell accounts apart, not a document. */
+export const MAX_ACCOUNT_LABEL = 200;
+
+/** What a verification needs of the run's services: the same outbound client (egress policy, limits) and base URL overrides as a run. */
+export type VerifyServices = Pick<RunServices, 'http' | 'settings'>;
+
+/** What a verification found: the account's label, when the auth's `account` expression named one. */
+export interface Verified {
+  accountLabel: string | null;
+}
+
+/**
+ * Sends the auth's verification request (its `verify`: the provider's "who am
+ * I" call, under the API's base URL) with credentials a caller gives, before
+ * anything is stored, through the run's outbound client and with the auth
+ * applied as a run applies it. null when the auth declares none.
+ * - 401 or 403: 400 VALIDATION_ERROR naming the credential fields (the app
+ *   refused these credentials); the caller stores nothing.
+ * - another status that is not 2xx: 502 VERIFICATION_FAILED (the app could
+ *   not say; nothing is stored either, and the caller may try again).
+ * - 2xx: the account label from `account` over the JSON body (text or a
+ *   number, at most 200 characters), else null.
+ * An app that cannot be reached answers as a run would (UPSTREAM_TIMEOUT, ...).
+ */
+export async function verifyCredentials(
+  services: VerifyServices,
+  version: AppVersion,
+  auth: AuthEntry,
+  secrets: ConnectionSecrets,
+  metadata: Record<string, unknown>,
+): Promise<Verified | null> {
+  const verify = (auth.definition as { verify?: Verification }).verify;
+  if (!verify) return null;
+  const variables: Record<string, string> = {};
+  for (const [key, value] of Object.entries({ ...metadata, ...authArgumentValues(auth, secrets) })) {
+    if (value !== undefined && value !== null) variables[key] = asText(value);
+  }
+  const api = apiOf(version, services.settings.appBaseUrls);
+  const problems: FieldProblem[] = [];
+  const url = fillUrlTemplate(joinUrl(api.baseUrl, verify.path), variables, `auth ${auth.id} verify`, problems, { originVariables: api.definition.originVariables ?? [] });
+  const applied = applyAuth(auth, secrets, variables, undefined);
+  if (problems.length) throw validationError(problems);
+
+  const method = verify.method ?? 'GET';
+  const response = await services.http.send({
+    method,
+    url,
+    headers: { accept: 'application/json', ...api.headers, ...applied.headers },
+    query: applied.query,
+    redirect: applied.redirect,
+  });
+  if (response.status === 401 || response.status === 403) throw refused(auth, response.status);
+  if (response.status < 200 || response.status >= 300) {
+    throw GatewayError.of('VERIFICATION_FAILED', `${version.app.name} could not check these credentials (it answered HTTP ${response.status} to ${method} ${verify.path}); nothing was stored, try again`);
+  }
+  return { accountLabel: await accountLabel(auth, response.body) };
+}
+
+/** The account's name from the answer; null when the auth names none, or its expression gives no text (a definition's slip never fails a connection). */
+async function accountLabel(auth: AuthEntry, body: unknown): Promise<string | null> {
+  if (!auth.verifyAccount || body === null || typeof body !== 'object') return null;
+  let value: unknown;
+  try {
+    value = await evaluateGuarded(auth.verifyAccount as never, body);
+  } catch (error) {
+    if (error instanceof MappingError) return null;
+    throw error;
+  }
+  if (typeof value !== 'string' && typeof value !== 'number') return null;
+  const text = String(value).trim();
+  return text === '' ? null : text.slice(0, MAX_ACCOUNT_LABEL);
+}
+
+/** The app said no: a form error on the credentials the end user typed (the only field that has one, or the credentials as a whole). */
+function refused(auth: AuthEntry, status: number): GatewayError {
+  const keys = auth.arguments.filter((arg) => !arg.parent).map((arg) => arg.key);
+  const field = keys.length === 1 ? `credentials.${keys[0]}` : 'credentials';
+  const which = keys.length === 1 ? `this ${keys[0]}` : keys.length ? `these credentials (${keys.join(', ')})` : 'these credentials';
+  return validationError([{ field, rule: 'accepted', message: `the app refused ${which} (HTTP ${status}); check the value and try again` }]);
+}
