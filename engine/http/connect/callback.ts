@@ -75,7 +75,7 @@ export async function completeAuthorization(services: Services, query: Record<st
     sent.push(tokens.accessToken, tokens.refreshToken ?? '');
     const tokenExpiresAt = tokens.expiresIn ? new Date(Date.now() + tokens.expiresIn * 1000) : null;
     const given: Record<string, unknown> = { ...callbackValues(definition, query), ...tokens.kept };
-    const finish = { secrets, tokenExpiresAt, started: pending.metadata, given };
+    const finish = { secrets, tokenExpiresAt, started: pending.metadata, given, accountLabel: null as string | null };
     if (definition.postAuthorization) {
       const options = await postAuthorizationOptions(services.http, auth, {
         appSlug: state.appSlug,
@@ -86,6 +86,7 @@ export async function completeAuthorization(services: Services, query: Record<st
       const chosen = options.length === 1 || definition.postAuthorization.choice === 'First' ? options[0] : await keptAccount(services, state, options);
       if (!chosen) return { returnUrl: state.returnUrl, choiceId: await awaitChoice(services, state, { ...finish, options }) };
       Object.assign(given, chosen.metadata);
+      finish.accountLabel = chosen.label;
     }
     const { connectionId } = await finishConnection(services, state, finish);
     return { returnUrl: state.returnUrl, connectionId };
