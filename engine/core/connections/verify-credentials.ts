@@ -9,6 +9,7 @@ import { applyAuth } from '../auth/apply-auth.ts';
 import { evaluateGuarded, MappingError } from '../mapping/index.ts';
 import { apiOf } from '../run/base-url-override.ts';
 import type { RunServices } from '../run/run-services.ts';
+import { providerText } from '../../platform/secrets/provider-text.ts';
 import { authArgumentValues } from './connect.ts';
 
 /** The longest account label kept: a name to tell accounts apart, not a document. */
@@ -66,11 +67,15 @@ export async function verifyCredentials(
   if (response.status < 200 || response.status >= 300) {
     throw GatewayError.of('VERIFICATION_FAILED', `${version.app.name} could not check these credentials (it answered HTTP ${response.status} to ${method} ${verify.path}); nothing was stored, try again`);
   }
-  return { accountLabel: await accountLabel(auth, response.body) };
+  return { accountLabel: await accountLabel(auth, response.body, applied.secretSources) };
 }
 
-/** The account's name from the answer; null when the auth names none, or its expression gives no text (a definition's slip never fails a connection). */
-async function accountLabel(auth: AuthEntry, body: unknown): Promise<string | null> {
+/**
+ * The account's name from the answer; null when the auth names none, or its expression gives no text (a
+ * definition's slip never fails a connection). As a run's answer is: every value the connection holds that
+ * the app repeats is redacted, control characters become spaces, and it is cut to 200 characters.
+ */
+async function accountLabel(auth: AuthEntry, body: unknown, secrets: readonly unknown[]): Promise<string | null> {
   if (!auth.verifyAccount || body === null || typeof body !== 'object') return null;
   let value: unknown;
   try {
@@ -80,8 +85,8 @@ async function accountLabel(auth: AuthEntry, body: unknown): Promise<string | nu
     throw error;
   }
   if (typeof value !== 'string' && typeof value !== 'number') return null;
-  const text = String(value).trim();
-  return text === '' ? null : text.slice(0, MAX_ACCOUNT_LABEL);
+  const text = providerText(String(value), secrets, MAX_ACCOUNT_LABEL).trim();
+  return text === '' ? null : text;
 }
 
 /** The app said no: a form error on the credentials the end user typed (the only field that has one, or the credentials as a whole). */

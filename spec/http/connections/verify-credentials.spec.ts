@@ -42,7 +42,7 @@ const TEAMCHAT: Record<string, string> = {
 };
 
 /** The chat API accepts `good-key` and `other-key` (two teams), refuses anything else with a 401. */
-const KEYS: Record<string, string> = { 'good-key': 'Acme team', 'other-key': 'Globex team' };
+const KEYS: Record<string, string> = { 'good-key': 'Acme team', 'other-key': 'Globex team', 'echo-key-0123': 'team of echo-key-0123\n' };
 
 describe('credentials checked when connecting (an auth\'s verify) and the account label; a refused API key needs reauthorization', function () {
   this.timeout(30_000);
@@ -85,6 +85,12 @@ describe('credentials checked when connecting (an auth\'s verify) and the accoun
     expect(upstream.calls('GET /chat/me').map((r) => r.headers['x-api-key'])).to.deep.equal(['good-key']);
     const listed = await documentedCall(gw, 'GET', '/v2/connections?where=appSlug==teamchat');
     expect(listed.body.data.find((c: { id: string }) => c.id === created.body.data.id)).to.include({ accountLabel: 'Acme team' });
+  });
+
+  it('the label never repeats the credentials: a value of them the app echoes is redacted, as in a run\'s answer', async () => {
+    const created = await documentedCall(gw, 'POST', '/v2/connections', { body: { appSlug: 'teamchat', credentials: { apiKey: 'echo-key-0123' } } });
+    expect(created.status, JSON.stringify(created.body)).to.equal(201);
+    expect(created.body.data.accountLabel).to.equal('team of [redacted]');
   });
 
   it('a key the app refuses answers 400 naming the credential field, and nothing is stored', async () => {

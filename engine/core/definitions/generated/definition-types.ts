@@ -843,7 +843,7 @@ export interface Verification {
    */
   path: string;
   /**
-   * A JSONata expression over the answer's JSON body giving the account's name (an email, a workspace, a login), e.g. login or team. Text or a number is kept as the connection's accountLabel (at most 200 characters); anything else leaves it null.
+   * A JSONata expression over the answer's JSON body giving the account's name (an email, a workspace, a login), e.g. login or team. Text or a number is kept as the connection's accountLabel (cut at 200 characters, any value of the credentials it repeats redacted); anything else leaves it null.
    */
   account?: string;
 }
