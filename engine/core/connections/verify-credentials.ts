@@ -43,6 +43,36 @@ export async function verifyCredentials(
   secrets: ConnectionSecrets,
   metadata: Record<string, unknown>,
 ): Promise<Verified | null> {
+  const answer = await askApp(services, version, auth, secrets, metadata);
+  if (answer && 'refused' in answer) throw refused(auth, answer.refused);
+  return answer;
+}
+
+/**
+ * Whether the app still refuses a stored connection's credentials, asked with
+ * the auth's verification request after a run got its 401: true only when it
+ * answers 401 or 403 too. An auth without a verify, an app that accepts them
+ * (the 401 was that endpoint's own), or one that cannot be asked: false, and
+ * the connection stays as it is.
+ */
+export async function stillRefused(services: VerifyServices, version: AppVersion, auth: AuthEntry, secrets: ConnectionSecrets, metadata: Record<string, unknown>): Promise<boolean> {
+  try {
+    const answer = await askApp(services, version, auth, secrets, metadata);
+    return answer !== null && 'refused' in answer;
+  } catch (error) {
+    if (error instanceof GatewayError) return false;
+    throw error;
+  }
+}
+
+/** The verification request sent: the app's refusal (its status), or what it said of the account; null without a verify. */
+async function askApp(
+  services: VerifyServices,
+  version: AppVersion,
+  auth: AuthEntry,
+  secrets: ConnectionSecrets,
+  metadata: Record<string, unknown>,
+): Promise<{ refused: number } | Verified | null> {
   const verify = (auth.definition as { verify?: Verification }).verify;
   if (!verify) return null;
   const variables: Record<string, string> = {};
@@ -63,7 +93,7 @@ export async function verifyCredentials(
     query: applied.query,
     redirect: applied.redirect,
   });
-  if (response.status === 401 || response.status === 403) throw refused(auth, response.status);
+  if (response.status === 401 || response.status === 403) return { refused: response.status };
   if (response.status < 200 || response.status >= 300) {
     throw GatewayError.of('VERIFICATION_FAILED', `${version.app.name} could not check these credentials (it answered HTTP ${response.status} to ${method} ${verify.path}); nothing was stored, try again`);
   }

@@ -10,6 +10,7 @@ import type { fillTemplate } from '../arguments/index.ts';
 import { exchangeCredentials, forgetExchangedToken } from '../auth/credential-exchange.ts';
 import { renewToken, tokenExpired } from '../auth/token-renewal.ts';
 import type { RunServices } from './run-services.ts';
+import { stillRefused } from '../connections/verify-credentials.ts';
 
 /** Auths whose credentials are what the user gave, as they are: a refusal cannot be renewed away. */
 const STATIC_AUTHS: ReadonlySet<string> = new Set(['ApiKey', 'Basic', 'Bearer']);
@@ -33,6 +34,7 @@ export interface ExchangeFor {
  */
 export class ConnectionCredentials {
   readonly auth: AuthEntry;
+  readonly #version: AppVersion;
   #connection: ConnectionRecord;
   #token: string | undefined;
   #renewed = false;
@@ -40,9 +42,11 @@ export class ConnectionCredentials {
 
   private constructor(
     private readonly services: RunServices,
+    version: AppVersion,
     connection: ConnectionRecord,
     auth: AuthEntry,
   ) {
+    this.#version = version;
     this.#connection = connection;
     this.auth = auth;
   }
@@ -63,7 +67,7 @@ export class ConnectionCredentials {
     if (!auth) {
       throw GatewayError.of('CONFLICT', `connection ${connection.id} uses auth "${connection.authId}", which ${version.app.slug} version ${version.version} does not have`);
     }
-    return new ConnectionCredentials(services, connection, auth);
+    return new ConnectionCredentials(services, version, connection, auth);
   }
 
   /** The connection as it is now (a renewal replaces it). */
@@ -140,14 +144,22 @@ export class ConnectionCredentials {
   /**
    * The app refused credentials no renewal can replace (an API key, a
    * password, a bearer token: a 401, or a mapping's meta.authenticated
-   * false): the connection is marked needs_reauthorization, announced once
-   * (connection.needs_reauthorization), and the next run answers
-   * CONNECTION_NEEDS_REAUTHORIZATION until new credentials are PATCHed.
-   * Other auths renew instead (renewOnce); nothing happens for them here.
+   * false). When the auth declares its verification request, the app is
+   * asked once more with it: if it refuses them too, the credentials are
+   * gone, and the connection is marked needs_reauthorization, announced once
+   * (connection.needs_reauthorization); the next run answers
+   * CONNECTION_NEEDS_REAUTHORIZATION until new credentials are PATCHed. A
+   * verification the app accepts means the 401 was that endpoint's own (a
+   * permission, say): the connection stays active, as it does for an auth
+   * without a verify, whose 401 alone cannot tell. OAuth and credential
+   * exchanges renew instead (renewOnce); nothing happens for them here.
    */
   async refused(): Promise<void> {
-    if (!STATIC_AUTHS.has(this.auth.type)) return;
-    await this.services.tokens.markNeedsReauthorization(this.#connection);
+    if (!STATIC_AUTHS.has(this.auth.type) || !('verify' in this.auth.definition)) return;
+    const connection = this.#connection;
+    if (await stillRefused(this.services, this.#version, this.auth, this.secrets(), connection.metadata)) {
+      await this.services.tokens.markNeedsReauthorization(connection);
+    }
   }
 
   async #renewedToken(): Promise<string | undefined> {

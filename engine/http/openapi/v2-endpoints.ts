@@ -388,7 +388,7 @@ export const V2_ENDPOINTS: Endpoint[] = [
     tag: 'Connections',
     summary: 'Update a connection',
     description:
-      'Renames it, or replaces its credentials or metadata whole (which makes a connection needing reauthorization active again: an API key, basic or bearer connection is marked so when a run gets the app\'s 401).' + VERIFIED,
+      'Renames it, or replaces its credentials or metadata whole (which makes a connection needing reauthorization active again: an API key, basic or bearer connection is marked so when a run gets the app\'s 401 and the auth\'s verify request is refused too).' + VERIFIED,
     security: 'apiKey',
     pathParameters: { connectionId: id('connection') },
     body: updateConnectionBody,

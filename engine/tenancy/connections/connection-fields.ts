@@ -12,7 +12,7 @@ export const CONNECTION_FIELDS: FieldTable = {
   name: { type: 'string', nullable: true, description: 'The name given on create.' },
   accountLabel: { type: 'string', nullable: true, description: "Who the account is at the app (a login, a workspace), from the auth's verification; null when unknown." },
   metadata: { type: 'object', description: 'Host variables; filter by one key, e.g. metadata.region==eu.' },
-  status: { type: 'string', description: 'active, or needs_reauthorization after the provider refused its grant or client credentials, or the app answered a run 401 to its API key, password or bearer token (PATCH new credentials to make it active).' },
+  status: { type: 'string', description: 'active, or needs_reauthorization after the provider refused its grant or client credentials, or the app refused its API key, password or bearer token to a run and again to its auth verification request (PATCH new credentials to make it active).' },
   tokenExpiresAt: { type: 'date-time', nullable: true, description: 'When the stored access token expires, if known.' },
   createdOn: { type: 'date-time', description: 'When the connection was created.' },
   updatedOn: { type: 'date-time', description: 'When the connection last changed (credentials included).' },

@@ -144,7 +144,16 @@ describe('credentials checked when connecting (an auth\'s verify) and the accoun
     expect(changed.body.data).to.include({ id, accountLabel: 'Globex team' });
   });
 
-  it('a run whose API key the app now refuses (401) marks the connection needs_reauthorization with its webhook; a PATCH makes the same connection active again', async () => {
+  it('a 401 of one endpoint while the verification still accepts the key (a permission, say) leaves the connection active', async () => {
+    const id = (await call(gw, 'POST', '/v2/connections', { body: { appSlug: 'teamchat', credentials: { apiKey: 'good-key' } } })).body.data.id;
+    upstream.on('GET /chat/channels', () => ({ status: 401, body: { error: 'not_allowed_token_type' } }));
+    const run = await call(gw, 'POST', '/v2/universal/apps/teamchat/actions/list-channels/run', { body: { connectionId: id } });
+    expect(run.body.meta.authenticated).to.equal(false);
+    expect(upstream.calls('GET /chat/me'), 'asked again once').to.have.length(2);
+    expect((await call(gw, 'GET', `/v2/connections/${id}`)).body.data.status).to.equal('active');
+  });
+
+  it('a run whose API key the app now refuses (401, and 401 to the verification) marks the connection needs_reauthorization with its webhook; a PATCH makes the same connection active again', async () => {
     const hook = await call(gw, 'POST', '/v2/webhooks', { body: { url: `${upstream.url}/hooks`, events: ['connection.needs_reauthorization', 'connection.reauthorized'] } });
     expect(hook.status, JSON.stringify(hook.body)).to.equal(201);
     const id = (await call(gw, 'POST', '/v2/connections', { body: { appSlug: 'teamchat', credentials: { apiKey: 'good-key' } } })).body.data.id;
