@@ -3,6 +3,7 @@ import type { AppVersion, AuthEntry } from '../definitions/index.ts';
 import type { Verification } from '../definitions/generated/definition-types.ts';
 import { GatewayError, validationError, type FieldProblem } from '../../platform/errors/index.ts';
 import { fillUrlTemplate } from '../arguments/url-template.ts';
+import { fillTemplate, headerText } from '../arguments/host-variables.ts';
 import { joinUrl } from '../arguments/placement.ts';
 import { asText } from '../arguments/send-values.ts';
 import { applyAuth } from '../auth/apply-auth.ts';
@@ -82,6 +83,9 @@ async function askApp(
   const api = apiOf(version, services.settings.appBaseUrls);
   const problems: FieldProblem[] = [];
   const url = fillUrlTemplate(joinUrl(api.baseUrl, verify.path), variables, `auth ${auth.id} verify`, problems, { originVariables: api.definition.originVariables ?? [] });
+  // The API's headers, filled as a run fills them (lower-case names: the auth's own header wins over one of them).
+  const headers: Record<string, string> = { accept: 'application/json' };
+  for (const [name, value] of Object.entries(api.headers)) headers[name.toLowerCase()] = fillTemplate(value, variables, `header ${name}`, problems, headerText);
   const applied = applyAuth(auth, secrets, variables, undefined);
   if (problems.length) throw validationError(problems);
 
@@ -89,7 +93,7 @@ async function askApp(
   const response = await services.http.send({
     method,
     url,
-    headers: { accept: 'application/json', ...api.headers, ...applied.headers },
+    headers: { ...headers, ...applied.headers },
     query: applied.query,
     redirect: applied.redirect,
   });
