@@ -577,7 +577,7 @@ function oauthStep(app, auth, connection) {
       await oauthOutcome(result, connection, app);
     } catch (error) {
       popup?.close();
-      if (error instanceof ApiError && error.problems.length) showProblems(form, summary, error);
+      if (error instanceof ApiError && error.problems.length) showProblems(form, summary, error, app);
       else if (error instanceof ApiError && error.status === 401) fatal(userText(error), 'UNAUTHORIZED', error.message);
       else showFormError(summary, userText(error, app));
     } finally {
