@@ -44,9 +44,27 @@ export async function verifyCredentials(
   secrets: ConnectionSecrets,
   metadata: Record<string, unknown>,
 ): Promise<Verified | null> {
+  // An OAuth auth's verify names the account after the authorization (accountOf); imported tokens are not checked.
+  if (auth.type === 'OAuth2AuthorizationCode') return null;
   const answer = await askApp(services, version, auth, secrets, metadata);
   if (answer && 'refused' in answer) throw refused(auth, answer.refused);
   return answer;
+}
+
+/**
+ * The account label of a new OAuth 2.0 connection: the auth's verification
+ * request sent with the access token the callback just obtained. null without
+ * a verify, and on any refusal or failure: the label never fails an
+ * authorization the provider granted.
+ */
+export async function accountOf(services: VerifyServices, version: AppVersion, auth: AuthEntry, accessToken: string, metadata: Record<string, unknown>): Promise<string | null> {
+  try {
+    const answer = await askApp(services, version, auth, { arguments: {}, accessToken }, metadata, accessToken);
+    return answer && 'accountLabel' in answer ? answer.accountLabel : null;
+  } catch (error) {
+    if (error instanceof GatewayError) return null;
+    throw error;
+  }
 }
 
 /**
@@ -73,6 +91,7 @@ async function askApp(
   auth: AuthEntry,
   secrets: ConnectionSecrets,
   metadata: Record<string, unknown>,
+  token?: string,
 ): Promise<{ refused: number } | Verified | null> {
   const verify = (auth.definition as { verify?: Verification }).verify;
   if (!verify) return null;
@@ -86,7 +105,7 @@ async function askApp(
   // The API's headers, filled as a run fills them (lower-case names: the auth's own header wins over one of them).
   const headers: Record<string, string> = { accept: 'application/json' };
   for (const [name, value] of Object.entries(api.headers)) headers[name.toLowerCase()] = fillTemplate(value, variables, `header ${name}`, problems, headerText);
-  const applied = applyAuth(auth, secrets, variables, undefined);
+  const applied = applyAuth(auth, secrets, variables, token);
   if (problems.length) throw validationError(problems);
 
   const method = verify.method ?? 'GET';

@@ -11,6 +11,7 @@ import { fillTemplate } from '../../core/oauth/templates.ts';
 import { requestTokens } from '../../core/oauth/token-endpoint.ts';
 import { authenticateClient } from '../../core/oauth/client-authentication.ts';
 import { authUrl } from '../../core/oauth/auth-url-overrides.ts';
+import { accountOf } from '../../core/connections/verify-credentials.ts';
 import { finishConnection } from './finish-connection.ts';
 import { awaitChoice } from './choices.ts';
 import { callbackValues, postAuthorizationOptions, type AccountOption } from '../../core/oauth/post-authorization.ts';
@@ -87,6 +88,10 @@ export async function completeAuthorization(services: Services, query: Record<st
       if (!chosen) return { returnUrl: state.returnUrl, choiceId: await awaitChoice(services, state, { ...finish, options }) };
       Object.assign(given, chosen.metadata);
       finish.accountLabel = chosen.label;
+    }
+    // Without an account chosen, the auth's verify names it ("who am I" with the new token).
+    if (finish.accountLabel === null && definition.verify) {
+      finish.accountLabel = await accountOf(services.run, version, auth, tokens.accessToken, { ...pending.metadata, ...given });
     }
     const { connectionId } = await finishConnection(services, state, finish);
     return { returnUrl: state.returnUrl, connectionId };

@@ -41,6 +41,22 @@ const TEAMCHAT: Record<string, string> = {
   ].join('\n'),
 };
 
+/** An OAuth app whose auth names the account with the new token (GET /me, the email). */
+const WHOAMI: Record<string, string> = {
+  'whoami/app.yaml': 'id: whoami\nslug: whoami\nname: Who am I\ndescription: A made-up OAuth app served by the test upstream.\npublished: 1\n',
+  'whoami/versions/1/api.yaml': 'baseUrl: __UPSTREAM__/who\nauths:\n  - oauth2\n',
+  'whoami/versions/1/auths/oauth2.yaml': [
+    'type: OAuth2AuthorizationCode',
+    'id: oauth2',
+    'authorizeUrl: __UPSTREAM__/oauth/authorize',
+    'tokenUrl: __UPSTREAM__/oauth/token',
+    'verify:',
+    '  path: /me',
+    '  account: email',
+    '',
+  ].join('\n'),
+};
+
 /** The chat API accepts `good-key` and `other-key` (two teams), refuses anything else with a 401. */
 const KEYS: Record<string, string> = { 'good-key': 'Acme team', 'other-key': 'Globex team', 'echo-key-0123': 'team of echo-key-0123\n' };
 
@@ -61,13 +77,27 @@ describe('credentials checked when connecting (an auth\'s verify) and the accoun
 
   before(async () => {
     await upstream.start();
-    const defs = await definitionsFor(FIXTURE, upstream.url, TEAMCHAT);
+    const defs = await definitionsFor(FIXTURE, upstream.url, { ...TEAMCHAT, ...WHOAMI });
     cleanupDefs = defs.cleanup;
     gw = await startTestGateway({ DEFINITIONS_DIR: defs.dir, EGRESS_ALLOW: '127.0.0.1/32', WEBHOOK_POLL_INTERVAL_MS: '50' });
-    expect((await call(gw, 'PUT', '/v2/embedding', { body: { allowedOrigins: [CUSTOMER], enabledApps: ['teamchat'] } })).status).to.equal(200);
+    expect((await call(gw, 'PUT', '/v2/embedding', { body: { allowedOrigins: [CUSTOMER], enabledApps: ['teamchat', 'whoami'] } })).status).to.equal(200);
     const id = (await call(gw, 'POST', '/v1/users', { body: { externalId: 'ada' } })).body.data.userId;
     endUser = { url: gw.url, apiKey: (await call(gw, 'GET', `/v1/users/${id}/token`)).body.token };
+    expect((await call(gw, 'PUT', '/v2/apps/whoami/configuration', { body: { clientId: 'who-client', clientSecret: 'who-secret', redirectUri: `${gw.url}/v2/connect/callback` } })).status).to.equal(200);
   });
+
+  /** An authorization of the OAuth app through its callback (the provider's consent skipped): the new connection. */
+  async function authorizeWhoami(): Promise<any> {
+    const started = await call(gw, 'GET', `/v2/connect/whoami/authorize?returnUrl=${encodeURIComponent(`${CUSTOMER}/back`)}`);
+    expect(started.status, JSON.stringify(started.body)).to.equal(200);
+    const state = new URL(started.body.data.authorizationUrl).searchParams.get('state')!;
+    upstream.on('POST /oauth/token', () => ({ body: { access_token: 'who-token-1', token_type: 'Bearer', expires_in: 3600 } }));
+    const back = await fetch(`${gw.url}/v2/connect/callback?${new URLSearchParams({ code: 'code-1', state })}`, { redirect: 'manual' });
+    expect(back.status).to.equal(302);
+    const connectionId = new URL(back.headers.get('location')!).searchParams.get('connectionId');
+    expect(connectionId, back.headers.get('location')!).to.match(/^con_/);
+    return (await call(gw, 'GET', `/v2/connections/${connectionId}`)).body.data;
+  }
   after(async () => {
     await gw.stop();
     await upstream.stop();
@@ -91,6 +121,16 @@ describe('credentials checked when connecting (an auth\'s verify) and the accoun
     const created = await documentedCall(gw, 'POST', '/v2/connections', { body: { appSlug: 'teamchat', credentials: { apiKey: 'echo-key-0123' } } });
     expect(created.status, JSON.stringify(created.body)).to.equal(201);
     expect(created.body.data.accountLabel).to.equal('team of [redacted]');
+  });
+
+  it('an OAuth connection takes its account label from the auth\'s verify, sent with the new access token', async () => {
+    upstream.on('GET /who/me', (req) => (req.headers.authorization === 'Bearer who-token-1' ? { body: { email: 'ada@example.com' } } : { status: 401, body: {} }));
+    expect(await authorizeWhoami()).to.include({ appSlug: 'whoami', accountLabel: 'ada@example.com', status: 'active' });
+  });
+
+  it('an OAuth verification that fails leaves the label null and never the authorization', async () => {
+    upstream.on('GET /who/me', () => ({ status: 500, body: { error: 'down' } }));
+    expect(await authorizeWhoami()).to.include({ appSlug: 'whoami', accountLabel: null, status: 'active' });
   });
 
   it('a key the app refuses answers 400 naming the credential field, and nothing is stored', async () => {
