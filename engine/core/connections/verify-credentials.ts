@@ -13,6 +13,9 @@ import type { RunServices } from '../run/run-services.ts';
 import { providerText } from '../../platform/secrets/provider-text.ts';
 import { authArgumentValues } from './connect.ts';
 
+/** A {{name}} placeholder of an auth's template. */
+const PLACEHOLDER = /\{\{\s*([^{}\s]+)\s*\}\}/g;
+
 /** The longest account label kept: a name to tell accounts apart, not a document. */
 export const MAX_ACCOUNT_LABEL = 200;
 
@@ -142,10 +145,18 @@ async function accountLabel(auth: AuthEntry, body: unknown, secrets: readonly un
   return text === '' ? null : text;
 }
 
-/** The app said no: a form error on the credentials the end user typed (the only field that has one, or the credentials as a whole). */
+/**
+ * The app said no: a form error on each credential the auth sends (the
+ * arguments its key, token, username or password template names: an API
+ * key, not the workspace beside it), or on the credentials as a whole.
+ */
 function refused(auth: AuthEntry, status: number): GatewayError {
-  const keys = auth.arguments.filter((arg) => !arg.parent).map((arg) => arg.key);
-  const field = keys.length === 1 ? `credentials.${keys[0]}` : 'credentials';
+  const own = new Set(auth.arguments.filter((arg) => !arg.parent).map((arg) => arg.key));
+  const definition = auth.definition as { value?: string; token?: string; username?: string; password?: string };
+  const templates = [definition.value, definition.token, definition.username, definition.password].filter((t): t is string => typeof t === 'string');
+  const keys = [...new Set(templates.flatMap((t) => [...t.matchAll(PLACEHOLDER)].map((m) => m[1]!)))].filter((key) => own.has(key));
   const which = keys.length === 1 ? `this ${keys[0]}` : keys.length ? `these credentials (${keys.join(', ')})` : 'these credentials';
-  return validationError([{ field, rule: 'accepted', message: `the app refused ${which} (HTTP ${status}); check the value and try again` }]);
+  const message = `the app refused ${which} (HTTP ${status}); check the value and try again`;
+  const fields = keys.length ? keys.map((key) => `credentials.${key}`) : ['credentials'];
+  return validationError(fields.map((field) => ({ field, rule: 'accepted', message })));
 }
