@@ -77,7 +77,9 @@ describe('credentials checked when connecting (an auth\'s verify) and the accoun
 
   before(async () => {
     await upstream.start();
-    const defs = await definitionsFor(FIXTURE, upstream.url, { ...TEAMCHAT, ...WHOAMI });
+    // definitionsFor writes the extra files as they are: their upstream placeholder is filled here.
+    const extra = Object.fromEntries(Object.entries({ ...TEAMCHAT, ...WHOAMI }).map(([file, text]) => [file, text.replaceAll('__UPSTREAM__', upstream.url)]));
+    const defs = await definitionsFor(FIXTURE, upstream.url, extra);
     cleanupDefs = defs.cleanup;
     gw = await startTestGateway({ DEFINITIONS_DIR: defs.dir, EGRESS_ALLOW: '127.0.0.1/32', WEBHOOK_POLL_INTERVAL_MS: '50' });
     expect((await call(gw, 'PUT', '/v2/embedding', { body: { allowedOrigins: [CUSTOMER], enabledApps: ['teamchat', 'whoami'] } })).status).to.equal(200);
