@@ -102,6 +102,10 @@ async function askApp(
   for (const [key, value] of Object.entries({ ...metadata, ...authArgumentValues(auth, secrets) })) {
     if (value !== undefined && value !== null) variables[key] = asText(value);
   }
+  // An argument the connection leaves out takes its default, as in a run (GitHub's hidden apiVersion header).
+  for (const arg of [...version.api.arguments, ...auth.arguments]) {
+    if (!arg.parent && !Object.hasOwn(variables, arg.key) && arg.default !== undefined && arg.default !== null) variables[arg.key] = asText(arg.default);
+  }
   const api = apiOf(version, services.settings.appBaseUrls);
   const problems: FieldProblem[] = [];
   const url = fillUrlTemplate(joinUrl(api.baseUrl, verify.path), variables, `auth ${auth.id} verify`, problems, { originVariables: api.definition.originVariables ?? [] });
