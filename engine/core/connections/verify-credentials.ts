@@ -11,7 +11,7 @@ import { evaluateGuarded, MappingError } from '../mapping/index.ts';
 import { apiOf } from '../run/base-url-override.ts';
 import type { RunServices } from '../run/run-services.ts';
 import { providerText } from '../../platform/secrets/provider-text.ts';
-import { authArgumentValues } from './connect.ts';
+import { authArgumentValues } from './kind-fields.ts';
 
 /** A {{name}} placeholder of an auth's template. */
 const PLACEHOLDER = /\{\{\s*([^{}\s]+)\s*\}\}/g;
