@@ -285,6 +285,8 @@ function renderConnections() {
           'div',
           { class: 'connection-text' },
           el('span', { class: 'app-name', id: titleId }, connection.name ? `${name}: ${connection.name}` : name),
+          // Who the account is at the app (the auth's verification): how two accounts of one app are told apart.
+          connection.accountLabel ? el('span', { class: 'account' }, connection.accountLabel) : null,
           el('span', { class: `badge ${connection.status}` }, STATUS_TEXT[connection.status] ?? connection.status),
           el('span', { class: 'muted small' }, `Since ${new Date(connection.createdOn).toLocaleDateString()}`),
         ),
@@ -450,7 +452,7 @@ function credentialForm(app, auth, connection) {
       closeStep();
       announce(connection ? `${app.name} is reconnected.` : `${app.name} is connected.`);
     } catch (error) {
-      if (error instanceof ApiError && error.problems.length) showProblems(form, summary, error);
+      if (error instanceof ApiError && error.problems.length) showProblems(form, summary, error, app);
       else if (error instanceof ApiError && error.status === 401) fatal(userText(error), 'UNAUTHORIZED', error.message);
       else showFormError(summary, userText(error, app));
     } finally {
@@ -495,20 +497,27 @@ function clearProblems(form, summary) {
 }
 
 /** The API's problems next to their fields (by `field`), linked with aria-describedby; the first invalid field gets focus. */
-function showProblems(form, summary, error) {
+function showProblems(form, summary, error, app) {
   let first = null;
   const elsewhere = [];
   for (const problem of error.problems) {
     const input = form.querySelector(`[name="${CSS.escape(problem.field)}"]`);
+    // The app itself refused the credentials (the auth's verification): said as the app's answer, never with its status.
+    const refused = problem.rule === 'accepted';
     if (!input) {
       // A field the form does not show (the API's path such as credentials.x means nothing to the end user).
-      elsewhere.push(errorText('VALIDATION_ERROR', 400, {}));
+      elsewhere.push(errorText(refused ? 'CREDENTIALS_REJECTED' : 'VALIDATION_ERROR', 400, { app: app?.name ?? 'the app' }));
       continue;
     }
     const message = form.querySelector(`#${CSS.escape(input.id)}-error`);
     const label = form.querySelector(`label[for="${CSS.escape(input.id)}"]`)?.firstChild?.textContent ?? problem.field;
     // A pattern is a regular expression, which means nothing to the end user: said in words instead.
-    message.textContent = problem.rule === 'pattern' ? `${label} is not in the expected format: check it and try again.` : `${label} ${problem.message}`;
+    message.textContent =
+      problem.rule === 'pattern'
+        ? `${label} is not in the expected format: check it and try again.`
+        : refused
+          ? `${app?.name ?? 'The app'} did not accept this ${label}: check it and try again.`
+          : `${label} ${problem.message}`;
     message.hidden = false;
     input.setAttribute('aria-invalid', 'true');
     input.setAttribute('aria-describedby', [input.getAttribute('aria-describedby'), message.id].filter(Boolean).join(' '));
@@ -568,7 +577,7 @@ function oauthStep(app, auth, connection) {
       await oauthOutcome(result, connection, app);
     } catch (error) {
       popup?.close();
-      if (error instanceof ApiError && error.problems.length) showProblems(form, summary, error);
+      if (error instanceof ApiError && error.problems.length) showProblems(form, summary, error, app);
       else if (error instanceof ApiError && error.status === 401) fatal(userText(error), 'UNAUTHORIZED', error.message);
       else showFormError(summary, userText(error, app));
     } finally {

@@ -26,6 +26,7 @@ const BY_CODE = {
   CONNECTION_NEEDS_REAUTHORIZATION: 'This account needs to be connected again: choose Reconnect.',
   AUTH_REFRESH_FAILED: 'This account needs to be connected again: choose Reconnect.',
   CREDENTIALS_REJECTED: '{app} did not accept these details. Check them and try again.',
+  VERIFICATION_FAILED: '{app} could not check these details right now, so nothing was connected. Try again in a moment.',
   TOKEN_EXCHANGE_FAILED: '{app} did not finish the sign-in. Try again in a moment.',
   CREDENTIAL_EXCHANGE_FAILED: '{app} did not accept these details. Check them and try again.',
   AUTH_PROVIDER_UNAVAILABLE: '{app} is not answering right now. Try again in a moment.',

@@ -5,26 +5,21 @@ import type { ConnectionRecord } from '../../platform/store/index.ts';
 import { requireEndUser, storeConnection, type ConnectionSecrets } from '../../tenancy/connections/connections.ts';
 import type { CreateConnectionBody } from '../../tenancy/connections/schemas.ts';
 import type { TenancyServices } from '../../tenancy/tenancy-services.ts';
-import { checkValues, type ExtraField } from './check-values.ts';
+import { checkValues } from './check-values.ts';
+import { KIND_FIELDS } from './kind-fields.ts';
 
-/** What connecting an app needs: the tenant records, and the live definitions a connection is checked against. */
+export { authArgumentValues, KIND_FIELDS } from './kind-fields.ts';
+import { verifyCredentials, type VerifyServices } from './verify-credentials.ts';
+
+/**
+ * What connecting an app needs: the tenant records, the live definitions a
+ * connection is checked against, and the run's outbound client an auth's
+ * verification request goes through.
+ */
 export interface ConnectServices extends TenancyServices {
   definitions: Pick<DefinitionsRegistry, 'current'>;
+  run: VerifyServices;
 }
-
-/** Values an auth kind keeps besides its own arguments, as a caller gives them on create. */
-export const KIND_FIELDS: Record<string, readonly ExtraField[]> = {
-  // Importing tokens obtained elsewhere; the usual way in is the connect flow.
-  OAuth2AuthorizationCode: [
-    { key: 'accessToken', type: 'string', required: true },
-    { key: 'refreshToken', type: 'string', required: false },
-    { key: 'expiresAt', type: 'string', required: false, format: 'date-time' },
-  ],
-  OAuth2ClientCredentials: [
-    { key: 'clientId', type: 'string', required: true },
-    { key: 'clientSecret', type: 'string', required: true },
-  ],
-};
 
 /** The version a new connection is checked against: the published one, or the draft of an app not yet published. */
 export function connectableVersion(services: Pick<ConnectServices, 'definitions'>, appSlug: string): AppVersion {
@@ -54,6 +49,8 @@ export async function createConnection(services: ConnectServices, companyId: str
   if (problems.length) throw validationError(problems);
 
   const { secrets, tokenExpiresAt } = secretsFrom(auth, credentials);
+  // The app's own word on the credentials (the auth's verify), before anything is stored.
+  const verified = await verifyCredentials(services.run, version, auth, secrets, body.metadata ?? {});
   return await storeConnection(services, {
     companyId,
     appId: version.app.id,
@@ -62,6 +59,7 @@ export async function createConnection(services: ConnectServices, companyId: str
     authType: auth.type,
     endUserId: body.endUserId ?? null,
     name: body.name ?? null,
+    accountLabel: verified?.accountLabel ?? null,
     metadata: body.metadata ?? {},
     secrets,
     tokenExpiresAt,
@@ -88,19 +86,3 @@ export function secretsFrom(auth: AuthEntry, credentials: Record<string, unknown
   if (clientSecret) secrets.clientSecret = clientSecret;
   return { secrets, tokenExpiresAt: expiresAt ? new Date(expiresAt) : null };
 }
-
-/**
- * The values of the auth's arguments, as a run fills its host variables: what
- * secretsFrom kept as arguments, plus the kind's own fields (a client-credentials
- * auth's clientId and clientSecret) that the auth also declares as arguments,
- * which are kept once, where the token call reads them.
- */
-export function authArgumentValues(auth: AuthEntry, secrets: Readonly<ConnectionSecrets>): Record<string, unknown> {
-  const values: Record<string, unknown> = { ...secrets.arguments };
-  for (const { key } of KIND_FIELDS[auth.type] ?? []) {
-    const kept = (secrets as unknown as Record<string, unknown>)[key];
-    if (kept !== undefined && auth.arguments.some((arg) => !arg.parent && arg.key === key)) values[key] = kept;
-  }
-  return values;
-}
-

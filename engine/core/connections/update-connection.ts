@@ -7,6 +7,7 @@ import type { UpdateConnectionBody } from '../../tenancy/connections/schemas.ts'
 import { connectionView } from '../../tenancy/connections/view.ts';
 import { publishEvent } from '../../tenancy/webhooks/publish.ts';
 import { withEvents } from '../../tenancy/webhooks/with-events.ts';
+import { verifyCredentials } from './verify-credentials.ts';
 
 /**
  * PATCH /v2/connections/{id}: replaces a connection's credentials and/or
@@ -16,7 +17,9 @@ import { withEvents } from '../../tenancy/webhooks/with-events.ts';
  * on create and never answered. Changing the credentials or the metadata
  * makes the connection active again (clearing needs_reauthorization), so the
  * next run uses them; the change is a compare-and-set on the credentials
- * version, so a token renewal running meanwhile cannot overwrite it.
+ * version, so a token renewal running meanwhile cannot overwrite it. New
+ * credentials of an auth with a verify are checked with the app first (a
+ * refusal is a 400 and nothing changes) and give the account label anew.
  */
 export async function updateConnection(services: ConnectServices, companyId: string, id: string, body: UpdateConnectionBody): Promise<ConnectionRecord> {
   const current = await findConnection(services, companyId, id);
@@ -36,6 +39,9 @@ export async function updateConnection(services: ConnectServices, companyId: str
   if (body.metadata !== undefined) set.metadata = body.metadata;
   if (body.credentials !== undefined) {
     const { secrets, tokenExpiresAt } = secretsFrom(auth, body.credentials);
+    // New credentials are checked like on create (the auth's verify), before anything changes.
+    const verified = await verifyCredentials(services.run, version, auth, secrets, body.metadata ?? current.metadata);
+    if (verified) set.accountLabel = verified.accountLabel;
     set.credentials = seal(services.keyring, id, secrets);
     set.tokenExpiresAt = tokenExpiresAt;
   }

@@ -113,6 +113,7 @@ function buildAuth(file: FileAnalysis<'auth'>): AuthEntry {
     arguments: buildArguments(file, definition.arguments),
     exchangeResponse: file.expressions.get('response'),
     postAuthorization: postAuthorizationEntry(file),
+    verifyAccount: 'verify' in definition ? file.expressions.get(expressionKey(['verify', 'account'])) : undefined,
     file: file.source.file,
   });
 }

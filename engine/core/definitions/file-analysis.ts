@@ -138,7 +138,7 @@ function analysisOf(source: SourceFile, summary: FileSummary, limits: MappingLim
   return { source, place, parsed, definition, names: summary.names, expressions, problems: summary.problems };
 }
 
-/** Every JSONata string of a definition, with its path: argument mappers, response mappings, exchange mappings, an API's default appError mapping and rate-limit expressions, pagination expressions, an OAuth auth's post-authorization expressions. */
+/** Every JSONata string of a definition, with its path: argument mappers, response mappings, exchange mappings, an API's default appError mapping and rate-limit expressions, pagination expressions, an OAuth auth's post-authorization expressions, an auth's verification account. */
 export function expressionsOf(value: unknown): [DefinitionPath, string][] {
   const found: [DefinitionPath, string][] = [];
   const record = (value ?? {}) as { arguments?: unknown; response?: unknown; appError?: unknown };
@@ -172,6 +172,10 @@ export function expressionsOf(value: unknown): [DefinitionPath, string][] {
     if (metadata !== null && typeof metadata === 'object') {
       for (const [key, text] of Object.entries(metadata)) if (typeof text === 'string') found.push([['postAuthorization', 'metadata', key], text]);
     }
+  }
+  const verify = (record as { verify?: unknown }).verify;
+  if (verify !== null && typeof verify === 'object' && typeof (verify as { account?: unknown }).account === 'string') {
+    found.push([['verify', 'account'], (verify as { account: string }).account]);
   }
   return found;
 }

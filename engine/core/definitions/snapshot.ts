@@ -86,6 +86,8 @@ export interface AuthEntry {
   readonly exchangeResponse: CompiledExpression | undefined;
   /** OAuth2AuthorizationCode with a postAuthorization only: its compiled expressions. */
   readonly postAuthorization: PostAuthorizationEntry | undefined;
+  /** ApiKey, Basic or Bearer with a verify whose account is given: the compiled expression naming the account. */
+  readonly verifyAccount?: CompiledExpression | undefined;
   /** Its file, relative to the definitions folder. */
   readonly file: string;
 }

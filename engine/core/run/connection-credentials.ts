@@ -10,6 +10,10 @@ import type { fillTemplate } from '../arguments/index.ts';
 import { exchangeCredentials, forgetExchangedToken } from '../auth/credential-exchange.ts';
 import { renewToken, tokenExpired } from '../auth/token-renewal.ts';
 import type { RunServices } from './run-services.ts';
+import { stillRefused } from '../connections/verify-credentials.ts';
+
+/** Auths whose credentials are what the user gave, as they are: a refusal cannot be renewed away. */
+const STATIC_AUTHS: ReadonlySet<string> = new Set(['ApiKey', 'Basic', 'Bearer']);
 
 /** Who a credential exchange asks for, and with which host variables. */
 export interface ExchangeFor {
@@ -30,6 +34,7 @@ export interface ExchangeFor {
  */
 export class ConnectionCredentials {
   readonly auth: AuthEntry;
+  readonly #version: AppVersion;
   #connection: ConnectionRecord;
   #token: string | undefined;
   #renewed = false;
@@ -37,9 +42,11 @@ export class ConnectionCredentials {
 
   private constructor(
     private readonly services: RunServices,
+    version: AppVersion,
     connection: ConnectionRecord,
     auth: AuthEntry,
   ) {
+    this.#version = version;
     this.#connection = connection;
     this.auth = auth;
   }
@@ -51,14 +58,16 @@ export class ConnectionCredentials {
         'CONNECTION_NEEDS_REAUTHORIZATION',
         connection.authType === 'OAuth2ClientCredentials'
           ? `connection ${connection.id}: the token endpoint refused its client credentials; PATCH /v2/connections/${connection.id} with a new clientId and clientSecret`
-          : `connection ${connection.id} needs to be authorized again (the provider refused its grant): GET /v2/connect/${connection.appSlug}/authorize, or PATCH /v2/connections/${connection.id} with new tokens`,
+          : STATIC_AUTHS.has(connection.authType)
+            ? `connection ${connection.id}: ${connection.appSlug} refused its credentials (HTTP 401); PATCH /v2/connections/${connection.id} with new credentials`
+            : `connection ${connection.id} needs to be authorized again (the provider refused its grant): GET /v2/connect/${connection.appSlug}/authorize, or PATCH /v2/connections/${connection.id} with new tokens`,
       );
     }
     const auth = version.auths.get(connection.authId);
     if (!auth) {
       throw GatewayError.of('CONFLICT', `connection ${connection.id} uses auth "${connection.authId}", which ${version.app.slug} version ${version.version} does not have`);
     }
-    return new ConnectionCredentials(services, connection, auth);
+    return new ConnectionCredentials(services, version, connection, auth);
   }
 
   /** The connection as it is now (a renewal replaces it). */
@@ -130,6 +139,27 @@ export class ConnectionCredentials {
       this.#token = this.secrets().accessToken;
     }
     return true;
+  }
+
+  /**
+   * The app refused credentials no renewal can replace (an API key, a
+   * password, a bearer token: a 401, or a mapping's meta.authenticated
+   * false). When the auth declares its verification request, the app is
+   * asked once more with it: if it refuses them too, the credentials are
+   * gone, and the connection is marked needs_reauthorization, announced once
+   * (connection.needs_reauthorization); the next run answers
+   * CONNECTION_NEEDS_REAUTHORIZATION until new credentials are PATCHed. A
+   * verification the app accepts means the 401 was that endpoint's own (a
+   * permission, say): the connection stays active, as it does for an auth
+   * without a verify, whose 401 alone cannot tell. OAuth and credential
+   * exchanges renew instead (renewOnce); nothing happens for them here.
+   */
+  async refused(): Promise<void> {
+    if (!STATIC_AUTHS.has(this.auth.type) || !('verify' in this.auth.definition)) return;
+    const connection = this.#connection;
+    if (await stillRefused(this.services, this.#version, this.auth, this.secrets(), connection.metadata)) {
+      await this.services.tokens.markNeedsReauthorization(connection);
+    }
   }
 
   async #renewedToken(): Promise<string | undefined> {

@@ -177,6 +177,8 @@ async function runCalls(services: RunServices, run: RunRequest, used: UsedSecret
     // The flag the envelope will carry: the mapping's boolean, else false on a 401.
     const reauthenticate = (flagOf(meta.authenticated) ?? statusFlags(response.status).authenticated) === false;
     if (reauthenticate && (await credentials.renewOnce())) continue;
+    // An API key, a password or a bearer token the app refused stays refused: the connection needs new credentials.
+    if (reauthenticate) await credentials.refused();
     const envelope = await withAppError(enforceEnvelope(mapped.proposal, facts));
     try {
       await setNextCursor(envelope, action.pagination, services.keyring, scope, pageFacts(envelope, built, mappingInput, origin));

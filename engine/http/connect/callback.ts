@@ -11,6 +11,7 @@ import { fillTemplate } from '../../core/oauth/templates.ts';
 import { requestTokens } from '../../core/oauth/token-endpoint.ts';
 import { authenticateClient } from '../../core/oauth/client-authentication.ts';
 import { authUrl } from '../../core/oauth/auth-url-overrides.ts';
+import { accountOf } from '../../core/connections/verify-credentials.ts';
 import { finishConnection } from './finish-connection.ts';
 import { awaitChoice } from './choices.ts';
 import { callbackValues, postAuthorizationOptions, type AccountOption } from '../../core/oauth/post-authorization.ts';
@@ -75,7 +76,7 @@ export async function completeAuthorization(services: Services, query: Record<st
     sent.push(tokens.accessToken, tokens.refreshToken ?? '');
     const tokenExpiresAt = tokens.expiresIn ? new Date(Date.now() + tokens.expiresIn * 1000) : null;
     const given: Record<string, unknown> = { ...callbackValues(definition, query), ...tokens.kept };
-    const finish = { secrets, tokenExpiresAt, started: pending.metadata, given };
+    const finish = { secrets, tokenExpiresAt, started: pending.metadata, given, accountLabel: null as string | null };
     if (definition.postAuthorization) {
       const options = await postAuthorizationOptions(services.http, auth, {
         appSlug: state.appSlug,
@@ -86,6 +87,11 @@ export async function completeAuthorization(services: Services, query: Record<st
       const chosen = options.length === 1 || definition.postAuthorization.choice === 'First' ? options[0] : await keptAccount(services, state, options);
       if (!chosen) return { returnUrl: state.returnUrl, choiceId: await awaitChoice(services, state, { ...finish, options }) };
       Object.assign(given, chosen.metadata);
+      finish.accountLabel = chosen.label;
+    }
+    // Without an account chosen, the auth's verify names it ("who am I" with the new token).
+    if (finish.accountLabel === null && definition.verify) {
+      finish.accountLabel = await accountOf(services.run, version, auth, tokens.accessToken, { ...pending.metadata, ...given });
     }
     const { connectionId } = await finishConnection(services, state, finish);
     return { returnUrl: state.returnUrl, connectionId };

@@ -107,5 +107,6 @@ export async function completeChoice(services: Services, chooser: Chooser, id: s
     tokenExpiresAt: found.choice.tokenExpiresAt === null ? null : new Date(found.choice.tokenExpiresAt),
     started: found.metadata,
     given: { ...found.choice.given, ...option.metadata },
+    accountLabel: option.label,
   });
 }

@@ -21,12 +21,13 @@ export interface AuthorizationOwner {
  * (what the authorization started with, and what the provider gave:
  * callback parameters, token response fields, the chosen account), or, for a
  * reconnect, the named connection renewed in place with the provider's values
- * over its own.
+ * over its own. A new connection's accountLabel is the chosen account's
+ * label (the auth's postAuthorization), when there was one.
  */
 export async function finishConnection(
   services: Services,
   owner: AuthorizationOwner,
-  input: { secrets: ConnectionSecrets; tokenExpiresAt: Date | null; started: Record<string, unknown>; given: Record<string, unknown> },
+  input: { secrets: ConnectionSecrets; tokenExpiresAt: Date | null; started: Record<string, unknown>; given: Record<string, unknown>; accountLabel?: string | null },
 ): Promise<{ connectionId: string; created: boolean }> {
   if (owner.connectionId !== null) {
     const renewed = await renewConnection(services, { ...owner, connectionId: owner.connectionId }, { secrets: input.secrets, tokenExpiresAt: input.tokenExpiresAt, kept: input.given });
@@ -42,6 +43,8 @@ export async function finishConnection(
     authType: auth.type,
     endUserId: owner.endUserId,
     name: null,
+    // The account the post-authorization request named (its label), when the auth has one.
+    accountLabel: input.accountLabel ?? null,
     metadata: { ...input.started, ...input.given },
     secrets: input.secrets,
     tokenExpiresAt: input.tokenExpiresAt,

@@ -63,6 +63,10 @@ const slug = (what: string): Schema => ({ type: 'string', minLength: 1, descript
 const READ: KnownErrorCode[] = [...TRANSPORT, 'UNAUTHORIZED', ...STORE];
 const WRITE: KnownErrorCode[] = [...TRANSPORT, ...JSON_BODY, 'UNAUTHORIZED', ...STORE];
 const VERSION: KnownErrorCode[] = ['VALIDATION_ERROR', 'APP_NOT_FOUND', 'APP_VERSION_NOT_FOUND'];
+/** An auth's verification request, sent when credentials are given (a refusal by the app is a VALIDATION_ERROR on the credentials). */
+const VERIFY: KnownErrorCode[] = ['VERIFICATION_FAILED', 'EGRESS_DENIED', 'UPSTREAM_UNREACHABLE', 'UPSTREAM_PROTOCOL_ERROR', 'RESPONSE_TOO_LARGE', 'UPSTREAM_TIMEOUT'];
+const VERIFIED =
+  " When the auth declares a verification request (verify), it is sent with the credentials first: a 401 or 403 from the app answers 400 (rule accepted, on the credential field) and nothing is stored; another failure answers 502 VERIFICATION_FAILED (or the outbound error) and nothing is stored; a success gives the connection its accountLabel.";
 
 
 /**
@@ -264,11 +268,11 @@ export const V2_ENDPOINTS: Endpoint[] = [
     tag: 'End-user session',
     summary: 'Create an own connection',
     description:
-      'With an end-user token: stores a connection for that end user to an app the company enabled (else 403 APP_NOT_ENABLED), its credentials checked against the auth exactly as POST /v2/connections checks them. OAuth 2.0 authorization-code auths connect through GET /v2/connect/{appSlug}/authorize instead.',
+      'With an end-user token: stores a connection for that end user to an app the company enabled (else 403 APP_NOT_ENABLED), its credentials checked against the auth exactly as POST /v2/connections checks them. OAuth 2.0 authorization-code auths connect through GET /v2/connect/{appSlug}/authorize instead.' + VERIFIED,
     security: 'endUserToken',
     body: createOwnConnectionBody,
     response: { status: '201', description: 'The connection.', schema: one(connectionView) },
-    errorCodes: [...WRITE, 'FORBIDDEN', 'APP_NOT_ENABLED'],
+    errorCodes: [...WRITE, 'FORBIDDEN', 'APP_NOT_ENABLED', ...VERIFY],
   },
   {
     method: 'get',
@@ -289,12 +293,12 @@ export const V2_ENDPOINTS: Endpoint[] = [
     tag: 'End-user session',
     summary: 'Reconnect an own connection with new credentials',
     description:
-      "With an end-user token: replaces the credentials (and the metadata when given) of one of that end user's connections of a form app (API key, basic, credentials), checked against the auth as on create; the connection keeps its id and becomes active again, and one that needed re-authorization fires connection.reauthorized. Another end user's or the company's connection is 404; an OAuth 2.0 authorization-code connection is 400 (rule oauth2): it reconnects through /reauthorize.",
+      "With an end-user token: replaces the credentials (and the metadata when given) of one of that end user's connections of a form app (API key, basic, credentials), checked against the auth as on create; the connection keeps its id and becomes active again, and one that needed re-authorization fires connection.reauthorized. Another end user's or the company's connection is 404; an OAuth 2.0 authorization-code connection is 400 (rule oauth2): it reconnects through /reauthorize." + VERIFIED,
     security: 'endUserToken',
     pathParameters: { connectionId: id('connection') },
     body: reconnectOwnConnectionBody,
     response: { description: 'The connection, active.', schema: one(connectionView) },
-    errorCodes: [...WRITE, 'NOT_FOUND', 'CONFLICT', 'FORBIDDEN', 'APP_NOT_ENABLED'],
+    errorCodes: [...WRITE, 'NOT_FOUND', 'CONFLICT', 'FORBIDDEN', 'APP_NOT_ENABLED', ...VERIFY],
   },
   {
     method: 'get',
@@ -347,11 +351,11 @@ export const V2_ENDPOINTS: Endpoint[] = [
     operationId: 'createConnection',
     tag: 'Connections',
     summary: 'Create a connection',
-    description: 'Stores a connection to an app account; credentials are checked against the auth and never returned.',
+    description: 'Stores a connection to an app account; credentials are checked against the auth and never returned.' + VERIFIED,
     security: 'apiKey',
     body: createConnectionBody,
     response: { status: '201', description: 'The connection.', schema: one(connectionView) },
-    errorCodes: [...WRITE, 'NOT_FOUND'],
+    errorCodes: [...WRITE, 'NOT_FOUND', ...VERIFY],
   },
   {
     method: 'get',
@@ -383,12 +387,13 @@ export const V2_ENDPOINTS: Endpoint[] = [
     operationId: 'updateConnection',
     tag: 'Connections',
     summary: 'Update a connection',
-    description: 'Renames it, or replaces its credentials or metadata whole (which makes a connection needing reauthorization active again).',
+    description:
+      'Renames it, or replaces its credentials or metadata whole (which makes a connection needing reauthorization active again: an API key, basic or bearer connection is marked so when a run gets the app\'s 401 and the auth\'s verify request is refused too).' + VERIFIED,
     security: 'apiKey',
     pathParameters: { connectionId: id('connection') },
     body: updateConnectionBody,
     response: { description: 'The connection.', schema: one(connectionView) },
-    errorCodes: [...WRITE, 'NOT_FOUND', 'CONFLICT', 'CREDENTIALS_UNREADABLE'],
+    errorCodes: [...WRITE, 'NOT_FOUND', 'CONFLICT', 'CREDENTIALS_UNREADABLE', ...VERIFY],
   },
   {
     method: 'delete',

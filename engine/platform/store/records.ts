@@ -78,6 +78,8 @@ export interface ConnectionRecord {
   /** The end user who owns the account, when one does. */
   endUserId: string | null;
   name: string | null;
+  /** Who the account is at the app (a login, a workspace): from the auth's verification or the OAuth choice; null (or absent, on records older than it) when unknown. */
+  accountLabel?: string | null;
   /** Host variables (a subdomain, say): not secret, returned by the API. */
   metadata: Record<string, unknown>;
   /** The auth's argument values and any tokens, encrypted with the record id bound in. */

@@ -35,6 +35,8 @@ export async function storeConnection(
     authType: string;
     endUserId: string | null;
     name: string | null;
+    /** Who the account is at the app (a login, a workspace), from the auth's verification or authorization; null when unknown. */
+    accountLabel?: string | null;
     metadata: Record<string, unknown>;
     secrets: ConnectionSecrets;
     tokenExpiresAt: Date | null;
@@ -51,6 +53,7 @@ export async function storeConnection(
     authType: input.authType,
     endUserId: input.endUserId,
     name: input.name,
+    accountLabel: input.accountLabel ?? null,
     metadata: input.metadata,
     credentials: seal(services.keyring, id, input.secrets),
     credentialsVersion: 1,

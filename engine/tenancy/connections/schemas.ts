@@ -62,7 +62,7 @@ export interface CreateConnectionBody {
 export const connectionView = {
   type: 'object',
   additionalProperties: false,
-  required: ['id', 'appId', 'appSlug', 'authId', 'authType', 'endUserId', 'name', 'metadata', 'status', 'tokenExpiresAt', 'createdOn', 'updatedOn'],
+  required: ['id', 'appId', 'appSlug', 'authId', 'authType', 'endUserId', 'name', 'accountLabel', 'metadata', 'status', 'tokenExpiresAt', 'createdOn', 'updatedOn'],
   properties: {
     id: { type: 'string' },
     appId: { type: 'string' },
@@ -71,6 +71,10 @@ export const connectionView = {
     authType: { type: 'string' },
     endUserId: { type: ['string', 'null'] },
     name: { type: ['string', 'null'] },
+    accountLabel: {
+      type: ['string', 'null'],
+      description: "Who the account is at the app (a login, a workspace name), from the auth's verification request when the credentials were checked, or the account chosen on an OAuth connection; null when the app says nothing.",
+    },
     metadata: { type: 'object', additionalProperties: { type: ['string', 'number', 'boolean'] } },
     status: { enum: ['active', 'needs_reauthorization'] },
     tokenExpiresAt: { type: ['string', 'null'], format: 'date-time' },

@@ -10,6 +10,7 @@ export function connectionView(record: ConnectionRecord) {
     authType: record.authType,
     endUserId: record.endUserId,
     name: record.name,
+    accountLabel: record.accountLabel ?? null,
     metadata: record.metadata,
     status: record.status,
     tokenExpiresAt: record.tokenExpiresAt ? record.tokenExpiresAt.toISOString() : null,

@@ -100,6 +100,7 @@ describe('OAuth 2.0: values the provider gives at authorization (callbackMetadat
       const connectionId = (await authorizeAndReturn('tenants')).get('connectionId')!;
       const connection = await call(gw, 'GET', `/v2/connections/${connectionId}`);
       expect(connection.body.data.metadata).to.deep.equal({ tenantId: DEMO.tenantId, tenantName: DEMO.tenantName });
+      expect(connection.body.data.accountLabel, "the account's label is the connection's").to.equal(DEMO.tenantName);
       const [asked] = upstream.calls('GET /connections');
       expect(asked!.headers.accept).to.equal('application/json');
       const run = await call(gw, 'POST', '/v2/universal/apps/tenants/actions/list-invoices/run', { body: { connectionId } });
@@ -134,7 +135,7 @@ describe('OAuth 2.0: values the provider gives at authorization (callbackMetadat
       expect(made.status, JSON.stringify(made.body)).to.equal(200);
       expect(made.body.data.created).to.equal(true);
       const connection = await call(gw, 'GET', `/v2/connections/${made.body.data.connectionId}`);
-      expect(connection.body.data).to.deep.include({ endUserId, status: 'active', metadata: { tenantId: MAPLE.tenantId, tenantName: MAPLE.tenantName } });
+      expect(connection.body.data).to.deep.include({ endUserId, status: 'active', accountLabel: MAPLE.tenantName, metadata: { tenantId: MAPLE.tenantId, tenantName: MAPLE.tenantName } });
       const again = await call(asEndUser(endUserToken), 'POST', `/v2/connect/choices/${choiceId}`, { body: { optionId: '1' } });
       expect(again.status).to.equal(404);
       expect(gw.logs()).not.to.match(/at-1|rt-1/);

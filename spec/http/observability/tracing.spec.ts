@@ -40,6 +40,8 @@ async function tracedGateway(
   });
   const gateway: RunningGateway = await startGateway(config, captureLogs().logger, { traceExporter: exporter });
   const gw = { url: `http://127.0.0.1:${gateway.port}`, apiKey: TEST_API_KEY };
+  // The GitHub token auth checks the token with GET /user before the connection is stored.
+  upstream.on('GET /gh/user', () => ({ body: { login: 'octo' } }));
   const connectionId: string = (await call(gw, 'POST', '/v2/connections', { body: connection })).body.data.id;
   return {
     gw,

@@ -83,8 +83,9 @@ describe('GET /v2/openapi.json', () => {
 
   it('declares for each operation each status of each code it answers', () => {
     const statuses = (path: string, method: string) => Object.keys(doc.paths[path][method].responses);
-    expect(statuses('/v2/connections', 'post')).to.deep.equal(['201', '400', '401', '404', '408', '413', '415', '431', '500', '503', 'default']);
-    expect(statuses('/v2/connections/{connectionId}', 'patch')).to.deep.equal(['200', '400', '401', '404', '408', '409', '413', '415', '431', '500', '503', 'default']);
+    // The auth's verification request: EGRESS_DENIED 403, VERIFICATION_FAILED and the outbound errors 502, UPSTREAM_TIMEOUT 504.
+    expect(statuses('/v2/connections', 'post')).to.deep.equal(['201', '400', '401', '403', '404', '408', '413', '415', '431', '500', '502', '503', '504', 'default']);
+    expect(statuses('/v2/connections/{connectionId}', 'patch')).to.deep.equal(['200', '400', '401', '403', '404', '408', '409', '413', '415', '431', '500', '502', '503', '504', 'default']);
     expect(statuses('/v2/connections/{connectionId}', 'delete')).to.deep.equal(['200', '400', '401', '404', '408', '409', '431', '500', '503', 'default']);
     expect(statuses('/v2/apps/{appSlug}/configuration', 'put')).to.deep.equal(['200', '400', '401', '408', '413', '415', '431', '500', '503', 'default']);
     expect(statuses('/v2/connect/callback', 'get')).to.deep.equal(['302', '400', '408', '431', '500', '503', 'default']);

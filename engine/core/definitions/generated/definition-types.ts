@@ -690,6 +690,7 @@ export interface OAuth2AuthorizationCodeAuth {
    * OAuth error codes (the `error` of the token endpoint's answer) that mean the grant is gone, besides invalid_grant, invalid_client and unauthorized_client: a refusal with one of them marks the connection needs_reauthorization. Any other failure leaves the connection active.
    */
   grantRevokedErrors?: string[];
+  verify?: Verification;
 }
 /**
  * Whether and where the access token is refreshed with the refresh token.
@@ -744,6 +745,23 @@ export interface Headers1 {
    * The header's value.
    */
   [k: string]: string | undefined;
+}
+/**
+ * On an OAuth 2.0 authorization-code auth: sent with the new access token once the callback has it, for the connection's accountLabel only (a refusal or failure leaves the label null; it never fails the authorization, and imported tokens are not checked). A postAuthorization's chosen account names the connection first.
+ */
+export interface Verification {
+  /**
+   * The method of the request; GET when left out.
+   */
+  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /**
+   * Where the request goes, under the API's base URL, e.g. /user; {{key}} placeholders name API or auth arguments.
+   */
+  path: string;
+  /**
+   * A JSONata expression over the answer's JSON body giving the account's name (an email, a workspace, a login), e.g. login or team. Text or a number is kept as the connection's accountLabel (cut at 200 characters, any value of the credentials it repeats redacted); anything else leaves it null.
+   */
+  account?: string;
 }
 /**
  * OAuth 2.0 client credentials grant: machine-to-machine, the connection holds a client id and secret.
@@ -828,6 +846,24 @@ export interface ApiKeyAuth {
    * What is sent, e.g. Bearer {{apiKey}}. May contain {{key}} placeholders naming auth or API arguments.
    */
   value: string;
+  verify?: Verification1;
+}
+/**
+ * The provider's "who am I" request, sent with the credentials when a connection is created or its credentials are replaced, before anything is stored: a 401 or 403 answers the caller 400 (the app refused these credentials) and nothing is kept; a 2xx gives the connection its account label (accountLabel) through `account`.
+ */
+export interface Verification1 {
+  /**
+   * The method of the request; GET when left out.
+   */
+  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /**
+   * Where the request goes, under the API's base URL, e.g. /user; {{key}} placeholders name API or auth arguments.
+   */
+  path: string;
+  /**
+   * A JSONata expression over the answer's JSON body giving the account's name (an email, a workspace, a login), e.g. login or team. Text or a number is kept as the connection's accountLabel (cut at 200 characters, any value of the credentials it repeats redacted); anything else leaves it null.
+   */
+  account?: string;
 }
 /**
  * HTTP Basic authentication.
@@ -858,6 +894,7 @@ export interface BasicAuth {
    * The password; empty for providers that take a key as user name. May contain {{key}} placeholders naming auth or API arguments.
    */
   password: string;
+  verify?: Verification1;
 }
 /**
  * A fixed bearer token sent as Authorization: Bearer <token>.
@@ -884,6 +921,7 @@ export interface BearerAuth {
    * The token. May contain {{key}} placeholders naming auth or API arguments.
    */
   token: string;
+  verify?: Verification1;
 }
 /**
  * Credentials obtained by calling the provider with host variables (for example an end user's metadata) and mapping its answer.

@@ -48,6 +48,7 @@ const SPECS: Record<CollectionName, Spec> = {
   connections: {
     id: 'text', companyId: 'text', appId: 'text', appSlug: 'text', authId: 'text', authType: 'text', endUserId: 'text?', name: 'text?', metadata: 'jsonb',
     credentials: 'jsonb', credentialsVersion: 'integer', status: 'text', tokenExpiresAt: 'timestamptz?', renewingUntil: 'timestamptz~', createdOn: 'timestamptz', updatedOn: 'timestamptz',
+    accountLabel: 'text~',
   },
   installations: { id: 'text', companyId: 'text', endUserId: 'text', apps: 'jsonb', metadata: 'jsonb', createdOn: 'timestamptz', updatedOn: 'timestamptz' },
   signingKeys: { id: 'text', algorithm: 'text', publicJwk: 'jsonb', privateKey: 'jsonb', createdOn: 'timestamptz', retiredOn: 'timestamptz?' },

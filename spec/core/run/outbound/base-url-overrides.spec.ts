@@ -67,6 +67,8 @@ describe('APP_BASE_URLS: an app sent to a local stand-in without editing its YAM
         APP_BASE_URLS: JSON.stringify({ github: `${upstream.url}/github-stand-in`, 'no-such-app': 'http://127.0.0.1:9' }),
         EGRESS_ALLOW: '127.0.0.1/32',
       });
+      // The token auth's verification (GET /user) goes to the stand-in too.
+      upstream.on('GET /github-stand-in/user', () => ({ body: { login: 'octo' } }));
       connectionId = (await call(gw, 'POST', '/v2/connections', { body: { appSlug: 'github', authId: 'personal-access-token', credentials: { token: 'ghp_test' } } })).body.data.id;
     });
     after(async () => {
@@ -98,7 +100,13 @@ describe('APP_BASE_URLS: an app sent to a local stand-in without editing its YAM
     const upstream = await new Upstream().start();
     const gw = await startTestGateway({ DEFINITIONS_DIR: BUNDLED, APP_BASE_URLS: JSON.stringify({ github: upstream.url }) });
     try {
-      const connectionId = (await call(gw, 'POST', '/v2/connections', { body: { appSlug: 'github', authId: 'personal-access-token', credentials: { token: 'ghp_test' } } })).body.data.id;
+      // The token auth's verification request is the first call, and is held to it as a run's call is.
+      const created = await call(gw, 'POST', '/v2/connections', { body: { appSlug: 'github', authId: 'personal-access-token', credentials: { token: 'ghp_test' } } });
+      expect(created.status).to.equal(403);
+      expect(created.body.error.code).to.equal('EGRESS_DENIED');
+      expect(await gw.gateway.services.store.connections.find({ appSlug: 'github' }, { limit: 1 }), 'nothing stored').to.have.length(0);
+      // A run's own call (through an auth without a verification: tokens imported for the OAuth auth).
+      const connectionId = (await call(gw, 'POST', '/v2/connections', { body: { appSlug: 'github', authId: 'oauth2', credentials: { accessToken: 'gho_test' } } })).body.data.id;
       const { status, body } = await call(gw, 'POST', '/v2/universal/apps/github/actions/list-labels/run', { body: { connectionId, arguments: { owner: 'octo', repo: 'hello' } } });
       expect(status).to.equal(403);
       expect(body.error.code).to.equal('EGRESS_DENIED');
