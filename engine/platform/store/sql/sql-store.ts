@@ -32,6 +32,7 @@ export interface SqlStoreOptions {
 export function sqlStore(db: Kysely<any>, options: SqlStoreOptions): Store {
   const writes = new Map<CollectionName, number>(COLLECTION_NAMES.map((name) => [name, 0]));
   const active = new AsyncLocalStorage<Transaction<any>>();
+  let transactionsOpen = 0;
   const runner: SqlRunner = {
     db: () => active.getStore() ?? db,
     async run(collection, work) {
@@ -64,6 +65,7 @@ export function sqlStore(db: Kysely<any>, options: SqlStoreOptions): Store {
     async transaction(work, transactionOptions) {
       if (active.getStore()) return await work(store);
       const exclusive = transactionOptions?.exclusive;
+      transactionsOpen++;
       try {
         return await db.transaction().execute(async (trx) => {
           // Held until the transaction ends: another gateway's transaction of the same name waits here.
@@ -75,6 +77,11 @@ export function sqlStore(db: Kysely<any>, options: SqlStoreOptions): Store {
         // one changed only what its writes changed, and each write already emptied its collection's cache.)
         if (options.soleWriter) for (const name of COLLECTION_NAMES) writes.set(name, writes.get(name)! + 1);
         throw translateSqlError(error, 'transaction', options.queryTimeoutMs);
+      } finally {
+        // With no transaction open, the context is switched off: on Node 20 an AsyncLocalStorage that has run
+        // keeps a hook on every promise the process makes from then on (its context is carried along), a cost
+        // every request paid after the first transaction (the bootstrap's) though transactions are rare.
+        if (--transactionsOpen === 0) active.disable();
       }
     },
     async ping() {
