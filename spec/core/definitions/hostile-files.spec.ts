@@ -145,7 +145,7 @@ describe('hostile definition files', function () {
 
   describe('off the request path', () => {
     it('lets the event loop turn while it analyses many small files on this thread', async () => {
-      const files = Array.from({ length: 1_000 }, (_, i) => sourceFile(`acme/versions/1/actions/a${i}.yaml`, action(`a${i}`, `description: file ${i}\n`)));
+      const files = Array.from({ length: 3_000 }, (_, i) => sourceFile(`acme/versions/1/actions/a${i}.yaml`, action(`a${i}`, `description: file ${i}\n`)));
       let turns = 0;
       let analysing = true;
       const tick = () => {
@@ -156,9 +156,10 @@ describe('hostile definition files', function () {
       setImmediate(tick);
       const { analyses } = await analyseFiles(files, DEFAULT_MAPPING_LIMITS, 0);
       analysing = false;
-      expect(analyses).to.have.length(1_000);
-      // All at once (the old way) is no turn at all; a few milliseconds at a time is many.
-      expect(turns).to.be.greaterThan(1);
+      expect(analyses).to.have.length(3_000);
+      // All at once (the old way) is no turn at all; a few milliseconds at a time is at least one. (Not more: how
+      // many depends on the machine's speed and load, and one CI run on a loaded machine saw exactly one.)
+      expect(turns).to.be.greaterThan(0);
     });
 
     for (const changedOnly of [false, true]) {
