@@ -29,16 +29,20 @@ type Node = Record<string, any>;
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 const REF_DEPTH = 20;
 
+/** A local $ref's JSON pointer as keys: `#/a/application~1json` is a, application/json (RFC 6901: ~1 is /, ~0 is ~). */
+function pointerSegments(ref: string): string[] {
+  return ref
+    .slice(2)
+    .split('/')
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+}
+
 /** Follows a local $ref (#/components/schemas/X) until a node without one. */
 function deref(doc: Node, node: any, depth = 0): any {
   if (!node || typeof node !== 'object' || typeof node.$ref !== 'string') return node;
   if (depth > REF_DEPTH) throw new Error(`$ref chain deeper than ${REF_DEPTH} at ${node.$ref}`);
   if (!node.$ref.startsWith('#/')) throw new Error(`only local $refs are read, not ${node.$ref}`);
-  const target = node.$ref
-    .slice(2)
-    .split('/')
-    .map((s: string) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .reduce((at: any, key: string) => (at === undefined ? undefined : at[key]), doc);
+  const target = pointerSegments(node.$ref).reduce((at: any, key: string) => (at === undefined ? undefined : at[key]), doc);
   if (target === undefined) throw new Error(`$ref ${node.$ref} points at nothing`);
   return deref(doc, target, depth + 1);
 }
@@ -137,7 +141,7 @@ export function trimDescription(doc: Node, keep: { method: string; documentPath:
   const trimmed: Node = { ...doc, paths };
   for (const section of ['components', 'definitions', 'parameters', 'responses']) {
     if (!doc[section]) continue;
-    const keepRefs = [...reachable].filter((ref) => ref.startsWith(`#/${section}/`)).map((ref) => ref.slice(2).split('/'));
+    const keepRefs = [...reachable].filter((ref) => ref.startsWith(`#/${section}/`)).map(pointerSegments);
     const copy: Node = {};
     for (const segments of keepRefs) {
       let from: any = doc;
