@@ -923,7 +923,12 @@ function handshake() {
  */
 function pickLanguage(resumed) {
   const requested = new URLSearchParams(location.search).get('lang') ?? resumed;
-  sessionStorage.setItem(LANGUAGE_KEY, useLanguage(requested, navigator.languages ?? []));
+  const language = useLanguage(requested, navigator.languages ?? []);
+  try {
+    sessionStorage.setItem(LANGUAGE_KEY, language);
+  } catch {
+    /* storage refused (a framed page in a strict browser): the return page goes by the browser's languages */
+  }
 }
 
 function boot() {

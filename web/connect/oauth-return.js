@@ -7,7 +7,13 @@
 // (a popup opened by it starts with a copy), else the browser's languages choose (messages.js).
 import { t, useLanguage } from './messages.js';
 
-useLanguage(sessionStorage.getItem('gateway-connect-language'), navigator.languages ?? []);
+let kept = null;
+try {
+  kept = sessionStorage.getItem('gateway-connect-language');
+} catch {
+  /* storage refused: the browser's languages */
+}
+useLanguage(kept, navigator.languages ?? []);
 const query = new URLSearchParams(location.search);
 const outcome = query.has('connectionId')
   ? { connectionId: query.get('connectionId') }
