@@ -57,7 +57,9 @@ describe('the Connect page speaks the end user\'s language, helps find the key, 
       .flatMap((sentence) => sentence.split(/\{\w+\}/))
       .map((f) => f.trim())
       .filter((f) => f.length >= 8);
-    return [...new Set(fragments.filter((f) => shown.includes(f)))];
+    // Whole words only: French "Reconnecter" is not the English "Reconnect".
+    const found = (f: string) => new RegExp(`(?<!\\p{L})${f.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?!\\p{L})`, 'u').test(shown);
+    return [...new Set(fragments.filter(found))];
   }
 
   it('chooses the language: the browser\'s, ?lang= over the browser\'s, and English when it speaks none of them; <html lang> and the title follow', async () => {
