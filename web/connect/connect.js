@@ -806,6 +806,24 @@ function applyTheme(theme) {
   root.style.setProperty('--accent', color);
   root.style.setProperty('--focus', color);
   root.style.setProperty('--accent-ink', contrastInk(color));
+  // As text on a card (a secondary button's label), the colour must read at 4.5:1; a light colour on the light
+  // card (or a dark one on the dark card) gives way to the ink.
+  root.style.setProperty('--accent-text-light', contrast(color, '#ffffff') >= 4.5 ? color : '#1b1f24');
+  root.style.setProperty('--accent-text-dark', contrast(color, '#1e232a') >= 4.5 ? color : '#e6e9ee');
+}
+
+/** The WCAG contrast ratio of two #rrggbb colours. */
+function contrast(a, b) {
+  const [la, lb] = [luminance(a), luminance(b)];
+  return (Math.max(la, lb) + 0.05) / (Math.min(la, lb) + 0.05);
+}
+
+function luminance(hex) {
+  const channel = (i) => {
+    const c = parseInt(hex.slice(i, i + 2), 16) / 255;
+    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  };
+  return 0.2126 * channel(1) + 0.7152 * channel(3) + 0.0722 * channel(5);
 }
 
 /**
@@ -829,12 +847,7 @@ function showLogo(url) {
 
 /** #ffffff or #000000, whichever has the higher WCAG contrast ratio on `hex`. */
 function contrastInk(hex) {
-  const channel = (i) => {
-    const c = parseInt(hex.slice(i, i + 2), 16) / 255;
-    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
-  };
-  const luminance = 0.2126 * channel(1) + 0.7152 * channel(3) + 0.0722 * channel(5);
-  return (1.05 / (luminance + 0.05)) >= ((luminance + 0.05) / 0.05) ? '#ffffff' : '#000000';
+  return contrast(hex, '#ffffff') >= contrast(hex, '#000000') ? '#ffffff' : '#000000';
 }
 
 // ---------------------------------------------------------------------------------------------------- iframe size

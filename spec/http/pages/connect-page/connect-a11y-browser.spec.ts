@@ -137,22 +137,27 @@ describe('the Connect page is accessible in every state, language and width: axe
     }
   }
 
-  it('in the dark theme with the company\'s colour: the list and the form have no violations either', async () => {
-    const enabled = (await call(world.gw, 'GET', '/v2/embedding')).body.data;
-    const put = await call(world.gw, 'PUT', '/v2/embedding', { body: { allowedOrigins: enabled.allowedOrigins, enabledApps: enabled.enabledApps, theme: { mode: 'dark', primaryColor: '#ffb300', logoUrl: enabled.theme.logoUrl } } });
-    expect(put.status).to.equal(200);
+  it('with the company\'s colour, a light one in the dark theme and in the light theme: the list and the form have no violations either', async () => {
+    const settings = (await call(world.gw, 'GET', '/v2/embedding')).body.data;
     const found: string[] = [];
-    const { page } = await world.openPage(browser, PHONE);
     try {
-      for (const v of await axeViolations(page)) found.push(`list: ${v.id} ${v.help}: ${v.nodes.join(', ')}`);
-      await screenshot(page, 'connect-a11y-en-375-dark-list');
-      await page.click('button[data-app="notes"]');
-      await waitOpen(page, '.help a');
-      for (const v of await axeViolations(page)) found.push(`form: ${v.id} ${v.help}: ${v.nodes.join(', ')}`);
-      await screenshot(page, 'connect-a11y-en-375-dark-form');
+      for (const mode of ['dark', 'light']) {
+        const put = await call(world.gw, 'PUT', '/v2/embedding', { body: { allowedOrigins: settings.allowedOrigins, enabledApps: settings.enabledApps, theme: { mode, primaryColor: '#ffb300', logoUrl: settings.theme.logoUrl } } });
+        expect(put.status).to.equal(200);
+        const { page } = await world.openPage(browser, PHONE);
+        try {
+          for (const v of await axeViolations(page)) found.push(`${mode} list: ${v.id} ${v.help}: ${v.nodes.join(', ')}`);
+          await screenshot(page, `connect-a11y-en-375-${mode}-amber-list`);
+          await page.click('button[data-app="notes"]');
+          await waitOpen(page, '.help a');
+          for (const v of await axeViolations(page)) found.push(`${mode} form: ${v.id} ${v.help}: ${v.nodes.join(', ')}`);
+          await screenshot(page, `connect-a11y-en-375-${mode}-amber-form`);
+        } finally {
+          await page.close();
+        }
+      }
     } finally {
-      await page.close();
-      await call(world.gw, 'PUT', '/v2/embedding', { body: { allowedOrigins: enabled.allowedOrigins, enabledApps: enabled.enabledApps, theme: enabled.theme } });
+      await call(world.gw, 'PUT', '/v2/embedding', { body: { allowedOrigins: settings.allowedOrigins, enabledApps: settings.enabledApps, theme: settings.theme } });
     }
     expect(found).to.deep.equal([]);
   });
