@@ -123,6 +123,8 @@ export class ConnectPageWorld {
     const page = await browser.newPage();
     await page.setViewport(viewport);
     const languages = options.languages ?? ['en-US', 'en'];
+    // tsx (esbuild keepNames) may wrap the functions evaluated in the page in __name(): give the page one.
+    await page.evaluateOnNewDocument('globalThis.__name = (fn) => fn;');
     await page.evaluateOnNewDocument((langs: string[]) => {
       const nav = (globalThis as any).Navigator.prototype;
       Object.defineProperty(nav, 'languages', { get: () => langs, configurable: true });
