@@ -633,6 +633,7 @@ export interface OAuth2AuthorizationCodeAuth {
    * How a user obtains the credentials.
    */
   description?: string;
+  help?: AuthHelp;
   arguments?: Arguments1;
   /**
    * The provider's authorization endpoint the user is sent to.
@@ -691,6 +692,25 @@ export interface OAuth2AuthorizationCodeAuth {
    */
   grantRevokedErrors?: string[];
   verify?: Verification;
+}
+/**
+ * Where the end user finds what this auth asks (the key, the token), and the provider's page about it: the Connect page shows it beside the form.
+ */
+export interface AuthHelp {
+  /**
+   * Where to find what the form asks, in plain words for an end user (English, or the language your users read).
+   */
+  text: string;
+  /**
+   * The provider's page that explains it: an absolute https URL (the page opens it in a new tab, without a Referer or window.opener).
+   */
+  url?: string;
+  /**
+   * text in other languages the Connect page speaks, by language code (de, fr): the page shows the one of its language, else text.
+   */
+  translations?: {
+    [k: string]: string | undefined;
+  };
 }
 /**
  * Whether and where the access token is refreshed with the refresh token.
@@ -783,6 +803,7 @@ export interface OAuth2ClientCredentialsAuth {
    * How a user obtains the credentials.
    */
   description?: string;
+  help?: AuthHelp1;
   arguments?: Arguments2;
   /**
    * The token endpoint.
@@ -814,6 +835,25 @@ export interface OAuth2ClientCredentialsAuth {
   grantRevokedErrors?: string[];
 }
 /**
+ * Where the end user finds what this auth asks (the key, the token), and the provider's page about it: the Connect page shows it beside the form.
+ */
+export interface AuthHelp1 {
+  /**
+   * Where to find what the form asks, in plain words for an end user (English, or the language your users read).
+   */
+  text: string;
+  /**
+   * The provider's page that explains it: an absolute https URL (the page opens it in a new tab, without a Referer or window.opener).
+   */
+  url?: string;
+  /**
+   * text in other languages the Connect page speaks, by language code (de, fr): the page shows the one of its language, else text.
+   */
+  translations?: {
+    [k: string]: string | undefined;
+  };
+}
+/**
  * An API key sent with every request, in a header or the query string.
  */
 export interface ApiKeyAuth {
@@ -833,6 +873,7 @@ export interface ApiKeyAuth {
    * How a user obtains the credentials.
    */
   description?: string;
+  help?: AuthHelp2;
   arguments?: Arguments3;
   /**
    * Where the key goes.
@@ -847,6 +888,25 @@ export interface ApiKeyAuth {
    */
   value: string;
   verify?: Verification1;
+}
+/**
+ * Where the end user finds what this auth asks (the key, the token), and the provider's page about it: the Connect page shows it beside the form.
+ */
+export interface AuthHelp2 {
+  /**
+   * Where to find what the form asks, in plain words for an end user (English, or the language your users read).
+   */
+  text: string;
+  /**
+   * The provider's page that explains it: an absolute https URL (the page opens it in a new tab, without a Referer or window.opener).
+   */
+  url?: string;
+  /**
+   * text in other languages the Connect page speaks, by language code (de, fr): the page shows the one of its language, else text.
+   */
+  translations?: {
+    [k: string]: string | undefined;
+  };
 }
 /**
  * The provider's "who am I" request, sent with the credentials when a connection is created or its credentials are replaced, before anything is stored: a 401 or 403 answers the caller 400 (the app refused these credentials) and nothing is kept; a 2xx gives the connection its account label (accountLabel) through `account`.
@@ -885,6 +945,7 @@ export interface BasicAuth {
    * How a user obtains the credentials.
    */
   description?: string;
+  help?: AuthHelp3;
   arguments?: Arguments4;
   /**
    * The user name. May contain {{key}} placeholders naming auth or API arguments.
@@ -895,6 +956,25 @@ export interface BasicAuth {
    */
   password: string;
   verify?: Verification1;
+}
+/**
+ * Where the end user finds what this auth asks (the key, the token), and the provider's page about it: the Connect page shows it beside the form.
+ */
+export interface AuthHelp3 {
+  /**
+   * Where to find what the form asks, in plain words for an end user (English, or the language your users read).
+   */
+  text: string;
+  /**
+   * The provider's page that explains it: an absolute https URL (the page opens it in a new tab, without a Referer or window.opener).
+   */
+  url?: string;
+  /**
+   * text in other languages the Connect page speaks, by language code (de, fr): the page shows the one of its language, else text.
+   */
+  translations?: {
+    [k: string]: string | undefined;
+  };
 }
 /**
  * A fixed bearer token sent as Authorization: Bearer <token>.
@@ -916,12 +996,32 @@ export interface BearerAuth {
    * How a user obtains the credentials.
    */
   description?: string;
+  help?: AuthHelp4;
   arguments?: Arguments5;
   /**
    * The token. May contain {{key}} placeholders naming auth or API arguments.
    */
   token: string;
   verify?: Verification1;
+}
+/**
+ * Where the end user finds what this auth asks (the key, the token), and the provider's page about it: the Connect page shows it beside the form.
+ */
+export interface AuthHelp4 {
+  /**
+   * Where to find what the form asks, in plain words for an end user (English, or the language your users read).
+   */
+  text: string;
+  /**
+   * The provider's page that explains it: an absolute https URL (the page opens it in a new tab, without a Referer or window.opener).
+   */
+  url?: string;
+  /**
+   * text in other languages the Connect page speaks, by language code (de, fr): the page shows the one of its language, else text.
+   */
+  translations?: {
+    [k: string]: string | undefined;
+  };
 }
 /**
  * Credentials obtained by calling the provider with host variables (for example an end user's metadata) and mapping its answer.
@@ -943,6 +1043,7 @@ export interface CredentialExchangeAuth {
    * How a user obtains the credentials.
    */
   description?: string;
+  help?: AuthHelp5;
   arguments?: Arguments6;
   /**
    * The method of the exchange request.
@@ -972,6 +1073,25 @@ export interface CredentialExchangeAuth {
    * Written before the token in that header.
    */
   prefix?: string;
+}
+/**
+ * Where the end user finds what this auth asks (the key, the token), and the provider's page about it: the Connect page shows it beside the form.
+ */
+export interface AuthHelp5 {
+  /**
+   * Where to find what the form asks, in plain words for an end user (English, or the language your users read).
+   */
+  text: string;
+  /**
+   * The provider's page that explains it: an absolute https URL (the page opens it in a new tab, without a Referer or window.opener).
+   */
+  url?: string;
+  /**
+   * text in other languages the Connect page speaks, by language code (de, fr): the page shows the one of its language, else text.
+   */
+  translations?: {
+    [k: string]: string | undefined;
+  };
 }
 /**
  * Headers of the exchange request.

@@ -218,7 +218,7 @@ describe('the Connect page speaks the end user\'s language, helps find the key, 
       await page.setRequestInterception(true);
       page.on('request', async (request) => {
         if (!request.url().includes('/v2/end-user/apps')) return void request.continue();
-        const answer = await (await fetch(request.url(), { headers: request.headers() })).json();
+        const answer = (await (await fetch(request.url(), { headers: request.headers() })).json()) as { data: { auths: { help: { url: string } | null }[] }[] };
         for (const app of answer.data) for (const auth of app.auths) if (auth.help) auth.help.url = 'javascript:alert(1)';
         void request.respond({ status: 200, contentType: 'application/json', body: JSON.stringify(answer) });
       });
