@@ -909,7 +909,7 @@ export interface AuthHelp2 {
   };
 }
 /**
- * The provider's "who am I" request, sent with the credentials when a connection is created or its credentials are replaced, before anything is stored: a 401 or 403 answers the caller 400 (the app refused these credentials) and nothing is kept; a 2xx gives the connection its account label (accountLabel) through `account`.
+ * The provider's "who am I" request, sent with the credentials when connecting: a refusal answers 400 and stores nothing, an answer names the account (accountLabel).
  */
 export interface Verification1 {
   /**
@@ -955,7 +955,7 @@ export interface BasicAuth {
    * The password; empty for providers that take a key as user name. May contain {{key}} placeholders naming auth or API arguments.
    */
   password: string;
-  verify?: Verification1;
+  verify?: Verification2;
 }
 /**
  * Where the end user finds what this auth asks (the key, the token), and the provider's page about it: the Connect page shows it beside the form.
@@ -975,6 +975,23 @@ export interface AuthHelp3 {
   translations?: {
     [k: string]: string | undefined;
   };
+}
+/**
+ * The provider's "who am I" request, sent with the credentials when connecting: a refusal answers 400 and stores nothing, an answer names the account (accountLabel).
+ */
+export interface Verification2 {
+  /**
+   * The method of the request; GET when left out.
+   */
+  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /**
+   * Where the request goes, under the API's base URL, e.g. /user; {{key}} placeholders name API or auth arguments.
+   */
+  path: string;
+  /**
+   * A JSONata expression over the answer's JSON body giving the account's name (an email, a workspace, a login), e.g. login or team. Text or a number is kept as the connection's accountLabel (cut at 200 characters, any value of the credentials it repeats redacted); anything else leaves it null.
+   */
+  account?: string;
 }
 /**
  * A fixed bearer token sent as Authorization: Bearer <token>.
@@ -1002,7 +1019,7 @@ export interface BearerAuth {
    * The token. May contain {{key}} placeholders naming auth or API arguments.
    */
   token: string;
-  verify?: Verification1;
+  verify?: Verification3;
 }
 /**
  * Where the end user finds what this auth asks (the key, the token), and the provider's page about it: the Connect page shows it beside the form.
@@ -1022,6 +1039,23 @@ export interface AuthHelp4 {
   translations?: {
     [k: string]: string | undefined;
   };
+}
+/**
+ * The provider's "who am I" request, sent with the credentials when connecting: a refusal answers 400 and stores nothing, an answer names the account (accountLabel).
+ */
+export interface Verification3 {
+  /**
+   * The method of the request; GET when left out.
+   */
+  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /**
+   * Where the request goes, under the API's base URL, e.g. /user; {{key}} placeholders name API or auth arguments.
+   */
+  path: string;
+  /**
+   * A JSONata expression over the answer's JSON body giving the account's name (an email, a workspace, a login), e.g. login or team. Text or a number is kept as the connection's accountLabel (cut at 200 characters, any value of the credentials it repeats redacted); anything else leaves it null.
+   */
+  account?: string;
 }
 /**
  * Credentials obtained by calling the provider with host variables (for example an end user's metadata) and mapping its answer.
