@@ -102,7 +102,7 @@ describe('the Connect page speaks the end user\'s language, helps find the key, 
         expect(await text(page, `li[data-connection="${world.connections.acme}"] .badge`)).to.equal(say('connections.active'));
         // The company's logo, from its https URL, requested without a Referer.
         expect(await page.$eval('#logo', (i: any) => [i.hidden, i.src, i.naturalWidth > 0])).to.deep.equal([false, LOGO_URL, true]);
-        expect(logoRequests.map((r) => r.referer)).to.deep.equal([undefined]);
+        expect(logoRequests.map((r) => r.referer ?? ''), 'no Referer').to.deep.equal(['']);
         await collect('list');
         await screenshot(page, `connect-language-${language}-list-375`);
 

@@ -26,7 +26,7 @@ export const slugOf = (name: string) => name.toLowerCase().replace(/\s+/g, '-');
 /** The keys the notes app accepts (GET /me answers their workspace); `slow` is held until released, then refused. */
 export const KEYS = { acme: 'nk_acme00001', globex: 'nk_globex0001', stale: 'nk_stale00001', slow: 'nk_slow00001' };
 
-async function extraFiles(upstreamUrl: string): Promise<Record<string, string>> {
+export async function extraFiles(upstreamUrl: string): Promise<Record<string, string>> {
   const auth = await fs.readFile(path.join(FIXTURE, 'notes/versions/1/auths/api-key.yaml'), 'utf8');
   const files: Record<string, string> = {
     'notes/versions/1/auths/api-key.yaml': `${auth.trimEnd()}\nhelp:\n  text: ${JSON.stringify(NOTES_HELP.text)}\n  url: ${NOTES_HELP.url}\n  translations:\n    de: ${JSON.stringify(NOTES_HELP.translations.de)}\n    fr: ${JSON.stringify(NOTES_HELP.translations.fr)}\nverify:\n  path: /me\n  account: workspace.name\n`,
@@ -36,7 +36,7 @@ async function extraFiles(upstreamUrl: string): Promise<Record<string, string>> 
     files[`${slug}/app.yaml`] = `id: ${slug}\nslug: ${slug}\nname: ${name}\ndescription: A made-up app, one of several so that the page offers its search.\npublished: 1\n`;
     files[`${slug}/versions/1/api.yaml`] = `baseUrl: ${upstreamUrl}/${slug}\nauths:\n  - token\n`;
     files[`${slug}/versions/1/auths/token.yaml`] = `type: Bearer\nid: token\nname: API token\ntoken: "{{token}}"\narguments:\n  - key: token\n    label: API token\n    dataType: String\n    required: true\n`;
-    files[`${slug}/versions/1/actions/ping.yaml`] = `id: ping\nslug: ping\nname: Ping\nmethod: GET\npath: /ping\nresponse: |\n  { "success": status < 300, "data": body }\n`;
+    files[`${slug}/versions/1/actions/ping.yaml`] = `id: ping\nslug: ping\nname: Ping\noperation: get\nmethod: GET\npath: /ping\nresponse: |\n  { "success": status < 300, "data": body }\n`;
   }
   return files;
 }
