@@ -87,11 +87,16 @@ export async function watchedPage(browser: Browser, origin: string, viewport: { 
   return watched;
 }
 
-/** Saves a full-page screenshot as .tmp/screenshots/<name>.png (git-ignored; a test artefact) and returns its path. */
+/**
+ * Saves a screenshot as .tmp/screenshots/<name>.png (git-ignored; a test artefact) and returns its path: the
+ * full page, or only the viewport when a modal dialog is open (a full-page capture stretches the viewport, and
+ * the dialog, drawn over it, with it).
+ */
 export async function screenshot(page: Page, name: string): Promise<string> {
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
   const file = path.join(SCREENSHOT_DIR, `${name}.png`);
-  await page.screenshot({ path: file, fullPage: true });
+  const modal = await page.evaluate(() => (globalThis as any).document.querySelector('dialog[open]') !== null);
+  await page.screenshot({ path: file, fullPage: !modal });
   return file;
 }
 

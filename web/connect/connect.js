@@ -38,13 +38,15 @@
 // one, GET and POST /v2/connect/choices/{choiceId}) or {..., error, description} back to this page (same origin) and closes. When the
 // browser blocks the popup the page offers a redirect instead; the return page then comes back to /connect.
 
-import { errorText, oauthErrorText } from './messages.js';
+import { currentLanguage, errorText, formatDate, oauthErrorText, t, useLanguage } from './messages.js';
 
 const PROTOCOL = 'gateway-connect';
 const OAUTH_PROTOCOL = 'gateway-connect-oauth';
 const OAUTH_WINDOW = 'gateway-connect-oauth';
 const RESUME_KEY = 'gateway-connect-resume';
 const OUTCOME_KEY = 'gateway-connect-oauth-outcome';
+/** The page's language, for the OAuth return page (this tab, and the sign-in popup's copy of its storage). */
+const LANGUAGE_KEY = 'gateway-connect-language';
 
 const $ = (id) => document.getElementById(id);
 const framed = window.parent !== window;
@@ -102,7 +104,7 @@ function appName(slug) {
 
 /** Who sent the end user here, for "go back to …". */
 function productName() {
-  return state.session?.company?.name ?? 'the app that sent you here';
+  return state.session?.company?.name ?? t('names.company');
 }
 
 /**
@@ -120,7 +122,7 @@ class ApiError extends Error {
 
 /** The words the end user reads for an error: never the API's message, its code, a host or a path. */
 function userText(error, app) {
-  const names = { app: app?.name ?? 'the app', company: productName() };
+  const names = { app: app?.name ?? t('names.app'), company: productName() };
   return error instanceof ApiError ? errorText(error.code, error.status, names) : errorText('', 500, names);
 }
 
@@ -175,7 +177,8 @@ async function start(token, appSlug, outcome) {
     if (!state.session) state.session = (await api('/v2/end-user/session')).data;
     applyTheme(state.session.theme);
     const who = state.session.name || state.session.email;
-    $('signed-in').textContent = who ? `Signed in as ${who} · ${state.session.company.name}` : `Signed in through ${state.session.company.name}`;
+    const company = state.session.company.name;
+    $('signed-in').textContent = who ? t('page.signedInAs', { who, company }) : t('page.signedInThrough', { company });
     $('signed-in').hidden = false;
     await refresh();
   } catch (error) {
@@ -237,7 +240,7 @@ function renderApps() {
   $('search-box').hidden = !searching;
   const query = searching ? $('search').value.trim() : '';
   const shown = state.apps.filter((app) => matches(app, query));
-  $('search-count').textContent = query ? (shown.length === 0 ? 'No app matches your search.' : shown.length === 1 ? '1 app matches.' : `${shown.length} apps match.`) : '';
+  $('search-count').textContent = query ? t('apps.matches', { count: shown.length }) : '';
   list.replaceChildren(
     ...shown.map((app) => {
       const count = state.connections.filter((c) => c.appSlug === app.slug).length;
@@ -252,7 +255,7 @@ function renderApps() {
             'span',
             { class: 'app-text' },
             el('span', { class: 'app-name' }, app.name),
-            el('span', { class: 'muted small' }, count ? `Connected${count > 1 ? ` (${count})` : ''} · connect another` : 'Connect'),
+            el('span', { class: 'muted small' }, count ? t('apps.connected', { count }) : t('apps.connect')),
             app.description ? el('span', { class: 'description small' }, app.description) : null,
           ),
         ),
@@ -263,7 +266,7 @@ function renderApps() {
   $('apps-section').hidden = false;
 }
 
-const STATUS_TEXT = { active: 'Connected', needs_reauthorization: 'Needs reconnecting' };
+const STATUS_TEXT = { active: 'connections.active', needs_reauthorization: 'connections.needsReauthorization' };
 
 function renderConnections() {
   const list = $('connections');
@@ -274,9 +277,9 @@ function renderConnections() {
       const titleId = `connection-${connection.id}`;
       const actions = [];
       if (connection.status === 'needs_reauthorization' && app) {
-        actions.push(el('button', { type: 'button', class: 'button', 'aria-describedby': titleId, onclick: (event) => openReconnect(app, connection, event.currentTarget) }, 'Reconnect'));
+        actions.push(el('button', { type: 'button', class: 'button', 'aria-describedby': titleId, onclick: (event) => openReconnect(app, connection, event.currentTarget) }, t('connections.reconnect')));
       }
-      actions.push(el('button', { type: 'button', class: 'button secondary', 'aria-describedby': titleId, onclick: (event) => confirmDisconnect(connection, event.currentTarget) }, 'Disconnect'));
+      actions.push(el('button', { type: 'button', class: 'button secondary', 'aria-describedby': titleId, onclick: (event) => confirmDisconnect(connection, event.currentTarget) }, t('connections.disconnect')));
       return el(
         'li',
         { class: 'connection', 'data-connection': connection.id },
@@ -287,8 +290,8 @@ function renderConnections() {
           el('span', { class: 'app-name', id: titleId }, connection.name ? `${name}: ${connection.name}` : name),
           // Who the account is at the app (the auth's verification): how two accounts of one app are told apart.
           connection.accountLabel ? el('span', { class: 'account' }, connection.accountLabel) : null,
-          el('span', { class: `badge ${connection.status}` }, STATUS_TEXT[connection.status] ?? connection.status),
-          el('span', { class: 'muted small' }, `Since ${new Date(connection.createdOn).toLocaleDateString()}`),
+          el('span', { class: `badge ${connection.status}` }, Object.hasOwn(STATUS_TEXT, connection.status) ? t(STATUS_TEXT[connection.status]) : connection.status),
+          el('span', { class: 'muted small' }, t('connections.since', { date: formatDate(new Date(connection.createdOn)) })),
         ),
         el('div', { class: 'actions' }, actions),
       );
@@ -338,14 +341,14 @@ function openConnect(app, trigger) {
   if (state.fatal) return;
   showAlert('');
   if (trigger) state.returnFocus = trigger;
-  if (app.auths.length === 0) return openStep(`Connect ${app.name}`, el('p', {}, 'This app cannot be connected here.'));
+  if (app.auths.length === 0) return openStep(t('step.connect', { app: app.name }), el('p', {}, t('step.cannotConnect')));
   if (app.auths.length === 1) return openAuth(app, app.auths[0]);
   openStep(
-    `Connect ${app.name}`,
-    el('p', { class: 'muted' }, `Choose how to connect your ${app.name} account.`),
+    t('step.connect', { app: app.name }),
+    el('p', { class: 'muted' }, t('step.chooseAuth', { app: app.name })),
     el(
       'ul',
-      { class: 'choices', 'aria-label': `Ways to connect ${app.name}` },
+      { class: 'choices', 'aria-label': t('step.ways', { app: app.name }) },
       ...app.auths.map((auth) =>
         el(
           'li',
@@ -363,16 +366,16 @@ function openConnect(app, trigger) {
 }
 
 function openAuth(app, auth) {
-  if (auth.connect === 'oauth') return openStep(`Connect ${app.name}`, ...oauthStep(app, auth, null));
-  openStep(`Connect ${app.name}`, credentialForm(app, auth, null));
+  if (auth.connect === 'oauth') return openStep(t('step.connect', { app: app.name }), ...oauthStep(app, auth, null));
+  openStep(t('step.connect', { app: app.name }), credentialForm(app, auth, null));
 }
 
 function openReconnect(app, connection, trigger) {
   showAlert('');
   state.returnFocus = trigger;
   const auth = app.auths.find((a) => a.id === connection.authId) ?? app.auths[0];
-  if (connection.authType === 'OAuth2AuthorizationCode') return openStep(`Reconnect ${app.name}`, ...oauthStep(app, auth, connection));
-  openStep(`Reconnect ${app.name}`, credentialForm(app, auth, connection));
+  if (connection.authType === 'OAuth2AuthorizationCode') return openStep(t('step.reconnect', { app: app.name }), ...oauthStep(app, auth, connection));
+  openStep(t('step.reconnect', { app: app.name }), credentialForm(app, auth, connection));
 }
 
 const SECRET_KEY = /secret|password|token|key|pass/i;
@@ -383,14 +386,14 @@ function field(argument, group, value) {
   const id = `field-${group}-${argument.key}`;
   const hintId = `${id}-hint`;
   const errorId = `${id}-error`;
-  const label = el('label', { for: id }, argument.label || argument.key, argument.required ? el('span', { class: 'required' }, ' (required)') : null);
+  const label = el('label', { for: id }, argument.label || argument.key, argument.required ? el('span', { class: 'required' }, ` ${t('form.required')}`) : null);
   const common = { id, name, 'data-type': argument.dataType, 'aria-describedby': argument.description ? hintId : null, required: argument.required || null };
   let input;
   if (argument.list && argument.list.type === 'Fixed' && Array.isArray(argument.list.options)) {
     input = el(
       'select',
       common,
-      el('option', { value: '' }, argument.required ? 'Choose…' : '(none)'),
+      el('option', { value: '' }, argument.required ? t('form.choose') : t('form.none')),
       ...argument.list.options.map((o) => el('option', { value: String(o.value), selected: value !== undefined && String(value) === String(o.value) }, o.label ?? String(o.value))),
     );
   } else if (argument.dataType === 'Boolean') {
@@ -425,16 +428,19 @@ function credentialForm(app, auth, connection) {
   ];
   const metadataArguments = app.metadataArguments.filter((a) => !a.hidden);
   const summary = el('div', { class: 'form-errors', role: 'alert', hidden: true, tabindex: '-1' });
-  const submit = el('button', { type: 'submit', class: 'button' }, connection ? 'Reconnect' : 'Connect');
+  const submit = el('button', { type: 'submit', class: 'button' }, connection ? t('form.submitReconnect') : t('form.submitConnect'));
+  // While the app checks the credentials (the auth's verification) or the connection is saved: said, not only a disabled button.
+  const checking = el('p', { class: 'checking muted', role: 'status', hidden: true }, t(auth.verifies ? 'form.checking' : 'form.saving', { app: app.name }));
   const form = el(
     'form',
     { novalidate: true, class: 'connect-form', 'data-app': app.slug },
-    el('p', { class: 'muted' }, connection ? `Enter new credentials for your ${app.name} account.` : `Enter the details of your ${app.name} account (${auth.name}).`),
-    auth.description ? el('p', { class: 'help' }, auth.description) : null,
+    el('p', { class: 'muted' }, connection ? t('form.enterNew', { app: app.name }) : t('form.enterDetails', { app: app.name, auth: auth.name })),
+    helpBox(app, auth),
     summary,
     credentialArguments.length ? el('fieldset', {}, el('legend', {}, auth.name), ...credentialArguments.map((a) => field(a, 'credentials'))) : null,
-    metadataArguments.length ? el('fieldset', {}, el('legend', {}, 'Account settings'), ...metadataArguments.map((a) => field(a, 'metadata', connection?.metadata?.[a.key]))) : null,
-    el('div', { class: 'actions' }, submit, el('button', { type: 'button', class: 'button secondary', onclick: () => closeStep() }, 'Cancel')),
+    metadataArguments.length ? el('fieldset', {}, el('legend', {}, t('form.accountSettings')), ...metadataArguments.map((a) => field(a, 'metadata', connection?.metadata?.[a.key]))) : null,
+    checking,
+    el('div', { class: 'actions' }, submit, el('button', { type: 'button', class: 'button secondary', onclick: () => closeStep() }, t('step.cancel'))),
   );
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
@@ -442,6 +448,7 @@ function credentialForm(app, auth, connection) {
     const { credentials, metadata } = formValues(form);
     submit.disabled = true;
     submit.setAttribute('aria-busy', 'true');
+    checking.hidden = false;
     try {
       const answer = connection
         ? await api(`/v2/end-user/connections/${encodeURIComponent(connection.id)}`, { method: 'PATCH', body: JSON.stringify({ credentials, metadata }) })
@@ -450,17 +457,46 @@ function credentialForm(app, auth, connection) {
       const shown = state.connections.find((c) => c.id === answer.data.id) ?? answer.data;
       post(connection ? 'reconnected' : 'connected', { connection: shown });
       closeStep();
-      announce(connection ? `${app.name} is reconnected.` : `${app.name} is connected.`);
+      announce(t(connection ? 'done.reconnected' : 'done.connected', { app: app.name }));
     } catch (error) {
+      checking.hidden = true;
       if (error instanceof ApiError && error.problems.length) showProblems(form, summary, error, app);
       else if (error instanceof ApiError && error.status === 401) fatal(userText(error), 'UNAUTHORIZED', error.message);
       else showFormError(summary, userText(error, app));
     } finally {
+      checking.hidden = true;
       submit.disabled = false;
       submit.removeAttribute('aria-busy');
     }
   });
   return form;
+}
+
+/**
+ * The auth's help (its definition's description, and help: where to find the key, in the page's language when
+ * the definition translated it, with a link to the provider's page). The link is shown only when it is
+ * https (the gateway refuses anything else when loading definitions; checked again here), opens in a new tab
+ * without a window.opener or a Referer.
+ */
+function helpBox(app, auth) {
+  const help = auth.help ?? null;
+  const text = help ? (help.translations?.[currentLanguage()] ?? help.text) : null;
+  let link = null;
+  try {
+    if (help?.url && new URL(help.url).protocol === 'https:') link = new URL(help.url).href;
+  } catch {
+    /* not a URL: no link */
+  }
+  if (!auth.description && !text && !link) return null;
+  return el(
+    'div',
+    { class: 'help' },
+    auth.description ? el('p', {}, auth.description) : null,
+    text ? el('p', {}, text) : null,
+    link
+      ? el('p', {}, el('a', { href: link, target: '_blank', rel: 'noopener noreferrer', referrerpolicy: 'no-referrer', class: 'help-link' }, t('form.helpLink', { app: app.name }), el('span', { class: 'new-tab' }, ` ${t('form.newTab')}`)))
+      : null,
+  );
 }
 
 function formValues(form) {
@@ -496,38 +532,43 @@ function clearProblems(form, summary) {
   }
 }
 
+/** The sentence under a field for the rule it broke (the API's own message is for a developer, in English). */
+const RULE_TEXT = {
+  required: 'field.required',
+  minLength: 'field.tooShort',
+  minimum: 'field.invalid',
+  maxLength: 'field.tooLong',
+  maxBytes: 'field.tooLong',
+  pattern: 'field.format',
+  format: 'field.format',
+  option: 'field.choice',
+  list: 'field.choice',
+};
+
 /** The API's problems next to their fields (by `field`), linked with aria-describedby; the first invalid field gets focus. */
 function showProblems(form, summary, error, app) {
   let first = null;
   const elsewhere = [];
+  const appName = app?.name ?? t('names.app');
   for (const problem of error.problems) {
     const input = form.querySelector(`[name="${CSS.escape(problem.field)}"]`);
     // The app itself refused the credentials (the auth's verification): said as the app's answer, never with its status.
     const refused = problem.rule === 'accepted';
     if (!input) {
       // A field the form does not show (the API's path such as credentials.x means nothing to the end user).
-      elsewhere.push(errorText(refused ? 'CREDENTIALS_REJECTED' : 'VALIDATION_ERROR', 400, { app: app?.name ?? 'the app' }));
+      elsewhere.push(errorText(refused ? 'CREDENTIALS_REJECTED' : 'VALIDATION_ERROR', 400, { app: appName }));
       continue;
     }
     const message = form.querySelector(`#${CSS.escape(input.id)}-error`);
     const label = form.querySelector(`label[for="${CSS.escape(input.id)}"]`)?.firstChild?.textContent ?? problem.field;
-    // A pattern is a regular expression, which means nothing to the end user: said in words instead.
-    message.textContent =
-      problem.rule === 'pattern'
-        ? `${label} is not in the expected format: check it and try again.`
-        : refused
-          ? `${app?.name ?? 'The app'} did not accept this ${label}: check it and try again.`
-          : `${label} ${problem.message}`;
+    // A rule in words (a pattern is a regular expression, which means nothing to the end user).
+    message.textContent = refused ? t('field.refused', { app: appName, label }) : t(Object.hasOwn(RULE_TEXT, problem.rule) ? RULE_TEXT[problem.rule] : 'field.invalid', { label });
     message.hidden = false;
     input.setAttribute('aria-invalid', 'true');
     input.setAttribute('aria-describedby', [input.getAttribute('aria-describedby'), message.id].filter(Boolean).join(' '));
     first ??= input;
   }
-  const count = error.problems.length;
-  summary.replaceChildren(
-    el('p', {}, count === 1 ? 'Please correct the field below.' : `Please correct the ${count} fields below.`),
-    ...[...new Set(elsewhere)].map((text) => el('p', {}, text)),
-  );
+  summary.replaceChildren(el('p', {}, t('form.fix', { count: error.problems.length })), ...[...new Set(elsewhere)].map((text) => el('p', {}, text)));
   summary.hidden = false;
   (first ?? summary).focus();
 }
@@ -545,17 +586,18 @@ function oauthStep(app, auth, connection) {
   const given = auth.authorizationMetadata ?? [];
   const metadataArguments = connection ? [] : app.metadataArguments.filter((a) => !a.hidden && !given.includes(a.key));
   const summary = el('div', { class: 'form-errors', role: 'alert', hidden: true, tabindex: '-1' });
-  const submit = el('button', { type: 'submit', class: 'button' }, `Continue to ${app.name}`);
+  const submit = el('button', { type: 'submit', class: 'button' }, t('oauth.continue', { app: app.name }));
   const form = el(
     'form',
     { novalidate: true, class: 'connect-form', 'data-app': app.slug },
-    el('p', {}, `You will sign in to ${app.name} in a new window and allow access there. This page updates when you are done.`),
+    el('p', {}, t('oauth.intro', { app: app.name })),
     auth.scopes?.length
-      ? el('div', { class: 'scopes' }, el('p', { id: `scopes-${auth.id}` }, `${app.name} will ask you to allow:`), el('ul', { 'aria-labelledby': `scopes-${auth.id}` }, ...auth.scopes.map((scope) => el('li', {}, el('code', {}, scope)))))
+      ? el('div', { class: 'scopes' }, el('p', { id: `scopes-${auth.id}` }, t('oauth.scopes', { app: app.name })), el('ul', { 'aria-labelledby': `scopes-${auth.id}` }, ...auth.scopes.map((scope) => el('li', {}, el('code', {}, scope)))))
       : null,
+    helpBox(app, auth),
     summary,
-    metadataArguments.length ? el('fieldset', {}, el('legend', {}, 'Account settings'), ...metadataArguments.map((a) => field(a, 'metadata'))) : null,
-    el('div', { class: 'actions' }, submit, el('button', { type: 'button', class: 'button secondary', onclick: () => closeStep() }, 'Cancel')),
+    metadataArguments.length ? el('fieldset', {}, el('legend', {}, t('form.accountSettings')), ...metadataArguments.map((a) => field(a, 'metadata'))) : null,
+    el('div', { class: 'actions' }, submit, el('button', { type: 'button', class: 'button secondary', onclick: () => closeStep() }, t('step.cancel'))),
   );
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
@@ -572,7 +614,7 @@ function oauthStep(app, auth, connection) {
       const { data } = await api(path);
       if (!popup || popup.closed) return popupBlocked(app, data.authorizationUrl, connection);
       popup.location.href = data.authorizationUrl;
-      announce(`Waiting for you to finish signing in to ${app.name} in the other window.`);
+      announce(t('oauth.waiting', { app: app.name }));
       const result = await waitForPopup(popup);
       await oauthOutcome(result, connection, app);
     } catch (error) {
@@ -617,12 +659,12 @@ function waitForPopup(popup) {
 
 async function oauthOutcome(result, connection, app) {
   if (result.closed) {
-    return showStepOrAlert('The sign-in window was closed before the connection was made. Try again when you are ready.');
+    return showStepOrAlert(t('oauth.closed'));
   }
   if (result.error) {
     // The provider's or the gateway's description is for a developer (it may name hosts, ports, codes): the
     // end user reads a sentence chosen by the error alone.
-    return showStepOrAlert(oauthErrorText(result.error, { app: app?.name ?? 'the app', company: productName() }));
+    return showStepOrAlert(oauthErrorText(result.error, { app: app?.name, company: productName() }));
   }
   if (result.choiceId) return chooseAccount(result.choiceId, connection, app);
   await refresh();
@@ -630,7 +672,7 @@ async function oauthOutcome(result, connection, app) {
   const reconnect = Boolean(connection);
   if (shown) post(reconnect ? 'reconnected' : 'connected', { connection: shown });
   closeStep();
-  announce(`${appName(shown?.appSlug ?? app?.slug ?? '')} is ${reconnect ? 'reconnected' : 'connected'}.`);
+  announce(t(reconnect ? 'done.reconnected' : 'done.connected', { app: appName(shown?.appSlug ?? app?.slug ?? '') }));
 }
 
 // ---------------------------------------------------------------------------------------------------- account choice
@@ -644,12 +686,12 @@ async function chooseAccount(choiceId, connection, app) {
   try {
     choice = (await api(`/v2/connect/choices/${encodeURIComponent(choiceId)}`)).data;
   } catch (error) {
-    if (error instanceof ApiError && error.status === 401) return fatal(error.message, 'UNAUTHORIZED');
-    return showStepOrAlert(error instanceof ApiError ? error.message : 'Something went wrong. Try again.');
+    if (error instanceof ApiError && error.status === 401) return fatal(userText(error), 'UNAUTHORIZED', error.message);
+    return showStepOrAlert(userText(error, app));
   }
   const name = app?.name ?? appName(choice.appSlug);
   const summary = el('div', { class: 'form-errors', role: 'alert', hidden: true, tabindex: '-1' });
-  const submit = el('button', { type: 'submit', class: 'button' }, connection ? 'Reconnect' : 'Connect');
+  const submit = el('button', { type: 'submit', class: 'button' }, connection ? t('form.submitReconnect') : t('form.submitConnect'));
   const options = choice.options.map((option, i) =>
     el(
       'div',
@@ -662,10 +704,10 @@ async function chooseAccount(choiceId, connection, app) {
   const form = el(
     'form',
     { novalidate: true, class: 'connect-form choose-account', 'data-choice': choice.id },
-    el('p', {}, `Your ${name} sign-in gives access to ${choice.options.length} accounts. Choose the one to connect.`),
+    el('p', {}, t('choice.intro', { app: name, count: choice.options.length })),
     summary,
-    el('fieldset', {}, el('legend', {}, `${name} account`), ...options),
-    el('div', { class: 'actions' }, submit, el('button', { type: 'button', class: 'button secondary', onclick: () => closeStep() }, 'Cancel')),
+    el('fieldset', {}, el('legend', {}, t('choice.legend', { app: name })), ...options),
+    el('div', { class: 'actions' }, submit, el('button', { type: 'button', class: 'button secondary', onclick: () => closeStep() }, t('step.cancel'))),
   );
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
@@ -679,16 +721,16 @@ async function chooseAccount(choiceId, connection, app) {
       const shown = state.connections.find((c) => c.id === made.connectionId);
       if (shown) post(made.created ? 'connected' : 'reconnected', { connection: shown });
       closeStep();
-      announce(`${name} is ${made.created ? 'connected' : 'reconnected'}.`);
+      announce(t(made.created ? 'done.connected' : 'done.reconnected', { app: name }));
     } catch (error) {
-      if (error instanceof ApiError && error.status === 401) fatal(error.message, 'UNAUTHORIZED');
-      else showFormError(summary, error);
+      if (error instanceof ApiError && error.status === 401) fatal(userText(error), 'UNAUTHORIZED', error.message);
+      else showFormError(summary, userText(error, app));
     } finally {
       submit.disabled = false;
       submit.removeAttribute('aria-busy');
     }
   });
-  openStep(`Choose your ${name} account`, form);
+  openStep(t('choice.title', { app: name }), form);
 }
 
 function showStepOrAlert(text) {
@@ -705,13 +747,13 @@ function showStepOrAlert(text) {
 function popupBlocked(app, authorizationUrl, connection) {
   const go = () => {
     // The token goes with this tab only, until the return page brings the browser back here.
-    sessionStorage.setItem(RESUME_KEY, JSON.stringify({ token: state.token, openerOrigin: state.openerOrigin, app: app.slug, reconnect: connection ? { id: connection.id } : null }));
+    sessionStorage.setItem(RESUME_KEY, JSON.stringify({ token: state.token, openerOrigin: state.openerOrigin, app: app.slug, reconnect: connection ? { id: connection.id } : null, language: currentLanguage() }));
     location.assign(authorizationUrl);
   };
-  const content = [el('p', { class: 'form-errors', role: 'alert' }, 'Your browser blocked the sign-in window.')];
-  if (framed) content.push(el('p', {}, 'Allow pop-ups for this site in your browser, then try again.'));
-  else content.push(el('p', {}, `You can sign in to ${app.name} in this window instead; you will come back here when you are done.`), el('div', { class: 'actions' }, el('button', { type: 'button', class: 'button', onclick: go }, `Continue in this window`)));
-  openStep(connection ? `Reconnect ${app.name}` : `Connect ${app.name}`, ...content);
+  const content = [el('p', { class: 'form-errors', role: 'alert' }, t('oauth.blocked'))];
+  if (framed) content.push(el('p', {}, t('oauth.allowPopups')));
+  else content.push(el('p', {}, t('oauth.sameWindow', { app: app.name })), el('div', { class: 'actions' }, el('button', { type: 'button', class: 'button', onclick: go }, t('oauth.continueHere'))));
+  openStep(t(connection ? 'step.reconnect' : 'step.connect', { app: app.name }), ...content);
 }
 
 // ---------------------------------------------------------------------------------------------------- disconnect
@@ -721,7 +763,7 @@ function confirmDisconnect(connection, trigger) {
   state.returnFocus = trigger;
   const name = appName(connection.appSlug);
   const summary = el('div', { class: 'form-errors', role: 'alert', hidden: true, tabindex: '-1' });
-  const confirm = el('button', { type: 'button', class: 'button danger' }, 'Disconnect');
+  const confirm = el('button', { type: 'button', class: 'button danger' }, t('connections.disconnect'));
   confirm.addEventListener('click', async () => {
     confirm.disabled = true;
     try {
@@ -730,7 +772,7 @@ function confirmDisconnect(connection, trigger) {
       state.returnFocus = null;
       closeStep();
       await refresh();
-      announce(`${name} is disconnected.`);
+      announce(t('done.disconnected', { app: name }));
       $('connections-title').focus();
     } catch (error) {
       if (error instanceof ApiError && error.status === 401) fatal(userText(error), 'UNAUTHORIZED', error.message);
@@ -740,39 +782,72 @@ function confirmDisconnect(connection, trigger) {
     }
   });
   openStep(
-    `Disconnect ${name}?`,
-    el('p', {}, `${productName()} will no longer be able to use your ${name} account. You can connect it again later.`),
+    t('disconnect.title', { app: name }),
+    el('p', {}, t('disconnect.text', { app: name, company: productName() })),
     summary,
-    el('div', { class: 'actions' }, confirm, el('button', { type: 'button', class: 'button secondary', onclick: () => closeStep() }, 'Cancel')),
+    el('div', { class: 'actions' }, confirm, el('button', { type: 'button', class: 'button secondary', onclick: () => closeStep() }, t('step.cancel'))),
   );
 }
 
 // ---------------------------------------------------------------------------------------------------- theme
 
 /**
- * The company's theme (PUT /v2/embedding): its primary colour on buttons, links and the focus ring (the text on
- * it white or black, whichever contrasts more), and light, dark or the browser's setting. Set through CSS
+ * The company's theme (PUT /v2/embedding): its logo, its primary colour on buttons, links and the focus ring (the
+ * text on it white or black, whichever contrasts more), and light, dark or the browser's setting. Set through CSS
  * variables (CSSOM, which the page's CSP allows; no inline style).
  */
 function applyTheme(theme) {
   if (!theme) return;
   const root = document.documentElement;
   root.dataset.theme = theme.mode === 'dark' || theme.mode === 'system' ? theme.mode : 'light';
+  showLogo(theme.logoUrl);
   const color = typeof theme.primaryColor === 'string' && /^#[0-9a-f]{6}$/i.test(theme.primaryColor) ? theme.primaryColor : null;
   if (!color) return;
   root.style.setProperty('--accent', color);
   root.style.setProperty('--focus', color);
   root.style.setProperty('--accent-ink', contrastInk(color));
+  // As text on a card (a secondary button's label), the colour must read at 4.5:1; a light colour on the light
+  // card (or a dark one on the dark card) gives way to the ink.
+  root.style.setProperty('--accent-text-light', contrast(color, '#ffffff') >= 4.5 ? color : '#1b1f24');
+  root.style.setProperty('--accent-text-dark', contrast(color, '#1e232a') >= 4.5 ? color : '#e6e9ee');
 }
 
-/** #ffffff or #000000, whichever has the higher WCAG contrast ratio on `hex`. */
-function contrastInk(hex) {
+/** The WCAG contrast ratio of two #rrggbb colours. */
+function contrast(a, b) {
+  const [la, lb] = [luminance(a), luminance(b)];
+  return (Math.max(la, lb) + 0.05) / (Math.min(la, lb) + 0.05);
+}
+
+function luminance(hex) {
   const channel = (i) => {
     const c = parseInt(hex.slice(i, i + 2), 16) / 255;
     return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
   };
-  const luminance = 0.2126 * channel(1) + 0.7152 * channel(3) + 0.0722 * channel(5);
-  return (1.05 / (luminance + 0.05)) >= ((luminance + 0.05) / 0.05) ? '#ffffff' : '#000000';
+  return 0.2126 * channel(1) + 0.7152 * channel(3) + 0.0722 * channel(5);
+}
+
+/**
+ * The company's logo beside the title: an https image (PUT /v2/embedding refuses anything else; checked again
+ * here), loaded by the browser from the company's host without a Referer (the CSP's img-src allows https:).
+ * Decorative: the company's name is written beside it. An image that does not load is hidden.
+ */
+function showLogo(url) {
+  const logo = $('logo');
+  let src = null;
+  try {
+    if (typeof url === 'string' && new URL(url).protocol === 'https:') src = new URL(url).href;
+  } catch {
+    /* not a URL: no logo */
+  }
+  if (!src) return;
+  logo.addEventListener('error', () => (logo.hidden = true), { once: true });
+  logo.src = src;
+  logo.hidden = false;
+}
+
+/** #ffffff or #000000, whichever has the higher WCAG contrast ratio on `hex`. */
+function contrastInk(hex) {
+  return contrast(hex, '#ffffff') >= contrast(hex, '#000000') ? '#ffffff' : '#000000';
 }
 
 // ---------------------------------------------------------------------------------------------------- iframe size
@@ -818,9 +893,9 @@ $('close').addEventListener('click', () => {
 $('connections-title').setAttribute('tabindex', '-1');
 
 function handshake() {
-  if (!opener) return fatal(`This page needs a session: go back to the app that sent you here and open it again.`);
+  if (!opener) return fatal(t('page.needsSession'));
   $('close').hidden = false;
-  $('loading').textContent = 'Waiting for the app that opened this page…';
+  $('loading').textContent = t('page.waitingForOpener');
   let answered = false;
   window.addEventListener('message', async (event) => {
     const data = event.data;
@@ -855,7 +930,28 @@ function handshake() {
   opener.postMessage({ source: PROTOCOL, version: 1, type: 'ready' }, '*');
 }
 
+/**
+ * The page's language (messages.js): ?lang= in its address (the SDK's `language` option), else the browser's.
+ * Kept in this tab's sessionStorage for the OAuth return page (and back from a sign-in in this window).
+ */
+function pickLanguage(resumed) {
+  const requested = new URLSearchParams(location.search).get('lang') ?? resumed;
+  const language = useLanguage(requested, navigator.languages ?? []);
+  try {
+    sessionStorage.setItem(LANGUAGE_KEY, language);
+  } catch {
+    /* storage refused (a framed page in a strict browser): the return page goes by the browser's languages */
+  }
+}
+
 function boot() {
+  let resumedLanguage = null;
+  try {
+    resumedLanguage = JSON.parse(sessionStorage.getItem(RESUME_KEY) ?? 'null')?.language ?? null;
+  } catch {
+    /* unreadable: the browser's language */
+  }
+  pickLanguage(resumedLanguage);
   const fragment = new URLSearchParams(location.hash.slice(1));
   const token = fragment.get('token');
   if (token) {

@@ -91,6 +91,8 @@ async function tokenOf(token) {
  *   (`{source, version, type: 'ready' | 'connected' | 'reconnected' | 'disconnected' | 'error' | 'close', ...}`).
  * @param {number} [options.readyTimeoutMs] How long the page may take to say it is ready (default 20000).
  * @param {boolean} [options.closeOnConnect] Close the popup / remove the iframe once connected (default true).
+ * @param {string} [options.language] The page's language as a BCP 47 tag ('de', 'fr-CA', 'en'): used when the
+ *   page speaks it (English, German, French), else the end user's browser languages choose (the default).
  * @returns {Promise<{ connection: object, type: 'connected' | 'reconnected' }>} The connection as
  *   GET /v2/end-user/connections shows it. Rejects with a GatewayConnectError (see the codes above); the
  *   message listener, the popup watch and the iframe are cleaned up in every case.
@@ -103,7 +105,7 @@ function open(options) {
   }
 }
 
-function openConnect({ gatewayUrl, token, app, mode = 'popup', container, onEvent, readyTimeoutMs = DEFAULT_READY_TIMEOUT_MS, closeOnConnect = true }) {
+function openConnect({ gatewayUrl, token, app, mode = 'popup', container, onEvent, readyTimeoutMs = DEFAULT_READY_TIMEOUT_MS, closeOnConnect = true, language }) {
   const gateway = gatewayOf(gatewayUrl);
   if (token === undefined || token === null || token === '') {
     throw new GatewayConnectError('INVALID_OPTIONS', 'token: is required (the end-user token, or a function answering one)');
@@ -117,7 +119,10 @@ function openConnect({ gatewayUrl, token, app, mode = 'popup', container, onEven
       throw new GatewayConnectError('INVALID_OPTIONS', 'container: iframe mode needs the element (or a CSS selector of the element) the Connect page goes in');
     }
   }
-  const url = `${gateway.base}/connect?origin=${encodeURIComponent(globalThis.location.origin)}${app ? `&app=${encodeURIComponent(app)}` : ''}`;
+  if (language !== undefined && (typeof language !== 'string' || !/^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$/.test(language))) {
+    throw new GatewayConnectError('INVALID_OPTIONS', `language: must be a language tag such as 'de' or 'fr-CA' (got ${JSON.stringify(language)})`);
+  }
+  const url = `${gateway.base}/connect?origin=${encodeURIComponent(globalThis.location.origin)}${app ? `&app=${encodeURIComponent(app)}` : ''}${language ? `&lang=${encodeURIComponent(language)}` : ''}`;
 
   return new Promise((resolve, reject) => {
     let target = null; // the Connect page's window

@@ -98,6 +98,7 @@ const PATTERN_HINTS: Record<string, string> = {
   '^[a-z][a-zA-Z0-9]*$': ' (camelCase: a lowercase letter, then letters and digits)',
   '^https?://\\S+$': ' (an absolute http(s) URL)',
   '^https://\\S+$': ' (an absolute https URL)',
+  '^https://[^\\s/?#@]+([/?#][^\\s]*)?$': ' (an absolute https URL, without a user name)',
   '^/\\S*$': ' (a path starting with /)',
 };
 

@@ -87,6 +87,9 @@ function authView(auth: AuthEntry) {
     id: auth.id,
     name: auth.definition.name ?? auth.type,
     description: auth.definition.description ?? null,
+    help: helpView(auth),
+    // Whether connecting asks the app to check the credentials first (the auth's verify): the page says so meanwhile.
+    verifies: Boolean((auth.definition as { verify?: unknown }).verify),
     type: auth.type,
     /** What an OAuth sign-in asks the end user to allow, shown before the redirect. */
     scopes: isOAuth(auth) ? [...((auth.definition as { scopes?: string[] }).scopes ?? [])] : [],
@@ -96,6 +99,13 @@ function authView(auth: AuthEntry) {
     authorizationMetadata: authorizationMetadataKeys(auth),
     credentialFields: auth.type === 'OAuth2AuthorizationCode' ? [] : (KIND_FIELDS[auth.type] ?? []).map(({ key, required }) => ({ key, required })),
   };
+}
+
+/** Where to find the key (the auth's help: text, its translations, the provider's https page), or null. */
+function helpView(auth: AuthEntry) {
+  const help = (auth.definition as { help?: { text: string; url?: string; translations?: Record<string, string> } }).help;
+  if (!help) return null;
+  return { text: help.text, url: help.url ?? null, translations: { ...help.translations } };
 }
 
 function formArguments(args: readonly ArgumentEntry[]) {

@@ -56,11 +56,23 @@ export const connectAppView = {
       items: {
         type: 'object',
         additionalProperties: false,
-        required: ['id', 'name', 'description', 'type', 'scopes', 'connect', 'arguments', 'authorizationMetadata', 'credentialFields'],
+        required: ['id', 'name', 'description', 'help', 'verifies', 'type', 'scopes', 'connect', 'arguments', 'authorizationMetadata', 'credentialFields'],
         properties: {
           id: { type: 'string' },
           name: { type: 'string', description: 'The name shown when a user connects; the auth type when its definition gives none.' },
           description: { type: ['string', 'null'], description: "The auth definition's description: what it needs and where the user finds it (shown as help)." },
+          help: {
+            type: ['object', 'null'],
+            additionalProperties: false,
+            required: ['text', 'url', 'translations'],
+            properties: {
+              text: { type: 'string' },
+              url: { type: ['string', 'null'], description: 'The provider\'s https page that explains where to find the key.' },
+              translations: { type: 'object', additionalProperties: { type: 'string' }, description: 'text by language code (de, fr), where the definition gives it.' },
+            },
+            description: "The auth definition's help: where to find the key, and the provider's page; null when it has none (docs/definitions.md, help).",
+          },
+          verifies: { type: 'boolean', description: "Whether connecting sends the auth's verification request (verify) first: the credentials are checked with the app, and a refusal answers 400." },
           type: { type: 'string' },
           scopes: { type: 'array', items: { type: 'string' }, description: 'OAuth: the scopes the sign-in asks for, shown before the redirect; empty otherwise.' },
           connect: { enum: ['oauth', 'form'], description: 'oauth: send the browser to GET /v2/connect/{appSlug}/authorize; form: POST /v2/end-user/connections with the credentials.' },

@@ -1,4 +1,4 @@
-import { DEFAULT_THEME, embeddingSettings } from '../../tenancy/embedding/settings.ts';
+import { embeddingSettings, themeOf } from '../../tenancy/embedding/settings.ts';
 import { GatewayError } from '../../platform/errors/index.ts';
 import type { EndUserPrincipal } from '../server/context.ts';
 import type { Services } from '../services.ts';
@@ -22,7 +22,7 @@ export async function endUserSession(services: Services, endUser: EndUserPrincip
     email: record.email,
     company: { name: company.name },
     allowedOrigins: [...settings.allowedOrigins],
-    theme: { ...(settings.theme ?? DEFAULT_THEME) },
+    theme: themeOf(settings),
     expiresAt: new Date(endUser.expiresAt * 1000).toISOString(),
   };
 }

@@ -231,7 +231,7 @@ export const V2_ENDPOINTS: Endpoint[] = [
     tag: 'Embedding',
     summary: 'Set the embedding settings',
     description:
-      'Replaces both lists. An origin is scheme, host and optional port (https://app.example.com), no path or wildcard, http:// only for localhost and 127.0.0.1; an app is the slug of a loaded app. Each problem is a VALIDATION_ERROR naming the item.',
+      "Replaces the settings whole. An origin is scheme, host and optional port (https://app.example.com), no path or wildcard, http:// only for localhost and 127.0.0.1; an app is the slug of a loaded app; theme.logoUrl is an absolute https URL without a user name or password (rule https). Each problem is a VALIDATION_ERROR naming the item. The Connect page's Content-Security-Policy allows https images for the logo (img-src 'self' https:).",
     security: 'apiKey',
     body: putEmbeddingBody,
     response: { description: 'The settings as kept (origins normalised).', schema: one(embeddingView) },
@@ -244,7 +244,7 @@ export const V2_ENDPOINTS: Endpoint[] = [
     tag: 'End-user session',
     summary: 'List the apps an end user may connect',
     description:
-      "With an end-user token: the apps the company enabled (PUT /v2/embedding enabledApps) that are loaded, with name, initials and website for a tile, and each auth's arguments as the API checks them, for the Connect page's forms.",
+      "With an end-user token: the apps the company enabled (PUT /v2/embedding enabledApps) that are loaded, with name, initials and website for a tile, and each auth's arguments as the API checks them, its help (where to find the key) and whether the app checks the credentials, for the Connect page's forms.",
     security: 'endUserToken',
     response: { description: 'The apps.', schema: described(connectAppView, { count: { type: 'integer', minimum: 0 } }) },
     errorCodes: [...READ, 'FORBIDDEN'],

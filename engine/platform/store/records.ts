@@ -132,7 +132,7 @@ export interface EmbeddingSettingsRecord {
   /** Whether end users may use /v2/end-user/proxy with their own connections; absent on records written before it existed (off). */
   endUserProxy?: boolean;
   /** The Connect page's look (absent: the default). */
-  theme?: { primaryColor: string | null; mode: 'light' | 'dark' | 'system' };
+  theme?: { primaryColor: string | null; mode: 'light' | 'dark' | 'system'; logoUrl?: string | null };
   createdOn: Date;
   updatedOn: Date;
 }

@@ -1,6 +1,7 @@
 /** JSON Schemas of the embedding settings endpoints: requests are validated with them, the OpenAPI document is built from them. */
 export const MAX_ALLOWED_ORIGINS = 50;
 export const MAX_ENABLED_APPS = 500;
+export const MAX_LOGO_URL_LENGTH = 1000;
 
 export const putEmbeddingBody = {
   type: 'object',
@@ -31,7 +32,7 @@ export const putEmbeddingBody = {
   },
 } as const;
 
-/** The Connect page's theme: a primary colour (buttons, links, focus ring) and light, dark or the browser's choice. */
+/** The Connect page's theme: a primary colour (buttons, links, focus ring), light, dark or the browser's choice, a logo. */
 function themeSchema(description: string) {
   return {
     type: 'object',
@@ -40,6 +41,13 @@ function themeSchema(description: string) {
     properties: {
       primaryColor: { type: ['string', 'null'], pattern: '^#[0-9a-fA-F]{6}$', description: 'A colour as #rrggbb; null: the default. The text on it is white or black, whichever contrasts more.' },
       mode: { enum: ['light', 'dark', 'system'], description: "light (default), dark, or system: the end user's browser setting." },
+      logoUrl: {
+        type: ['string', 'null'],
+        minLength: 1,
+        maxLength: MAX_LOGO_URL_LENGTH,
+        description:
+          "Your logo, shown beside the Connect page's title: an absolute https URL (no user name or password), at most 1000 characters; null: none. The end user's browser loads it from your host, without a Referer (the page's Content-Security-Policy allows https images for it); it is shown at most 3 rem high and 12 rem wide, its proportions kept, and hidden if it does not load.",
+      },
     },
   } as const;
 }
@@ -48,14 +56,14 @@ export interface PutEmbeddingBody {
   allowedOrigins: string[];
   enabledApps: string[];
   endUserProxy?: boolean;
-  theme?: { primaryColor?: string | null; mode?: 'light' | 'dark' | 'system' };
+  theme?: { primaryColor?: string | null; mode?: 'light' | 'dark' | 'system'; logoUrl?: string | null };
 }
 
 export const themeView = {
   type: 'object',
   additionalProperties: false,
-  required: ['primaryColor', 'mode'],
-  properties: { primaryColor: { type: ['string', 'null'] }, mode: { enum: ['light', 'dark', 'system'] } },
+  required: ['primaryColor', 'mode', 'logoUrl'],
+  properties: { primaryColor: { type: ['string', 'null'] }, mode: { enum: ['light', 'dark', 'system'] }, logoUrl: { type: ['string', 'null'] } },
 } as const;
 
 export const embeddingView = {

@@ -18,9 +18,14 @@ export interface EmbeddingSettings {
 export interface EmbeddingTheme {
   primaryColor: string | null;
   mode: 'light' | 'dark' | 'system';
+  /** An https URL of the company's logo, shown on the Connect page (absent on records written before it existed). */
+  logoUrl?: string | null;
 }
 
-export const DEFAULT_THEME: EmbeddingTheme = { primaryColor: null, mode: 'light' };
+export const DEFAULT_THEME: EmbeddingTheme = { primaryColor: null, mode: 'light', logoUrl: null };
+
+/** The theme as the API shows it: every field, the default for any a record does not have. */
+export const themeOf = (settings: { theme?: EmbeddingTheme }) => ({ ...DEFAULT_THEME, ...settings.theme, logoUrl: settings.theme?.logoUrl ?? null });
 
 export async function embeddingSettings(store: Store, companyId: string): Promise<EmbeddingSettings> {
   const record = await store.embeddingSettings.findOne({ companyId });
@@ -41,10 +46,15 @@ export async function putEmbeddingSettings(services: TenancyServices, companyId:
   body.enabledApps.forEach((slug, i) => {
     if (!loaded.has(slug)) problems.push({ field: `enabledApps[${i}]`, rule: 'exists', message: `no app with slug "${slug}" is loaded (GET /v2/universal/apps lists them)` });
   });
+  const logo = body.theme?.logoUrl;
+  if (typeof logo === 'string') {
+    const problem = logoUrlProblem(logo);
+    if (problem) problems.push({ field: 'theme.logoUrl', rule: 'https', message: problem });
+  }
   if (problems.length) throw validationError(problems);
 
   const now = new Date();
-  const theme: EmbeddingTheme = { primaryColor: body.theme?.primaryColor?.toLowerCase() ?? null, mode: body.theme?.mode ?? 'light' };
+  const theme: EmbeddingTheme = { primaryColor: body.theme?.primaryColor?.toLowerCase() ?? null, mode: body.theme?.mode ?? 'light', logoUrl: logo ? new URL(logo).href : null };
   const fields = { allowedOrigins: origins, enabledApps: [...body.enabledApps], endUserProxy: body.endUserProxy === true, theme, updatedOn: now };
   if (await services.store.embeddingSettings.updateOne({ companyId }, { $set: fields })) return fields;
   const record: EmbeddingSettingsRecord = { id: newId('emb'), companyId, ...fields, createdOn: now };
@@ -58,12 +68,28 @@ export async function putEmbeddingSettings(services: TenancyServices, companyId:
   return fields;
 }
 
+/**
+ * Why a logo URL cannot be shown, or null: it must be an absolute https URL (the page is https in production
+ * and its CSP takes images over https only), with a host and without a user name or password.
+ */
+export function logoUrlProblem(raw: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return `must be an absolute https URL such as https://www.example.com/logo.svg (got ${JSON.stringify(raw.slice(0, 100))})`;
+  }
+  if (url.protocol !== 'https:') return `must be an https URL (got ${url.protocol}): the Connect page shows images over https only`;
+  if (url.username || url.password) return 'must not carry a user name or password: the URL is sent to every end user\'s browser';
+  return null;
+}
+
 export function embeddingSettingsView(settings: EmbeddingSettings) {
   return {
     allowedOrigins: [...settings.allowedOrigins],
     enabledApps: [...settings.enabledApps],
     endUserProxy: settings.endUserProxy,
     updatedOn: settings.updatedOn ? settings.updatedOn.toISOString() : null,
-    theme: { ...(settings.theme ?? DEFAULT_THEME) },
+    theme: themeOf(settings),
   };
 }

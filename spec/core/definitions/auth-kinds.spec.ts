@@ -70,8 +70,25 @@ describe('auth kinds', () => {
     const result = new DefinitionsLoader().load(version({ key: 'type: ApiKey\nid: key\nin: Header\nvalue: x\ntokenUrl: https://a.example\n' }));
     expect(result.problems.map((p) => `${p.line}:${p.column} ${p.code} ${p.message}`)).to.deep.equal([
       '1:1 SCHEMA_REQUIRED the auth definition is missing required property "parameterName"',
-      '5:1 SCHEMA_UNKNOWN_PROPERTY property "tokenUrl" is not allowed in the auth definition (allowed: type, id, name, description, arguments, in, parameterName, value)',
+      '5:1 SCHEMA_UNKNOWN_PROPERTY property "tokenUrl" is not allowed in the auth definition (allowed: type, id, name, description, help, arguments, in, parameterName, value, verify)',
     ]);
+  });
+
+  it('takes help (text, an https link, translations) on every kind, and refuses a link that is not plain https', () => {
+    const help = 'help:\n  text: Create a key under Settings, API.\n  url: https://docs.example.com/keys\n  translations: { de: "Erstellen Sie einen Schlüssel unter Einstellungen, API." }\n';
+    const withHelp = Object.fromEntries(Object.entries(AUTHS).map(([id, text]) => [id, text.replace(/^(id: .*\n)/m, `$1${help}`)]));
+    const result = new DefinitionsLoader().load(version(withHelp));
+    expect(result.problems).to.deep.equal([]);
+    const key = result.snapshot!.apps.get('x')!.versions.get(1)!.auths.get('key')!;
+    expect((key.definition as { help?: unknown }).help).to.deep.equal({ text: 'Create a key under Settings, API.', url: 'https://docs.example.com/keys', translations: { de: 'Erstellen Sie einen Schlüssel unter Einstellungen, API.' } });
+
+    for (const url of ['http://docs.example.com/keys', 'javascript:alert(1)', 'https://docs.example.com@evil.example/keys', '//docs.example.com/keys']) {
+      const refused = new DefinitionsLoader().load(version({ key: AUTHS.key!.replace(/^(id: .*\n)/m, `$1help: { text: Where, url: "${url}" }\n`) }));
+      expect(refused.problems.map((p) => p.code), url).to.deep.equal(['SCHEMA_PATTERN']);
+      expect(refused.problems[0]!.message, url).to.include('an absolute https URL, without a user name');
+    }
+    const bad = new DefinitionsLoader().load(version({ key: AUTHS.key!.replace(/^(id: .*\n)/m, `$1help: { text: Where, translations: { German: x } }\n`) }));
+    expect(bad.problems.map((p) => p.code)).to.have.length.above(0);
   });
 
   it('names the kinds there are when type is unknown', () => {

@@ -12,6 +12,7 @@ const OPEN_MAPS = new Set([
   'auth.schema.json#/$defs/oauth2AuthorizationCode/properties/callbackMetadata',
   'auth.schema.json#/$defs/oauth2AuthorizationCode/properties/postAuthorization/properties/metadata',
   'auth.schema.json#/$defs/credentialExchange/properties/body',
+  'auth.schema.json#/$defs/help/properties/translations',
 ]);
 
 type Schema = Record<string, unknown>;

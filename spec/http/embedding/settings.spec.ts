@@ -18,7 +18,7 @@ describe('embedding settings: GET/PUT /v2/embedding (API key)', () => {
   it('starts with no origin and no app: nothing is open to browsers until the company says so', async () => {
     const shown = await documentedCall(gw, 'GET', '/v2/embedding');
     expect(shown.status).to.equal(200);
-    expect(shown.body.data).to.deep.equal({ allowedOrigins: [], enabledApps: [], endUserProxy: false, updatedOn: null, theme: { primaryColor: null, mode: 'light' } });
+    expect(shown.body.data).to.deep.equal({ allowedOrigins: [], enabledApps: [], endUserProxy: false, updatedOn: null, theme: { primaryColor: null, mode: 'light', logoUrl: null } });
   });
 
   it('keeps endUserProxy as given, and off when a PUT leaves it out (a PUT replaces the settings whole)', async () => {
@@ -67,6 +67,32 @@ describe('embedding settings: GET/PUT /v2/embedding (API key)', () => {
     expect(put.body.error.message).to.include('allowedOrigins[2]: must use https://').and.include('enabledApps[1]: no app with slug "no-such-app" is loaded');
     // Nothing was kept.
     expect((await documentedCall(gw, 'GET', '/v2/embedding')).body.data.allowedOrigins).to.deep.equal(['https://other.example.com']);
+  });
+
+  it('keeps an https logo URL for the Connect page, refuses any other (http, data:, a user name, too long) naming theme.logoUrl', async () => {
+    const put = await documentedCall(gw, 'PUT', '/v2/embedding', { body: { allowedOrigins: [], enabledApps: [], theme: { logoUrl: 'https://cdn.example.com/brand/logo.svg' } } });
+    expect(put.status, JSON.stringify(put.body)).to.equal(200);
+    expect(put.body.data.theme).to.deep.equal({ primaryColor: null, mode: 'light', logoUrl: 'https://cdn.example.com/brand/logo.svg' });
+    expect((await documentedCall(gw, 'GET', '/v2/embedding')).body.data.theme.logoUrl).to.equal('https://cdn.example.com/brand/logo.svg');
+    const refused = [
+      ['http://cdn.example.com/logo.png', 'https', /must be an https URL \(got http:\)/],
+      ['data:image/svg+xml,<svg/>', 'https', /must be an https URL/],
+      ['javascript:alert(1)', 'https', /must be an https URL/],
+      ['/logo.png', 'https', /must be an absolute https URL/],
+      ['https://user:secret@cdn.example.com/logo.png', 'https', /must not carry a user name or password/],
+      [`https://cdn.example.com/${'a'.repeat(1000)}.png`, 'maxLength', /./],
+    ] as const;
+    for (const [logoUrl, rule, message] of refused) {
+      const answer = await documentedCall(gw, 'PUT', '/v2/embedding', { body: { allowedOrigins: [], enabledApps: [], theme: { logoUrl } } });
+      expect(answer.status, logoUrl).to.equal(400);
+      expect(answer.body.error.details.problems[0], logoUrl).to.include({ field: 'theme.logoUrl', rule });
+      expect(answer.body.error.details.problems[0].message, logoUrl).to.match(message);
+      // The password of a refused URL is not repeated back.
+      expect(JSON.stringify(answer.body)).not.to.include('secret@');
+    }
+    expect((await documentedCall(gw, 'GET', '/v2/embedding')).body.data.theme.logoUrl, 'a refused PUT changes nothing').to.equal('https://cdn.example.com/brand/logo.svg');
+    const cleared = await documentedCall(gw, 'PUT', '/v2/embedding', { body: { allowedOrigins: [], enabledApps: [], theme: { logoUrl: null } } });
+    expect(cleared.body.data.theme.logoUrl).to.equal(null);
   });
 
   it('refuses a body missing either list', async () => {

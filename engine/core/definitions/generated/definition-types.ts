@@ -633,6 +633,7 @@ export interface OAuth2AuthorizationCodeAuth {
    * How a user obtains the credentials.
    */
   description?: string;
+  help?: AuthHelp;
   arguments?: Arguments1;
   /**
    * The provider's authorization endpoint the user is sent to.
@@ -691,6 +692,25 @@ export interface OAuth2AuthorizationCodeAuth {
    */
   grantRevokedErrors?: string[];
   verify?: Verification;
+}
+/**
+ * Where the end user finds what this auth asks (the key, the token), and the provider's page about it: the Connect page shows it beside the form.
+ */
+export interface AuthHelp {
+  /**
+   * Where to find what the form asks, in plain words for an end user (English, or the language your users read).
+   */
+  text: string;
+  /**
+   * The provider's page that explains it: an absolute https URL (the page opens it in a new tab, without a Referer or window.opener).
+   */
+  url?: string;
+  /**
+   * text in other languages the Connect page speaks, by language code (de, fr): the page shows the one of its language, else text.
+   */
+  translations?: {
+    [k: string]: string | undefined;
+  };
 }
 /**
  * Whether and where the access token is refreshed with the refresh token.
@@ -783,6 +803,7 @@ export interface OAuth2ClientCredentialsAuth {
    * How a user obtains the credentials.
    */
   description?: string;
+  help?: AuthHelp1;
   arguments?: Arguments2;
   /**
    * The token endpoint.
@@ -814,6 +835,25 @@ export interface OAuth2ClientCredentialsAuth {
   grantRevokedErrors?: string[];
 }
 /**
+ * Where the end user finds what this auth asks (the key, the token), and the provider's page about it: the Connect page shows it beside the form.
+ */
+export interface AuthHelp1 {
+  /**
+   * Where to find what the form asks, in plain words for an end user (English, or the language your users read).
+   */
+  text: string;
+  /**
+   * The provider's page that explains it: an absolute https URL (the page opens it in a new tab, without a Referer or window.opener).
+   */
+  url?: string;
+  /**
+   * text in other languages the Connect page speaks, by language code (de, fr): the page shows the one of its language, else text.
+   */
+  translations?: {
+    [k: string]: string | undefined;
+  };
+}
+/**
  * An API key sent with every request, in a header or the query string.
  */
 export interface ApiKeyAuth {
@@ -833,6 +873,7 @@ export interface ApiKeyAuth {
    * How a user obtains the credentials.
    */
   description?: string;
+  help?: AuthHelp2;
   arguments?: Arguments3;
   /**
    * Where the key goes.
@@ -849,7 +890,26 @@ export interface ApiKeyAuth {
   verify?: Verification1;
 }
 /**
- * The provider's "who am I" request, sent with the credentials when a connection is created or its credentials are replaced, before anything is stored: a 401 or 403 answers the caller 400 (the app refused these credentials) and nothing is kept; a 2xx gives the connection its account label (accountLabel) through `account`.
+ * Where the end user finds what this auth asks (the key, the token), and the provider's page about it: the Connect page shows it beside the form.
+ */
+export interface AuthHelp2 {
+  /**
+   * Where to find what the form asks, in plain words for an end user (English, or the language your users read).
+   */
+  text: string;
+  /**
+   * The provider's page that explains it: an absolute https URL (the page opens it in a new tab, without a Referer or window.opener).
+   */
+  url?: string;
+  /**
+   * text in other languages the Connect page speaks, by language code (de, fr): the page shows the one of its language, else text.
+   */
+  translations?: {
+    [k: string]: string | undefined;
+  };
+}
+/**
+ * The provider's "who am I" request, sent with the credentials when connecting: a refusal answers 400 and stores nothing, an answer names the account (accountLabel).
  */
 export interface Verification1 {
   /**
@@ -885,6 +945,7 @@ export interface BasicAuth {
    * How a user obtains the credentials.
    */
   description?: string;
+  help?: AuthHelp3;
   arguments?: Arguments4;
   /**
    * The user name. May contain {{key}} placeholders naming auth or API arguments.
@@ -894,7 +955,43 @@ export interface BasicAuth {
    * The password; empty for providers that take a key as user name. May contain {{key}} placeholders naming auth or API arguments.
    */
   password: string;
-  verify?: Verification1;
+  verify?: Verification2;
+}
+/**
+ * Where the end user finds what this auth asks (the key, the token), and the provider's page about it: the Connect page shows it beside the form.
+ */
+export interface AuthHelp3 {
+  /**
+   * Where to find what the form asks, in plain words for an end user (English, or the language your users read).
+   */
+  text: string;
+  /**
+   * The provider's page that explains it: an absolute https URL (the page opens it in a new tab, without a Referer or window.opener).
+   */
+  url?: string;
+  /**
+   * text in other languages the Connect page speaks, by language code (de, fr): the page shows the one of its language, else text.
+   */
+  translations?: {
+    [k: string]: string | undefined;
+  };
+}
+/**
+ * The provider's "who am I" request, sent with the credentials when connecting: a refusal answers 400 and stores nothing, an answer names the account (accountLabel).
+ */
+export interface Verification2 {
+  /**
+   * The method of the request; GET when left out.
+   */
+  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /**
+   * Where the request goes, under the API's base URL, e.g. /user; {{key}} placeholders name API or auth arguments.
+   */
+  path: string;
+  /**
+   * A JSONata expression over the answer's JSON body giving the account's name (an email, a workspace, a login), e.g. login or team. Text or a number is kept as the connection's accountLabel (cut at 200 characters, any value of the credentials it repeats redacted); anything else leaves it null.
+   */
+  account?: string;
 }
 /**
  * A fixed bearer token sent as Authorization: Bearer <token>.
@@ -916,12 +1013,49 @@ export interface BearerAuth {
    * How a user obtains the credentials.
    */
   description?: string;
+  help?: AuthHelp4;
   arguments?: Arguments5;
   /**
    * The token. May contain {{key}} placeholders naming auth or API arguments.
    */
   token: string;
-  verify?: Verification1;
+  verify?: Verification3;
+}
+/**
+ * Where the end user finds what this auth asks (the key, the token), and the provider's page about it: the Connect page shows it beside the form.
+ */
+export interface AuthHelp4 {
+  /**
+   * Where to find what the form asks, in plain words for an end user (English, or the language your users read).
+   */
+  text: string;
+  /**
+   * The provider's page that explains it: an absolute https URL (the page opens it in a new tab, without a Referer or window.opener).
+   */
+  url?: string;
+  /**
+   * text in other languages the Connect page speaks, by language code (de, fr): the page shows the one of its language, else text.
+   */
+  translations?: {
+    [k: string]: string | undefined;
+  };
+}
+/**
+ * The provider's "who am I" request, sent with the credentials when connecting: a refusal answers 400 and stores nothing, an answer names the account (accountLabel).
+ */
+export interface Verification3 {
+  /**
+   * The method of the request; GET when left out.
+   */
+  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /**
+   * Where the request goes, under the API's base URL, e.g. /user; {{key}} placeholders name API or auth arguments.
+   */
+  path: string;
+  /**
+   * A JSONata expression over the answer's JSON body giving the account's name (an email, a workspace, a login), e.g. login or team. Text or a number is kept as the connection's accountLabel (cut at 200 characters, any value of the credentials it repeats redacted); anything else leaves it null.
+   */
+  account?: string;
 }
 /**
  * Credentials obtained by calling the provider with host variables (for example an end user's metadata) and mapping its answer.
@@ -943,6 +1077,7 @@ export interface CredentialExchangeAuth {
    * How a user obtains the credentials.
    */
   description?: string;
+  help?: AuthHelp5;
   arguments?: Arguments6;
   /**
    * The method of the exchange request.
@@ -972,6 +1107,25 @@ export interface CredentialExchangeAuth {
    * Written before the token in that header.
    */
   prefix?: string;
+}
+/**
+ * Where the end user finds what this auth asks (the key, the token), and the provider's page about it: the Connect page shows it beside the form.
+ */
+export interface AuthHelp5 {
+  /**
+   * Where to find what the form asks, in plain words for an end user (English, or the language your users read).
+   */
+  text: string;
+  /**
+   * The provider's page that explains it: an absolute https URL (the page opens it in a new tab, without a Referer or window.opener).
+   */
+  url?: string;
+  /**
+   * text in other languages the Connect page speaks, by language code (de, fr): the page shows the one of its language, else text.
+   */
+  translations?: {
+    [k: string]: string | undefined;
+  };
 }
 /**
  * Headers of the exchange request.

@@ -14,6 +14,9 @@ export const CONNECT_FILES: Record<string, string> = {
   'connect.css': 'text/css; charset=utf-8',
   'oauth-return.js': 'text/javascript; charset=utf-8',
   'messages.js': 'text/javascript; charset=utf-8',
+  'messages-en.js': 'text/javascript; charset=utf-8',
+  'messages-de.js': 'text/javascript; charset=utf-8',
+  'messages-fr.js': 'text/javascript; charset=utf-8',
   'icon.svg': 'image/svg+xml',
 };
 

@@ -17,7 +17,8 @@ export function connectPageRoutes(services: Services, files = new PageFiles()): 
 
   const serve = (ctx: AppContext, name: string, ancestors: string) => {
     const file = files.get(name)!;
-    ctx.set('Content-Security-Policy', connectPageCsp(ancestors));
+    // Only the page shows the company's logo (an https image of its own host).
+    ctx.set('Content-Security-Policy', connectPageCsp(ancestors, { logo: name === 'index.html' }));
     ctx.set('X-Content-Type-Options', 'nosniff');
     ctx.set('Referrer-Policy', 'no-referrer');
     ctx.set('Cross-Origin-Resource-Policy', 'same-origin');

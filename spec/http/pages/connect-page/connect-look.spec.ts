@@ -97,8 +97,8 @@ describe('the Connect page looks like a product: icons, search, connections firs
       });
     const put = await call(gw, 'PUT', '/v2/embedding', { body: { allowedOrigins: [], enabledApps: ENABLED, theme: { primaryColor: '#FFB300', mode: 'dark' } } });
     expect(put.status, JSON.stringify(put.body)).to.equal(200);
-    expect(put.body.data.theme).to.deep.equal({ primaryColor: '#ffb300', mode: 'dark' });
-    expect((await call({ url: gw.url, apiKey: token }, 'GET', '/v2/end-user/session')).body.data.theme).to.deep.equal({ primaryColor: '#ffb300', mode: 'dark' });
+    expect(put.body.data.theme).to.deep.equal({ primaryColor: '#ffb300', mode: 'dark', logoUrl: null });
+    expect((await call({ url: gw.url, apiKey: token }, 'GET', '/v2/end-user/session')).body.data.theme).to.deep.equal({ primaryColor: '#ffb300', mode: 'dark', logoUrl: null });
     let page = await openPage(PHONE);
     try {
       expect(await style(page)).to.deep.equal({ theme: 'dark', button: 'rgb(255, 179, 0)', body: 'rgb(20, 23, 28)' });

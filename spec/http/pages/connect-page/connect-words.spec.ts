@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { Browser, HTTPRequest, Page } from 'puppeteer-core';
 import { ERROR_STATUS } from '../../../../engine/platform/errors/gateway-error.ts';
 import { launchBrowserOrSkip, PHONE } from '../../../helpers/browser.ts';
@@ -38,7 +39,10 @@ function developerWordsIn(text: string): string[] {
  * to a disconnect, and every sign-in error the return page can bring back. The page must say a sentence, and
  * no sentence may carry a path, a verb, a host:port or a code.
  */
-describe('the Connect page speaks to end users: no developer words in any error', function () {
+/** The sentences the page says in `language` (its catalogue), to compare with what it shows. */
+const catalogue = async (language: string): Promise<Record<string, string>> => (await import(pathToFileURL(path.join(ROOT, `web/connect/messages-${language}.js`)).href)).default;
+
+for (const language of ['en', 'de', 'fr']) describe(`the Connect page speaks to end users: no developer words in any error (${language})`, function () {
   this.timeout(180_000);
   const upstream = new Upstream();
   let gw: TestGateway;
@@ -111,7 +115,7 @@ describe('the Connect page speaks to end users: no developer words in any error'
     for (const answer of kinds) {
       const page = await pageRefusing((r) => r.url().includes('/v2/end-user/apps'), answer);
       try {
-        await page.goto(`${gw.url}/connect#token=${token}`, { waitUntil: 'load' });
+        await page.goto(`${gw.url}/connect?lang=${language}#token=${token}`, { waitUntil: 'load' });
         await page.waitForSelector('#alert:not([hidden])');
         check(`load ${answer.code} ${answer.status}`, await visibleText(page, '#alert'));
         check(`load ${answer.code} ${answer.status} (whole page)`, await shown(page));
@@ -138,7 +142,7 @@ describe('the Connect page speaks to end users: no developer words in any error'
       void request.respond({ status: answer.status, contentType: 'application/json', body: JSON.stringify({ success: false, error: { code: answer.code, message: DEVELOPER_MESSAGE } }) });
     });
     try {
-      await page.goto(`${gw.url}/connect#token=${token}`, { waitUntil: 'load' });
+      await page.goto(`${gw.url}/connect?lang=${language}#token=${token}`, { waitUntil: 'load' });
       await page.waitForSelector('#connections li');
       for (const branch of ['form', 'oauth', 'disconnect']) {
         for (answer of answers.filter((a) => a.status !== 401)) {
@@ -183,7 +187,7 @@ describe('the Connect page speaks to end users: no developer words in any error'
             storage.setItem('gateway-connect-resume', resume);
             storage.setItem('gateway-connect-oauth-outcome', outcome);
           },
-          JSON.stringify({ token, openerOrigin: null, app: 'crm', reconnect: null }),
+          JSON.stringify({ token, openerOrigin: null, app: 'crm', reconnect: null, language }),
           JSON.stringify({ error, description: DEVELOPER_MESSAGE }),
         );
         await page.goto(`${gw.url}/connect`, { waitUntil: 'load' });
@@ -196,7 +200,12 @@ describe('the Connect page speaks to end users: no developer words in any error'
       await page.close();
     }
     expect(failures).to.deep.equal([]);
-    expect(seen.get('access_denied')).to.equal('You chose not to connect Contact Cloud, so nothing was shared. You can connect it whenever you like.');
-    expect(seen.get('token_exchange_failed')).to.equal('Contact Cloud did not finish the sign-in. Try again in a moment.');
+    const words = await catalogue(language);
+    expect(seen.get('access_denied')).to.equal(words['oauth.denied']!.replace('{app}', 'Contact Cloud'));
+    expect(seen.get('token_exchange_failed')).to.equal(words['error.TOKEN_EXCHANGE_FAILED']!.replace('{app}', 'Contact Cloud'));
+    if (language === 'en') {
+      expect(seen.get('access_denied')).to.equal('You chose not to connect Contact Cloud, so nothing was shared. You can connect it whenever you like.');
+      expect(seen.get('token_exchange_failed')).to.equal('Contact Cloud did not finish the sign-in. Try again in a moment.');
+    }
   });
 });

@@ -213,6 +213,15 @@ describe('the browser SDK in a real browser (headless Chromium), from the exampl
     expect((await openWith('connects', { mode: 'tab' })).code).to.equal('INVALID_OPTIONS');
     expect((await openWith('connects', { mode: 'iframe', container: '#nowhere' })).code).to.equal('INVALID_OPTIONS');
     expect((await openWith('connects', { token: '' })).code).to.equal('INVALID_OPTIONS');
+    expect((await openWith('connects', { language: 'de; drop' })).code).to.equal('INVALID_OPTIONS');
+    expect((await openWith('connects', { language: 42 })).code).to.equal('INVALID_OPTIONS');
+  });
+
+  it('language: opens the Connect page with ?lang= (the page speaks it when it can, else the browser\'s languages decide)', async () => {
+    const outcome = await openWith('connects', { app: 'shop', language: 'fr-CA' });
+    expect(outcome.ok, JSON.stringify(outcome)).to.equal(true);
+    const opened = standIn.requested.filter((url) => url.startsWith('/connects/connect'));
+    expect(opened.at(-1)).to.equal(`/connects/connect?origin=${encodeURIComponent(example.origin)}&app=shop&lang=fr-CA`);
   });
 
   it('iframe: shows the page in the container, resolves with the connection and removes the iframe (also on close)', async () => {
