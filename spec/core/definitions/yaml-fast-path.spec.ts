@@ -39,8 +39,10 @@ describe('the YAML fast path (js-yaml for files it accepts, yaml for the rest)',
     }
     // Most files take the fast path. The rest are deliberately broken fixtures, and mappings whose JSONata closes a
     // bracket before a colon (`cond ? {...} : {...}`, `$x[0]: ...`), which the conservative `[\]}][\t ]*:` rule sends to
-    // yaml: the curated apps (GitHub, Slack, Asana, Intercom, Mailchimp) have many, 79.7% of 869 files took it with them.
-    expect(accepted / files.length).to.be.greaterThan(0.75);
+    // yaml: the curated apps have many (79.7% of 869 files took the fast path with the first six curated apps; 65.2% of
+    // the files with 32, whose mappings branch more). The share is not a speed target (the scale bench's generated
+    // definitions are); it guards against the fast path silently turning most files away.
+    expect(accepted / files.length).to.be.greaterThan(0.6);
   });
 
   it('resolves plain scalars by the YAML 1.2 core schema, as yaml does', () => {
