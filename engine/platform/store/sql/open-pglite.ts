@@ -7,8 +7,7 @@ import { Kysely } from 'kysely';
 import type { Store } from '../port.ts';
 import { migrateToLatest } from './migrate.ts';
 import { pgliteDialect } from './pglite-dialect.ts';
-import { PgliteThread, workerScript, type PgliteThreadOptions } from './pglite-thread.ts';
-import type { PgliteWorkerData } from './pglite-worker.ts';
+import { PgliteThread, workerScript, type PgliteThreadOptions, type PgliteWorkerData } from './pglite-thread.ts';
 import { sqlStore } from './sql-store.ts';
 
 export interface PgliteStoreOptions {

@@ -2,7 +2,26 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { storeUnavailableError } from '../store-unavailable.ts';
-import type { FromWorker, PgliteWorkerData, PlainError, ToWorker } from './pglite-worker.ts';
+
+/** What the worker (pglite-worker.js) is started with. */
+export interface PgliteWorkerData {
+  dir: string;
+  /** WebAssembly.Module values (compiled once per process, shared with the thread) and the file-system bundle's bytes. */
+  pgliteWasmModule: object;
+  initdbWasmModule: object;
+  fsBundle: Uint8Array;
+  postgresqlconf: string[];
+}
+
+/** An error as the worker sends it: its message and PostgreSQL's fields (code, detail, constraint, …). */
+type PlainError = Record<string, string | number | undefined> & { message: string };
+type ToWorker = { id: number; text: string; params: unknown[] } | { close: true };
+type FromWorker =
+  | { ready: true }
+  | { ready: false; error: PlainError }
+  | { id: number; rows: unknown[]; affectedRows: number | undefined }
+  | { id: number; error: PlainError }
+  | { closed: true };
 
 /** What the dialect needs of PGlite: one query at a time, its rows and the rows a write changed. */
 export interface PgliteQueryable {
@@ -37,7 +56,7 @@ export interface PgliteThreadOptions {
 
 /**
  * The embedded store's PGlite, run in a worker thread of its own
- * (pglite-worker.ts): a query, however long, never holds the thread that
+ * (pglite-worker.js): a query, however long, never holds the thread that
  * serves requests, which only posts it and is told the answer.
  *
  * `session()` gives the dialect a connection bound to the running thread. If
@@ -205,7 +224,7 @@ function rebuilt(plain: PlainError): Error {
 }
 
 /**
- * The worker's entry. A TypeScript worker needs tsx's loader registered in its own thread first (a worker
+ * A TypeScript worker's entry (pglite-initdb-worker.ts). A TypeScript worker needs tsx's loader registered in its own thread first (a worker
  * does not get the hooks `--import tsx` registered in the main thread: privatenumber/tsx#354), as
  * parallel-analysis.ts does; compiled (dist/), the entry is plain JavaScript.
  */
@@ -216,4 +235,5 @@ export function workerScript(name: string): string {
     : `import(${JSON.stringify(module)});`;
 }
 
-const WORKER_SCRIPT = workerScript('pglite-worker');
+/** The store's worker: plain JavaScript, the same file in engine/ and dist/ (pglite-worker.js says why). */
+const WORKER_SCRIPT = `import(${JSON.stringify(new URL('./pglite-worker.js', import.meta.url).href)});`;

@@ -1,7 +1,14 @@
 /**
  * A worker thread's entry: owns the embedded store's PGlite instance for the
  * store's life, so a query runs here and never on the thread that serves
- * requests (pglite-thread.ts starts it and talks to it).
+ * requests (pglite-thread.ts starts it and talks to it; the messages' types
+ * are there).
+ *
+ * Plain JavaScript on purpose: it imports only node:worker_threads and PGlite,
+ * so the thread needs no TypeScript loader. Registering tsx in a worker (what a
+ * TypeScript entry needs, see parallel-analysis.ts) cost 5 to 9 s more per start
+ * than importing PGlite at a load average of 20 on 2 CPUs, and every gateway
+ * (every test gateway) starts one.
  *
  * Messages in: `{ id, text, params }` (a query) and `{ close: true }`.
  * Messages out: `{ ready: true }` or `{ ready: false, error }` once, then
@@ -12,53 +19,33 @@
  * structured clone: Date, bigint, Uint8Array and JSON values arrive as PGlite
  * parsed them.
  */
-import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
-
-export interface PgliteWorkerData {
-  dir: string;
-  /** WebAssembly.Module values (compiled once per process) and the file-system bundle's bytes. */
-  pgliteWasmModule: object;
-  initdbWasmModule: object;
-  fsBundle: Uint8Array;
-  postgresqlconf: string[];
-}
-
-export type PlainError = Record<string, string | number | undefined> & { message: string };
-export type ToWorker = { id: number; text: string; params: unknown[] } | { close: true };
-export type FromWorker =
-  | { ready: true }
-  | { ready: false; error: PlainError }
-  | { id: number; rows: unknown[]; affectedRows: number | undefined }
-  | { id: number; error: PlainError }
-  | { closed: true };
 
 /** The fields PostgreSQL (and PGlite's DatabaseError) give an error, besides its message. */
 const ERROR_FIELDS = ['name', 'code', 'severity', 'detail', 'hint', 'position', 'where', 'schema', 'table', 'column', 'dataType', 'constraint', 'routine'];
 
-export function plainError(error: unknown): PlainError {
-  const plain: PlainError = { message: error instanceof Error ? error.message : String(error) };
+/** An error as a plain object structured clone carries whole. */
+function plainError(error) {
+  const plain = { message: error instanceof Error ? error.message : String(error) };
   for (const field of ERROR_FIELDS) {
-    const value = (error as Record<string, unknown> | null)?.[field];
+    const value = error?.[field];
     if (typeof value === 'string' || typeof value === 'number') plain[field] = value;
   }
   return plain;
 }
 
 /** A trap of the WebAssembly machine (WebAssembly.RuntimeError), or Emscripten's abort: not an SQL error. */
-function wasmStopped(error: unknown): boolean {
-  const e = error as { name?: unknown; message?: unknown } | null;
-  return e?.name === 'RuntimeError' || (typeof e?.message === 'string' && e.message.startsWith('Aborted('));
+function wasmStopped(error) {
+  return error?.name === 'RuntimeError' || (typeof error?.message === 'string' && error.message.startsWith('Aborted('));
 }
 
-if (parentPort && workerData && typeof (workerData as PgliteWorkerData).dir === 'string') await serve(parentPort, workerData as PgliteWorkerData);
-
-async function serve(port: MessagePort, data: PgliteWorkerData): Promise<void> {
-  const post = (message: FromWorker) => port.postMessage(message);
-  let pg: PGlite;
+async function serve(port, data) {
+  const post = (message) => port.postMessage(message);
+  let pg;
   try {
     const { dir, fsBundle, ...options } = data;
-    pg = await PGlite.create(dir, { ...(options as object), fsBundle: new Blob([fsBundle]) });
+    pg = await PGlite.create(dir, { ...options, fsBundle: new Blob([fsBundle]) });
     post({ ready: true });
   } catch (error) {
     // Told to the thread that asked, which ends this one.
@@ -66,8 +53,8 @@ async function serve(port: MessagePort, data: PgliteWorkerData): Promise<void> {
     port.close();
     return;
   }
-  port.on('message', (message: ToWorker) => {
-    if ('close' in message) {
+  port.on('message', (message) => {
+    if (message.close) {
       const closed = () => {
         post({ closed: true });
         port.close();
@@ -75,7 +62,7 @@ async function serve(port: MessagePort, data: PgliteWorkerData): Promise<void> {
       void pg.close().then(closed, closed);
       return;
     }
-    pg.query(message.text, message.params as unknown[]).then(
+    pg.query(message.text, message.params).then(
       (result) => {
         try {
           post({ id: message.id, rows: result.rows, affectedRows: result.affectedRows });
@@ -84,7 +71,7 @@ async function serve(port: MessagePort, data: PgliteWorkerData): Promise<void> {
           post({ id: message.id, error: plainError(error) });
         }
       },
-      (error: unknown) => {
+      (error) => {
         // PostgreSQL's WebAssembly stopped (out of memory, a trap): this instance is unusable. Thrown here, it ends
         // the thread with its reason, and the thread that asked answers STORE_UNAVAILABLE and starts another.
         if (wasmStopped(error)) throw error;
@@ -93,3 +80,5 @@ async function serve(port: MessagePort, data: PgliteWorkerData): Promise<void> {
     );
   });
 }
+
+if (parentPort && typeof workerData?.dir === 'string') await serve(parentPort, workerData);
