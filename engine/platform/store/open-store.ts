@@ -17,6 +17,8 @@ export interface StoreEvents {
   onIdleError?: (error: Error) => void;
   /** PostgreSQL could not be reached at start; the next attempt is in `retryInMs`. */
   onUnreachable?: (error: Error, attempt: number, retryInMs: number) => void;
+  /** The embedded store's PGlite thread stopped while serving (out of memory, a crash), and why. */
+  onEmbeddedStopped?: (reason: string) => void;
 }
 
 /** The waits between attempts to reach PostgreSQL at start: doubling from half a second to ten. */
@@ -54,7 +56,7 @@ export async function openStore(config: StoreConfig, events: StoreEvents = {}): 
   }
   const { openPgliteStore } = await import('./sql/open-pglite.ts');
   const { importLegacyDataDir } = await import('./embedded/legacy-import.ts');
-  const store = await openPgliteStore(config.dataDir, { queryTimeoutMs, templateDir: config.pgliteTemplateDir, onMigrated: events.onMigrated });
+  const store = await openPgliteStore(config.dataDir, { queryTimeoutMs, templateDir: config.pgliteTemplateDir, onMigrated: events.onMigrated, onStopped: events.onEmbeddedStopped });
   try {
     const imported = await importLegacyDataDir(config.dataDir, store);
     if (imported) events.onLegacyImported?.(imported);

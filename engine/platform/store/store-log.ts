@@ -1,5 +1,6 @@
 import type { Logger } from '../log/logger.ts';
 import type { StoreEvents } from './open-store.ts';
+import { RESTART_AFTER_MS } from './sql/pglite-thread.ts';
 
 /** What the gateway logs of opening its store: migrations run, the NeDB files imported (and where they are kept), a dropped idle connection. */
 export function storeLogging(logger: Logger): StoreEvents {
@@ -15,5 +16,10 @@ export function storeLogging(logger: Logger): StoreEvents {
     onUnreachable: (error, attempt, retryInMs) =>
       logger.warn({ attempt, retryInMs }, `store: ${error.message.replace(/; try again shortly$/, '')}; the gateway waits for it and tries again in ${retryInMs} ms (attempt ${attempt})`),
     onIdleError: (error) => logger.warn({ err: error }, 'store: an idle PostgreSQL connection failed; the next query opens a new one'),
+    onEmbeddedStopped: (reason) =>
+      logger.error(
+        { reason },
+        `store: the embedded database's thread stopped (${reason}); requests that need the store answer 503 STORE_UNAVAILABLE, and the first one after ${RESTART_AFTER_MS / 1000} s starts it again`,
+      ),
   };
 }

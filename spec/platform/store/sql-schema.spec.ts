@@ -20,7 +20,7 @@ describe('the SQL schema (migrations) and the column map (tables.ts)', function 
 
   it('every table the migrations make has exactly the columns of the map, their types and nullability', async () => {
     const pg = await PGlite.create();
-    const db = new Kysely<any>({ dialect: pgliteDialect(pg) });
+    const db = new Kysely<any>({ dialect: pgliteDialect(() => pg) });
     try {
       await migrateToLatest(db);
       const { rows } = await pg.query<{ table_name: string; column_name: string; data_type: string; is_nullable: string }>(

@@ -2,13 +2,12 @@ import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { PGlite } from '@electric-sql/pglite';
 import { Kysely } from 'kysely';
 import type { Store } from '../port.ts';
 import { migrateToLatest } from './migrate.ts';
 import { pgliteDialect } from './pglite-dialect.ts';
+import { PgliteThread, workerScript, type PgliteThreadOptions, type PgliteWorkerData } from './pglite-thread.ts';
 import { sqlStore } from './sql-store.ts';
 
 export interface PgliteStoreOptions {
@@ -20,6 +19,8 @@ export interface PgliteStoreOptions {
   templateDir?: string | undefined;
   /** Told the migrations run at this start (none on most starts). */
   onMigrated?: (names: string[]) => void;
+  /** Told when PGlite's thread stopped while serving (and why); the next request after a few seconds starts it again. */
+  onStopped?: (reason: string) => void;
 }
 
 /**
@@ -41,15 +42,26 @@ export function pgliteDir(dataDir: string): string {
  * this process, so only this process writes it (the DATA_DIR lock sees to
  * that) and caches may count its writes.
  *
+ * PGlite runs in a worker thread of its own (pglite-thread.ts): the
+ * gateway's thread only sends each query and is told its answer, so a slow
+ * list never holds a request that needs no store (a /health), and a
+ * thread that stops (out of memory, a crash) answers 503 STORE_UNAVAILABLE
+ * and is started again, never a hang or a 500.
+ *
  * Durability: every commit's WAL is written to its file before the write is
  * acknowledged, so a killed process (kill -9) loses no acknowledged write;
  * PGlite does not fsync (its file system layer has none), so a power loss
  * or kernel crash may lose the last writes the OS had not flushed yet
- * (docs/operations.md). Queries run on this thread and PGlite cannot cancel
- * one: STORE_QUERY_TIMEOUT_MS does not apply (every query the engine makes is
- * bounded by its indexes and the list limits instead).
+ * (docs/operations.md). PGlite cannot cancel a query: STORE_QUERY_TIMEOUT_MS
+ * does not apply (every query the engine makes is bounded by its indexes and
+ * the list limits instead).
  */
 export async function openPgliteStore(dataDir: string, options: PgliteStoreOptions): Promise<Store> {
+  return await pgliteStore(await startPgliteThread(dataDir, options), dataDir, options);
+}
+
+/** The data directory made ready (copied from the template, or created) and PGlite's thread started on it. */
+export async function startPgliteThread(dataDir: string, options: Pick<PgliteStoreOptions, 'templateDir' | 'onStopped'> & Pick<PgliteThreadOptions, 'restartAfterMs'>): Promise<PgliteThread> {
   const dir = pgliteDir(dataDir);
   if (options.templateDir && !existsSync(path.join(dir, 'PG_VERSION'))) {
     await fs.rm(dir, { recursive: true, force: true });
@@ -57,14 +69,22 @@ export async function openPgliteStore(dataDir: string, options: PgliteStoreOptio
   }
   if (!existsSync(path.join(dir, 'PG_VERSION'))) await createInWorker(dir);
   await fs.mkdir(dir, { recursive: true, mode: 0o700 });
-  const pg = await PGlite.create(dir, { ...(await compiled()), postgresqlconf: [`shared_buffers = ${PGLITE_SHARED_BUFFERS}`, 'max_wal_size = 256MB', 'min_wal_size = 32MB'] });
-  const db = new Kysely<any>({ dialect: pgliteDialect(pg) });
+  return await PgliteThread.start(
+    { dir, ...(await compiled()), postgresqlconf: [`shared_buffers = ${PGLITE_SHARED_BUFFERS}`, 'max_wal_size = 256MB', 'min_wal_size = 32MB'] },
+    { onStopped: options.onStopped, restartAfterMs: options.restartAfterMs },
+  );
+}
+
+/** The store over a started thread: the schema migrated, the thread closed with the store (or now, if migrating fails). */
+export async function pgliteStore(thread: PgliteThread, dataDir: string, options: Pick<PgliteStoreOptions, 'queryTimeoutMs' | 'onMigrated'>): Promise<Store> {
+  const dir = pgliteDir(dataDir);
+  const db = new Kysely<any>({ dialect: pgliteDialect(() => thread.session()) });
   try {
     const ran = await migrateToLatest(db);
     if (ran.length) options.onMigrated?.(ran);
   } catch (error) {
     await db.destroy().catch(() => {});
-    await pg.close().catch(() => {});
+    await thread.close().catch(() => {});
     throw error;
   }
   return sqlStore(db, {
@@ -76,7 +96,7 @@ export async function openPgliteStore(dataDir: string, options: PgliteStoreOptio
     reachable: () => fs.access(dir, fs.constants.W_OK),
     async close() {
       await db.destroy();
-      await pg.close();
+      await thread.close();
     },
   });
 }
@@ -84,10 +104,10 @@ export async function openPgliteStore(dataDir: string, options: PgliteStoreOptio
 /**
  * A new database is created (initdb) in a worker thread, in a folder beside `dir` renamed into place once
  * whole: initdb grows PGlite's WebAssembly memory to hundreds of MB that a WebAssembly memory never gives
- * back, so done in the gateway's own thread the first start kept ~770 MB of RSS for the process's life
- * against ~300 MB for every later start; the thread takes that memory with it when it ends. Should the
- * worker fail (no threads, a folder it cannot write), the database is created in this thread as before,
- * where the same failure is reported as it always was. Only this process uses DATA_DIR (its lock), so a
+ * back, so done by the thread that then serves the store, the first start kept ~770 MB of RSS for the
+ * process's life against ~300 MB for every later start; this short-lived thread takes that memory with it
+ * when it ends. Should it fail (a folder it cannot write), the store's own thread (PgliteThread) creates the
+ * database as it opens it, where the same failure is reported as it always was. Only this process uses DATA_DIR (its lock), so a
  * folder left by a start that died while creating is simply replaced.
  */
 async function createInWorker(dir: string): Promise<void> {
@@ -115,23 +135,22 @@ async function createInWorker(dir: string): Promise<void> {
   }
 }
 
-/** The worker's entry; a TypeScript worker registers tsx's loader in its own thread first (as parallel-analysis.ts does). */
-const INITDB_MODULE = new URL(`./pglite-initdb-worker${path.extname(fileURLToPath(import.meta.url))}`, import.meta.url).href;
-const INITDB_SCRIPT = INITDB_MODULE.endsWith('.ts')
-  ? `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(INITDB_MODULE)}); });`
-  : `import(${JSON.stringify(INITDB_MODULE)});`;
+const INITDB_SCRIPT = workerScript('pglite-initdb-worker');
 
 // Node's WebAssembly global; the project's TypeScript libraries do not declare it.
 declare const WebAssembly: { compile(bytes: Uint8Array): Promise<object> };
-type PgliteOptions = NonNullable<Parameters<typeof PGlite.create>[1]>;
-let modules: Promise<PgliteOptions> | undefined;
+let modules: Promise<Omit<PgliteWorkerData, 'dir' | 'postgresqlconf'>> | undefined;
 
-/** PGlite's WebAssembly compiled once per process (a third of a second), whatever the number of stores opened. */
+/**
+ * PGlite's WebAssembly compiled once per process (a third of a second), whatever the number of stores opened:
+ * a compiled module sent to a worker thread is shared with it, not compiled again. The file-system bundle
+ * (6 MB) is copied to each thread.
+ */
 function compiled() {
   modules ??= (async () => {
     const dist = path.dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite'));
     const [pglite, initdb, bundle] = await Promise.all(['pglite.wasm', 'initdb.wasm', 'pglite.data'].map((f) => fs.readFile(path.join(dist, f))));
-    return { pgliteWasmModule: await WebAssembly.compile(pglite!), initdbWasmModule: await WebAssembly.compile(initdb!), fsBundle: new Blob([bundle!]) } as PgliteOptions;
+    return { pgliteWasmModule: await WebAssembly.compile(pglite!), initdbWasmModule: await WebAssembly.compile(initdb!), fsBundle: new Uint8Array(bundle!) };
   })();
   return modules;
 }

@@ -1,16 +1,43 @@
-import type { PGlite } from '@electric-sql/pglite';
 import { PostgresDialect, type PostgresPool, type PostgresPoolClient, type PostgresQueryResult } from 'kysely';
+import { storeUnavailableError } from '../store-unavailable.ts';
+import type { PgliteQueryable } from './pglite-thread.ts';
+
+/**
+ * Holders that may wait for the connection. The gateway's thread is free while a query runs (pglite-thread.ts),
+ * so it goes on taking requests: past this many waiting, a request that needs the store answers 503
+ * STORE_UNAVAILABLE at once instead of queueing without bound (as a PostgreSQL pool refuses a request that
+ * waited too long for a connection).
+ */
+export const MAX_WAITING = 1_000;
 
 /**
  * Kysely's PostgreSQL dialect over PGlite. PGlite is one connection, so the
  * "pool" hands it to one holder at a time: a query, or a transaction until
  * it ends; the others wait their turn. (A request's own queries during its
- * transaction go through the transaction: sql-store.ts.)
+ * transaction go through the transaction: sql-store.ts.) `connect` gives the
+ * connection for one holder: the embedded store's PGlite thread (pglite-thread.ts)
+ * binds it to the thread running then, so a transaction never continues on
+ * another; a PGlite instance (the schema spec) is its own. The waiting line is
+ * first come, first served, and bounded (MAX_WAITING).
  */
-export function pgliteDialect(pg: PGlite): PostgresDialect {
-  let turn: Promise<void> = Promise.resolve();
+export function pgliteDialect(connect: () => Promise<PgliteQueryable> | PgliteQueryable, maxWaiting = MAX_WAITING): PostgresDialect {
+  let held = false;
+  const waiting: (() => void)[] = [];
+  let idle: (() => void) | null = null;
+  /** The turn passes to the next holder waiting, once per holder. */
+  const releaser = () => {
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const next = waiting.shift();
+      if (next) return next();
+      held = false;
+      idle?.();
+    };
+  };
 
-  const client = (release: () => void) =>
+  const client = (pg: PgliteQueryable, release: () => void) =>
     ({
       async query<R>(text: string, parameters: readonly unknown[]): Promise<PostgresQueryResult<R>> {
         const result = await pg.query<R>(text, parameters as unknown[]);
@@ -21,18 +48,21 @@ export function pgliteDialect(pg: PGlite): PostgresDialect {
 
   const pool: PostgresPool = {
     async connect() {
-      let release!: () => void;
-      const previous = turn;
-      turn = new Promise<void>((resolve) => (release = resolve));
-      await previous;
-      // PGlite runs a query on this thread, holding the event loop while it does. Between two queries the
-      // loop turns once: requests that wait (a /health, a request that needs no store) are answered then,
-      // instead of after every query queued behind this one.
-      await new Promise<void>((resolve) => setImmediate(resolve));
-      return client(release);
+      if (held) {
+        if (waiting.length >= maxWaiting) throw storeUnavailableError(`${waiting.length} requests are waiting for it`);
+        await new Promise<void>((resolve) => waiting.push(resolve));
+      }
+      held = true;
+      const release = releaser();
+      try {
+        return client(await connect(), release);
+      } catch (error) {
+        release();
+        throw error;
+      }
     },
     async end() {
-      await turn;
+      if (held) await new Promise<void>((resolve) => (idle = resolve));
     },
   };
   return new PostgresDialect({ pool });
