@@ -167,8 +167,11 @@ describe('the example customer page with the browser SDK and the Connect page (h
 
   it('connects in iframe mode inside the customer page, then removes the iframe', async () => {
     const { page, problems } = await customerPage(example.origin);
-    await page.waitForSelector('#connections');
-    const before = (await listed(page)).length;
+    // The page has listed what the gateway holds (the company's connections are this end user's here): counted
+    // before its first list arrived, the list's own arrival looked like the new connection, and the iframe was
+    // checked while the end user was still connecting.
+    const before = (await call(gw, 'GET', '/v2/connections')).body.data.length as number;
+    await page.waitForFunction((n) => (globalThis as any).document.querySelectorAll('#connections li').length === n, {}, before);
     await page.click('#connect-inline');
     const frame = await page.waitForFrame((f) => f.url().startsWith(`${gw.url}/connect`));
     // The frame fits the page's content (the SDK applies the page's resize messages): nothing cut off, no empty band.
