@@ -1,6 +1,5 @@
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { workerScript } from '../../platform/worker-script.ts';
 import type { MappingLimits } from '../mapping/index.ts';
 import { failedSummary, fromSummary, summariseFile, type FileAnalysis, type FileSummary } from './file-analysis.ts';
 import { problemAt } from './problems.ts';
@@ -167,15 +166,8 @@ export class AnalysisPool {
   }
 }
 
-/**
- * The worker's entry. A TypeScript worker needs tsx's loader registered in
- * its own thread first: a worker does not get the hooks `--import tsx`
- * registered in the main thread (privatenumber/tsx#354).
- */
-const WORKER_MODULE = new URL(`./analysis-worker${path.extname(fileURLToPath(import.meta.url))}`, import.meta.url).href;
-const WORKER_SCRIPT = WORKER_MODULE.endsWith('.ts')
-  ? `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(WORKER_MODULE)}); });`
-  : `import(${JSON.stringify(WORKER_MODULE)});`;
+/** The worker's entry (analysis-worker.ts, or .js compiled). */
+const WORKER_SCRIPT = workerScript(import.meta.url, 'analysis-worker');
 
 /** A worker and whether it has stopped: one that fails while the files are still being read has stopped before it is given work. */
 interface StartedWorker {

@@ -3,11 +3,12 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
+import { workerScript } from '../../worker-script.ts';
 import { Kysely } from 'kysely';
 import type { Store } from '../port.ts';
 import { migrateToLatest } from './migrate.ts';
 import { pgliteDialect } from './pglite-dialect.ts';
-import { PgliteThread, workerScript, type PgliteThreadOptions, type PgliteWorkerData } from './pglite-thread.ts';
+import { PgliteThread, type PgliteThreadOptions, type PgliteWorkerData } from './pglite-thread.ts';
 import { sqlStore } from './sql-store.ts';
 
 export interface PgliteStoreOptions {
@@ -135,7 +136,7 @@ async function createInWorker(dir: string): Promise<void> {
   }
 }
 
-const INITDB_SCRIPT = workerScript('pglite-initdb-worker');
+const INITDB_SCRIPT = workerScript(import.meta.url, 'pglite-initdb-worker');
 
 // Node's WebAssembly global; the project's TypeScript libraries do not declare it.
 declare const WebAssembly: { compile(bytes: Uint8Array): Promise<object> };

@@ -1,5 +1,3 @@
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { storeUnavailableError } from '../store-unavailable.ts';
 
@@ -221,18 +219,6 @@ function rebuilt(plain: PlainError): Error {
   const error = Object.assign(new Error(message), fields);
   if (typeof name === 'string') Object.defineProperty(error, 'name', { value: name, configurable: true, writable: true });
   return error;
-}
-
-/**
- * A TypeScript worker's entry (pglite-initdb-worker.ts). A TypeScript worker needs tsx's loader registered in its own thread first (a worker
- * does not get the hooks `--import tsx` registered in the main thread: privatenumber/tsx#354), as
- * parallel-analysis.ts does; compiled (dist/), the entry is plain JavaScript.
- */
-export function workerScript(name: string): string {
-  const module = new URL(`./${name}${path.extname(fileURLToPath(import.meta.url))}`, import.meta.url).href;
-  return module.endsWith('.ts')
-    ? `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(module)}); });`
-    : `import(${JSON.stringify(module)});`;
 }
 
 /** The store's worker: plain JavaScript, the same file in engine/ and dist/ (pglite-worker.js says why). */
