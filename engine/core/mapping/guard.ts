@@ -3,6 +3,7 @@ import type jsonata from 'jsonata';
 import type { MappingLimits } from './limits.ts';
 import { enterStep, leaveStep, newDepthState, type DepthState } from './depth.ts';
 import { cpuNow } from './cpu-clock.ts';
+import { ownTurn } from '../../platform/turns/index.ts';
 import { currentSliceMs, stoppedBy, type MappingStop } from './slice.ts';
 import { jsonLongerThan, refuseSize } from './size.ts';
 
@@ -14,7 +15,8 @@ import { jsonLongerThan, refuseSize } from './size.ts';
  *   a runaway expression would keep the event loop busy with microtasks
  *   until its timeout, stalling every other request. Every 64 steps the
  *   entry hook checks how long this evaluation has run since it last let
- *   the event loop turn; past SLICE_MS it waits for one turn (setImmediate).
+ *   the event loop turn; past SLICE_MS it waits for a turn of its own
+ *   (platform/turns: no other long step runs in it).
  * - The timeout (MAPPING_TIMEOUT_MS, in place of jsonata's own `timeout`
  *   option, which counts the time since the evaluation started): the
  *   evaluation's own time, its slices added up in CPU time (cpu-clock.ts;
@@ -103,14 +105,11 @@ export function installGuard(expression: jsonata.Expression, limits: MappingLimi
       state.spentMs += cpuNow() - state.sliceCpu;
       if (state.spentMs > limits.timeoutMs) throw { code: 'D1012', value: limits.timeoutMs, stack: new Error().stack };
       state.yields++;
-      return new Promise<void>((resolve, reject) =>
-        setImmediate(() => {
-          if (state.stop?.aborted) return reject(stoppedBy(state.stop));
-          state.sliceStart = performance.now();
-          state.sliceCpu = cpuNow();
-          resolve();
-        }),
-      );
+      return ownTurn().then(() => {
+        if (state.stop?.aborted) throw stoppedBy(state.stop);
+        state.sliceStart = performance.now();
+        state.sliceCpu = cpuNow();
+      });
     });
   };
   const exit = (node: Node & { type?: string }, _input: unknown, environment: Environment, result: unknown): undefined => {

@@ -1,5 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import type { Envelope, EnvelopeMeta } from './envelope.ts';
+import { OWN_TURN_FROM_BYTES } from '../../platform/turns/index.ts';
 
 /**
  * Below this many characters a body is serialised again: the pieces cost a
@@ -88,6 +89,24 @@ export function envelopeBytes(envelope: Envelope): Buffer {
   parsed.bytes.copy(out, head);
   out.write(after, head + parsed.bytes.length, 'utf8');
   return out;
+}
+
+/** Rows beyond this many make an envelope large whatever its response (see isLargeEnvelope). */
+const LARGE_ROWS = 1000;
+
+/**
+ * Whether writing the envelope takes long enough to deserve a turn of the event loop of its own
+ * (platform/turns): a response body of OWN_TURN_FROM_BYTES characters or more (the splice copies it, a
+ * body without its JSON text is serialised again), or more than LARGE_ROWS rows of data.
+ */
+export function isLargeEnvelope(envelope: Envelope): boolean {
+  return isLargeResponse(envelope.meta.response) || (Array.isArray(envelope.data) && envelope.data.length > LARGE_ROWS);
+}
+
+/** Whether the response's body came from OWN_TURN_FROM_BYTES characters of text or more (its JSON text, or the text itself). */
+export function isLargeResponse(response: EnvelopeMeta['response']): boolean {
+  const text = jsonTextOf(response) ?? (typeof response.body === 'string' ? response.body : undefined);
+  return text !== undefined && text.length >= OWN_TURN_FROM_BYTES;
 }
 
 /** The note of a body still the value its text parsed to, when its envelope can be written around it. */

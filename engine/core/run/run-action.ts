@@ -24,6 +24,8 @@ import type { RunFacts } from './run-facts.ts';
 import { appCall } from '../../platform/tracing/index.ts';
 import { planOf } from '../plan/index.ts';
 import { appCallKey } from '../concurrency/index.ts';
+import { ownTurn } from '../../platform/turns/index.ts';
+import { isLargeEnvelope, isLargeResponse } from './envelope-json.ts';
 
 export interface RunRequest {
   companyId: string;
@@ -84,6 +86,8 @@ export async function runAction(services: RunServices, run: RunRequest): Promise
   const outcome = await runCalls(services, run, used);
   used.sent.push(...(await company));
   redactEnvelope(outcome.envelope, secretFormsOfRun(used.held, used.sent), used);
+  // Its caller writes the envelope to bytes as soon as it has it: a large one, at a turn of its own (platform/turns).
+  if (isLargeEnvelope(outcome.envelope)) await ownTurn();
   return outcome;
 }
 
@@ -147,6 +151,8 @@ async function runCalls(services: RunServices, run: RunRequest, used: UsedSecret
     }
     const facts = { status: response.status, response: responseFacts(response), action: actionMeta, retries, deletedId: deletedId(action, built) };
     const mappingInput = { ...facts.response, action: actionMeta, arguments: built.arguments };
+    // A large response is mapped from a turn of its own, not in the turn that parsed it (platform/turns).
+    if (isLargeResponse(facts.response)) await ownTurn();
     const mapped = await mapResponse(action, mappingInput, run.signal);
     if (!mapped.ok) {
       services.metrics?.mappingErrors.inc({ reason: mapped.error.details.reason });

@@ -14,6 +14,7 @@ import { createUrlTargets } from './targets.ts';
 import { DEFAULT_OUTBOUND_SETTINGS, type OutboundSettings } from './settings.ts';
 import { DEFAULT_USER_AGENT } from './user-agent.ts';
 import { traceCall } from '../tracing/index.ts';
+import { OWN_TURN_FROM_BYTES, ownTurn } from '../turns/index.ts';
 import type { OutboundRequest, OutboundResponse } from './types.ts';
 import { checkDestination, flattenHeaders, pathOf, requestHeaders } from './wire.ts';
 import { createStreamSender, type StreamRequest, type StreamResponse } from './stream.ts';
@@ -136,6 +137,8 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
           );
         }
         const read = await readBody(response.body, responseHeaders['content-encoding'], { maxBytes: settings.maxResponseBytes, maxBuffered: settings.maxBufferedBytes }, host);
+        // A large body is parsed at a turn of its own: ten arriving together are not parsed in one turn (platform/turns).
+        if (read.bytes.length >= OWN_TURN_FROM_BYTES) await ownTurn();
         const parsed = parseBody(read.bytes, responseHeaders['content-type']);
         return {
           status: response.statusCode,

@@ -3,6 +3,7 @@ import type jsonata from 'jsonata';
 import type { JsonValue } from '../../../platform/outbound/types.ts';
 import { limitsOf } from '../compile.ts';
 import { cpuNow } from '../cpu-clock.ts';
+import { ownTurn } from '../../../platform/turns/index.ts';
 import { currentSliceMs, stoppedBy, type MappingStop } from '../slice.ts';
 import { toJson } from '../to-json.ts';
 import { compileAst, type AstNode, type Compiled } from './compile.ts';
@@ -19,8 +20,10 @@ import { createSequence, isSequence, OUT_OF_SLICE, type Run } from './values.ts'
  * An evaluation runs synchronously first, for at most the guard's slice
  * (slice.ts): most end within it. One that does not starts again in the
  * resumable form (node.ts), which yields to the event loop whenever its
- * slice is over and goes on after one turn, to its end: a response of any
- * size maps in time linear in its size while other requests proceed. The
+ * slice is over and goes on at a turn of its own (platform/turns: one long
+ * step per turn, so ten big mappings never run ten slices in one turn), to
+ * its end: a response of any size maps in time linear in its size while
+ * other requests proceed. The
  * mapping's timeout (MAPPING_TIMEOUT_MS) counts its own time, the sum of
  * its slices (the first attempt's included; each resumed slice in CPU time,
  * cpu-clock.ts), not the turns it waits; past it the evaluation stops with
@@ -145,7 +148,7 @@ export async function evaluateFastResumably(fast: FastPath, input: unknown, bind
   const steps = resumable(fast, run);
   let sliceCpu = 0;
   for (;;) {
-    await nextTurn();
+    await ownTurn();
     if (stop?.aborted) throw stoppedBy(stop);
     try {
       sliceStart = performance.now();
@@ -205,8 +208,4 @@ function resumable(fast: FastPath, run: Run): Generator<undefined, unknown, unde
   return (function* () {
     return sync(input, run);
   })();
-}
-
-function nextTurn(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
 }

@@ -1,0 +1,1 @@
+export { OWN_TURN_FROM_BYTES, ownTurn, waitingForTurn } from './own-turn.ts';
