@@ -152,11 +152,10 @@ interface LoadResult extends RoundsSummary {
   measured: Round[];
 }
 
-/** The bench gateway of another checkout, run the way this bench runs (compiled: its dist/, which must be built; tsx: its source). */
+/** The bench gateway of another checkout, compiled as this bench's own (its dist/, which must be built). */
 function baselineGatewayFile(dir: string): string {
-  const compiled = path.extname(new URL(import.meta.url).pathname) === '.js';
-  const file = compiled ? path.join(dir, 'dist/scripts/bench/gateway.js') : path.join(dir, 'scripts/bench/gateway.ts');
-  if (!existsSync(file)) throw new Error(`--baseline: ${file} does not exist${compiled ? ' (build that checkout first: npm run build)' : ''}`);
+  const file = path.join(dir, 'dist/scripts/bench/gateway.js');
+  if (!existsSync(file)) throw new Error(`--baseline: ${file} does not exist (build that checkout first: npm run build)`);
   return file;
 }
 
@@ -189,15 +188,15 @@ async function startTargets(delayMs: number): Promise<Targets> {
   const children: Child<any>[] = [];
   const nullFd = openSync('/dev/null', 'w');
   try {
-    const upstream = await startChild<{ url: string; sizes: Record<string, number> }>('upstream.ts', { env: { BENCH_UPSTREAM_DELAY_MS: String(delayMs) } });
+    const upstream = await startChild<{ url: string; sizes: Record<string, number> }>('upstream.ts', { env: { BENCH_UPSTREAM_DELAY_MS: String(delayMs) }, compiled: true });
     children.push(upstream);
     const env = { BENCH_UPSTREAM_URL: upstream.info.url };
-    const proxy = await startChild<{ url: string }>('proxy.ts', { env, execArgv: profiled('proxy') });
+    const proxy = await startChild<{ url: string }>('proxy.ts', { env, execArgv: profiled('proxy'), compiled: true });
     children.push(proxy);
     const gateways = new Map<Side, Child<GatewayInfo>>();
     for (const level of logLevels) {
       const options = { env: { ...env, BENCH_LOG_LEVEL: level }, ...(level === 'silent' ? {} : { stdout: nullFd }) };
-      const gateway = await startChild<GatewayInfo>('gateway.ts', { ...options, execArgv: level === logLevels[0] ? profiled('gateway') : [] });
+      const gateway = await startChild<GatewayInfo>('gateway.ts', { ...options, execArgv: level === logLevels[0] ? profiled('gateway') : [], compiled: true });
       children.push(gateway);
       gateways.set(`gateway@${level}`, gateway);
       // --baseline: the same bench gateway from another checkout (its own engine), measured in the same rounds.
@@ -391,11 +390,11 @@ function sideRows(summary: RoundsSummary, sizeName: string): string {
  * falls faster than the work alone would make it.
  */
 async function budgetBenchmark(): Promise<{ burnUs: number; requestsPerSecond: number; cpuUsPerRequest: number; share: number }[]> {
-  const upstream = await startChild<{ url: string }>('upstream.ts');
+  const upstream = await startChild<{ url: string }>('upstream.ts', { compiled: true });
   try {
     const rows: { burnUs: number; requestsPerSecond: number; cpuUsPerRequest: number; share: number }[] = [];
     for (const burnUs of BURNS_US) {
-      const proxy = await startChild<{ url: string }>('proxy.ts', { env: { BENCH_UPSTREAM_URL: upstream.info.url, BENCH_PROXY_BURN_US: String(burnUs) } });
+      const proxy = await startChild<{ url: string }>('proxy.ts', { env: { BENCH_UPSTREAM_URL: upstream.info.url, BENCH_PROXY_BURN_US: String(burnUs) }, compiled: true });
       try {
         const target: LoadTarget = { name: `proxy+${burnUs}µs`, url: `${proxy.info.url}/records?limit=10&view=full`, method: 'GET' };
         const problem = await check(target, 10, (b) => b.data.records.length);

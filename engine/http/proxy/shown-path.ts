@@ -7,5 +7,6 @@ const PROXIED = /^(\/v2\/(?:end-user\/)?proxy\/[^/]+\/).+$/;
  * is shown as `…`, as runs show no argument: `/v2/proxy/con_1/…`.
  */
 export function shownPath(path: string): string {
-  return path.startsWith('/v2/') ? path.replace(PROXIED, '$1…') : path;
+  // Only a proxy path can match: the runs' paths (most requests) skip the expression.
+  return path.startsWith('/v2/proxy/') || path.startsWith('/v2/end-user/proxy/') ? path.replace(PROXIED, '$1…') : path;
 }

@@ -14,10 +14,12 @@ import { compileValidator, httpAjv, toFieldProblems } from '../../platform/valid
 import { validationError } from '../../platform/errors/index.ts';
 import { CallStop } from '../../platform/outbound/index.ts';
 import { envelopeBytes } from '../../core/run/envelope-json.ts';
-import { runAction, type RunOutcome } from '../../core/run/run-action.ts';
+import { runAction, type RunOutcome, type RunRequest } from '../../core/run/run-action.ts';
 import { observeRun } from '../observability/observe-run.ts';
 import { universalRunBody } from './schemas.ts';
-import { selectConnection, throughInstallation } from '../../core/run/select-connection.ts';
+import { selectConnection, throughInstallation, type Selected } from '../../core/run/select-connection.ts';
+import type { ActionEntry, AppVersion } from '../../core/definitions/index.ts';
+import type { RunFacts } from '../../core/run/run-facts.ts';
 
 
 /** A run without a query string (most): Koa's ctx.query would parse the empty string into a new object each time. */
@@ -56,8 +58,7 @@ export function runRoutes(services: Services): Router<AppState> {
     const version = resolveAppVersion(services.definitions.current(), { slug: ctx.params.appSlug! }, versionFrom(ctx.querystring === '' ? NO_QUERY : ctx.query).version);
     const action = resolveAction(version, { slug: ctx.params.actionSlug! });
     const selected = await selectConnection(services, companyId, version, body);
-    const start = { companyId, version, action, ...selected };
-    answer(ctx, await observeRun(ctx, start, (facts) => runAction(services.run, { ...start, arguments: body.arguments ?? {}, signal: abortOnClose(ctx), facts })));
+    answer(ctx, await observeRun(ctx, { companyId, version, action, connection: selected.connection }, (facts) => runAction(services.run, runRequest(companyId, version, action, selected, body.arguments ?? {}, ctx, facts))));
   });
 
   router.post('/v1/installation/apps/:appId/:appVersion/action/:actionId/run', requireEndUserToken(services), async (ctx) => {
@@ -73,11 +74,29 @@ export function runRoutes(services: Services): Router<AppState> {
     if (version.version === 'draft' && !selected.endUser?.isTestUser) {
       throw GatewayError.of('FORBIDDEN', 'draft versions run only for test end users (isTestUser: true); use published or a version number');
     }
-    const start = { companyId, version, action, ...selected };
-    answer(ctx, await observeRun(ctx, start, (facts) => runAction(services.run, { ...start, arguments: body.actionArguments ?? {}, signal: abortOnClose(ctx), facts })));
+    answer(ctx, await observeRun(ctx, { companyId, version, action, connection: selected.connection }, (facts) => runAction(services.run, runRequest(companyId, version, action, selected, body.actionArguments ?? {}, ctx, facts))));
   });
 
   return servedDirectly(router);
+}
+
+/**
+ * What a run endpoint asks runAction for, as one object literal of a fixed shape: built with spreads
+ * (`{ ...start, arguments, signal, facts }`), each property added after the spread missed V8's inline
+ * cache and went through the runtime on every run (~5-10 µs a request in a CPU profile under load).
+ */
+export function runRequest(companyId: string, version: AppVersion, action: ActionEntry, selected: Selected, args: unknown, ctx: AppContext, facts: RunFacts): RunRequest {
+  return {
+    companyId,
+    version,
+    action,
+    connection: selected.connection,
+    installation: selected.installation,
+    endUser: selected.endUser,
+    arguments: args,
+    signal: abortOnClose(ctx),
+    facts,
+  };
 }
 
 /**

@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import { Writable } from 'node:stream';
 import { createLogger } from '../../../engine/platform/log/logger.ts';
 import { requestLineLogger } from '../../../engine/http/server/middleware/request-log.ts';
-import { directStream, requestLine, type RequestLineFields } from '../../../engine/http/server/middleware/request-line.ts';
+import { directStream, isoTime, num, requestLine, type RequestLineFields } from '../../../engine/http/server/middleware/request-line.ts';
+import { shownPath } from '../../../engine/http/proxy/shown-path.ts';
 import type { RunFacts } from '../../../engine/core/run/run-facts.ts';
 
 /** What pino writes for the line's fields, as the request log wrote them before (its child logger's info()). */
@@ -48,5 +49,28 @@ describe('the request line written out', () => {
     expect(directStream(requestLineLogger(createLogger('info', plain)))).to.equal(plain);
     const multi = Object.assign(new Writable({ write: (_c, _e, done) => done() }), { [Symbol.for('pino.metadata')]: true });
     expect(directStream(requestLineLogger(createLogger('info', multi)))).to.equal(null);
+  });
+
+  it('writes every number as String() does (null when not finite): durations in hundredths, and any other double', () => {
+    const values = [0, -0, 1, 200, 3.21, 12.34, 0.05, 0.5, 0.1 + 0.2, 1e-7, 123456.78, -4.2, -0.07, 2 ** 31 / 100 - 0.01, 2 ** 31 / 100 + 0.5, 1e21, Number.MAX_VALUE, Number.EPSILON];
+    for (let i = 0; i < 20_000; i++) values.push(Math.round((Math.random() - 0.2) * 1e8) / 100, Math.random() * 1000, Math.round(Math.random() * 1e6) / 1e3);
+    for (const value of values) expect(num(value), String(value)).to.equal(String(value));
+    for (const value of [Number.NaN, Infinity, -Infinity]) expect(num(value)).to.equal('null');
+  });
+
+  it('writes the time as toISOString does, second after second, backwards, and outside the usual years', () => {
+    const times: number[] = [];
+    for (let t = Date.UTC(2026, 10, 29, 3, 4, 4, 990); t < Date.UTC(2026, 10, 29, 3, 4, 6, 10); t += 7) times.push(t);
+    times.push(Date.UTC(2026, 10, 29, 3, 4, 5, 0), Date.UTC(2025, 0, 1), -1, -1001, -62198755200000, 253402300800000, 1_700_000_000_000.5);
+    for (let i = 0; i < 5_000; i++) times.push(Math.floor(Math.random() * 4e12) - 1e12);
+    for (const now of times) expect(isoTime(now), String(now)).to.equal(new Date(now).toISOString());
+  });
+
+  it('shows a proxied path up to its connection, and every other path whole', () => {
+    expect(shownPath('/v2/proxy/con_1/repos/octo/issues')).to.equal('/v2/proxy/con_1/…');
+    expect(shownPath('/v2/end-user/proxy/con_1/me')).to.equal('/v2/end-user/proxy/con_1/…');
+    for (const path of ['/v2/proxy/con_1', '/v2/proxy/con_1/', '/v2/universal/apps/github/actions/list-issues/run', '/v1/proxy/con_1/x', '/health']) {
+      expect(shownPath(path)).to.equal(path);
+    }
   });
 });
