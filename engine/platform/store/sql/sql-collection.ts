@@ -42,14 +42,21 @@ export class SqlCollection<T extends { id: string }> implements Collection<T> {
     return rows.map((row) => fromRow<T>(this.table, row as Record<string, unknown>));
   }
 
-  async count(filter: Filter, options: { limit?: number } = {}): Promise<number> {
+  async count(filter: Filter, options: { limit?: number; sort?: FindOptions['sort'] } = {}): Promise<number> {
     const condition = filterSql(this.table, filter);
     const row = await this.runner.run(this.name, () => {
       const db = this.runner.db();
       if (options.limit === undefined) return db.selectFrom(this.table.name).select(sql<string>`count(*)`.as('n')).where(condition).executeTakeFirstOrThrow();
-      // Counting stops at the limit: the planner reads at most that many matches.
-      const matches = db.selectFrom(this.table.name).select(sql`1`.as('one')).where(condition).limit(options.limit).as('m');
-      return db.selectFrom(matches).select(sql<string>`count(*)`.as('n')).executeTakeFirstOrThrow();
+      // Counting stops at the limit: the planner reads at most that many matches. In the page's order, it reads
+      // them from the page's index: unordered, a range such as createdOn>… was counted by a sequential scan
+      // wherever the visibility map was not set (PGlite never vacuums; PostgreSQL until autovacuum's first pass),
+      // and the rows of a range lie together in the table (appended in creation order) while the planner expects
+      // them spread evenly: a scan starting before them read the older half of the table first, and with
+      // synchronized scans each count started where the last one stopped, so one list in about fifty read
+      // half a million rows at 1,000,000 (p99 87-139 ms against p50 7-11 ms).
+      let matches = db.selectFrom(this.table.name).select(sql`1`.as('one')).where(condition);
+      for (const [path, direction] of Object.entries(options.sort ?? {})) matches = matches.orderBy(orderSql(this.table, path, direction));
+      return db.selectFrom(matches.limit(options.limit).as('m')).select(sql<string>`count(*)`.as('n')).executeTakeFirstOrThrow();
     });
     return Number((row as { n: string | number }).n);
   }
