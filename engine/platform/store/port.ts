@@ -45,8 +45,8 @@ export interface Collection<T extends { id: string }> {
   find(filter: Filter, options?: FindOptions): Promise<T[]>;
   /**
    * How many match; with `limit`, counting stops there (the answer is at most `limit`), so its cost is bounded.
-   * With `sort` as well, the SQL stores count the first matches in that order (a list counts in its page's order:
-   * list-page.ts), so the count reads the index the page reads; the answer is the same.
+   * `sort` is the page's order (list-page.ts): where the filter bounds its first field (createdOn>…), the SQL stores
+   * count in that field's order, from the index the page reads (sql-collection.ts); the answer is the same.
    */
   count(filter: Filter, options?: { limit?: number; sort?: FindOptions['sort'] }): Promise<number>;
   /** Updates the first record matching; false when none matched (a lost compare-and-set, say). */
