@@ -24,7 +24,8 @@ export async function listPage<R extends { id: string }, V extends Record<string
   const countLimit = query.skip + query.limit + COUNT_LIMIT;
   const [records, counted] = await Promise.all([
     collection.find(filter, { sort: query.sort, skip: query.skip, limit: query.limit }),
-    collection.count(filter, { limit: countLimit }),
+    // The page's order: a range on its first field is counted from the index the page reads (port.ts).
+    collection.count(filter, { limit: countLimit, sort: query.sort }),
   ]);
   return {
     success: true,

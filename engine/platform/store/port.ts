@@ -43,8 +43,12 @@ export interface Collection<T extends { id: string }> {
   insert(record: T): Promise<T>;
   findOne(filter: Filter): Promise<T | null>;
   find(filter: Filter, options?: FindOptions): Promise<T[]>;
-  /** How many match; with `limit`, counting stops there (the answer is at most `limit`), so its cost is bounded. */
-  count(filter: Filter, options?: { limit?: number }): Promise<number>;
+  /**
+   * How many match; with `limit`, counting stops there (the answer is at most `limit`), so its cost is bounded.
+   * `sort` is the page's order (list-page.ts): where the filter bounds its first field (createdOn>…), the SQL stores
+   * count in that field's order, from the index the page reads (sql-collection.ts); the answer is the same.
+   */
+  count(filter: Filter, options?: { limit?: number; sort?: FindOptions['sort'] }): Promise<number>;
   /** Updates the first record matching; false when none matched (a lost compare-and-set, say). */
   updateOne(filter: Filter, update: Update<T>): Promise<boolean>;
   deleteOne(filter: Filter): Promise<boolean>;

@@ -7,6 +7,7 @@ import { workerScript } from '../../worker-script.ts';
 import { Kysely } from 'kysely';
 import type { Store } from '../port.ts';
 import { migrateToLatest } from './migrate.ts';
+import { analyzeInBackground, staleStatistics } from './pglite-analyze.ts';
 import { pgliteDialect } from './pglite-dialect.ts';
 import { PgliteThread, type PgliteThreadOptions, type PgliteWorkerData } from './pglite-thread.ts';
 import { sqlStore } from './sql-store.ts';
@@ -88,7 +89,8 @@ export async function pgliteStore(thread: PgliteThread, dataDir: string, options
     await thread.close().catch(() => {});
     throw error;
   }
-  return sqlStore(db, {
+  let analyzing: { stop(): Promise<void> } | undefined;
+  const store = sqlStore(db, {
     kind: 'embedded',
     queryTimeoutMs: options.queryTimeoutMs,
     soleWriter: true,
@@ -96,10 +98,14 @@ export async function pgliteStore(thread: PgliteThread, dataDir: string, options
     // unmounted volume, not on a file system remounted read-only).
     reachable: () => fs.access(dir, fs.constants.W_OK),
     async close() {
+      await analyzing?.stop();
       await db.destroy();
       await thread.close();
     },
   });
+  // PGlite has no autovacuum: the store keeps its own statistics current (pglite-analyze.ts).
+  analyzing = analyzeInBackground(staleStatistics(db, store));
+  return store;
 }
 
 /**

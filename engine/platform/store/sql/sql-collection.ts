@@ -42,14 +42,25 @@ export class SqlCollection<T extends { id: string }> implements Collection<T> {
     return rows.map((row) => fromRow<T>(this.table, row as Record<string, unknown>));
   }
 
-  async count(filter: Filter, options: { limit?: number } = {}): Promise<number> {
+  async count(filter: Filter, options: { limit?: number; sort?: FindOptions['sort'] } = {}): Promise<number> {
     const condition = filterSql(this.table, filter);
     const row = await this.runner.run(this.name, () => {
       const db = this.runner.db();
       if (options.limit === undefined) return db.selectFrom(this.table.name).select(sql<string>`count(*)`.as('n')).where(condition).executeTakeFirstOrThrow();
-      // Counting stops at the limit: the planner reads at most that many matches.
-      const matches = db.selectFrom(this.table.name).select(sql`1`.as('one')).where(condition).limit(options.limit).as('m');
-      return db.selectFrom(matches).select(sql<string>`count(*)`.as('n')).executeTakeFirstOrThrow();
+      // Counting stops at the limit: the planner reads at most that many matches. A filter bounding the page's
+      // first sort field (createdOn>…) is counted in that field's order, from the index the page reads: left to
+      // the planner, such a range was counted by a sequential scan wherever the visibility map was unset (PGlite,
+      // which never vacuums; PostgreSQL until autovacuum's first pass), and a range's rows lie together in the
+      // table (appended in creation order) while the planner expects them spread: a scan starting before them
+      // read the older half of the table first, and with synchronized scans each count started where the last
+      // one stopped, so about one count in fifty read half the table (1,000,000 end users: 516 and 1,228 ms
+      // against a median of 12). Other filters stay unordered: a quarter of the rows matching metadata.region==us
+      // are found sooner by a sequential scan (37 ms) than through the createdOn index (154 ms). Only the first
+      // field: the tie-breaker would add a sort of every row counted (54 ms against 7).
+      let matches = db.selectFrom(this.table.name).select(sql`1`.as('one')).where(condition);
+      const [first] = Object.entries(options.sort ?? {});
+      if (first && bounds(filter, first[0])) matches = matches.orderBy(orderSql(this.table, first[0], first[1]));
+      return db.selectFrom(matches.limit(options.limit).as('m')).select(sql<string>`count(*)`.as('n')).executeTakeFirstOrThrow();
     });
     return Number((row as { n: string | number }).n);
   }
@@ -86,6 +97,15 @@ export class SqlCollection<T extends { id: string }> implements Collection<T> {
     if (typeof filter.id === 'string') return condition;
     return sql<boolean>`id = (SELECT id FROM ${sql.table(this.table.name)} WHERE ${condition} LIMIT 1 FOR UPDATE)`;
   }
+}
+
+const RANGE = ['$gt', '$gte', '$lt', '$lte'];
+
+/** Whether every record the filter matches has `path` within a bound (>, >=, <, <=): a condition on it, alone or in an $and. */
+function bounds(filter: Filter, path: string): boolean {
+  const condition = filter[path];
+  if (condition !== null && typeof condition === 'object' && !(condition instanceof Date) && RANGE.some((op) => op in (condition as object))) return true;
+  return Array.isArray(filter.$and) && (filter.$and as Filter[]).some((f) => bounds(f, path));
 }
 
 function orderSql(table: Table, path: string, direction: 1 | -1): RawBuilder<unknown> {
