@@ -16,7 +16,8 @@ async function edit(dir: string, file: string, from: string, to: string): Promis
 const LIST_CONTACTS = 'acme/versions/1/actions/list-contacts.yaml';
 
 describe('npm run diff (command)', function () {
-  this.timeout(30_000);
+  // A hang guard, not a speed target: each command loads two sides of the whole definitions folder (64 apps), 3 s on a quiet machine and past 30 s at load 12.
+  this.timeout(120_000);
   let tmp: { dir: string; remove: () => Promise<void> };
   beforeEach(async () => {
     tmp = await tempDir('diff-cli-');
