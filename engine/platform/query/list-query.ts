@@ -128,6 +128,9 @@ export function paginationMeta(totalCount: number, query: Pick<ListQuery, 'skip'
 
 /** Keeps only the requested fields of one answered item. */
 export function pickFields<T extends Record<string, unknown>>(item: T, fields: readonly string[]): Partial<T> {
+  // Every field, in the view's own order (parseFields keeps the table's order, and views follow it): the item itself.
+  const keys = Object.keys(item);
+  if (keys.length === fields.length && keys.every((k, i) => k === fields[i])) return item;
   return Object.fromEntries(fields.filter((f) => f in item).map((f) => [f, item[f]])) as Partial<T>;
 }
 

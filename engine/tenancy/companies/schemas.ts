@@ -1,4 +1,5 @@
 import { listQuerySchema, type Pagination } from '../../platform/query/list-query.ts';
+import { COUNT_LIMIT } from '../../platform/query/list-page.ts';
 import { COMPANY_FIELDS, COMPANY_LIST_OPTIONS, companyItemSchema } from './company-fields.ts';
 
 /** The JSON Schemas of GET /v1/companies; the OpenAPI document is built from them. */
@@ -10,7 +11,7 @@ export const paginationSchema = {
   required: ['totalCount', 'totalCountExact', 'hasNextPage', 'hasPreviousPage'],
   properties: {
     totalCount: { type: 'integer', minimum: 0, description: 'How many companies match `where`, across all pages.' },
-    totalCountExact: { type: 'boolean', description: 'true when totalCount is exact; false when more than 10,000 records match beyond this page: totalCount is then offset + limit + 10,000 (a lower bound), so a count never reads a whole company.' },
+    totalCountExact: { type: 'boolean', description: `true when totalCount is exact; false when more than ${COUNT_LIMIT.toLocaleString('en-US')} records match beyond this page: totalCount is then offset + limit + ${COUNT_LIMIT.toLocaleString('en-US')} (a lower bound), so a count never reads a whole company.` },
     hasNextPage: { type: 'boolean', description: 'true when offset + the number returned is less than totalCount.' },
     hasPreviousPage: { type: 'boolean', description: 'true when offset is above 0.' },
   },
