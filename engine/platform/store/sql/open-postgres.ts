@@ -3,6 +3,7 @@ import pg from 'pg';
 import type { Store } from '../port.ts';
 import { redactedDatabaseUrl } from '../store-settings.ts';
 import { storeUnavailableError } from '../store-unavailable.ts';
+import { callbackQueries } from './callback-queries.ts';
 import { migrateToLatest } from './migrate.ts';
 import { translateSqlError } from './sql-errors.ts';
 import { sqlStore } from './sql-store.ts';
@@ -32,7 +33,7 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
     application_name: 'integration-gateway',
   });
   pool.on('error', (error) => options.onIdleError?.(error));
-  const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<any>({ dialect: new PostgresDialect({ pool: callbackQueries(pool) }) });
   try {
     const ran = await migrateToLatest(db);
     if (ran.length) options.onMigrated?.(ran);
