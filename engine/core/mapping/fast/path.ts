@@ -40,6 +40,20 @@ export function compilePath(node: AstNode, child: Child): Compiled {
     }
     return keepSingletonArray ? keepSingleton(resultSequence) : resultSequence;
   };
+  // One field name read from one object (`"id": id` in an object constructor, for each record): what the steps
+  // would answer, a sequence of the value that the path's end (compile.ts `ended`) unwraps again, is the value
+  // itself, so it is answered without the sequence. An array input, a sequence value (a name step's `[]`) and
+  // undefined (an empty sequence, which a predicate on the path reads differently) take the steps as jsonata does.
+  const [only] = steps;
+  if (steps.length === 1 && !absolute && !keepSingletonArray && !only!.whole && only!.stages.length === 0 && only!.evaluate.leaf && node.keepArray !== true && !node.predicate?.length) {
+    const evaluate = only!.evaluate.sync;
+    const single = (input: unknown, run: Run): unknown => {
+      if (Array.isArray(input)) return sync(input, run);
+      const value = evaluate(input, run);
+      return value === undefined || isSequence(value) ? oneResult(value, true, run) : value;
+    };
+    return { sync: single };
+  }
   // Steps that are all field names (or variables) only look things up: work proportional to the data, done synchronously.
   if (steps.every((step) => step.evaluate.leaf && step.stages.every((stage) => stage.leaf))) return { sync };
   const resume = function* (input: unknown, run: Run): Generator<undefined, unknown, undefined> {

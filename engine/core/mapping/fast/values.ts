@@ -55,11 +55,14 @@ export function outOfSlice(): never {
   throw OUT_OF_SLICE;
 }
 
-/** createSequence() of jsonata: an empty sequence, or one holding `value` (even undefined) when given. */
-export function createSequence(...value: [] | [unknown]): Sequence {
-  const sequence = [] as unknown as Sequence;
+/**
+ * createSequence() of jsonata: an empty sequence, or one holding `value` (even undefined) when given.
+ * `arguments.length`, not a rest parameter: a rest parameter made an array on every call, and this runs
+ * for each field a mapping reads of each record.
+ */
+export function createSequence(value?: unknown): Sequence {
+  const sequence = (arguments.length === 0 ? [] : [value]) as unknown as Sequence;
   sequence.sequence = true;
-  if (value.length === 1) sequence.push(value[0]);
   return sequence;
 }
 
