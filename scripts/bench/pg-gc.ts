@@ -13,7 +13,7 @@ import { spawn } from 'node:child_process';
 import os from 'node:os';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
-import { commandLine, isEntry } from '../../engine/platform/cli/command-line.ts';
+import { commandLine, isEntry, usageLine } from '../../engine/platform/cli/command-line.ts';
 import { callbackQueries } from '../../engine/platform/store/sql/callback-queries.ts';
 import { startThrowawayCluster } from '../postgres/throwaway-cluster.ts';
 import { median, round, table } from './stats.ts';
@@ -106,5 +106,11 @@ async function main(): Promise<void> {
 }
 
 const args = isEntry(import.meta.url) ? commandLine(cli) : null;
-if (args?.values.child) await child(args.values.child, args.values.url!);
+const side = args?.values.child;
+const refused =
+  side !== undefined && side !== 'promise' && side !== 'callback' ? `--child takes promise or callback (got ${side})` : side !== undefined && !args?.values.url ? '--child needs --url' : undefined;
+if (refused) {
+  process.stderr.write(`${refused}\n${usageLine(cli)}\n`);
+  process.exitCode = 2;
+} else if (side) await child(side, args!.values.url!);
 else if (args) await main();

@@ -165,6 +165,7 @@ const TOOLS: Record<string, { file: string; cases: Case[] }> = {
   },
   'bench:mcp': { file: 'bench/mcp-tools-list.js', cases: [{ args: ['--rounds=x'], code: 2, says: /--rounds must be a whole number, 1 or more \(got x\)\nusage: / }, { args: ['--per-round=0'], code: 2, says: /--per-round must be a whole number, 1 or more \(got 0\)/ }] },
   'bench:import': { file: 'bench/import-cost.js', cases: [{ args: ['--operations=x'], code: 2, says: /--operations must be a whole number, 1 or more \(got x\)\nusage: / }, { args: ['--rounds=0'], code: 2, says: /--rounds must be a whole number, 1 or more \(got 0\)/ }] },
+  'bench:pg-gc': { file: 'bench/pg-gc.js', cases: [{ args: ['--child=nope'], code: 2, says: /--child takes promise or callback \(got nope\)\nusage: / }, { args: ['--child=promise'], code: 2, says: /--child needs --url/ }] },
   'bench:proxy': { file: 'bench/proxy-memory.js', cases: [{ args: ['--rounds=x'], code: 2, says: /--rounds must be a whole number, 1 or more \(got x\)\nusage: / }, { args: ['--mb=0'], code: 2, says: /--mb must be a whole number, 1 or more \(got 0\)/ }] },
   'bench:store': {
     file: 'bench/store-scale.js',
