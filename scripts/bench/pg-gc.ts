@@ -53,6 +53,17 @@ interface Side {
   allocatedKb: number;
 }
 
+/**
+ * The fields read from a `--trace-gc-nvp` line (`pause=1.3 ... allocated=13875064 promoted=4192
+ * new_space_survived=12672 ...`), compiled once. The lines are V8's, from this script's own child; each
+ * pattern is a literal name and one character class, linear in the line whatever it holds.
+ */
+const TRACE_FIELDS = {
+  pause: /\bpause=([0-9.]+)/,
+  new_space_survived: /\bnew_space_survived=([0-9.]+)/,
+  allocated: /\ballocated=([0-9.]+)/,
+};
+
 function runSide(side: string, url: string): Promise<Side> {
   return new Promise((resolve, reject) => {
     const proc = spawn(process.execPath, ['--trace-gc-nvp', '--import', 'tsx', new URL(import.meta.url).pathname, '--child', side, '--url', url], { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -62,12 +73,12 @@ function runSide(side: string, url: string): Promise<Side> {
     proc.on('exit', (code) => {
       if (code !== 0) return reject(new Error(`the ${side} side exited with ${code}`));
       const measured = out.slice(out.indexOf('MEASURE'));
-      const field = (line: string, name: string) => Number(new RegExp(`\\b${name}=([0-9.]+)`).exec(line)?.[1] ?? NaN);
+      const field = (line: string, name: keyof typeof TRACE_FIELDS) => Number(TRACE_FIELDS[name].exec(line)?.[1] ?? NaN);
       const lines = measured.split('\n').filter((line) => line.includes('gc=s '));
       const pauses = lines.map((line) => field(line, 'pause'));
       resolve({
         scavenges: lines.length,
-        pauseMs: median(pauses),
+        pauseMs: round(median(pauses), 1),
         maxPauseMs: Math.max(...pauses),
         survivedKb: round(median(lines.map((line) => field(line, 'new_space_survived'))) / 1024, 0),
         allocatedKb: round(median(lines.map((line) => field(line, 'allocated'))) / 1024, 0),

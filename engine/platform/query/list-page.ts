@@ -7,7 +7,7 @@ import { paginationMeta, parseListQuery, pickFields, type ListQueryOptions, type
  * 1,000, not 10,000: counting is reading, and a filter a quarter of a million records share (a metadata
  * value, say) was counted by reading 40,000 rows, 20 ms of PostgreSQL's time on every page (p99 38-41 ms at
  * 1,000,000 end users against a goal of 20); at 1,000 it reads about 4,400 (3 ms). A client showing
- * "1,020+" loses nothing a client showing "10,020+" had (docs/api.md "Counts").
+ * "1,020+" loses nothing a client showing "10,020+" had (README.md, "The v1 API": `meta.pagination`).
  */
 export const COUNT_LIMIT = 1_000;
 

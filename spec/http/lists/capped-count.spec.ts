@@ -3,7 +3,7 @@ import { call, startTestGateway, type TestGateway } from '../../helpers/gateway.
 
 /**
  * A list counts its matches up to 1,000 past the page and stops there: `totalCount` is then that many and
- * `totalCountExact` false (docs/api.md "Counts"). Counting every match of a filter a quarter of a million
+ * `totalCountExact` false (README.md, "The v1 API": `meta.pagination`). Counting every match of a filter a quarter of a million
  * records share cost 20 ms of the database's time a list (docs/benchmarks.md).
  */
 describe('list counts stop 1,000 past the page', function () {
