@@ -21,7 +21,7 @@
  * BENCH_APPS, BENCH_ACTIONS, BENCH_RELOADS, BENCH_DEBOUNCE_MS, BENCH_MAPPING_MS, BENCH_ROUNDS, BENCH_STORE_RECORDS,
  * BENCH_RECORDS, BENCH_LOG_LEVELS, BENCH_SLOW_CONNECTIONS, BENCH_OUT.
  */
-import { spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -62,6 +62,12 @@ export const cli = {
     records: { type: 'string' as const, value: '<list>', description: 'record counts the load part measures, any of 1,10,100,1000,10000 (BENCH_RECORDS; default all; the cost targets are read at 10 and 100)' },
     'log-levels': { type: 'string' as const, value: '<list>', description: "the gateway's LOG_LEVEL in the load and slow parts, each its own process side by side (BENCH_LOG_LEVELS; info,silent: info is the default, the targets are read on it)" },
     'slow-connections': { type: 'string' as const, value: '<list>', description: 'client connections of the slow part, against a 100 ms upstream (BENCH_SLOW_CONNECTIONS; 1,64,512,2048)' },
+    pin: {
+      type: 'boolean' as const,
+      description:
+        'pins this process (the load generator) and the upstream to the first CPU, and every thread of each measured target (the proxy, the gateways) to the last (taskset; Linux, 2 CPUs or more): left to the scheduler, the same build measured 240 or 450 µs a request from one process to the next',
+    },
+    'gateway-node-flags': { type: 'string' as const, value: '<flags>', description: "node flags for the gateways of the load and slow parts, not the proxy's (BENCH_GATEWAY_NODE_FLAGS; e.g. --max-semi-space-size=64)" },
     baseline: { type: 'string' as const, value: '<dir>', description: "another checkout whose gateway the load part measures in the same rounds, for a before/after in one run (compiled: build it first)" },
     out: { type: 'string' as const, value: '<file>', description: 'where the figures go (BENCH_OUT; bench-results.json)' },
   },
@@ -74,6 +80,8 @@ const DEFAULT_PARTS = ['load', 'slow', 'budget', 'mapping', 'scale', 'start'];
 const LOG_LEVELS = ['info', 'silent', 'warn', 'error', 'debug'];
 const SLOW_CONNECTIONS = [1, 64, 512, 2048];
 const PARTS = [...DEFAULT_PARTS, 'store'];
+/** The machine's CPUs, read before --pin narrows this process to one (availableParallelism follows the affinity). */
+const CPUS = os.availableParallelism();
 
 /** The options a run goes by, or what is wrong with them (the usage line follows it). */
 function settingsFrom(values: CliValues<typeof cli.options>) {
@@ -93,6 +101,10 @@ function settingsFrom(values: CliValues<typeof cli.options>) {
   if (unknownLevel !== undefined) return `--log-levels takes any of ${LOG_LEVELS.join(', ')} (got ${unknownLevel})`;
   const slowConnections = (values['slow-connections'] ?? process.env.BENCH_SLOW_CONNECTIONS ?? SLOW_CONNECTIONS.join(',')).split(',').map(Number);
   if (slowConnections.some((n) => !(Number.isInteger(n) && n >= 1 && n <= 10_000))) return `--slow-connections takes counts from 1 to 10000 (got ${values['slow-connections'] ?? process.env.BENCH_SLOW_CONNECTIONS})`;
+  const gatewayNodeFlags = (values['gateway-node-flags'] ?? process.env.BENCH_GATEWAY_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+  const notFlag = gatewayNodeFlags.find((flag) => !flag.startsWith('--'));
+  if (notFlag !== undefined) return `--gateway-node-flags takes node flags, each starting with -- (got ${notFlag})`;
+  if (values.pin === true && (process.platform !== 'linux' || CPUS < 2)) return `--pin needs Linux and 2 CPUs or more (here: ${process.platform}, ${CPUS} CPUs)`;
   const quick = values.quick === true;
   const setting = (flag: (typeof NUMBERS)[number], env: string, full: number, smoke: number) => Number(values[flag] ?? process.env[env] ?? (quick ? smoke : full));
   return {
@@ -123,6 +135,10 @@ function settingsFrom(values: CliValues<typeof cli.options>) {
     /** Client connections of the slow part (--slow-connections). */
     slowConnections,
     profile: values['cpu-prof'],
+    /** Node flags of the load and slow parts' gateways (--gateway-node-flags). */
+    gatewayNodeFlags,
+    /** The CPU each measured target is pinned to (--pin), the load generator and the upstream taking the first. */
+    pinTo: values.pin === true ? CPUS - 1 : undefined,
     baselineDir: values.baseline === undefined ? undefined : path.resolve(values.baseline),
     out: path.resolve(values.out ?? process.env.BENCH_OUT ?? 'bench-results.json'),
   };
@@ -136,7 +152,7 @@ if (typeof chosen === 'string') {
 }
 const run = chosen !== null && typeof chosen !== 'string' ? chosen : null;
 // Read by the parts below only when the bench runs (run !== null).
-const { settings, only, profile, out, baselineDir, recordCounts, logLevels, slowConnections } = run ?? ({} as Exclude<ReturnType<typeof settingsFrom>, string>);
+const { settings, only, profile, out, baselineDir, recordCounts, logLevels, slowConnections, gatewayNodeFlags, pinTo } = run ?? ({} as Exclude<ReturnType<typeof settingsFrom>, string>);
 /** The budget part: µs of work added to each of the bare proxy's requests. */
 const BURNS_US = [0, 50, 100, 200, 400];
 const profileDir = path.resolve('.tmp/profiles');
@@ -193,16 +209,19 @@ async function startTargets(delayMs: number): Promise<Targets> {
     const env = { BENCH_UPSTREAM_URL: upstream.info.url };
     const proxy = await startChild<{ url: string }>('proxy.ts', { env, execArgv: profiled('proxy'), compiled: true });
     children.push(proxy);
+    pinTarget(proxy);
     const gateways = new Map<Side, Child<GatewayInfo>>();
     for (const level of logLevels) {
       const options = { env: { ...env, BENCH_LOG_LEVEL: level }, ...(level === 'silent' ? {} : { stdout: nullFd }) };
-      const gateway = await startChild<GatewayInfo>('gateway.ts', { ...options, execArgv: level === logLevels[0] ? profiled('gateway') : [], compiled: true });
+      const gateway = await startChild<GatewayInfo>('gateway.ts', { ...options, execArgv: [...gatewayNodeFlags, ...(level === logLevels[0] ? profiled('gateway') : [])], compiled: true });
       children.push(gateway);
+      pinTarget(gateway);
       gateways.set(`gateway@${level}`, gateway);
       // --baseline: the same bench gateway from another checkout (its own engine), measured in the same rounds.
       if (baselineDir) {
-        const baseline = await startChild<GatewayInfo>(baselineGatewayFile(baselineDir), options);
+        const baseline = await startChild<GatewayInfo>(baselineGatewayFile(baselineDir), { ...options, execArgv: gatewayNodeFlags });
         children.push(baseline);
+        pinTarget(baseline);
         gateways.set(`baseline@${level}`, baseline);
       }
     }
@@ -212,6 +231,16 @@ async function startTargets(delayMs: number): Promise<Targets> {
     closeSync(nullFd);
     throw error;
   }
+}
+
+/**
+ * --pin: every thread of a measured target (its main thread, V8's GC helpers, the store's worker) on the
+ * last CPU; this process (the load generator) and the upstream, started before the pin of this process
+ * was inherited, on the first.
+ */
+function pinTarget(child: Child<unknown>): void {
+  if (pinTo === undefined) return;
+  execFileSync('taskset', ['--all-tasks', '--pid', '--cpu-list', String(pinTo), String(child.process.pid)], { stdio: 'ignore' });
 }
 
 async function stopTargets(targets: Targets): Promise<void> {
@@ -533,7 +562,7 @@ async function storeBenchmark(): Promise<StoreResult & { seedMs: number }> {
 function machine() {
   const cpus = os.cpus();
   return {
-    nproc: os.availableParallelism(),
+    nproc: CPUS,
     cpu: cpus[0]?.model ?? 'unknown',
     memoryGb: round(os.totalmem() / 2 ** 30, 1),
     node: process.version,
@@ -547,9 +576,15 @@ function machine() {
 const status = (ok: boolean) => (ok ? 'met' : 'MISSED');
 
 async function main(): Promise<void> {
-  const results: Record<string, unknown> = { machine: machine(), settings };
+  const results: Record<string, unknown> = { machine: machine(), settings, ...(gatewayNodeFlags.length ? { gatewayNodeFlags } : {}), ...(pinTo === undefined ? {} : { pinnedTargetsToCpu: pinTo }) };
   log(`bench: ${JSON.stringify(results.machine)}`);
   log(`settings: ${JSON.stringify(settings)}\n`);
+  if (gatewayNodeFlags.length) log(`the gateways run with node ${gatewayNodeFlags.join(' ')}\n`);
+  if (pinTo !== undefined) {
+    // Before any child starts: the upstream inherits the first CPU; each target is moved to the last as it starts (pinTarget).
+    execFileSync('taskset', ['--all-tasks', '--pid', '--cpu-list', '0', String(process.pid)], { stdio: 'ignore' });
+    log(`pinned: the load generator and the upstream on CPU 0, each measured target (all its threads) on CPU ${pinTo}\n`);
+  }
 
   const failures: string[] = [];
   /** A part that fails is reported and the others still run; the run then exits 1. */
@@ -569,7 +604,7 @@ async function main(): Promise<void> {
     load = await loadBenchmark();
     results.load = load;
     log('');
-    log(`load average (1, 5, 15 min) at the start ${load.loadAverage.start.join(' ')}, at the end ${load.loadAverage.end.join(' ')} (on ${os.availableParallelism()} CPUs)\n`);
+    log(`load average (1, 5, 15 min) at the start ${load.loadAverage.start.join(' ')}, at the end ${load.loadAverage.end.join(' ')} (on ${CPUS} CPUs${pinTo === undefined ? '' : ', pinned'})\n`);
     log(sideRows(load, 'records'));
     log(`(medians of the valid rounds of each side, at ${settings.connections} connections; "of proxy": medians of each round's own ratio; latencies in ms; /health p99 at one connection while the 10,000-record load ran)\n`);
   });
@@ -580,7 +615,7 @@ async function main(): Promise<void> {
     slow = await slowBenchmark();
     results.slow = slow;
     log('');
-    log(`load average (1, 5, 15 min) at the start ${slow.loadAverage.start.join(' ')}, at the end ${slow.loadAverage.end.join(' ')} (on ${os.availableParallelism()} CPUs)\n`);
+    log(`load average (1, 5, 15 min) at the start ${slow.loadAverage.start.join(' ')}, at the end ${slow.loadAverage.end.join(' ')} (on ${CPUS} CPUs${pinTo === undefined ? '' : ', pinned'})\n`);
     log(sideRows(slow, 'connections'));
     log('(medians of the valid rounds of each side; "of proxy": medians of each round\'s own ratio; latencies in ms)\n');
   });
@@ -733,7 +768,7 @@ async function main(): Promise<void> {
     log(table(['target', 'goal', 'result', ''], targets.map((t) => [t.target, t.goal, t.result, t.status])));
   }
   (results.machine as { loadAverageAtEnd?: number[] }).loadAverageAtEnd = os.loadavg().map((l) => round(l, 2));
-  log(`\nload average at start ${(results.machine as { loadAverage: number[] }).loadAverage.join(' ')}, at end ${os.loadavg().map((l) => round(l, 2)).join(' ')} (on ${os.availableParallelism()} CPUs)`);
+  log(`\nload average at start ${(results.machine as { loadAverage: number[] }).loadAverage.join(' ')}, at end ${os.loadavg().map((l) => round(l, 2)).join(' ')} (on ${CPUS} CPUs${pinTo === undefined ? '' : ', pinned'})`);
   results.failures = failures;
   await fs.writeFile(out, `${JSON.stringify(results, null, 2)}\n`);
   log(`\nwrote ${path.relative(process.cwd(), out) || out}`);

@@ -106,7 +106,7 @@ const TOOLS: Record<string, { file: string; cases: Case[] }> = {
   'gen:types': { file: 'gen-types.js', cases: [{ args: ['extra'], code: 2, says: /unexpected argument extra/ }] },
   'test:node': { file: 'test-node-versions.js', cases: [{ args: ['lts'], code: 2, says: /not a Node version: lts/ }, { args: [], code: 2, says: /missing <major>/ }] },
   'demo:upstream': { file: 'demo/upstream.js', cases: [{ args: [], env: { DEMO_PORT: 'eighty' }, code: 2, says: /DEMO_PORT must be a port, 0 to 65535 \(got "eighty"\)/ }] },
-  bench: { file: 'bench/index.js', cases: [{ args: ['--only=nope'], code: 2, says: /--only takes/ }, { args: ['--duration=x'], code: 2, says: /--duration must be/ }, { args: ['--log-levels=loud'], code: 2, says: /--log-levels takes any of info, silent, warn, error, debug \(got loud\)/ }] },
+  bench: { file: 'bench/index.js', cases: [{ args: ['--only=nope'], code: 2, says: /--only takes/ }, { args: ['--duration=x'], code: 2, says: /--duration must be/ }, { args: ['--log-levels=loud'], code: 2, says: /--log-levels takes any of info, silent, warn, error, debug \(got loud\)/ }, { args: ['--gateway-node-flags=max-semi-space-size=64'], code: 2, says: /--gateway-node-flags takes node flags, each starting with -- \(got max-semi-space-size=64\)/ }] },
   'bench:logs': { file: 'bench/logs.js', cases: [{ args: ['--part=nope'], code: 2, says: /--part takes lines, load/ }, { args: ['--rounds=x'], code: 2, says: /--rounds must be/ }] },
   'bench:tracing': { file: 'bench/tracing-cost.js', cases: [{ args: ['--only=nope'], code: 2 }, { args: ['--rounds=x'], code: 2, says: /--rounds/ }] },
   'bench:docs': { file: 'bench/docs-page.js', cases: [{ args: ['--rounds=x'], code: 2, says: /--rounds/ }] },
