@@ -12,7 +12,7 @@ import type { Services } from '../services.ts';
 import { requireEndUserToken } from '../guards/require-end-user-token.ts';
 import { compileValidator, httpAjv, toFieldProblems } from '../../platform/validation/ajv.ts';
 import { validationError } from '../../platform/errors/index.ts';
-import { CallStop } from '../../platform/outbound/index.ts';
+import { CallStop, stopReason } from '../../platform/outbound/index.ts';
 import { envelopeBytes } from '../../core/run/envelope-json.ts';
 import { runAction, type RunOutcome, type RunRequest } from '../../core/run/run-action.ts';
 import { observeRun } from '../observability/observe-run.ts';
@@ -131,7 +131,7 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 export function abortOnClose(ctx: AppContext): CallStop {
   const stop = new CallStop();
   ctx.res.once('close', () => {
-    if (!ctx.res.writableEnded) stop.abort(new Error('the caller went away'));
+    if (!ctx.res.writableEnded) stop.abort(stopReason('the caller went away'));
   });
   return stop;
 }

@@ -4,6 +4,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { RunFacts } from '../../core/run/run-facts.ts';
 import type { AppContext, AppState } from './context.ts';
+import { stopReason } from '../../platform/outbound/index.ts';
 
 /**
  * One HTTP exchange handed to a handler another surface owns (the MCP
@@ -39,7 +40,7 @@ export function mountedRoutes(mounts: readonly MountedHandler[], publicBaseUrl: 
     router.register(mount.path, [...mount.methods], async (ctx: AppContext) => {
       const abort = new AbortController();
       ctx.res.once('close', () => {
-        if (!ctx.res.writableEnded) abort.abort(new Error('the caller went away'));
+        if (!ctx.res.writableEnded) abort.abort(stopReason('the caller went away'));
       });
       const request = new Request(new URL(ctx.url, publicBaseUrl), { method: ctx.method, headers: webHeaders(ctx.req.headers), signal: abort.signal });
       const response = await mount.handle(request, {

@@ -13,11 +13,43 @@ export class CallStop extends EventEmitter {
   aborted = false;
   reason: unknown = undefined;
 
+  /**
+   * Stops: the listeners run now (undici aborts the call and destroys its
+   * socket, a retry's wait ends). The errors they make meanwhile (undici's
+   * "aborted" errors) are made without stack frames: Node's streams format
+   * the stack of the error a socket is destroyed with, and with source maps
+   * on that was ~0.2 ms of every stopped call (see stopReason).
+   */
   abort(reason: unknown): void {
     if (this.aborted) return;
     this.aborted = true;
     this.reason = reason;
-    this.emit('abort');
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    try {
+      this.emit('abort');
+    } finally {
+      Error.stackTraceLimit = limit;
+    }
+  }
+}
+
+/**
+ * Why a call stops (the caller went away, a deadline passed), as an Error
+ * without stack frames. Node's streams read the stack of the error they are
+ * destroyed with (internal/streams/destroy.js), and undici destroys the
+ * app's socket with the stop's reason; with --enable-source-maps (npm
+ * start's) formatting a stack maps every frame through the source maps:
+ * ~0.2 ms of a stopped call's CPU, on every call of a crowd of callers
+ * that time out together. A stop is not a bug: its frames would say nothing.
+ */
+export function stopReason(message: string): Error {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return new Error(message);
+  } finally {
+    Error.stackTraceLimit = limit;
   }
 }
 

@@ -3,7 +3,7 @@ import type { ConnectionOptions } from 'node:tls';
 import type { Dispatcher } from 'undici';
 import { createEgressPolicy, type EgressPolicy } from '../egress/policy.ts';
 import { createOutboundAgent } from './agent.ts';
-import { CallStop, onAbort } from './call-stop.ts';
+import { CallStop, onAbort, stopReason } from './call-stop.ts';
 import { classifyError } from './classify-error.ts';
 import { encodeBody } from './encode.ts';
 import { OutboundError } from './outbound-error.ts';
@@ -73,7 +73,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
     const deadline = { expired: false };
     const timer = setTimeout(() => {
       deadline.expired = true;
-      stop.abort(new Error('total timeout'));
+      stop.abort(stopReason('total timeout'));
     }, settings.totalTimeoutMs);
     const caller = outbound.signal;
     const stopListening = caller ? onAbort(caller, () => stop.abort(caller.reason)) : null;

@@ -9,7 +9,7 @@ export { DEFAULT_USER_AGENT } from './user-agent.ts';
 export type { OutboundSettings } from './settings.ts';
 export type { JsonValue, OutboundRequest, OutboundResponse } from './types.ts';
 export type { QueryValue } from './encode.ts';
-export { CallStop, onAbort } from './call-stop.ts';
+export { CallStop, onAbort, stopReason } from './call-stop.ts';
 export type { Abortable } from './call-stop.ts';
 export { STRIP_CREDENTIALS } from './redirect.ts';
 export type { RedirectPolicy } from './redirect.ts';

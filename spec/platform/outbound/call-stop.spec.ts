@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { getEventListeners } from 'node:events';
-import { CallStop, onAbort } from '../../../engine/platform/outbound/call-stop.ts';
+import { CallStop, onAbort, stopReason } from '../../../engine/platform/outbound/call-stop.ts';
 import { sleep } from '../../../engine/core/run/rate-limit.ts';
 
 describe('CallStop and onAbort', () => {
@@ -13,6 +13,22 @@ describe('CallStop and onAbort', () => {
     stop.abort('second');
     expect(stop.aborted).to.equal(true);
     expect(heard).to.deep.equal(['first']);
+  });
+
+  // Node's streams format the stack of the error a socket is destroyed with; with source maps on, each frame is looked up.
+  it('makes the errors of a stop without stack frames (its reason, and undici’s made while it aborts), and leaves the limit as it was', () => {
+    expect(stopReason('the caller went away').stack).to.equal('Error: the caller went away');
+    const stop = new CallStop();
+    let made: Error | undefined;
+    stop.once('abort', () => {
+      made = new Error('aborted');
+    });
+    stop.once('abort', () => {
+      throw new Error('a listener that fails');
+    });
+    expect(() => stop.abort(stopReason('total timeout'))).to.throw('a listener that fails');
+    expect(made!.stack).to.equal('Error: aborted');
+    expect(new Error('later').stack).to.match(/^Error: later\n\s+at /);
   });
 
   for (const [kind, make] of [
