@@ -65,7 +65,7 @@ export const cli = {
     pin: {
       type: 'boolean' as const,
       description:
-        'pins this process (the load generator) and the upstream to the first CPU, and every thread of each measured target (the proxy, the gateways) to the last (taskset; Linux, 2 CPUs or more): left to the scheduler, the same build measured 240 or 450 µs a request from one process to the next',
+        'pins this process (the load generator) and the upstream to the first CPU, and every thread of each measured target (the proxy, the gateways) to the last (taskset; Linux, 2 CPUs or more): left to the scheduler, the CPU per request of a target moves with where its threads run',
     },
     'gateway-node-flags': { type: 'string' as const, value: '<flags>', description: "node flags for the gateways of the load and slow parts, not the proxy's (BENCH_GATEWAY_NODE_FLAGS; e.g. --max-semi-space-size=64)" },
     baseline: { type: 'string' as const, value: '<dir>', description: "another checkout whose gateway the load part measures in the same rounds, for a before/after in one run (compiled: build it first)" },
