@@ -65,7 +65,7 @@ export const cli = {
     pin: {
       type: 'boolean' as const,
       description:
-        'pins this process (the load generator) and the upstream to the first CPU, and every thread of each measured target (the proxy, the gateways) to the last (taskset; Linux, 2 CPUs or more): left to the scheduler, the CPU per request of a target moves with where its threads run',
+        'with --only=load,slow: pins this process (the load generator) and the upstream to the first CPU, and every thread of each measured target (the proxy, the gateways) to the last (taskset; Linux, 2 CPUs or more): left to the scheduler, the CPU per request of a target moves with where its threads run',
     },
     'gateway-node-flags': { type: 'string' as const, value: '<flags>', description: "node flags for the gateways of the load and slow parts, not the proxy's (BENCH_GATEWAY_NODE_FLAGS; e.g. --max-semi-space-size=64)" },
     baseline: { type: 'string' as const, value: '<dir>', description: "another checkout whose gateway the load part measures in the same rounds, for a before/after in one run (compiled: build it first)" },
@@ -105,6 +105,8 @@ function settingsFrom(values: CliValues<typeof cli.options>) {
   const notFlag = gatewayNodeFlags.find((flag) => !flag.startsWith('--'));
   if (notFlag !== undefined) return `--gateway-node-flags takes node flags, each starting with -- (got ${notFlag})`;
   if (values.pin === true && (process.platform !== 'linux' || CPUS < 2)) return `--pin needs Linux and 2 CPUs or more (here: ${process.platform}, ${CPUS} CPUs)`;
+  // The other parts' children would inherit this process's CPU, all of them on one: --pin is for the side-by-side loads.
+  if (values.pin === true && parts.some((part) => part !== 'load' && part !== 'slow')) return `--pin measures the load and slow parts only: add --only=load,slow (or one of them)`;
   const quick = values.quick === true;
   const setting = (flag: (typeof NUMBERS)[number], env: string, full: number, smoke: number) => Number(values[flag] ?? process.env[env] ?? (quick ? smoke : full));
   return {
