@@ -155,6 +155,8 @@ if (typeof chosen === 'string') {
 const run = chosen !== null && typeof chosen !== 'string' ? chosen : null;
 // Read by the parts below only when the bench runs (run !== null).
 const { settings, only, profile, out, baselineDir, recordCounts, logLevels, slowConnections, gatewayNodeFlags, pinTo } = run ?? ({} as Exclude<ReturnType<typeof settingsFrom>, string>);
+/** How the lines name the machine's CPUs (and whether the targets were pinned). */
+const onCpus = `on ${CPUS} CPUs${pinTo === undefined ? '' : ', pinned'}`;
 /** The budget part: µs of work added to each of the bare proxy's requests. */
 const BURNS_US = [0, 50, 100, 200, 400];
 const profileDir = path.resolve('.tmp/profiles');
@@ -241,8 +243,12 @@ async function startTargets(delayMs: number): Promise<Targets> {
  * was inherited, on the first.
  */
 function pinTarget(child: Child<unknown>): void {
-  if (pinTo === undefined) return;
-  execFileSync('taskset', ['--all-tasks', '--pid', '--cpu-list', String(pinTo), String(child.process.pid)], { stdio: 'ignore' });
+  if (pinTo !== undefined) pinProcess(child.process.pid!, pinTo);
+}
+
+/** Every thread of process `pid`, and those it starts later, on CPU `cpu` (taskset). */
+function pinProcess(pid: number, cpu: number): void {
+  execFileSync('taskset', ['--all-tasks', '--pid', '--cpu-list', String(cpu), String(pid)], { stdio: 'ignore' });
 }
 
 async function stopTargets(targets: Targets): Promise<void> {
@@ -584,7 +590,7 @@ async function main(): Promise<void> {
   if (gatewayNodeFlags.length) log(`the gateways run with node ${gatewayNodeFlags.join(' ')}\n`);
   if (pinTo !== undefined) {
     // Before any child starts: the upstream inherits the first CPU; each target is moved to the last as it starts (pinTarget).
-    execFileSync('taskset', ['--all-tasks', '--pid', '--cpu-list', '0', String(process.pid)], { stdio: 'ignore' });
+    pinProcess(process.pid, 0);
     log(`pinned: the load generator and the upstream on CPU 0, each measured target (all its threads) on CPU ${pinTo}\n`);
   }
 
@@ -606,7 +612,7 @@ async function main(): Promise<void> {
     load = await loadBenchmark();
     results.load = load;
     log('');
-    log(`load average (1, 5, 15 min) at the start ${load.loadAverage.start.join(' ')}, at the end ${load.loadAverage.end.join(' ')} (on ${CPUS} CPUs${pinTo === undefined ? '' : ', pinned'})\n`);
+    log(`load average (1, 5, 15 min) at the start ${load.loadAverage.start.join(' ')}, at the end ${load.loadAverage.end.join(' ')} (${onCpus})\n`);
     log(sideRows(load, 'records'));
     log(`(medians of the valid rounds of each side, at ${settings.connections} connections; "of proxy": medians of each round's own ratio; latencies in ms; /health p99 at one connection while the 10,000-record load ran)\n`);
   });
@@ -617,7 +623,7 @@ async function main(): Promise<void> {
     slow = await slowBenchmark();
     results.slow = slow;
     log('');
-    log(`load average (1, 5, 15 min) at the start ${slow.loadAverage.start.join(' ')}, at the end ${slow.loadAverage.end.join(' ')} (on ${CPUS} CPUs${pinTo === undefined ? '' : ', pinned'})\n`);
+    log(`load average (1, 5, 15 min) at the start ${slow.loadAverage.start.join(' ')}, at the end ${slow.loadAverage.end.join(' ')} (${onCpus})\n`);
     log(sideRows(slow, 'connections'));
     log('(medians of the valid rounds of each side; "of proxy": medians of each round\'s own ratio; latencies in ms)\n');
   });
@@ -770,7 +776,7 @@ async function main(): Promise<void> {
     log(table(['target', 'goal', 'result', ''], targets.map((t) => [t.target, t.goal, t.result, t.status])));
   }
   (results.machine as { loadAverageAtEnd?: number[] }).loadAverageAtEnd = os.loadavg().map((l) => round(l, 2));
-  log(`\nload average at start ${(results.machine as { loadAverage: number[] }).loadAverage.join(' ')}, at end ${os.loadavg().map((l) => round(l, 2)).join(' ')} (on ${CPUS} CPUs${pinTo === undefined ? '' : ', pinned'})`);
+  log(`\nload average at start ${(results.machine as { loadAverage: number[] }).loadAverage.join(' ')}, at end ${os.loadavg().map((l) => round(l, 2)).join(' ')} (${onCpus})`);
   results.failures = failures;
   await fs.writeFile(out, `${JSON.stringify(results, null, 2)}\n`);
   log(`\nwrote ${path.relative(process.cwd(), out) || out}`);

@@ -24,13 +24,7 @@ export class CallStop extends EventEmitter {
     if (this.aborted) return;
     this.aborted = true;
     this.reason = reason;
-    const limit = Error.stackTraceLimit;
-    Error.stackTraceLimit = 0;
-    try {
-      this.emit('abort');
-    } finally {
-      Error.stackTraceLimit = limit;
-    }
+    withoutStackFrames(() => this.emit('abort'));
   }
 }
 
@@ -44,10 +38,15 @@ export class CallStop extends EventEmitter {
  * that time out together. A stop is not a bug: its frames would say nothing.
  */
 export function stopReason(message: string): Error {
+  return withoutStackFrames(() => new Error(message));
+}
+
+/** Runs `make` with errors made meanwhile capturing no stack frames; the limit is restored after, also when it throws. */
+function withoutStackFrames<T>(make: () => T): T {
   const limit = Error.stackTraceLimit;
   Error.stackTraceLimit = 0;
   try {
-    return new Error(message);
+    return make();
   } finally {
     Error.stackTraceLimit = limit;
   }
