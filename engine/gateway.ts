@@ -20,6 +20,7 @@ import { logAuthUrlOverrides } from './core/oauth/auth-url-overrides.ts';
 import { runActionForLookups } from './core/run/run-for-lookup.ts';
 import type { RunSettings } from './core/run/run-services.ts';
 import { tenantRunServices } from './core/run/tenant-run-services.ts';
+import { MappingWorkers } from './core/mapping/index.ts';
 import { createAppCallLimiter } from './core/concurrency/index.ts';
 import { createConfiguredHttpClient, type HttpClient } from './platform/outbound/index.ts';
 import { ensureSigningKey } from './tenancy/end-user-tokens/signing-keys.ts';
@@ -93,7 +94,8 @@ export async function startGateway(config: Config, logger: Logger, overrides: Ga
   const outbound = overrides.http ?? createConfiguredHttpClient(config);
   const services = { config, store, logger, readiness, keyring, definitions, http: outbound, metrics } as Omit<Services, 'run'> as Services;
   // The run's services read the tenant records through this same object, so the webhook worker set below is the one woken.
-  services.run = tenantRunServices(services, { http: outbound, settings: runSettings(config), calls: createAppCallLimiter(config.appCalls) });
+  const mappingWorkers = new MappingWorkers(config.mappingWorkers);
+  services.run = tenantRunServices(services, { http: outbound, settings: runSettings(config), calls: createAppCallLimiter(config.appCalls), mappingWorkers });
   services.runAction = runActionForLookups(services, services.run);
   // Pending webhook deliveries (some left by an earlier run, even one killed) are sent from the start.
   // Deliveries have a client of their own: the same egress policy and limits, but redirects are not followed (a 3xx is a
@@ -162,6 +164,7 @@ export async function startGateway(config: Config, logger: Logger, overrides: Ga
         ['webhook worker', () => webhookWorker.stop()],
         ['webhook outbound client', async () => (webhookHttp === outbound ? undefined : await webhookHttp.close())],
         ['outbound client', () => outbound.close()],
+        ['mapping workers', () => mappingWorkers.close()],
         ['admin socket', closeAdmin],
         ['store', () => store.close()],
         ['data directory lock', releaseLock],

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { definitionsSettingsFromEnv, type DefinitionsSettings } from '../core/definitions/settings.ts';
 import { mappingLimitsFromEnv, type MappingLimits } from '../core/mapping/limits.ts';
+import { mappingWorkersFromEnv, type MappingWorkerSettings } from '../core/mapping/workers/mapping-workers.ts';
 import { appBaseUrlsFromEnv } from '../core/run/app-base-urls.ts';
 import { proxySettingsFromEnv, type ProxySettings } from '../core/proxy/settings.ts';
 import { appAuthUrlsFromEnv, type AppAuthUrls } from '../core/oauth/auth-url-overrides.ts';
@@ -60,6 +61,8 @@ export interface Config extends StoreSettings, DefinitionsSettings {
   tokenRetry: TokenRetrySettings;
   /** Guardrails of every JSONata mapping evaluation (MAPPING_*). */
   mapping: MappingLimits;
+  /** The threads that map large responses (MAPPING_WORKERS, MAPPING_WORKER_FROM_BYTES). */
+  mappingWorkers: MappingWorkerSettings;
   /** Where clients reach the gateway (no trailing slash): the OpenAPI `servers` entry and the default token issuer. */
   publicBaseUrl: string;
   /** The embedded host serving the same /v1 paths (no trailing slash); the second OpenAPI `servers` entry. */
@@ -109,6 +112,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     appAuthUrls: appAuthUrlsFromEnv(env),
     tokenRetry: tokenRetryFromEnv(env),
     mapping: mappingLimitsFromEnv(env),
+    mappingWorkers: mappingWorkersFromEnv(env),
     publicBaseUrl,
     embeddedBaseUrl,
     endUserTokens: endUserTokenSettingsFromEnv(env, { publicBaseUrl, embeddedBaseUrl }),

@@ -17,6 +17,7 @@ describe('configuration', () => {
     expect(config.definitionsDir).to.equal(path.resolve('/srv/gw/definitions'));
     expect(config.encryptionKeys).to.equal(undefined);
     expect(config.definitionsLoadThreads).to.equal(Math.max(1, os.availableParallelism() - 1));
+    expect(config.mappingWorkers).to.deep.equal({ workers: Math.min(4, Math.max(1, os.availableParallelism() - 1)), fromBytes: 256 * 1024 });
     expect(config.storeQueryTimeoutMs).to.equal(5000);
     expect(config).to.include({ shutdownGraceMs: 10_000, shutdownDrainMs: 5_000 });
     expect(config.storeCompactionIntervalMs).to.equal(60_000);
@@ -39,6 +40,7 @@ describe('configuration', () => {
     expect(loadConfig({ DEFINITIONS_CACHE_DIR: '/tmp/defs-cache', DATA_DIR: '/var/gw' }).definitionsCacheDir).to.equal('/tmp/defs-cache');
     expect(loadConfig({ DEFINITIONS_CACHE_DIR: 'off' }).definitionsCacheDir).to.equal(null);
     expect(loadConfig({ STORE_QUERY_TIMEOUT_MS: '250' }).storeQueryTimeoutMs).to.equal(250);
+    expect(loadConfig({ MAPPING_WORKERS: '0', MAPPING_WORKER_FROM_BYTES: '65536' }).mappingWorkers).to.deep.equal({ workers: 0, fromBytes: 65536 });
     expect(loadConfig({ DATABASE_URL: 'postgresql://gw:pw@db.internal:6432/gw?sslmode=require', ENCRYPTION_KEY: KEY })).to.include({ databaseUrl: 'postgresql://gw:pw@db.internal:6432/gw?sslmode=require', databasePoolMax: 10 });
     expect(loadConfig({}).databaseUrl).to.equal(undefined);
     expect(loadConfig({ STORE_COMPACTION_INTERVAL_MS: '0' }).storeCompactionIntervalMs).to.equal(0);
@@ -59,6 +61,7 @@ describe('configuration', () => {
   const cases: [string, Record<string, string>, RegExp][] = [
     ['PORT not a number', { PORT: 'abc' }, /^PORT must be an integer from 0 to 65535 \(got "abc"\)$/],
     ['PORT out of range', { PORT: '70000' }, /^PORT must be an integer from 0 to 65535/],
+    ['MAPPING_WORKERS out of range', { MAPPING_WORKERS: '-1' }, /^MAPPING_WORKERS must be an integer from 0 to 64 \(got "-1"\)$/],
     ['an empty variable', { HOST: '  ' }, /^HOST is set but empty/],
     ['LOG_LEVEL unknown', { LOG_LEVEL: 'loud' }, /^LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent \(got "loud"\)$/],
     ['MONGODB_URI not a mongodb URL', { MONGODB_URI: 'http://db', ENCRYPTION_KEY: KEY }, /^MONGODB_URI must be a mongodb:\/\/ or mongodb\+srv:\/\/ connection string$/],

@@ -1,6 +1,8 @@
 import { isUtf8 } from 'node:buffer';
 import type { Envelope, EnvelopeMeta } from './envelope.ts';
 import { OWN_TURN_FROM_BYTES } from '../../platform/turns/index.ts';
+import { deferredBodyOf, type DeferredJson } from '../../platform/outbound/index.ts';
+import { rawRowsOf, rowCount, type RawRows } from './raw-rows.ts';
 
 /**
  * Below this many characters a body is serialised again: the pieces cost a
@@ -23,6 +25,8 @@ interface ParsedFrom {
   body: unknown;
   text: string;
   bytes: Buffer | undefined;
+  /** The text not parsed yet (the body is its accessor, deferred-json.ts): `body` is unset. */
+  deferred: DeferredJson | undefined;
 }
 type Noted = { [PARSED_FROM]?: ParsedFrom };
 
@@ -38,11 +42,32 @@ type Noted = { [PARSED_FROM]?: ParsedFrom };
  * Short texts are not kept (see SPLICE_FROM_CHARS). Returns `response`.
  */
 export function withJsonText<R extends EnvelopeMeta['response']>(response: R, text: string | undefined, received?: { bytes: Buffer; utf8: boolean }): R {
+  const deferred = deferredBodyOf(response);
+  if (deferred) return withDeferredText(response, deferred);
   if (text === undefined || text.length < SPLICE_FROM_CHARS) return response;
-  const bytes = received && received.utf8 && !startsWithBom(received.bytes) && isUtf8(received.bytes) ? received.bytes : undefined;
-  const noted: ParsedFrom = { body: response.body, text, bytes };
+  const bytes = received && received.utf8 && spliceable(received.bytes) ? received.bytes : undefined;
+  const noted: ParsedFrom = { body: response.body, text, bytes, deferred: undefined };
   Object.defineProperty(response, PARSED_FROM, { value: noted });
   return response;
+}
+
+/** withJsonText for a body not parsed yet (deferred-json.ts): its bytes are the JSON text, in UTF-8; the text is decoded only if asked for. */
+function withDeferredText<R extends EnvelopeMeta['response']>(response: R, deferred: DeferredJson): R {
+  const noted = {
+    body: undefined,
+    get text() {
+      return deferred.text;
+    },
+    bytes: spliceable(deferred.bytes) ? deferred.bytes : undefined,
+    deferred,
+  } satisfies ParsedFrom;
+  Object.defineProperty(response, PARSED_FROM, { value: noted });
+  return response;
+}
+
+/** Bytes that are exactly their text in UTF-8: valid UTF-8, no byte order mark (a decoder drops the mark and replaces an invalid sequence). */
+function spliceable(bytes: Buffer): boolean {
+  return !startsWithBom(bytes) && isUtf8(bytes);
 }
 
 /**
@@ -51,7 +76,27 @@ export function withJsonText<R extends EnvelopeMeta['response']>(response: R, te
  */
 export function jsonTextOf(response: EnvelopeMeta['response']): string | undefined {
   const parsed = (response as Noted)[PARSED_FROM];
-  return parsed && parsed.body === response.body ? parsed.text : undefined;
+  return parsed && stillParsedFrom(response, parsed) ? parsed.text : undefined;
+}
+
+/**
+ * The JSON text `response.body` was parsed from, as jsonTextOf, or for a body left unparsed its bytes when
+ * they are that text in UTF-8 (it is not decoded for this). What a redaction searches: a string where there
+ * is one (searching a Buffer encodes each secret's form first, ~10 µs a run at 100 records).
+ */
+export function jsonSourceOf(response: EnvelopeMeta['response']): string | Buffer | undefined {
+  const parsed = (response as Noted)[PARSED_FROM];
+  if (!parsed || !stillParsedFrom(response, parsed)) return undefined;
+  return parsed.deferred ? (parsed.bytes ?? parsed.text) : parsed.text;
+}
+
+/**
+ * Whether the response's body is still the value its noted text parsed to. A deferred text is asked whether
+ * it is JSON (a worker that mapped it said so; else it is parsed here): only JSON is spliced.
+ */
+function stillParsedFrom(response: EnvelopeMeta['response'], parsed: ParsedFrom): boolean {
+  if (parsed.deferred) return deferredBodyOf(response) === parsed.deferred && parsed.deferred.isJson();
+  return parsed.body === response.body;
 }
 
 function startsWithBom(bytes: Buffer): boolean {
@@ -66,6 +111,8 @@ function startsWithBom(bytes: Buffer): boolean {
  * own (and a number beyond double precision keeps its digits).
  */
 export function envelopeJson(envelope: Envelope): string {
+  const rows = rawRowsOf(envelope);
+  if (rows) return withRawRowsPieces(envelope, rows, (piece) => (typeof piece === 'string' ? piece : piece.toString('utf8'))).join('');
   const parsed = splicedBody(envelope);
   if (!parsed) return JSON.stringify(envelope);
   const [before, after] = around(envelope);
@@ -79,6 +126,8 @@ export function envelopeJson(envelope: Envelope): string {
  * text and encoded again.
  */
 export function envelopeBytes(envelope: Envelope): Buffer {
+  const rows = rawRowsOf(envelope);
+  if (rows) return Buffer.concat(envelopeParts(envelope));
   const parsed = splicedBody(envelope);
   if (!parsed) return Buffer.from(JSON.stringify(envelope));
   const [before, after] = around(envelope);
@@ -91,6 +140,45 @@ export function envelopeBytes(envelope: Envelope): Buffer {
   return out;
 }
 
+/**
+ * envelopeBytes in parts to be written one after another: with rows a mapping worker wrote (raw-rows.ts),
+ * their bytes and the app's as they are, between the serialised rest, never copied into one buffer (3.4 MB
+ * a run at 10,000 records, and as much memory outside V8's heap, whose growth sets off its full GCs); any
+ * other envelope, envelopeBytes's one buffer.
+ */
+export function envelopeParts(envelope: Envelope): Buffer[] {
+  const rows = rawRowsOf(envelope);
+  return rows ? withRawRowsPieces(envelope, rows, (piece) => (typeof piece === 'string' ? Buffer.from(piece) : piece)) : [envelopeBytes(envelope)];
+}
+
+/**
+ * The envelope's JSON in pieces when its data are rows a mapping worker wrote (raw-rows.ts): their bytes as
+ * they are, and the body's (its bytes, or its text) where it is spliced; every other member JSON.stringify's.
+ */
+function withRawRowsPieces<P>(envelope: Envelope, rows: RawRows, as: (piece: string | Buffer) => P): P[] {
+  const pieces: P[] = [];
+  let text = '{';
+  for (const key of Object.keys(envelope)) {
+    const comma = text === '{' && pieces.length === 0 ? '' : ',';
+    if (key === 'data') {
+      pieces.push(as(`${text}${comma}"data":`), as(rows.bytes));
+      text = '';
+      continue;
+    }
+    const parsed = key === 'meta' ? splicedBody(envelope) : undefined;
+    if (parsed) {
+      const [before, after] = membersAround(envelope.meta, 'response', ...membersAround(envelope.meta.response, 'body', '', ''));
+      pieces.push(as(`${text}${comma}"meta":${before}`), as(parsed.bytes ?? parsed.text));
+      text = after;
+      continue;
+    }
+    const written = JSON.stringify((envelope as unknown as Record<string, unknown>)[key]);
+    if (written !== undefined) text += `${comma}${JSON.stringify(key)}:${written}`;
+  }
+  pieces.push(as(`${text}}`));
+  return pieces;
+}
+
 /** Rows beyond this many make an envelope large whatever its response (see isLargeEnvelope). */
 const LARGE_ROWS = 1000;
 
@@ -100,11 +188,13 @@ const LARGE_ROWS = 1000;
  * body without its JSON text is serialised again), or more than LARGE_ROWS rows of data.
  */
 export function isLargeEnvelope(envelope: Envelope): boolean {
-  return isLargeResponse(envelope.meta.response) || (Array.isArray(envelope.data) && envelope.data.length > LARGE_ROWS);
+  return isLargeResponse(envelope.meta.response) || rowCount(envelope) > LARGE_ROWS;
 }
 
 /** Whether the response's body came from OWN_TURN_FROM_BYTES characters of text or more (its JSON text, or the text itself). */
 export function isLargeResponse(response: EnvelopeMeta['response']): boolean {
+  const deferred = deferredBodyOf(response);
+  if (deferred) return deferred.bytes.length >= OWN_TURN_FROM_BYTES;
   const text = jsonTextOf(response) ?? (typeof response.body === 'string' ? response.body : undefined);
   return text !== undefined && text.length >= OWN_TURN_FROM_BYTES;
 }
@@ -114,7 +204,7 @@ function splicedBody(envelope: Envelope): ParsedFrom | undefined {
   const { meta } = envelope;
   const parsed = (meta.response as Noted)[PARSED_FROM];
   // A meta with a toJSON of its own (no mapping writes one) is left to JSON.stringify, which would call it.
-  if (!parsed || parsed.body !== meta.response.body || typeof meta.toJSON === 'function') return undefined;
+  if (!parsed || !stillParsedFrom(meta.response, parsed) || typeof meta.toJSON === 'function') return undefined;
   return parsed;
 }
 

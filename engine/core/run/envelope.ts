@@ -1,5 +1,6 @@
 import type { ActionEntry } from '../definitions/index.ts';
 import { flagOf, statusFlags } from './envelope-flags.ts';
+import { RawRows, withRawRows } from './raw-rows.ts';
 
 /** What every run answers: `success` always a boolean, `data` always an array, `meta` with what the engine owns. */
 export interface Envelope {
@@ -47,6 +48,7 @@ export interface Proposal {
  *   `success` 2xx, `authenticated: false` on a 401, `tooManyRequests: true`
  *   on a 429, otherwise left out;
  * - `data` is an array: an object becomes [object], null or nothing becomes [];
+ *   rows a mapping worker wrote as JSON (RawRows) stay that JSON, unless a rule below changes them;
  * - a failure's data holds no empty objects: `{}` is what a row mapping
  *   yields when it finds none of its fields (an error body), not a row;
  * - a 404 on a listing is success with no data, unless the mapping said `success` itself;
@@ -69,18 +71,24 @@ export function enforceEnvelope(
     if (value === undefined) delete meta[flag];
     else meta[flag] = value;
   }
-  let data = toArray(proposal.data);
+  // Rows a mapping worker wrote stay bytes unless a rule below must change them (raw-rows.ts).
+  let data: unknown[] | RawRows = proposal.data instanceof RawRows ? proposal.data : toArray(proposal.data);
   if (!mappingDecided && facts.status === 404 && facts.action.operation === 'list') {
     success = true;
     data = [];
   }
   if (success && facts.action.operation === 'delete' && facts.deletedId !== undefined && facts.deletedId !== null) {
-    data = withDeletedId(data, facts.deletedId);
+    data = withDeletedId(rowsOf(data), facts.deletedId);
   }
-  if (!success) data = data.filter((row) => !isEmptyObject(row));
+  if (!success && !(data instanceof RawRows && !data.emptyRows)) data = rowsOf(data).filter((row) => !isEmptyObject(row));
   if (meta.cursor !== undefined && meta.cursor !== null && typeof meta.cursor !== 'string') meta.cursor = String(meta.cursor);
   if (meta.cursor === null || meta.cursor === '') delete meta.cursor;
-  return { success, data, meta: { ...meta, retries: facts.retries, response: facts.response, action: facts.action } };
+  const envelope: Envelope = { success, data: data instanceof RawRows ? [] : data, meta: { ...meta, retries: facts.retries, response: facts.response, action: facts.action } };
+  return data instanceof RawRows ? withRawRows(envelope, data) : envelope;
+}
+
+function rowsOf(data: unknown[] | RawRows): unknown[] {
+  return data instanceof RawRows ? toArray(data.read()) : data;
 }
 
 /** `[{deleted: true}]` becomes `[{id, deleted: true}]`; a row that is not an object (a string, say) is left alone. */

@@ -1,8 +1,9 @@
 import type { ActionEntry } from '../definitions/index.ts';
-import { evaluateGuarded, MappingError } from '../mapping/index.ts';
-import type { Abortable, OutboundResponse } from '../../platform/outbound/index.ts';
+import { evaluateGuarded, MappingError, type GuardedExpression, type MappingWorkers } from '../mapping/index.ts';
+import { copyBody, deferredBodyOf, type Abortable, type OutboundResponse } from '../../platform/outbound/index.ts';
 import type { Proposal } from './envelope.ts';
 import { withJsonText } from './envelope-json.ts';
+import { RawRows } from './raw-rows.ts';
 import type { MappingInput } from './mapping-input.ts';
 
 export type { MappingInput };
@@ -18,10 +19,11 @@ export type MappingOutcome = { ok: true; proposal: Proposal } | { ok: false; err
  * hangs up (`signal`) stops the mapping at its next turn: it rejects with
  * the signal's reason.
  */
-export async function mapResponse(action: ActionEntry, input: MappingInput, signal?: Abortable): Promise<MappingOutcome> {
+export async function mapResponse(action: ActionEntry, input: MappingInput, signal?: Abortable, workers?: MappingWorkers): Promise<MappingOutcome> {
   if (!action.response) return { ok: true, proposal: input.status >= 200 && input.status < 300 ? { data: input.body } : {} };
+  const expression = action.response as unknown as GuardedExpression;
   try {
-    const result = await traceMapping(action.response, () => evaluateGuarded(action.response as never, input, {}, signal));
+    const result = await traceMapping(action.response, () => evaluated(expression, input, signal, workers));
     const proposal = result !== null && typeof result === 'object' && !Array.isArray(result) ? (result as Proposal) : { data: result };
     return { ok: true, proposal };
   } catch (error) {
@@ -30,7 +32,27 @@ export async function mapResponse(action: ActionEntry, input: MappingInput, sign
   }
 }
 
+/**
+ * The mapping's result: from a mapping worker when the body is a large one the client left unparsed
+ * (deferred-json.ts) and a worker has room for it, on this thread otherwise (parsing the body here).
+ */
+async function evaluated(expression: GuardedExpression, input: MappingInput, signal: Abortable | undefined, workers: MappingWorkers | undefined) {
+  const deferred = workers && deferredBodyOf(input);
+  if (deferred && !deferred.parsed && workers.takes(deferred.bytes.length)) {
+    const mapped = workers.map(expression, { status: input.status, headers: input.headers, action: input.action, arguments: input.arguments }, deferred.bytes, signal);
+    if (mapped) {
+      const { json, result, data } = await mapped;
+      deferred.learned(json);
+      // The rows stay the bytes the worker wrote (raw-rows.ts).
+      if (data) (result as Record<string, unknown>).data = new RawRows(data.bytes, data.rows, data.emptyRows);
+      return result;
+    }
+  }
+  return evaluateGuarded(expression, input, {}, signal);
+}
+
 /** The response as a mapping and the envelope's `meta.response` see it; the JSON text a parsed body came from, and its bytes, go with it (see envelope-json.ts). */
 export function responseFacts(response: OutboundResponse): { status: number; headers: Record<string, string>; body: unknown } {
-  return withJsonText({ status: response.status, headers: response.headers, body: response.body }, response.jsonText, { bytes: response.rawBody, utf8: response.jsonUtf8 === true });
+  // copyBody: a deferred body (the client did not parse it) stays deferred.
+  return withJsonText(copyBody(response, { status: response.status, headers: response.headers, body: null as unknown }), response.jsonText, { bytes: response.rawBody, utf8: response.jsonUtf8 === true });
 }

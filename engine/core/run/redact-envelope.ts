@@ -1,6 +1,7 @@
 import { jsonHolds, jsonTextMayHold, redactJson, secretForms, type SecretForms } from '../../platform/secrets/redact.ts';
 import type { Envelope } from './envelope.ts';
-import { jsonTextOf } from './envelope-json.ts';
+import { jsonSourceOf } from './envelope-json.ts';
+import { copyBody } from '../../platform/outbound/index.ts';
 
 /**
  * The one change the gateway makes to the app's raw response: every occurrence of a secret of the run
@@ -23,12 +24,14 @@ export function redactEnvelope(envelope: Envelope, secrets: SecretForms, mapped:
   if (secrets.plain.length === 0) return;
   const { meta } = envelope;
   const response = meta.response;
-  const text = jsonTextOf(response);
-  const body = text === undefined || jsonTextMayHold(text, secrets) ? redactJson(response.body, secrets) : response.body;
+  const text = jsonSourceOf(response);
+  // The body is read only when its text may hold a secret: a large one may not be parsed here yet (deferred-json.ts).
+  const searched = text === undefined || jsonTextMayHold(text, secrets);
+  const body = searched ? redactJson(response.body, secrets) : undefined;
   const headers = redactJson(response.headers, secrets);
-  const responseHeld = body !== response.body || headers !== response.headers;
+  const responseHeld = (searched && body !== response.body) || headers !== response.headers;
   // A new object: the old one's note of its JSON text (what envelopeBytes splices) does not come along.
-  if (responseHeld) meta.response = { ...response, headers, body };
+  if (responseHeld) meta.response = searched ? { ...response, headers, body } : copyBody(response, { status: response.status, headers, body: null as unknown });
   if (!responseHeld && !jsonHolds(meta.action, secrets) && !jsonHolds(mapped.arguments, secrets)) return;
   envelope.data = redactJson(envelope.data, secrets);
   for (const key of Object.keys(meta)) {

@@ -4,7 +4,7 @@ import { GatewayError } from '../../platform/errors/index.ts';
 import { evaluateGuarded, MappingError } from '../mapping/index.ts';
 import type { RunServices } from './run-services.ts';
 import type { ConnectionRecord, EndUserRecord, InstallationRecord } from '../../platform/store/index.ts';
-import type { Abortable } from '../../platform/outbound/index.ts';
+import { copyBody, type Abortable } from '../../platform/outbound/index.ts';
 import { appErrorOf } from './app-error.ts';
 import { deletedId } from './deleted-id.ts';
 import { apiOf } from './base-url-override.ts';
@@ -26,6 +26,7 @@ import { planOf } from '../plan/index.ts';
 import { appCallKey } from '../concurrency/index.ts';
 import { ownTurn } from '../../platform/turns/index.ts';
 import { isLargeEnvelope, isLargeResponse } from './envelope-json.ts';
+import { rowCount } from './raw-rows.ts';
 
 export interface RunRequest {
   companyId: string;
@@ -127,6 +128,8 @@ async function runCalls(services: RunServices, run: RunRequest, used: UsedSecret
   // A call waits for one of the connection's slots (api.yaml concurrency) until then at the latest.
   const callKey = services.calls && version.api.concurrency !== undefined ? appCallKey(version, connectionId) : undefined;
   const deadline = callKey ? services.clock.now() + services.settings.maxWaitMs : 0;
+  // Mapping workers take large responses of an action with a response mapping (one without has its body as data).
+  const workers = action.response && services.mappingWorkers?.active ? services.mappingWorkers : undefined;
   for (;;) {
     const applied = credentials.apply(built.variables, plan?.version.fillTemplate);
     const held = credentials.secrets();
@@ -145,16 +148,19 @@ async function runCalls(services: RunServices, run: RunRequest, used: UsedSecret
         ...(body !== undefined ? { body: body as never } : {}),
         redirect: applied.redirect,
         ...(run.signal ? { signal: run.signal } : {}),
+        // A large JSON body is left unparsed for a mapping worker (map-response.ts).
+        ...(workers ? { deferJsonFrom: workers.settings.fromBytes } : {}),
       })));
     } finally {
       release?.();
     }
     const facts = { status: response.status, response: responseFacts(response), action: actionMeta, retries, deletedId: deletedId(action, built) };
     // Written out, not `{ ...facts.response, action, arguments }`: properties added after a spread miss V8's inline cache on every run (~2 µs).
-    const mappingInput: MappingInput = { status: facts.response.status, headers: facts.response.headers, body: facts.response.body, action: actionMeta, arguments: built.arguments };
+    // copyBody: a body left unparsed (deferred-json.ts) is parsed by whatever reads it, a mapping worker or this thread.
+    const mappingInput: MappingInput = copyBody(facts.response, { status: facts.response.status, headers: facts.response.headers, body: null as unknown, action: actionMeta, arguments: built.arguments });
     // A large response is mapped from a turn of its own, not in the turn that parsed it (platform/turns).
     if (isLargeResponse(facts.response)) await ownTurn();
-    const mapped = await mapResponse(action, mappingInput, run.signal);
+    const mapped = await mapResponse(action, mappingInput, run.signal, workers);
     if (!mapped.ok) {
       services.metrics?.mappingErrors.inc({ reason: mapped.error.details.reason });
       const envelope = enforceEnvelope({ success: false }, facts);
@@ -202,7 +208,7 @@ async function runCalls(services: RunServices, run: RunRequest, used: UsedSecret
 
 /** What the next page's cursor is computed from. */
 function pageFacts(envelope: Envelope, built: BuiltRequest, input: MappingInput, origin: string): PageFacts {
-  return { input, request: built.request as PageFacts['request'], rows: envelope.data.length, origin };
+  return { input, request: built.request as PageFacts['request'], rows: rowCount(envelope), origin };
 }
 
 /** A form body when the API says so; JSON is the client's default (the reference's; a plan has it decided). */

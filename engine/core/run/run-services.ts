@@ -4,6 +4,7 @@ import type { GatewayMetrics } from '../../platform/metrics/gateway-metrics.ts';
 import type { HttpClient } from '../../platform/outbound/index.ts';
 import type { AppConfigurations } from '../auth/app-configurations.ts';
 import type { AppCallLimiter } from '../concurrency/index.ts';
+import type { MappingWorkers } from '../mapping/index.ts';
 import { DEFAULT_TOKEN_RETRY, type TokenRetrySettings } from '../auth/token-retry.ts';
 import type { TokenStore } from '../auth/token-store.ts';
 import type { AppAuthUrls } from '../oauth/auth-url-overrides.ts';
@@ -29,6 +30,8 @@ export interface RunServices {
   /** Unset where nothing is scraped. */
   metrics?: GatewayMetrics | undefined;
   settings: RunSettings;
+  /** The threads that parse and map large responses; unset: every mapping runs on the calling thread. */
+  mappingWorkers?: MappingWorkers | undefined;
 }
 
 export interface RunSettings {

@@ -13,7 +13,7 @@ import { requireEndUserToken } from '../guards/require-end-user-token.ts';
 import { compileValidator, httpAjv, toFieldProblems } from '../../platform/validation/ajv.ts';
 import { validationError } from '../../platform/errors/index.ts';
 import { CallStop, stopReason } from '../../platform/outbound/index.ts';
-import { envelopeBytes } from '../../core/run/envelope-json.ts';
+import { envelopeParts } from '../../core/run/envelope-json.ts';
 import { runAction, type RunOutcome, type RunRequest } from '../../core/run/run-action.ts';
 import { observeRun } from '../observability/observe-run.ts';
 import { universalRunBody } from './schemas.ts';
@@ -110,18 +110,22 @@ export function runRequest(companyId: string, version: AppVersion, action: Actio
  * answered, for the request log, the metrics and the trace.
  */
 export function answer(ctx: AppContext, outcome: RunOutcome): void {
-  const body = envelopeBytes(outcome.envelope);
+  const parts = envelopeParts(outcome.envelope);
   ctx.status = outcome.status;
   if (ctx.req.headers.origin !== undefined) {
     ctx.set('Content-Type', JSON_TYPE);
-    ctx.body = body;
+    ctx.body = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
     return;
   }
   ctx.respond = false;
   // A caller that went away gets nothing written (as Koa's respond() checks).
   if (!ctx.writable) return;
-  ctx.res.writeHead(outcome.status, { 'Content-Type': JSON_TYPE, 'Content-Length': body.length });
-  ctx.res.end(body);
+  let length = 0;
+  for (const part of parts) length += part.length;
+  ctx.res.writeHead(outcome.status, { 'Content-Type': JSON_TYPE, 'Content-Length': length });
+  // A large envelope's parts (rows and the app's body as they came) are written one after another, not copied into one.
+  for (let i = 0; i < parts.length - 1; i++) ctx.res.write(parts[i]);
+  ctx.res.end(parts[parts.length - 1]);
 }
 
 /** The Content-Type Koa gives JSON, written out: `ctx.type = 'json'` looks the type up again on every response. */

@@ -7,7 +7,8 @@ import { CallStop, onAbort, stopReason } from './call-stop.ts';
 import { classifyError } from './classify-error.ts';
 import { encodeBody } from './encode.ts';
 import { OutboundError } from './outbound-error.ts';
-import { parseBody } from './parse-body.ts';
+import { isDeferrableJson, parseBody } from './parse-body.ts';
+import { DeferredJson, deferBody } from './deferred-json.ts';
 import { readBody } from './read-body.ts';
 import { redirectHop, type Hop } from './redirect.ts';
 import { createUrlTargets } from './targets.ts';
@@ -139,8 +140,10 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
         const read = await readBody(response.body, responseHeaders['content-encoding'], { maxBytes: settings.maxResponseBytes, maxBuffered: settings.maxBufferedBytes }, host);
         // A large body is parsed at a turn of its own: ten arriving together are not parsed in one turn (platform/turns).
         if (read.bytes.length >= OWN_TURN_FROM_BYTES) await ownTurn();
-        const parsed = parseBody(read.bytes, responseHeaders['content-type']);
-        return {
+        // A large UTF-8 JSON body the caller will map elsewhere is neither decoded nor parsed here (deferred-json.ts).
+        const unparsed = outbound.deferJsonFrom !== undefined && read.bytes.length >= outbound.deferJsonFrom && isDeferrableJson(read.bytes, responseHeaders['content-type']);
+        const parsed = unparsed ? { body: null, jsonUtf8: true as const } : parseBody(read.bytes, responseHeaders['content-type']);
+        const answered: OutboundResponse = {
           status: response.statusCode,
           headers: responseHeaders,
           ...parsed,
@@ -151,6 +154,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
           url: hop.url.href,
           redirects,
         };
+        return unparsed ? deferBody(answered, new DeferredJson(read.bytes)) : answered;
       } catch (error) {
         if (outbound.signal?.aborted && !deadline.expired) throw error;
         throw classifyError(error, host, settings, deadline.expired);

@@ -13,3 +13,4 @@ export { CallStop, onAbort, stopReason } from './call-stop.ts';
 export type { Abortable } from './call-stop.ts';
 export { STRIP_CREDENTIALS } from './redirect.ts';
 export type { RedirectPolicy } from './redirect.ts';
+export { DeferredJson, copyBody, deferBody, deferMember, deferredBodyOf, deferredMemberOf } from './deferred-json.ts';

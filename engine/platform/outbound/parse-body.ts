@@ -25,6 +25,22 @@ export function parseBody(bytes: Buffer, contentType: string | undefined): { bod
   }
 }
 
+/**
+ * Whether a body may be left unparsed (deferred-json.ts): the Content-Type
+ * says JSON and its text is read as UTF-8 (no charset, or a UTF-8 one), so
+ * that its bytes can be searched and decoded anywhere as parseBody would.
+ */
+export function isDeferrableJson(bytes: Buffer, contentType: string | undefined): boolean {
+  if (bytes.length === 0) return false;
+  const reading = readingOf(contentType);
+  return reading.json && reading.decoder.encoding === 'utf-8';
+}
+
+/** UTF-8 bytes decoded as parseBody decodes them (a byte order mark dropped, an invalid sequence replaced). */
+export function decodeUtf8(bytes: Uint8Array): string {
+  return UTF8.decode(bytes);
+}
+
 /** How a body of one Content-Type is read: its decoder (by the charset, UTF-8 when none or unknown) and whether it is JSON. */
 interface Reading {
   decoder: TextDecoder;

@@ -21,6 +21,11 @@ export interface OutboundRequest {
   redirect?: RedirectPolicy;
   /** Aborts the call (the client went away); reported as an AbortError, not an OutboundError. */
   signal?: Abortable;
+  /**
+   * A UTF-8 JSON body of this many bytes or more is neither decoded nor parsed: the response's `body` does
+   * both when first read (deferred-json.ts; `jsonText` is unset). For a caller that maps it in a worker thread.
+   */
+  deferJsonFrom?: number;
 }
 
 export interface OutboundResponse {
