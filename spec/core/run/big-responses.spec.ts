@@ -4,24 +4,9 @@ import { call, startTestGateway, type TestGateway } from '../../helpers/gateway.
 import { ROOT } from '../../helpers/process.ts';
 import { definitionsFor, Upstream } from '../../helpers/upstream.ts';
 import { listing, record } from '../../../scripts/bench/records.ts';
-import { RESPONSE_MAPPING } from '../../../scripts/bench/bench-app.ts';
+import { BENCH_LISTING_ACTION } from '../../helpers/bench-listing-action.ts';
 
 const FIXTURE = path.join(ROOT, 'spec/fixtures/run');
-
-/** The benchmark's mapping (renames and joins fields of every record) as an action of the shop fixture. */
-const ACTIONS: Record<string, string> = {
-  'shop/versions/1/actions/list-records.yaml': [
-    'id: list-records',
-    'slug: list-records',
-    'name: List records',
-    'operation: list',
-    'method: GET',
-    'path: /records',
-    'response: |',
-    ...RESPONSE_MAPPING.split('\n').map((line) => `  ${line}`),
-    '',
-  ].join('\n'),
-};
 
 /** The row the mapping makes of record i. */
 function row(i: number) {
@@ -38,7 +23,7 @@ describe('runs of big responses', function () {
 
   before(async () => {
     await upstream.start();
-    const defs = await definitionsFor(FIXTURE, upstream.url, ACTIONS);
+    const defs = await definitionsFor(FIXTURE, upstream.url, BENCH_LISTING_ACTION);
     cleanupDefs = defs.cleanup;
     // The default mapping limits (MAPPING_TIMEOUT_MS 500): what a deployment runs with.
     gw = await startTestGateway({ DEFINITIONS_DIR: defs.dir, EGRESS_ALLOW: '127.0.0.1/32' });

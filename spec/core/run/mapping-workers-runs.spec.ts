@@ -4,23 +4,13 @@ import { call, startTestGateway, type TestGateway } from '../../helpers/gateway.
 import { ROOT } from '../../helpers/process.ts';
 import { definitionsFor, Upstream, type Reply } from '../../helpers/upstream.ts';
 import { listing } from '../../../scripts/bench/records.ts';
-import { RESPONSE_MAPPING } from '../../../scripts/bench/bench-app.ts';
+import { BENCH_LISTING_ACTION } from '../../helpers/bench-listing-action.ts';
 
 const FIXTURE = path.join(ROOT, 'spec/fixtures/run');
 const SECRET = 'shop-secret-key';
 
 const ACTIONS: Record<string, string> = {
-  'shop/versions/1/actions/list-records.yaml': [
-    'id: list-records',
-    'slug: list-records',
-    'name: List records',
-    'operation: list',
-    'method: GET',
-    'path: /records',
-    'response: |',
-    ...RESPONSE_MAPPING.split('\n').map((line) => `  ${line}`),
-    '',
-  ].join('\n'),
+  ...BENCH_LISTING_ACTION,
   'shop/versions/1/actions/list-refused.yaml': [
     'id: list-refused',
     'slug: list-refused',
