@@ -62,6 +62,7 @@ describe('configuration', () => {
     ['PORT not a number', { PORT: 'abc' }, /^PORT must be an integer from 0 to 65535 \(got "abc"\)$/],
     ['PORT out of range', { PORT: '70000' }, /^PORT must be an integer from 0 to 65535/],
     ['MAPPING_WORKERS out of range', { MAPPING_WORKERS: '-1' }, /^MAPPING_WORKERS must be an integer from 0 to 64 \(got "-1"\)$/],
+    ['MAPPING_WORKER_FROM_BYTES not a number', { MAPPING_WORKER_FROM_BYTES: '256k' }, /^MAPPING_WORKER_FROM_BYTES must be an integer from 1 to 1073741824 \(got "256k"\)$/],
     ['an empty variable', { HOST: '  ' }, /^HOST is set but empty/],
     ['LOG_LEVEL unknown', { LOG_LEVEL: 'loud' }, /^LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent \(got "loud"\)$/],
     ['MONGODB_URI not a mongodb URL', { MONGODB_URI: 'http://db', ENCRYPTION_KEY: KEY }, /^MONGODB_URI must be a mongodb:\/\/ or mongodb\+srv:\/\/ connection string$/],
