@@ -6,8 +6,9 @@
  * written as the run endpoint writes it (envelopeBytes). The whole, then its
  * stages alone: the outbound request's build (the plan), the body's parse,
  * the response mapping, the envelope's rules and bytes. Median CPU µs per
- * call of alternating rounds, in this process; reports figures, never fails
- * on speed. What the load benchmark's gateway spends beyond this is the
+ * call of alternating rounds, in this process, and the bytes each call
+ * allocates on the heap (allocation.ts: what the young generation's GCs
+ * work through); reports figures, never fails on speed or size. What the load benchmark's gateway spends beyond this is the
  * request level (Koa, body, API key, connection) and the call itself
  * (undici, sockets).
  */
@@ -28,12 +29,13 @@ import { responseFacts } from '../../engine/core/run/map-response.ts';
 import { runAction } from '../../engine/core/run/run-action.ts';
 import { BENCH_ACTION, BENCH_APP, benchAppFiles, benchConnection, UPSTREAM_SECRET, writeFiles } from './bench-app.ts';
 import { listing, RECORD_COUNTS } from './records.ts';
+import { allocatedPerCall } from './allocation.ts';
 import { median, round, table } from './stats.ts';
 
 export const cli = {
   command: 'npm run bench:run --',
   summary:
-    "Measures the engine's own CPU per run without the network: runAction with a canned app response and the envelope's bytes, then each stage alone (build, parse, mapping, envelope), at 1, 10 and 100 records (--records for others, up to 10,000). Reports figures; never fails on speed.",
+    "Measures the engine's own CPU per run without the network: runAction with a canned app response and the envelope's bytes, then each stage alone (build, parse, mapping, envelope), at 1, 10 and 100 records (--records for others, up to 10,000), with the heap bytes each allocates. Reports figures; never fails on speed.",
   options: {
     rounds: { type: 'string' as const, value: '<n>', description: 'alternating rounds (default 7)' },
     runs: { type: 'string' as const, value: '<n>', description: 'calls a round at 10 records, fewer in proportion above (default 5000)' },
@@ -91,10 +93,11 @@ async function main(rounds: number, callsAt10: number, counts: readonly number[]
           if (r > 0) cpu.get(stage.name)!.push((used.user + used.system) / runs);
         }
       }
-      for (const stage of stages) rows.push([records, stage.name, round(median(cpu.get(stage.name)!), 1), runs]);
+      // Allocation after the timed rounds (the profiler slows the calls it samples): a tenth of a round's calls each.
+      for (const stage of stages) rows.push([records, stage.name, round(median(cpu.get(stage.name)!), 1), round((await allocatedPerCall(stage.call, Math.max(5, Math.round(runs / 10)))) / 1024, 2), runs]);
     }
     process.stdout.write(
-      `${table(['records', 'what', 'CPU µs per call', 'calls a round'], rows)}\n(median of ${rounds} alternating rounds, this process; load average ${os
+      `${table(['records', 'what', 'CPU µs per call', 'KB allocated per call', 'calls a round'], rows)}\n(median of ${rounds} alternating rounds, this process; load average ${os
         .loadavg()
         .map((l) => round(l, 2))
         .join(' ')} on ${os.availableParallelism()} CPUs)\n`,
