@@ -2,7 +2,7 @@ import { isUtf8 } from 'node:buffer';
 import type { Envelope, EnvelopeMeta } from './envelope.ts';
 import { OWN_TURN_FROM_BYTES } from '../../platform/turns/index.ts';
 import { deferredBodyOf, type DeferredJson } from '../../platform/outbound/index.ts';
-import { rawRowsOf, rowCount, type RawRows } from './raw-rows.ts';
+import { rawRowsOf, rowCount } from './raw-rows.ts';
 
 /**
  * Below this many characters a body is serialised again: the pieces cost a
@@ -111,32 +111,28 @@ function startsWithBom(bytes: Buffer): boolean {
  * own (and a number beyond double precision keeps its digits).
  */
 export function envelopeJson(envelope: Envelope): string {
-  const rows = rawRowsOf(envelope);
-  if (rows) return withRawRowsPieces(envelope, rows, (piece) => (typeof piece === 'string' ? piece : piece.toString('utf8'))).join('');
-  const parsed = splicedBody(envelope);
-  if (!parsed) return JSON.stringify(envelope);
-  const [before, after] = around(envelope);
-  return before + parsed.text + after;
+  const pieces = envelopePieces(envelope);
+  if (!pieces) return JSON.stringify(envelope);
+  let text = '';
+  for (const piece of pieces) text += typeof piece === 'string' ? piece : piece.toString('utf8');
+  return text;
 }
 
 /**
  * The envelope as the bytes of envelopeJson's text (UTF-8), written straight
- * from the app's bytes where it can: the JSON around the body is serialised
- * and encoded, and the body's bytes copied in between, never decoded to
- * text and encoded again.
+ * from the app's bytes where it can: the JSON around the body (and around rows
+ * a mapping worker wrote) is serialised and encoded, and their bytes copied in
+ * between, never decoded to text and encoded again.
  */
 export function envelopeBytes(envelope: Envelope): Buffer {
-  const rows = rawRowsOf(envelope);
-  if (rows) return Buffer.concat(envelopeParts(envelope));
-  const parsed = splicedBody(envelope);
-  if (!parsed) return Buffer.from(JSON.stringify(envelope));
-  const [before, after] = around(envelope);
-  if (!parsed.bytes) return Buffer.from(before + parsed.text + after);
-  const head = Buffer.byteLength(before);
-  const out = Buffer.allocUnsafe(head + parsed.bytes.length + Buffer.byteLength(after));
-  out.write(before, 0, 'utf8');
-  parsed.bytes.copy(out, head);
-  out.write(after, head + parsed.bytes.length, 'utf8');
+  const pieces = envelopePieces(envelope);
+  if (!pieces) return Buffer.from(JSON.stringify(envelope));
+  if (pieces.length === 1) return Buffer.from(pieces[0] as string);
+  let length = 0;
+  for (const piece of pieces) length += typeof piece === 'string' ? Buffer.byteLength(piece) : piece.length;
+  const out = Buffer.allocUnsafe(length);
+  let at = 0;
+  for (const piece of pieces) at += typeof piece === 'string' ? out.write(piece, at, 'utf8') : piece.copy(out, at);
   return out;
 }
 
@@ -147,35 +143,63 @@ export function envelopeBytes(envelope: Envelope): Buffer {
  * other envelope, envelopeBytes's one buffer.
  */
 export function envelopeParts(envelope: Envelope): Buffer[] {
+  if (!rawRowsOf(envelope)) return [envelopeBytes(envelope)];
+  return envelopePieces(envelope)!.map((piece) => (typeof piece === 'string' ? Buffer.from(piece) : piece));
+}
+
+/** Text, or bytes of JSON text kept as they are. */
+type Piece = string | Buffer;
+
+/**
+ * The envelope's JSON in pieces, when some of it is JSON text already: the
+ * app's body where it is spliced (its bytes, or its text), rows a mapping
+ * worker wrote (their bytes); undefined when none is, and JSON.stringify
+ * writes it all.
+ */
+function envelopePieces(envelope: Envelope): Piece[] | undefined {
   const rows = rawRowsOf(envelope);
-  return rows ? withRawRowsPieces(envelope, rows, (piece) => (typeof piece === 'string' ? Buffer.from(piece) : piece)) : [envelopeBytes(envelope)];
+  const parsed = splicedBody(envelope);
+  if (!rows && !parsed) return undefined;
+  const holes: Record<string, readonly Piece[]> = {};
+  if (rows) holes.data = [rows.bytes];
+  if (parsed) {
+    const { meta } = envelope;
+    holes.meta = membersWith(meta, { response: membersWith(meta.response, { body: [parsed.bytes ?? parsed.text] }) });
+  }
+  return membersWith(envelope, holes);
 }
 
 /**
- * The envelope's JSON in pieces when its data are rows a mapping worker wrote (raw-rows.ts): their bytes as
- * they are, and the body's (its bytes, or its text) where it is spliced; every other member JSON.stringify's.
+ * An object's JSON as JSON.stringify writes it (members in order, undefined
+ * ones left out), in pieces: the value of each member named in `holes` is the
+ * pieces given for it, every other member's JSON.stringify's. Adjacent text is
+ * one piece: an object without bytes in its holes is one string.
  */
-function withRawRowsPieces<P>(envelope: Envelope, rows: RawRows, as: (piece: string | Buffer) => P): P[] {
-  const pieces: P[] = [];
+function membersWith(object: object, holes: Readonly<Record<string, readonly Piece[]>>): Piece[] {
+  const pieces: Piece[] = [];
   let text = '{';
-  for (const key of Object.keys(envelope)) {
-    const comma = text === '{' && pieces.length === 0 ? '' : ',';
-    if (key === 'data') {
-      pieces.push(as(`${text}${comma}"data":`), as(rows.bytes));
+  let first = true;
+  for (const key of Object.keys(object)) {
+    const hole = Object.hasOwn(holes, key) ? holes[key] : undefined;
+    const written = hole ? undefined : JSON.stringify((object as Record<string, unknown>)[key]);
+    if (!hole && written === undefined) continue;
+    text += `${first ? '' : ','}${JSON.stringify(key)}:`;
+    first = false;
+    if (!hole) {
+      text += written;
+      continue;
+    }
+    for (const piece of hole) {
+      if (typeof piece === 'string') {
+        text += piece;
+        continue;
+      }
+      if (text !== '') pieces.push(text);
+      pieces.push(piece);
       text = '';
-      continue;
     }
-    const parsed = key === 'meta' ? splicedBody(envelope) : undefined;
-    if (parsed) {
-      const [before, after] = membersAround(envelope.meta, 'response', ...membersAround(envelope.meta.response, 'body', '', ''));
-      pieces.push(as(`${text}${comma}"meta":${before}`), as(parsed.bytes ?? parsed.text));
-      text = after;
-      continue;
-    }
-    const written = JSON.stringify((envelope as unknown as Record<string, unknown>)[key]);
-    if (written !== undefined) text += `${comma}${JSON.stringify(key)}:${written}`;
   }
-  pieces.push(as(`${text}}`));
+  pieces.push(`${text}}`);
   return pieces;
 }
 
@@ -208,35 +232,3 @@ function splicedBody(envelope: Envelope): ParsedFrom | undefined {
   return parsed;
 }
 
-/** The envelope's JSON before and after the value of meta.response.body. */
-function around(envelope: Envelope): [string, string] {
-  const [responseBefore, responseAfter] = membersAround(envelope.meta.response, 'body', '', '');
-  const [metaBefore, metaAfter] = membersAround(envelope.meta, 'response', responseBefore, responseAfter);
-  return membersAround(envelope, 'meta', metaBefore, metaAfter);
-}
-
-/**
- * An object as JSON.stringify writes it (members in order, undefined ones
- * left out), split at the value of member `at`: the text before that value
- * ends with `before`, the text after it starts with `after` (the value's own
- * JSON text being written between them). Every other member is JSON.stringify's.
- */
-function membersAround(object: object, at: string, before: string, after: string): [string, string] {
-  let head = '{';
-  let tail = '';
-  let seen = false;
-  for (const key of Object.keys(object)) {
-    if (key === at) {
-      head += `${head.length === 1 ? '' : ','}${JSON.stringify(key)}:${before}`;
-      tail = after;
-      seen = true;
-      continue;
-    }
-    const written = JSON.stringify((object as Record<string, unknown>)[key]);
-    if (written === undefined) continue;
-    const member = `${JSON.stringify(key)}:${written}`;
-    if (seen) tail += `,${member}`;
-    else head += head.length === 1 ? member : `,${member}`;
-  }
-  return [head, `${tail}}`];
-}
