@@ -1,4 +1,5 @@
 import type { ActionEntry } from '../definitions/index.ts';
+import { isEmptyRow } from '../mapping/index.ts';
 import { flagOf, statusFlags } from './envelope-flags.ts';
 import { RawRows, withRawRows } from './raw-rows.ts';
 
@@ -80,7 +81,7 @@ export function enforceEnvelope(
   if (success && facts.action.operation === 'delete' && facts.deletedId !== undefined && facts.deletedId !== null) {
     data = withDeletedId(rowsOf(data), facts.deletedId);
   }
-  if (!success && !(data instanceof RawRows && !data.emptyRows)) data = rowsOf(data).filter((row) => !isEmptyObject(row));
+  if (!success && !(data instanceof RawRows && !data.emptyRows)) data = rowsOf(data).filter((row) => !isEmptyRow(row));
   if (meta.cursor !== undefined && meta.cursor !== null && typeof meta.cursor !== 'string') meta.cursor = String(meta.cursor);
   if (meta.cursor === null || meta.cursor === '') delete meta.cursor;
   const envelope: Envelope = { success, data: data instanceof RawRows ? [] : data, meta: { ...meta, retries: facts.retries, response: facts.response, action: facts.action } };
@@ -104,10 +105,6 @@ function toArray(value: unknown): unknown[] {
 
 function hasId(row: unknown): boolean {
   return isObject(row) && row.id !== undefined && row.id !== null;
-}
-
-function isEmptyObject(row: unknown): boolean {
-  return isObject(row) && Object.keys(row).length === 0;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -7,6 +7,7 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { compileExpression, type GuardedExpression } from '../compile.ts';
+import { isEmptyRow } from '../empty-row.ts';
 import { evaluateGuarded } from '../evaluate.ts';
 import { MappingError } from '../mapping-error.ts';
 import type { FromWorker, MapJob, ToWorker } from './messages.ts';
@@ -49,7 +50,7 @@ async function run(job: MapJob, stop: { aborted: boolean }): Promise<FromWorker>
     const result = await evaluateGuarded(expressionOf(job), { status, headers, body, action, arguments: args }, {}, stop);
     if (isObject(result) && Array.isArray(result.data)) {
       const rows = result.data;
-      const data = { bytes: UTF8_OUT.encode(JSON.stringify(rows)), rows: rows.length, emptyRows: rows.some((row) => isObject(row) && Object.keys(row).length === 0) };
+      const data = { bytes: UTF8_OUT.encode(JSON.stringify(rows)), rows: rows.length, emptyRows: rows.some(isEmptyRow) };
       return { id: job.id, json, result: JSON.stringify({ ...result, data: undefined }), data };
     }
     return { id: job.id, json, result: result === undefined ? undefined : JSON.stringify(result) };
