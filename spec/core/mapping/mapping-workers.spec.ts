@@ -101,6 +101,29 @@ describe('mapping workers: large responses parsed and mapped off the main thread
     }
   });
 
+  it('a worker that stops (a defect) fails its jobs with a plain error and is replaced at the next job; close fails those in flight', async () => {
+    const one = new MappingWorkers({ workers: 1, fromBytes: 1 });
+    const runaway = compileExpression('$count($$.body.a.($count($$.body.a.($count($$.body.a)))))', ORIGIN, { ...DEFAULT_MAPPING_LIMITS, timeoutMs: 60_000 });
+    const text = JSON.stringify({ a: Array.from({ length: 1000 }, () => ({ x: 1 })) });
+    try {
+      const lost = rejection(one.map(runaway, INPUT, Buffer.from(text)));
+      // What a crash of the thread looks like from here: the worker exits with a job in flight.
+      const slot = (one as unknown as { slots: ({ worker: { terminate(): Promise<number> } } | undefined)[] }).slots[0]!;
+      await slot.worker.terminate();
+      const error = (await lost) as Error;
+      expect(error).to.not.be.instanceOf(MappingError);
+      expect(error.message).to.equal('the mapping worker stopped');
+      const next = await one.map(compileExpression(RESPONSE_MAPPING, ORIGIN), INPUT, Buffer.from(JSON.stringify(listing(10))));
+      expect(next!.data!.rows, 'a new worker took the next job').to.equal(10);
+      const inFlight = rejection(one.map(runaway, INPUT, Buffer.from(text)));
+      await one.close();
+      expect(((await inFlight) as Error).message).to.equal('the mapping workers were closed');
+      expect(one.takes(1_000_000), 'closed: nothing more is taken').to.equal(false);
+    } finally {
+      await one.close();
+    }
+  });
+
   it('takes bodies from MAPPING_WORKER_FROM_BYTES characters, and none with MAPPING_WORKERS=0', () => {
     const some = new MappingWorkers({ workers: 1, fromBytes: 1000 });
     expect([some.takes(999), some.takes(1000)]).to.deep.equal([false, true]);
