@@ -13,6 +13,7 @@ import { pino } from 'pino';
 import { createLogger } from '../../engine/platform/log/logger.ts';
 import { BENCH_ACTION, BENCH_APP, benchAppFiles, UPSTREAM_SECRET, writeFiles } from './bench-app.ts';
 import { serveAsChild } from './child.ts';
+import { serveRunsOffKoa } from './off-koa-lane.ts';
 
 const upstream = process.env.BENCH_UPSTREAM_URL;
 if (!upstream) throw new Error('BENCH_UPSTREAM_URL is not set');
@@ -37,6 +38,8 @@ const config = loadConfig({
 // BENCH_LOG_SYNC=1: pino's synchronous stdout destination, what the gateway used before, for the logs benchmark to compare.
 const destination = process.env.BENCH_LOG_SYNC === '1' ? pino.destination({ dest: 1, sync: true }) : undefined;
 const gateway = await startGateway(config, createLogger(config.logLevel, destination));
+// BENCH_OFF_KOA=1 (npm run bench -- --off-koa): the universal run served without Koa, a measuring device (off-koa-lane.ts).
+if (process.env.BENCH_OFF_KOA === '1') serveRunsOffKoa(gateway);
 const url = `http://127.0.0.1:${gateway.port}`;
 const headers = { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' };
 const created = await fetch(`${url}/v2/connections`, { method: 'POST', headers, body: JSON.stringify({ appSlug: BENCH_APP, credentials: { apiKey: UPSTREAM_SECRET } }) });

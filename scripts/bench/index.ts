@@ -69,6 +69,8 @@ export const cli = {
     },
     'gateway-node-flags': { type: 'string' as const, value: '<flags>', description: "node flags for the gateways of the load and slow parts, not the proxy's (BENCH_GATEWAY_NODE_FLAGS; e.g. --max-semi-space-size=64)" },
     baseline: { type: 'string' as const, value: '<dir>', description: "another checkout whose gateway the load part measures in the same rounds, for a before/after in one run (compiled: build it first)" },
+    'off-koa': { type: 'boolean' as const, description: "with the load or slow part: also a gateway whose universal run is served straight from node:http, without Koa and the middleware chain (scripts/bench/off-koa-lane.ts: a measuring device, not a feature), as off-koa@<level>: what moving the run off Koa could save at most" },
+    'baseline-node-flags': { type: 'string' as const, value: '<flags>', description: "node flags for the baseline's gateways instead of --gateway-node-flags (BENCH_BASELINE_NODE_FLAGS; with --baseline=. a node flag against none, same rounds)" },
     out: { type: 'string' as const, value: '<file>', description: 'where the figures go (BENCH_OUT; bench-results.json)' },
   },
   examples: ['npm run bench -- --quick', 'npm run bench -- --only=load,mapping --duration=5', 'npm run bench -- --only=load --cpu-prof=gateway'],
@@ -104,6 +106,11 @@ function settingsFrom(values: CliValues<typeof cli.options>) {
   const gatewayNodeFlags = (values['gateway-node-flags'] ?? process.env.BENCH_GATEWAY_NODE_FLAGS ?? '').split(' ').filter(Boolean);
   const notFlag = gatewayNodeFlags.find((flag) => !flag.startsWith('--'));
   if (notFlag !== undefined) return `--gateway-node-flags takes node flags, each starting with -- (got ${notFlag})`;
+  const baselineFlagsGiven = values['baseline-node-flags'] ?? process.env.BENCH_BASELINE_NODE_FLAGS;
+  const baselineNodeFlags = baselineFlagsGiven === undefined ? gatewayNodeFlags : baselineFlagsGiven.split(' ').filter(Boolean);
+  const notBaselineFlag = baselineNodeFlags.find((flag) => !flag.startsWith('--'));
+  if (notBaselineFlag !== undefined) return `--baseline-node-flags takes node flags, each starting with -- (got ${notBaselineFlag})`;
+  if (baselineFlagsGiven !== undefined && values.baseline === undefined) return '--baseline-node-flags needs --baseline=<dir>';
   if (values.pin === true && (process.platform !== 'linux' || CPUS < 2)) return `--pin needs Linux and 2 CPUs or more (here: ${process.platform}, ${CPUS} CPUs)`;
   // The other parts' children would inherit this process's CPU, all of them on one: --pin is for the side-by-side loads.
   if (values.pin === true && parts.some((part) => part !== 'load' && part !== 'slow')) return `--pin measures the load and slow parts only: add --only=load,slow (or one of them)`;
@@ -139,9 +146,13 @@ function settingsFrom(values: CliValues<typeof cli.options>) {
     profile: values['cpu-prof'],
     /** Node flags of the load and slow parts' gateways (--gateway-node-flags). */
     gatewayNodeFlags,
+    /** Node flags of the baseline's gateways (--baseline-node-flags; --gateway-node-flags when not given). */
+    baselineNodeFlags,
     /** The CPU each measured target is pinned to (--pin), the load generator and the upstream taking the first. */
     pinTo: values.pin === true ? CPUS - 1 : undefined,
     baselineDir: values.baseline === undefined ? undefined : path.resolve(values.baseline),
+    /** --off-koa: a gateway with the run served off Koa too, in the same rounds. */
+    offKoa: values['off-koa'] === true,
     out: path.resolve(values.out ?? process.env.BENCH_OUT ?? 'bench-results.json'),
   };
 }
@@ -154,7 +165,7 @@ if (typeof chosen === 'string') {
 }
 const run = chosen !== null && typeof chosen !== 'string' ? chosen : null;
 // Read by the parts below only when the bench runs (run !== null).
-const { settings, only, profile, out, baselineDir, recordCounts, logLevels, slowConnections, gatewayNodeFlags, pinTo } = run ?? ({} as Exclude<ReturnType<typeof settingsFrom>, string>);
+const { settings, only, profile, out, baselineDir, recordCounts, logLevels, slowConnections, gatewayNodeFlags, baselineNodeFlags, offKoa, pinTo } = run ?? ({} as Exclude<ReturnType<typeof settingsFrom>, string>);
 /** How the lines name the machine's CPUs (and whether the targets were pinned). */
 const onCpus = `on ${CPUS} CPUs${pinTo === undefined ? '' : ', pinned'}`;
 /** The budget part: µs of work added to each of the bare proxy's requests. */
@@ -221,9 +232,15 @@ async function startTargets(delayMs: number): Promise<Targets> {
       children.push(gateway);
       pinTarget(gateway);
       gateways.set(`gateway@${level}`, gateway);
+      if (offKoa) {
+        const lane = await startChild<GatewayInfo>('gateway.ts', { ...options, env: { ...options.env, BENCH_OFF_KOA: '1' }, execArgv: gatewayNodeFlags, compiled: true });
+        children.push(lane);
+        pinTarget(lane);
+        gateways.set(`off-koa@${level}`, lane);
+      }
       // --baseline: the same bench gateway from another checkout (its own engine), measured in the same rounds.
       if (baselineDir) {
-        const baseline = await startChild<GatewayInfo>(baselineGatewayFile(baselineDir), { ...options, execArgv: gatewayNodeFlags });
+        const baseline = await startChild<GatewayInfo>(baselineGatewayFile(baselineDir), { ...options, execArgv: baselineNodeFlags });
         children.push(baseline);
         pinTarget(baseline);
         gateways.set(`baseline@${level}`, baseline);
@@ -584,10 +601,11 @@ function machine() {
 const status = (ok: boolean) => (ok ? 'met' : 'MISSED');
 
 async function main(): Promise<void> {
-  const results: Record<string, unknown> = { machine: machine(), settings, ...(gatewayNodeFlags.length ? { gatewayNodeFlags } : {}), ...(pinTo === undefined ? {} : { pinnedTargetsToCpu: pinTo }) };
+  const results: Record<string, unknown> = { machine: machine(), settings, ...(gatewayNodeFlags.length ? { gatewayNodeFlags } : {}), ...(baselineDir && baselineNodeFlags !== gatewayNodeFlags ? { baselineNodeFlags } : {}), ...(pinTo === undefined ? {} : { pinnedTargetsToCpu: pinTo }) };
   log(`bench: ${JSON.stringify(results.machine)}`);
   log(`settings: ${JSON.stringify(settings)}\n`);
   if (gatewayNodeFlags.length) log(`the gateways run with node ${gatewayNodeFlags.join(' ')}\n`);
+  if (baselineDir && baselineNodeFlags !== gatewayNodeFlags) log(`the baseline's gateways run with node ${baselineNodeFlags.join(' ') || '(no flags)'}\n`);
   if (pinTo !== undefined) {
     // Before any child starts: the upstream inherits the first CPU; each target is moved to the last as it starts (pinTarget).
     pinProcess(process.pid, 0);
