@@ -74,7 +74,7 @@ async function linesPart(): Promise<void> {
       .map((l) => round(l, 2))
       .join(' ')}, ${os.availableParallelism()} CPUs`,
   );
-  const found = new Map<string, { loop: number[]; cpu: number[]; wall: number[] }>();
+  const found = new Map<string, { loop: number[]; cpu: number[]; wall: number[]; kb: number[] }>();
   const names: string[] = [];
   for (let round_ = 1; round_ <= rounds; round_++) {
     for (const sink of ['devnull', 'file', 'pipe'] as const) {
@@ -84,17 +84,18 @@ async function linesPart(): Promise<void> {
         const fd = sink === 'devnull' ? openSync('/dev/null', 'w') : sink === 'file' ? openSync(path.join(tmp, `lines-${round_}.log`), 'w') : null;
         let piped = 0;
         try {
-          const result = await runChild<{ eventLoopUsPerLine: number; cpuUsPerLine: number; wallMs: number }>('log-lines.ts', {
+          const result = await runChild<{ eventLoopUsPerLine: number; cpuUsPerLine: number; wallMs: number; kbAllocatedPerLine: number }>('log-lines.ts', {
             env: { BENCH_LINES: String(count), BENCH_LOG_SYNC: sync ? '1' : '0' },
             ...(fd === null ? { onStdout: (chunk: Buffer) => (piped += chunk.length) } : { stdout: fd }),
           });
-          const entry = found.get(name) ?? { loop: [], cpu: [], wall: [] };
+          const entry = found.get(name) ?? { loop: [], cpu: [], wall: [], kb: [] };
           entry.loop.push(result.eventLoopUsPerLine);
           entry.cpu.push(result.cpuUsPerLine);
           entry.wall.push(result.wallMs);
+          entry.kb.push(result.kbAllocatedPerLine);
           found.set(name, entry);
           log(
-            `  round ${round_}  ${name.padEnd(15)} ${round(result.eventLoopUsPerLine, 2)} µs/line on the event loop  ${round(result.cpuUsPerLine, 2)} µs CPU/line  ${round(result.wallMs, 0)} ms until written${sink === 'pipe' ? `  (${piped} bytes read)` : ''}`,
+            `  round ${round_}  ${name.padEnd(15)} ${round(result.eventLoopUsPerLine, 2)} µs/line on the event loop  ${round(result.cpuUsPerLine, 2)} µs CPU/line  ${round(result.wallMs, 0)} ms until written  ${round(result.kbAllocatedPerLine, 2)} KB allocated/line${sink === 'pipe' ? `  (${piped} bytes read)` : ''}`,
           );
         } finally {
           if (fd !== null) closeSync(fd);
@@ -105,10 +106,10 @@ async function linesPart(): Promise<void> {
   log('');
   log(
     table(
-      ['destination', 'event loop µs/line', 'CPU µs/line', 'ms until all written'],
+      ['destination', 'event loop µs/line', 'CPU µs/line', 'ms until all written', 'KB allocated/line'],
       names.map((name) => {
         const r = found.get(name)!;
-        return [name, String(round(median(r.loop), 2)), String(round(median(r.cpu), 2)), String(round(median(r.wall), 0))];
+        return [name, String(round(median(r.loop), 2)), String(round(median(r.cpu), 2)), String(round(median(r.wall), 0)), String(round(median(r.kb), 2))];
       }),
     ),
   );
