@@ -63,7 +63,7 @@ export const STDOUT_FLUSH_MS = 100;
  * One asynchronous stdout destination per process, however many loggers write to it. It holds the lines
  * as their bytes (sonic-boom's buffer mode), each line encoded once as it is written. In its default
  * (text) mode sonic-boom appends each line to the text gathered so far and asks that text's UTF-8 length,
- * which copies it whole: every line copied the batch before it again (4.6-9 KB allocated a line of
+ * which copies it whole: every line copied the batch before it again (4.2-9 KB allocated a line of
  * ~240 bytes, `npm run bench:logs -- --part=lines`), garbage a busy gateway's young generation collected.
  * pino writes strings; `stdoutLines` hands each to the destination as a Buffer. pino.destination still
  * registers its synchronous flush on exit, and flushLogs() drains the same destination.
