@@ -23,7 +23,7 @@ const BATCH = 20;
 const reqIds = Array.from({ length: 64 }, () => randomUUID());
 
 const batches: number[] = [];
-/** One turn's lines, as between requests, and the turn. */
+/** One turn's lines (the caller gives the turn), as the request log writes them between requests. */
 function batch(first: number): void {
   for (let j = 0; j < BATCH; j++) {
     logger.info({ reqId: reqIds[(first + j) % reqIds.length], method: 'POST', path: '/v2/universal/apps/bench/actions/list-records/run', status: 200, durationMs: 1.37 }, 'request');

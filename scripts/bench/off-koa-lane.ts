@@ -15,8 +15,7 @@ import { randomUUID } from 'node:crypto';
 import type { RunningGateway } from '../../engine/gateway.ts';
 import { resolveAction, resolveAppVersion } from '../../engine/core/definitions/index.ts';
 import { recentActiveApiKey } from '../../engine/tenancy/api-keys/api-keys.ts';
-import { compileValidator } from '../../engine/platform/validation/ajv.ts';
-import { universalRunBody } from '../../engine/http/runs/schemas.ts';
+import { sendEnvelopeParts, validateUniversal } from '../../engine/http/runs/routes.ts';
 import { selectConnection } from '../../engine/core/run/select-connection.ts';
 import { runAction } from '../../engine/core/run/run-action.ts';
 import { envelopeOutcome, runFactsOf } from '../../engine/core/run/run-facts.ts';
@@ -25,7 +24,6 @@ import { CallStop } from '../../engine/platform/outbound/index.ts';
 import { directStream, requestLine } from '../../engine/http/server/middleware/request-line.ts';
 import { requestLineLogger } from '../../engine/http/server/middleware/request-log.ts';
 
-const validate = compileValidator<{ connectionId?: string; installationId?: string; arguments?: Record<string, unknown> }>(universalRunBody, 'body');
 const PREFIX = '/v2/universal/apps/';
 const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -70,7 +68,7 @@ export function serveRunsOffKoa(gateway: RunningGateway): void {
     res.setHeader('X-Request-Id', requestId);
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    const body = validate(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+    const body = validateUniversal(JSON.parse(Buffer.concat(chunks).toString('utf8')));
     const version = resolveAppVersion(services.definitions.current(), { slug: taken.app }, 'published');
     const action = resolveAction(version, { slug: taken.action });
     const selected = await selectConnection(services, taken.companyId, version, body);
@@ -88,12 +86,7 @@ export function serveRunsOffKoa(gateway: RunningGateway): void {
     });
     facts.outcome = envelopeOutcome(outcome.status, outcome.envelope.success);
     facts.retries = outcome.envelope.meta.retries;
-    const parts = envelopeParts(outcome.envelope);
-    let length = 0;
-    for (const part of parts) length += part.length;
-    res.writeHead(outcome.status, { 'Content-Type': JSON_TYPE, 'Content-Length': length });
-    for (let i = 0; i < parts.length - 1; i++) res.write(parts[i]);
-    res.end(parts[parts.length - 1]);
+    sendEnvelopeParts(res, outcome.status, envelopeParts(outcome.envelope));
     const durationMs = Math.round(Number(process.hrtime.bigint() - started) / 1e4) / 100;
     stream?.write(requestLine({ reqId: requestId, method: 'POST', path: req.url!, status: outcome.status, durationMs, run: facts }, Date.now()));
   }

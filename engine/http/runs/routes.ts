@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import Router from '@koa/router';
 import { requireApiKey } from '../guards/require-api-key.ts';
 import { resolveAction, resolveAppVersion } from '../../core/definitions/index.ts';
@@ -25,7 +26,8 @@ import type { RunFacts } from '../../core/run/run-facts.ts';
 /** A run without a query string (most): Koa's ctx.query would parse the empty string into a new object each time. */
 const NO_QUERY = Object.freeze({});
 
-const validateUniversal = compileValidator<{ connectionId?: string; installationId?: string; arguments?: Record<string, unknown> }>(universalRunBody, 'body');
+/** The universal run's body, checked against the schema the document shows (exported for the bench's off-Koa lane). */
+export const validateUniversal = compileValidator<{ connectionId?: string; installationId?: string; arguments?: Record<string, unknown> }>(universalRunBody, 'body');
 const validateInstallationRun = compileValidator<{ installationId: string; actionArguments?: Record<string, unknown> }>(runInstallationActionBody, 'body');
 const runPathSchema = httpAjv.compile({ type: 'object', required: Object.keys(runPathParameters), properties: runPathParameters });
 
@@ -120,12 +122,16 @@ export function answer(ctx: AppContext, outcome: RunOutcome): void {
   ctx.respond = false;
   // A caller that went away gets nothing written (as Koa's respond() checks).
   if (!ctx.writable) return;
+  sendEnvelopeParts(ctx.res, outcome.status, parts);
+}
+
+/** The envelope's bytes as the answer: one writeHead with its type and length, then its parts; a large envelope's parts (rows and the app's body as they came) are written one after another, not copied into one. */
+export function sendEnvelopeParts(res: ServerResponse, status: number, parts: Buffer[]): void {
   let length = 0;
   for (const part of parts) length += part.length;
-  ctx.res.writeHead(outcome.status, { 'Content-Type': JSON_TYPE, 'Content-Length': length });
-  // A large envelope's parts (rows and the app's body as they came) are written one after another, not copied into one.
-  for (let i = 0; i < parts.length - 1; i++) ctx.res.write(parts[i]);
-  ctx.res.end(parts[parts.length - 1]);
+  res.writeHead(status, { 'Content-Type': JSON_TYPE, 'Content-Length': length });
+  for (let i = 0; i < parts.length - 1; i++) res.write(parts[i]);
+  res.end(parts[parts.length - 1]);
 }
 
 /** The Content-Type Koa gives JSON, written out: `ctx.type = 'json'` looks the type up again on every response. */
