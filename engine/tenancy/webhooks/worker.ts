@@ -145,8 +145,10 @@ async function attempt(services: TenancyServices, http: HttpClient, settings: We
     await finish(services, settings, delivery, { status: 'delivered', error: null, responseStatus, durationMs, attempted: true });
   } else if (responseStatus === 410) {
     services.metrics?.webhookAttempts.inc({ outcome: 'gone' });
-    await finish(services, settings, delivery, { status: 'failed', error: 'answered 410 Gone: the endpoint was disabled', responseStatus, durationMs, attempted: true });
+    // The endpoint first, then this delivery's outcome: whoever reads the delivery as finished ("the endpoint
+    // was disabled") reads the endpoint disabled too, and no event is written for it in between.
     await disable(services, settings, endpoint, delivery);
+    await finish(services, settings, delivery, { status: 'failed', error: 'answered 410 Gone: the endpoint was disabled', responseStatus, durationMs, attempted: true });
   } else {
     await retryOrGiveUp(services, settings, delivery, { error: error ?? `answered ${responseStatus}`, responseStatus, durationMs });
   }
@@ -192,13 +194,16 @@ async function disableIfFailingThroughout(services: TenancyServices, settings: W
   await disableEndpoint(services, settings, delivery.companyId, delivery.endpointId, reason, 'failing');
 }
 
-/** Disables an enabled endpoint (once: a compare-and-set on `enabled`), drops its pending deliveries, counts and logs it. */
-async function disableEndpoint(services: TenancyServices, settings: WebhookSettings, companyId: string, endpointId: string, reason: string, kind: 'gone' | 'failing'): Promise<void> {
+/**
+ * Disables an enabled endpoint (once: a compare-and-set on `enabled`), drops its pending deliveries (all but
+ * `attempted`, the one in flight whose own outcome is written next), counts and logs it.
+ */
+async function disableEndpoint(services: TenancyServices, settings: WebhookSettings, companyId: string, endpointId: string, reason: string, kind: 'gone' | 'failing', attempted?: string): Promise<void> {
   const { store } = services;
   const disabled = await store.webhookEndpoints.updateOne({ id: endpointId, companyId, enabled: true }, { $set: { enabled: false, disabledReason: reason, updatedOn: new Date() } });
   if (!disabled) return;
   services.metrics?.webhookEndpointsDisabled.inc({ reason: kind });
-  const pending = await store.webhookDeliveries.find({ companyId, endpointId, status: 'pending' }, { limit: settings.maxPending });
+  const pending = (await store.webhookDeliveries.find({ companyId, endpointId, status: 'pending' }, { limit: settings.maxPending + 1 })).filter((d) => d.id !== attempted);
   const dropped = pending.length ? await dropUnsent(services, pending, `not sent: the endpoint was disabled (${reason})`, 'endpoint_disabled') : 0;
   const words = kind === 'gone' ? 'it answered 410 Gone' : 'every delivery failed for a whole WEBHOOK_RETRY_WINDOW_MS';
   services.logger.warn({ event: 'webhook.endpoint.disabled', endpointId, companyId, reason, dropped }, `webhook endpoint disabled: ${words}; PATCH {"enabled": true} sends events again`);
@@ -232,5 +237,5 @@ async function finish(
 
 /** A 410 Gone: the receiver says the endpoint is gone for good, so no more events are written for it until it is enabled again. */
 async function disable(services: TenancyServices, settings: WebhookSettings, endpoint: WebhookEndpointRecord, delivery: WebhookDeliveryRecord): Promise<void> {
-  await disableEndpoint(services, settings, endpoint.companyId, endpoint.id, `answered 410 Gone to event ${delivery.eventId} at ${new Date().toISOString()}`, 'gone');
+  await disableEndpoint(services, settings, endpoint.companyId, endpoint.id, `answered 410 Gone to event ${delivery.eventId} at ${new Date().toISOString()}`, 'gone', delivery.id);
 }

@@ -305,8 +305,13 @@ describe('connection webhooks (/v2/webhooks)', function () {
   it('disables an endpoint that answers 410 Gone and writes no more events for it until enabled again', async () => {
     const { id } = await register('/hooks/gone', { events: ['connection.created'] });
     upstream.on('POST /hooks/gone', () => ({ status: 410 }));
+    // A slow store write of the endpoint: the delivery must not read as finished ("the endpoint was
+    // disabled") while its endpoint still reads as enabled.
+    const endpoints = gw.gateway.services.store.webhookEndpoints;
+    const update = endpoints.updateOne;
+    Object.assign(endpoints, { updateOne: async (...args: Parameters<typeof update>) => (await sleep(300), update.apply(endpoints, args)) });
     await connect();
-    const [delivery] = await settled(id);
+    const [delivery] = await settled(id).finally(() => Object.assign(endpoints, { updateOne: update }));
     expect(delivery).to.include({ status: 'failed', attempts: 1, responseStatus: 410, error: 'answered 410 Gone: the endpoint was disabled' });
     const endpoint = (await documentedCall(gw, 'GET', `/v2/webhooks/${id}`)).body.data;
     expect(endpoint.enabled).to.equal(false);
