@@ -9,8 +9,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../engine/config/config.ts';
 import { startGateway } from '../../engine/gateway.ts';
-import { pino } from 'pino';
-import { createLogger } from '../../engine/platform/log/logger.ts';
+import { pino, type DestinationStream } from 'pino';
+import { createLogger, STDOUT_FLUSH_MS } from '../../engine/platform/log/logger.ts';
 import { BENCH_ACTION, BENCH_APP, benchAppFiles, UPSTREAM_SECRET, writeFiles } from './bench-app.ts';
 import { serveAsChild } from './child.ts';
 import { serveRunsOffKoa } from './off-koa-lane.ts';
@@ -35,8 +35,9 @@ const config = loadConfig({
   // Tracing is off unless the orchestrator sets OTEL_* (npm run bench:tracing does).
   ...Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith('OTEL_'))),
 });
-// BENCH_LOG_SYNC=1: pino's synchronous stdout destination, what the gateway used before, for the logs benchmark to compare.
-const destination = process.env.BENCH_LOG_SYNC === '1' ? pino.destination({ dest: 1, sync: true }) : undefined;
+// BENCH_LOG_SYNC=1: pino's synchronous stdout destination, what the gateway used before, for the logs benchmark to compare;
+// BENCH_LOG_BATCH_BYTES=4096: the asynchronous one with batches of that size (4 KiB until 30 November), lines as bytes as logger.ts hands them.
+const destination = process.env.BENCH_LOG_SYNC === '1' ? pino.destination({ dest: 1, sync: true }) : process.env.BENCH_LOG_BATCH_BYTES ? batchedStdout(Number(process.env.BENCH_LOG_BATCH_BYTES)) : undefined;
 const gateway = await startGateway(config, createLogger(config.logLevel, destination));
 // BENCH_OFF_KOA=1 (npm run bench -- --off-koa): the universal run served without Koa, a measuring device (off-koa-lane.ts).
 if (process.env.BENCH_OFF_KOA === '1') serveRunsOffKoa(gateway);
@@ -50,3 +51,8 @@ serveAsChild({ url, path: `/v2/universal/apps/${BENCH_APP}/actions/${BENCH_ACTIO
   await gateway.stop();
   await fs.rm(root, { recursive: true, force: true });
 });
+
+function batchedStdout(batchBytes: number): DestinationStream {
+  const batched = pino.destination({ dest: 1, sync: false, minLength: batchBytes, maxWrite: Math.max(16 * 1024, batchBytes * 2), periodicFlush: STDOUT_FLUSH_MS, contentMode: 'buffer' });
+  return { write: (line: string) => batched.write(Buffer.from(line) as unknown as string) };
+}

@@ -1,5 +1,5 @@
 /** The body of `logs.ts` (which declares the command line), imported only when that file is run: so a spec importing it for its declaration runs nothing. */
-import { openSync, closeSync, readFileSync } from 'node:fs';
+import { openSync, closeSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -8,6 +8,7 @@ import { cli } from './logs-cli.ts';
 import { runChild, startChild } from './child.ts';
 import { measure, type LoadTarget } from './load.ts';
 import { round, table } from './stats.ts';
+import { contextSwitches, cpuMicros } from './process-cpu.ts';
 
 
 const args = commandLine(cli);
@@ -37,19 +38,17 @@ interface Variant {
   level: 'info' | 'silent';
   sync: boolean;
   sink: Sink;
+  /** The asynchronous destination with batches of this many bytes instead of the gateway's own (32 KiB). */
+  batchBytes?: number;
 }
 const VARIANTS: Variant[] = [
   { name: 'silent (no lines)', level: 'silent', sync: false, sink: 'devnull' },
   ...(['devnull', 'file', 'pipe'] as const).flatMap((sink) => [
     { name: `sync  -> ${sink}`, level: 'info' as const, sync: true, sink },
+    { name: `async 4K -> ${sink}`, level: 'info' as const, sync: false, sink, batchBytes: 4096 },
     { name: `async -> ${sink}`, level: 'info' as const, sync: false, sink },
   ]),
 ];
-
-function cpuMicros(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1e6) / 100;
-}
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
 const parts = new Set(values.part.split(',').map((part) => part.trim()));
@@ -119,7 +118,7 @@ async function linesPart(): Promise<void> {
 /** The gateway under load at LOG_LEVEL=info, one request line per request, per destination and sink. */
 async function loadPart(): Promise<void> {
   const upstream = await startChild<{ url: string }>('upstream.ts');
-  const results = new Map<string, { rps: number[]; cpu: number[]; bytesPerRequest: number[] }>();
+  const results = new Map<string, { rps: number[]; cpu: number[]; switches: number[]; bytesPerRequest: number[] }>();
   log(
     `logs benchmark: ${rounds} round(s), ${settings.connections} connections, ${settings.warmupSeconds} s warm-up, ${settings.durationSeconds} s runs, ${records} records per run; load average ${os
       .loadavg()
@@ -133,7 +132,7 @@ async function loadPart(): Promise<void> {
         const fd = variant.sink === 'devnull' ? openSync('/dev/null', 'w') : variant.sink === 'file' ? openSync(file, 'w') : null;
         let piped = 0;
         const gateway = await startChild<{ url: string; path: string; headers: Record<string, string>; connectionId: string }>('gateway.ts', {
-          env: { BENCH_UPSTREAM_URL: upstream.info.url, BENCH_LOG_LEVEL: variant.level, BENCH_LOG_SYNC: variant.sync ? '1' : '0' },
+          env: { BENCH_UPSTREAM_URL: upstream.info.url, BENCH_LOG_LEVEL: variant.level, BENCH_LOG_SYNC: variant.sync ? '1' : '0', ...(variant.batchBytes ? { BENCH_LOG_BATCH_BYTES: String(variant.batchBytes) } : {}) },
           // The pipe's reader takes every byte as it comes, as a container runtime does.
           ...(fd === null ? { onStdout: (chunk: Buffer) => (piped += chunk.length) } : { stdout: fd }),
         });
@@ -150,17 +149,20 @@ async function loadPart(): Promise<void> {
           await probe.text();
           if (settings.warmupSeconds > 0) await measure(target, { ...settings, durationSeconds: settings.warmupSeconds, warmupSeconds: 0 });
           const before = cpuMicros(gateway.process.pid!);
+          const switchesBefore = contextSwitches(gateway.process.pid!);
           const startBytes = variant.sink === 'file' ? (await fs.stat(file)).size : piped;
           const figures = await measure(target, { ...settings, warmupSeconds: 0 });
           const cpu = (cpuMicros(gateway.process.pid!) - before) / Math.max(1, figures.requests);
+          const switches = (contextSwitches(gateway.process.pid!) - switchesBefore) / Math.max(1, figures.requests);
           const endBytes = variant.sink === 'file' ? (await fs.stat(file)).size : piped;
-          const entry = results.get(variant.name) ?? { rps: [], cpu: [], bytesPerRequest: [] };
+          const entry = results.get(variant.name) ?? { rps: [], cpu: [], switches: [], bytesPerRequest: [] };
           entry.rps.push(figures.requestsPerSecond);
           entry.cpu.push(cpu);
+          entry.switches.push(switches);
           if (variant.sink !== 'devnull') entry.bytesPerRequest.push((endBytes - startBytes) / Math.max(1, figures.requests));
           results.set(variant.name, entry);
           log(
-            `  round ${round_}  ${variant.name.padEnd(18)} ${String(figures.requestsPerSecond).padStart(6)} req/s  ${String(round(cpu, 0)).padStart(5)} µs CPU/req  p50 ${figures.p50Ms} ms  non-2xx ${figures.non2xx}  errors ${figures.errors}`,
+            `  round ${round_}  ${variant.name.padEnd(20)} ${String(figures.requestsPerSecond).padStart(6)} req/s  ${String(round(cpu, 0)).padStart(5)} µs CPU/req  ${round(switches, 2)} context switches/req  p50 ${figures.p50Ms} ms  non-2xx ${figures.non2xx}  errors ${figures.errors}`,
           );
         } finally {
           await gateway.stop();
@@ -175,7 +177,7 @@ async function loadPart(): Promise<void> {
   log('');
   log(
     table(
-      ['destination', 'req/s (median)', 'of silent', 'CPU µs/req (median)', 'log bytes/req'],
+      ['destination', 'req/s (median)', 'of silent', 'CPU µs/req (median)', 'context switches/req (median)', 'log bytes/req'],
       VARIANTS.map((v) => {
         const r = results.get(v.name)!;
         return [
@@ -183,6 +185,7 @@ async function loadPart(): Promise<void> {
           String(round(median(r.rps), 0)),
           `${round((median(r.rps) / silent) * 100, 1)}%`,
           String(round(median(r.cpu), 0)),
+          String(round(median(r.switches), 2)),
           r.bytesPerRequest.length ? String(round(median(r.bytesPerRequest), 0)) : '-',
         ];
       }),
