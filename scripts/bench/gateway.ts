@@ -36,7 +36,7 @@ const config = loadConfig({
   ...Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith('OTEL_'))),
 });
 // BENCH_LOG_SYNC=1: pino's synchronous stdout destination, what the gateway used before, for the logs benchmark to compare;
-// BENCH_LOG_BATCH_BYTES=4096: the asynchronous one with batches of that size (4 KiB until 30 November), lines as bytes as logger.ts hands them.
+// BENCH_LOG_BATCH_BYTES=32768: the asynchronous one with batches of that size instead of the gateway's 4 KiB, lines as bytes as logger.ts hands them.
 const destination = process.env.BENCH_LOG_SYNC === '1' ? pino.destination({ dest: 1, sync: true }) : process.env.BENCH_LOG_BATCH_BYTES ? batchedStdout(Number(process.env.BENCH_LOG_BATCH_BYTES)) : undefined;
 const gateway = await startGateway(config, createLogger(config.logLevel, destination));
 // BENCH_OFF_KOA=1 (npm run bench -- --off-koa): the universal run served without Koa, a measuring device (off-koa-lane.ts).

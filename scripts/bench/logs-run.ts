@@ -38,15 +38,15 @@ interface Variant {
   level: 'info' | 'silent';
   sync: boolean;
   sink: Sink;
-  /** The asynchronous destination with batches of this many bytes instead of the gateway's own (32 KiB). */
+  /** The asynchronous destination with batches of this many bytes instead of the gateway's own (4 KiB). */
   batchBytes?: number;
 }
 const VARIANTS: Variant[] = [
   { name: 'silent (no lines)', level: 'silent', sync: false, sink: 'devnull' },
   ...(['devnull', 'file', 'pipe'] as const).flatMap((sink) => [
     { name: `sync  -> ${sink}`, level: 'info' as const, sync: true, sink },
-    { name: `async 4K -> ${sink}`, level: 'info' as const, sync: false, sink, batchBytes: 4096 },
     { name: `async -> ${sink}`, level: 'info' as const, sync: false, sink },
+    { name: `async 32K -> ${sink}`, level: 'info' as const, sync: false, sink, batchBytes: 32 * 1024 },
   ]),
 ];
 

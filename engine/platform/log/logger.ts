@@ -31,12 +31,10 @@ export const REDACTED_PATHS = [
  * The gateway's logger. Without a destination (the process's own logs) it
  * writes to stdout through pino's asynchronous destination: a log line costs
  * the request a buffer append, not a write(2) (docs/benchmarks.md, "Logs").
- * Lines are handed to the kernel 32 KiB at a time, or every 100 ms when fewer
- * come (STDOUT_BATCH_BYTES, STDOUT_FLUSH_MS, below): each write is a round trip
- * through libuv's thread pool (two context switches or more on the request's
- * CPU), which one write(2) per line made tens of µs of CPU a request; 4 KiB
- * batches (one write per ~10 run lines) still added a third to a request's
- * context switches (docs/benchmarks.md, "Logs"). Lines still queued when the process ends are not lost:
+ * Lines are handed to the kernel 4 KiB at a time, or every 100 ms when fewer
+ * come (STDOUT_BATCH_BYTES, STDOUT_FLUSH_MS, below): one write(2) per line, each a
+ * round trip through libuv's thread pool, cost a busy gateway tens of µs of
+ * CPU per request. Lines still queued when the process ends are not lost:
  * flushLogs() on a graceful stop, and pino's own exit hook (a synchronous
  * flush) on any other exit. Tests pass their own destination.
  */
@@ -56,10 +54,8 @@ type AsyncDestination = ReturnType<typeof pino.destination>;
 let stdout: AsyncDestination | null = null;
 let stdoutLines: DestinationStream | null = null;
 
-/** Bytes of lines gathered before one write(2) is started: ~75 run lines. */
-export const STDOUT_BATCH_BYTES = 32 * 1024;
-/** The most one write(2) takes (sonic-boom's maxWrite, 16 KiB by default, must be above the batch). */
-const STDOUT_MAX_WRITE_BYTES = 64 * 1024;
+/** Bytes of lines gathered before one write(2) is started. */
+export const STDOUT_BATCH_BYTES = 4096;
 /** The longest a line waits for a batch to fill: a quiet gateway's lines still reach stdout this soon. */
 export const STDOUT_FLUSH_MS = 100;
 
@@ -74,7 +70,7 @@ export const STDOUT_FLUSH_MS = 100;
  */
 function stdoutDestination(): DestinationStream {
   if (stdoutLines === null) {
-    const destination = pino.destination({ dest: 1, sync: false, minLength: STDOUT_BATCH_BYTES, maxWrite: STDOUT_MAX_WRITE_BYTES, periodicFlush: STDOUT_FLUSH_MS, contentMode: 'buffer' });
+    const destination = pino.destination({ dest: 1, sync: false, minLength: STDOUT_BATCH_BYTES, periodicFlush: STDOUT_FLUSH_MS, contentMode: 'buffer' });
     stdout = destination;
     // destination.write is looked up on each line: on a broken pipe (EPIPE) pino replaces it with a no-op.
     stdoutLines = { write: (line: string) => destination.write(Buffer.from(line) as unknown as string) };

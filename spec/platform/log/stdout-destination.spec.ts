@@ -48,34 +48,6 @@ describe('the stdout log destination', function () {
     lines.forEach((line, i) => expect(line).to.deep.include({ i, word: words[i % words.length], msg: `línea ${i}` }));
   });
 
-  it('hands a busy gateway\'s lines to the kernel 32 KiB at a time, not one thread-pool write per few lines', async () => {
-    // fs.write is counted in the child (the destination looks it up on each write): each one is a round trip
-    // through libuv's thread pool, two context switches or more on the request's CPU.
-    const { code, stdout } = await logThrough(`
-      const fs = (await import('node:fs')).default;
-      const write = fs.write;
-      let writes = 0;
-      fs.write = function (...args) { writes++; return write.apply(this, args); };
-      // 3,000 run-sized lines (~430 bytes, 1.3 MB), 10 per turn as between requests.
-      for (let i = 0; i < 3000; i++) {
-        logger.info({ i, reqId: 'r'.repeat(36), path: '/v2/universal/apps/shop/actions/list-records/run', padding: 'x'.repeat(250) }, 'request');
-        if (i % 10 === 9) await new Promise((resolve) => setImmediate(resolve));
-      }
-      const { flushLogs } = await import(${JSON.stringify(pathToFileURL(path.join(PACKAGE_ROOT, 'engine/platform/log/logger.ts')).href)});
-      await flushLogs();
-      fs.write = write;
-      console.log(JSON.stringify({ writes }));
-    `);
-    expect(code).to.equal(0);
-    const lines = stdout.trimEnd().split('\n');
-    const { writes } = JSON.parse(lines.pop()!) as { writes: number };
-    expect(lines).to.have.length(3000);
-    const bytes = Buffer.byteLength(lines.join('\n')) + lines.length;
-    expect(bytes, 'the lines are run-sized').to.be.within(3000 * 400, 3000 * 500);
-    // 1.3 MB in batches of 32 KiB: about 40 writes (4 KiB batches made ~320).
-    expect(writes).to.be.within(1, Math.ceil(bytes / (32 * 1024)) + 2);
-  });
-
   it('loses no line when the process exits at once, its last batch not yet written', async () => {
     const { code, stdout } = await logThrough(`
       for (let i = 0; i < 500; i++) logger.info({ i }, 'before exit ✓');
