@@ -26,7 +26,7 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, undefined, { maxQueuedBytes: config.logQueueMaxBytes });
   if (dotEnv) logger.info({ file: dotEnv.file, variables: dotEnv.names }, 'read .env (variables already set in the environment win; NODE_ENV=production skips it)');
   const gateway = await startGateway(config, logger).catch((error: unknown) => {
     if (error instanceof ConfigError) process.stderr.write(`config error: ${error.message}\n`);

@@ -12,6 +12,7 @@ import { mcpSettingsFromEnv, type McpSettings } from '../mcp/settings.ts';
 import { encryptionKeysFromEnv } from '../platform/crypto/encryption-keys.ts';
 import { egressAllowFromEnv, type EgressAllowList } from '../platform/egress/allow-list.ts';
 import { logLevelFromEnv, type LogLevel } from '../platform/log/log-level.ts';
+import { logQueueMaxBytesFromEnv } from '../platform/log/log-queue.ts';
 import { outboundSettingsFromEnv, type OutboundSettings } from '../platform/outbound/settings.ts';
 import { appCallSettingsFromEnv, type AppCallSettings } from '../core/concurrency/settings.ts';
 import { baseUrl, ConfigError, integer, optional, type Env } from '../platform/settings/env.ts';
@@ -41,6 +42,8 @@ export interface Config extends StoreSettings, DefinitionsSettings {
   /** Base64 keys as given; the first one encrypts, every one decrypts. */
   encryptionKeys: string[] | undefined;
   logLevel: LogLevel;
+  /** LOG_QUEUE_MAX_BYTES: the most bytes of log lines held while stdout does not take them; beyond, lines are dropped and counted. */
+  logQueueMaxBytes: number;
   /** How long in-flight requests get to finish on SIGTERM/SIGINT, once the listener is closed. */
   shutdownGraceMs: number;
   /** SHUTDOWN_DRAIN_MS: on SIGTERM, how long /ready answers 503 while requests are still served, before the listener closes. */
@@ -102,6 +105,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     bootstrapApiKey,
     encryptionKeys,
     logLevel: logLevelFromEnv(env),
+    logQueueMaxBytes: logQueueMaxBytesFromEnv(env),
     shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
     shutdownDrainMs: integer(env, 'SHUTDOWN_DRAIN_MS', 5_000, 0, 600_000),
     server: httpServerSettingsFromEnv(env),

@@ -40,6 +40,8 @@ describe('configuration', () => {
     expect(loadConfig({ DEFINITIONS_CACHE_DIR: '/tmp/defs-cache', DATA_DIR: '/var/gw' }).definitionsCacheDir).to.equal('/tmp/defs-cache');
     expect(loadConfig({ DEFINITIONS_CACHE_DIR: 'off' }).definitionsCacheDir).to.equal(null);
     expect(loadConfig({ STORE_QUERY_TIMEOUT_MS: '250' }).storeQueryTimeoutMs).to.equal(250);
+    expect(loadConfig({}).logQueueMaxBytes).to.equal(32 * 1024 * 1024);
+    expect(loadConfig({ LOG_QUEUE_MAX_BYTES: '1048576' }).logQueueMaxBytes).to.equal(1_048_576);
     expect(loadConfig({ MAPPING_WORKERS: '0', MAPPING_WORKER_FROM_BYTES: '65536' }).mappingWorkers).to.deep.equal({ workers: 0, fromBytes: 65536 });
     expect(loadConfig({ DATABASE_URL: 'postgresql://gw:pw@db.internal:6432/gw?sslmode=require', ENCRYPTION_KEY: KEY })).to.include({ databaseUrl: 'postgresql://gw:pw@db.internal:6432/gw?sslmode=require', databasePoolMax: 10 });
     expect(loadConfig({}).databaseUrl).to.equal(undefined);
@@ -64,6 +66,7 @@ describe('configuration', () => {
     ['MAPPING_WORKERS out of range', { MAPPING_WORKERS: '-1' }, /^MAPPING_WORKERS must be an integer from 0 to 64 \(got "-1"\)$/],
     ['MAPPING_WORKER_FROM_BYTES not a number', { MAPPING_WORKER_FROM_BYTES: '256k' }, /^MAPPING_WORKER_FROM_BYTES must be an integer from 1 to 1073741824 \(got "256k"\)$/],
     ['an empty variable', { HOST: '  ' }, /^HOST is set but empty/],
+    ['LOG_QUEUE_MAX_BYTES below 1 MiB', { LOG_QUEUE_MAX_BYTES: '4096' }, /^LOG_QUEUE_MAX_BYTES must be an integer from 1048576 to 1073741824 \(got "4096"\)$/],
     ['LOG_LEVEL unknown', { LOG_LEVEL: 'loud' }, /^LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent \(got "loud"\)$/],
     ['MONGODB_URI not a mongodb URL', { MONGODB_URI: 'http://db', ENCRYPTION_KEY: KEY }, /^MONGODB_URI must be a mongodb:\/\/ or mongodb\+srv:\/\/ connection string$/],
     ['MONGODB_URI without ENCRYPTION_KEY', { MONGODB_URI: 'mongodb://db/gw' }, /^ENCRYPTION_KEY is required when MONGODB_URI is set/],

@@ -1,5 +1,6 @@
 import { pino, type Logger, type DestinationStream } from 'pino';
 import type { LogLevel } from './log-level.ts';
+import { DEFAULT_LOG_QUEUE_MAX_BYTES } from './log-queue.ts';
 
 export type { Logger };
 
@@ -38,7 +39,7 @@ export const REDACTED_PATHS = [
  * flushLogs() on a graceful stop, and pino's own exit hook (a synchronous
  * flush) on any other exit. Tests pass their own destination.
  */
-export function createLogger(level: LogLevel, destination?: DestinationStream): Logger {
+export function createLogger(level: LogLevel, destination?: DestinationStream, options: StdoutOptions = {}): Logger {
   return pino(
     {
       level,
@@ -46,8 +47,14 @@ export function createLogger(level: LogLevel, destination?: DestinationStream): 
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
       timestamp: pino.stdTimeFunctions.isoTime,
     },
-    destination ?? stdoutDestination(),
+    destination ?? stdoutDestination(options.maxQueuedBytes ?? DEFAULT_LOG_QUEUE_MAX_BYTES),
   );
+}
+
+/** How the process's stdout destination is made (by the first logger that writes to it; later ones share it). */
+export interface StdoutOptions {
+  /** LOG_QUEUE_MAX_BYTES (log-queue.ts): the most bytes of lines held while stdout does not take them. */
+  maxQueuedBytes?: number;
 }
 
 type AsyncDestination = ReturnType<typeof pino.destination>;
@@ -67,13 +74,35 @@ export const STDOUT_FLUSH_MS = 100;
  * ~240 bytes, `npm run bench:logs -- --part=lines`), garbage a busy gateway's young generation collected.
  * pino writes strings; `stdoutLines` hands each to the destination as a Buffer. pino.destination still
  * registers its synchronous flush on exit, and flushLogs() drains the same destination.
+ *
+ * While stdout takes nothing (a log shipper that stopped reading: the pipe is full), lines wait in the
+ * process, at most `maxQueuedBytes` of them: every request adds one, so without a bound a stalled reader
+ * would grow the heap until the process died. A line beyond the bound is dropped whole (sonic-boom's
+ * maxLength), counted, and once stdout has taken what waited (the destination's `drain`) one warning says
+ * how many lines and bytes were lost.
  */
-function stdoutDestination(): DestinationStream {
+function stdoutDestination(maxQueuedBytes: number): DestinationStream {
   if (stdoutLines === null) {
-    const destination = pino.destination({ dest: 1, sync: false, minLength: STDOUT_BATCH_BYTES, periodicFlush: STDOUT_FLUSH_MS, contentMode: 'buffer' });
+    const destination = pino.destination({ dest: 1, sync: false, minLength: STDOUT_BATCH_BYTES, periodicFlush: STDOUT_FLUSH_MS, contentMode: 'buffer', maxLength: maxQueuedBytes });
     stdout = destination;
     // destination.write is looked up on each line: on a broken pipe (EPIPE) pino replaces it with a no-op.
-    stdoutLines = { write: (line: string) => destination.write(Buffer.from(line) as unknown as string) };
+    const lines: DestinationStream = { write: (line: string) => destination.write(Buffer.from(line) as unknown as string) };
+    stdoutLines = lines;
+    const dropped = { lines: 0, bytes: 0 };
+    destination.on('drop', (line: Buffer) => {
+      dropped.lines++;
+      dropped.bytes += line.length;
+    });
+    destination.on('drain', () => {
+      if (dropped.lines === 0) return;
+      const { lines: droppedLines, bytes: droppedBytes } = dropped;
+      dropped.lines = 0;
+      dropped.bytes = 0;
+      pino({ base: undefined, timestamp: pino.stdTimeFunctions.isoTime }, lines).warn(
+        { droppedLines, droppedBytes },
+        `log lines dropped: stdout was not read while ${maxQueuedBytes} bytes of lines waited (LOG_QUEUE_MAX_BYTES)`,
+      );
+    });
   }
   return stdoutLines;
 }
