@@ -57,4 +57,39 @@ describe('asynchronous logs of the gateway process', function () {
     expect(lines.filter((l) => l.msg === 'request' && l.path === '/health')).to.have.length(total);
     expect(lines.at(-1)!.msg).to.equal('gateway stopped');
   });
+
+  it('with stdout not read past LOG_QUEUE_MAX_BYTES, keeps answering, drops the lines beyond it whole, and counts them in a warning once stdout is read', async () => {
+    const temp = await tempDir();
+    cleanup = temp.cleanup;
+    running = await spawnGateway({ PORT: '0', DATA_DIR: temp.dir, BOOTSTRAP_API_KEY: 'async-logs-key-0123456789', LOG_QUEUE_MAX_BYTES: '1048576' }, START_MS);
+    const p = running;
+    p.child.stdout!.pause();
+    const agent = new Agent({ connections: 20 });
+    const total = 8000; // about 1.4 MB of lines: more than the bound and the pipe together
+    let answered = 0;
+    try {
+      for (let sent = 0; sent < total; sent += 100) {
+        await Promise.all(
+          Array.from({ length: 100 }, async () => {
+            const { statusCode, body } = await request(`${p.url}/health`, { dispatcher: agent, headersTimeout: 10_000, bodyTimeout: 10_000 });
+            await body.text();
+            if (statusCode === 200) answered++;
+          }),
+        );
+      }
+    } finally {
+      await agent.close();
+    }
+    expect(answered, 'every request is answered while its log lines wait').to.equal(total);
+    const before = p.stdout().length;
+    p.child.stdout!.resume();
+    const read = () => p.stdout().slice(before).split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as { level: number; msg: string; path?: string; droppedLines?: number });
+    const lines = await eventually(async () => read(), (all) => all.some((l) => l.msg.startsWith('log lines dropped')), 'the warning after stdout is read again');
+    const kept = lines.filter((l) => l.msg === 'request' && l.path === '/health').length;
+    const warning = lines.find((l) => l.msg.startsWith('log lines dropped'))!;
+    expect(warning.level).to.equal(40);
+    expect(warning.msg).to.equal('log lines dropped: stdout was not read while 1048576 bytes of lines waited (LOG_QUEUE_MAX_BYTES)');
+    expect(kept + warning.droppedLines!, 'every request line was either written or counted').to.equal(total);
+    expect(warning.droppedLines).to.be.above(0);
+  });
 });
