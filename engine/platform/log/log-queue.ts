@@ -1,6 +1,6 @@
 import { integer, type Env } from '../settings/env.ts';
 
-/** LOG_QUEUE_MAX_BYTES's default: 32 MiB of lines, ~75,000 run lines (about a minute of a busy gateway's). */
+/** LOG_QUEUE_MAX_BYTES's default: 32 MiB of lines, ~75,000 lines of runs (~40 s of a gateway logging 2,000 runs a second). */
 export const DEFAULT_LOG_QUEUE_MAX_BYTES = 32 * 1024 * 1024;
 
 /**
