@@ -1,5 +1,6 @@
 import { isMap, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
 import { aliasProblem } from '../core/definitions/yaml-aliases.ts';
+import { isJsonObject } from '../platform/json-object.ts';
 
 /**
  * An action's offline test cases (`actions/<action>.test.yaml`), in the
@@ -85,7 +86,7 @@ export function parseCaseFile(text: string): ParsedCaseFile {
   }
   const checker = new Checker(doc, lines, at);
   const root = doc.toJS({ maxAliasCount: -1 }) as unknown;
-  if (!isPlainObject(root) || !Array.isArray(root.cases)) {
+  if (!isJsonObject(root) || !Array.isArray(root.cases)) {
     checker.problem([], 'a case file is a mapping with a `cases` list');
     return { ok: false, problems };
   }
@@ -145,7 +146,7 @@ class Checker {
 
   private object(path: Path, value: unknown, what: string): Record<string, unknown> | null {
     if (value === undefined) return {};
-    if (!isPlainObject(value)) {
+    if (!isJsonObject(value)) {
       this.problem(path, `${what} must be a mapping`);
       return null;
     }
@@ -153,7 +154,7 @@ class Checker {
   }
 
   case(path: Path, raw: unknown): DefinitionCase | null {
-    if (!isPlainObject(raw)) {
+    if (!isJsonObject(raw)) {
       this.problem(path, 'a case must be a mapping with name, arguments, request, response and expect');
       return null;
     }
@@ -228,7 +229,7 @@ class Checker {
       raw.responses.forEach((item, index) => {
         const where = [...path, 'responses', index];
         // `{ request, response }`: a call other than the action's own (a token renewal), with its own expected request.
-        if (isPlainObject(item) && 'response' in item) {
+        if (isJsonObject(item) && 'response' in item) {
           this.keys(where, item, EXCHANGE_KEYS);
           const own = item.request === undefined ? undefined : this.request([...where, 'request'], item.request);
           const response = this.response([...where, 'response'], item.response);
@@ -258,7 +259,7 @@ class Checker {
       if (value[key] !== undefined && typeof value[key] !== 'string') return this.problem([...path, key], `\`request.${key}\` must be text`), null;
     }
     for (const key of ['query', 'headers'] as const) {
-      if (value[key] !== undefined && !isPlainObject(value[key])) return this.problem([...path, key], `\`request.${key}\` must be a mapping`), null;
+      if (value[key] !== undefined && !isJsonObject(value[key])) return this.problem([...path, key], `\`request.${key}\` must be a mapping`), null;
     }
     return value as ExpectedRequest;
   }
@@ -294,11 +295,7 @@ class Checker {
     this.keys(path, value, ENVELOPE_KEYS);
     if (value.success !== undefined && typeof value.success !== 'boolean') return this.problem([...path, 'success'], '`expect.success` must be true or false'), null;
     if (value.data !== undefined && !Array.isArray(value.data)) return this.problem([...path, 'data'], '`expect.data` must be a list (the envelope\'s data is always an array)'), null;
-    if (value.meta !== undefined && !isPlainObject(value.meta)) return this.problem([...path, 'meta'], '`expect.meta` must be a mapping'), null;
+    if (value.meta !== undefined && !isJsonObject(value.meta)) return this.problem([...path, 'meta'], '`expect.meta` must be a mapping'), null;
     return { kind: 'envelope', ...(value as { success?: boolean; data?: unknown[]; meta?: Record<string, unknown> }) };
   }
-}
-
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }

@@ -1,3 +1,5 @@
+import { isJsonObject } from '../platform/json-object.ts';
+
 /** One place where what a case expects and what the engine did differ. */
 export interface Difference {
   /** Where, as a path: `request.query.state`, `expect.data[0].title`. */
@@ -22,7 +24,7 @@ export const MISSING = Symbol('missing');
  * the top level; their values are compared whole).
  */
 export function differences(path: string, expected: unknown, actual: unknown, mode: 'whole' | 'subset' = 'whole'): Difference[] {
-  if (isObject(expected) && isObject(actual)) {
+  if (isJsonObject(expected) && isJsonObject(actual)) {
     const keys = mode === 'subset' ? Object.keys(expected) : [...new Set([...Object.keys(expected), ...Object.keys(actual)])];
     return keys.flatMap((key) => differences(join(path, key), key in expected ? expected[key] : MISSING, key in actual ? actual[key] : MISSING));
   }
@@ -66,8 +68,4 @@ export function shown(value: unknown): string {
   if (value instanceof Described) return value.text;
   const text = JSON.stringify(value) ?? String(value);
   return text.length > MAX_SHOWN ? `${text.slice(0, MAX_SHOWN - 1)}…` : text;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }

@@ -3,7 +3,6 @@ import type { LookupList } from '../definitions/generated/definition-types.ts';
 import type { ActionEntry, ApiEntry, AuthEntry, PaginationEntry } from '../definitions/snapshot.ts';
 import { argumentTree, sentName, type ArgumentNode } from './argument-tree.ts';
 import { ABSENT, checkArguments, type CheckContext } from './check-arguments.ts';
-import { isPlainObject } from './coerce.ts';
 import { fillTemplate, headerText, hostVariables } from './host-variables.ts';
 import { fillUrlTemplate } from './url-template.ts';
 import { setPath } from './json-path.ts';
@@ -11,6 +10,7 @@ import { emptyParts, fillPath, joinUrl, place, type RequestParts } from './place
 import { problem, shown } from './rules.ts';
 import { escapedArguments, sendValue } from './send-values.ts';
 import type { ArgumentDependencies, BuiltRequest, HostValues, ListOption } from './types.ts';
+import { isJsonObject } from '../../platform/json-object.ts';
 
 export interface BuildRequestInput {
   action: ActionEntry;
@@ -52,7 +52,7 @@ export async function buildOutboundRequest(input: BuildRequestInput, deps: Argum
   };
 
   let given: Record<string, unknown> = {};
-  if (isPlainObject(input.arguments)) given = input.arguments;
+  if (isJsonObject(input.arguments)) given = input.arguments;
   else if (input.arguments !== undefined && input.arguments !== null) problems.push(problem('arguments', 'type', `must be an object of argument values by key (got ${shown(input.arguments)})`));
 
   const actionNodes = argumentTree(action.arguments);
@@ -62,7 +62,7 @@ export async function buildOutboundRequest(input: BuildRequestInput, deps: Argum
   // Host variables: the API's and the auth's arguments, from what the connection stores.
   const hostNodes = [...argumentTree(api.arguments), ...argumentTree(auth?.arguments ?? [])];
   const hostCtx: CheckContext = { problems: hostProblems, lookup, strict: false };
-  const hostChecked = await checkArguments(hostNodes, isPlainObject(input.host?.connection) ? input.host.connection : {}, 'connection.', hostCtx);
+  const hostChecked = await checkArguments(hostNodes, isJsonObject(input.host?.connection) ? input.host.connection : {}, 'connection.', hostCtx);
   const hostSent = await sendAll(hostNodes, hostChecked, 'connection.', hostProblems, deps);
 
   const checked = await checkArguments(actionNodes, given, '', { problems, lookup, strict: true });

@@ -2,13 +2,14 @@ import type { FieldProblem } from '../../platform/errors/index.ts';
 import type { LookupList } from '../definitions/generated/definition-types.ts';
 import type { ArgumentEntry } from '../definitions/snapshot.ts';
 import type { ArgumentNode } from './argument-tree.ts';
-import { coerceScalar, isPlainObject, type Checked } from './coerce.ts';
+import { coerceScalar, type Checked } from './coerce.ts';
 import { isDateFormat } from './dates.ts';
 import { checkListValue } from './lists/list-check.ts';
 import { define } from './json-path.ts';
 import { problem, shown } from './rules.ts';
 import type { ListOption } from './types.ts';
 import { checkValueRules } from './value-rules.ts';
+import { isJsonObject } from '../../platform/json-object.ts';
 
 export interface CheckContext {
   problems: FieldProblem[];
@@ -89,7 +90,7 @@ export async function checkNode(node: ArgumentNode, raw: unknown, field: string,
     if (arg.dataType === 'Object') return checkChildren(node, value as Record<string, unknown>, field, ctx);
     const out: unknown[] = [];
     for (const [i, element] of (value as unknown[]).entries()) {
-      if (!isPlainObject(element)) {
+      if (!isJsonObject(element)) {
         ctx.problems.push(problem(`${field}[${i}]`, 'type', `must be an object with ${node.children.map((c) => c.arg.key).join(', ')} (got ${shown(element)})`));
         continue;
       }

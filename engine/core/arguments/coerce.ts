@@ -1,6 +1,7 @@
 import type { Argument } from '../definitions/generated/definition-types.ts';
 import { formatDate, parseIsoDate, type DateFormat } from './dates.ts';
 import { shown, type ArgumentRule } from './rules.ts';
+import { isJsonObject } from '../../platform/json-object.ts';
 
 export type Checked = { ok: true; value: unknown } | { ok: false; rule: ArgumentRule; message: string };
 
@@ -39,7 +40,7 @@ export function coerceScalar(dataType: Argument['dataType'], value: unknown, for
       return 'ms' in parsed ? accept(formatDate(parsed.ms, format)) : reject('type', parsed.reason);
     }
     case 'Object':
-      return isPlainObject(value) ? accept(value) : reject('type', `must be an object (got ${shown(value)})`);
+      return isJsonObject(value) ? accept(value) : reject('type', `must be an object (got ${shown(value)})`);
     case 'Array':
       return Array.isArray(value) ? accept(value) : reject('type', `must be an array (got ${shown(value)})`);
     case 'List':
@@ -47,8 +48,4 @@ export function coerceScalar(dataType: Argument['dataType'], value: unknown, for
         ? accept(value)
         : reject('type', `must be one option's value: a string, number or boolean (got ${shown(value)})`);
   }
-}
-
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }

@@ -2,10 +2,10 @@ import type { FieldProblem } from '../../platform/errors/index.ts';
 import { escapeText } from './escape.ts';
 import { pathInParent, type ArgumentNode } from './argument-tree.ts';
 import { ABSENT, type MaybeValue } from './check-arguments.ts';
-import { isPlainObject } from './coerce.ts';
 import { setPath } from './json-path.ts';
 import { problem } from './rules.ts';
 import type { MapperEvaluator } from './types.ts';
+import { isJsonObject } from '../../platform/json-object.ts';
 
 export interface SendContext {
   problems: FieldProblem[];
@@ -101,8 +101,8 @@ function escapedValue(node: ArgumentNode, value: unknown): unknown {
   const { arg } = node;
   const own = (v: unknown) => (arg.escape && typeof v === 'string' ? escapeText(v, arg.escape) : v);
   if (arg.multipleValues) return Array.isArray(value) ? value.map(own) : own(value);
-  if (node.children.length > 0 && arg.dataType === 'Object' && isPlainObject(value)) return escapedChildren(node, value);
-  if (node.children.length > 0 && arg.dataType === 'Array' && Array.isArray(value)) return value.map((item) => (isPlainObject(item) ? escapedChildren(node, item) : item));
+  if (node.children.length > 0 && arg.dataType === 'Object' && isJsonObject(value)) return escapedChildren(node, value);
+  if (node.children.length > 0 && arg.dataType === 'Array' && Array.isArray(value)) return value.map((item) => (isJsonObject(item) ? escapedChildren(node, item) : item));
   return own(value);
 }
 

@@ -2,6 +2,7 @@ import { isPlainBaseUrl } from '../run/app-base-urls.ts';
 import type { AuthEntry, DefinitionsSnapshot } from '../definitions/index.ts';
 import type { Logger } from '../../platform/log/logger.ts';
 import { parsed, type Env } from '../../platform/settings/env.ts';
+import { isJsonObject } from '../../platform/json-object.ts';
 
 /** The URLs of an app's OAuth auths a stand-in may take the place of. */
 export const AUTH_URL_KEYS = ['authorizeUrl', 'tokenUrl', 'refreshUrl', 'postAuthorizationUrl'] as const;
@@ -34,11 +35,11 @@ export function parseAppAuthUrls(raw: string | undefined): AppAuthUrls {
   } catch {
     throw new Error(`must be a JSON object of app slug to auth URLs, e.g. ${EXAMPLE} (not valid JSON)`);
   }
-  if (!isObject(value)) throw new Error(`must be a JSON object of app slug to auth URLs, e.g. ${EXAMPLE} (got ${Array.isArray(value) ? 'an array' : JSON.stringify(value)})`);
+  if (!isJsonObject(value)) throw new Error(`must be a JSON object of app slug to auth URLs, e.g. ${EXAMPLE} (got ${Array.isArray(value) ? 'an array' : JSON.stringify(value)})`);
   const result: Record<string, Partial<Record<AuthUrlKey, string>>> = {};
   for (const [slug, urls] of Object.entries(value)) {
     if (!SLUG.test(slug)) throw new Error(`names "${slug}", which is not an app slug (lowercase letters and digits, words joined by single hyphens)`);
-    if (!isObject(urls) || Object.keys(urls).length === 0) throw new Error(`must map app "${slug}" to an object of ${AUTH_URL_KEYS.join(', ')} (got ${JSON.stringify(urls)})`);
+    if (!isJsonObject(urls) || Object.keys(urls).length === 0) throw new Error(`must map app "${slug}" to an object of ${AUTH_URL_KEYS.join(', ')} (got ${JSON.stringify(urls)})`);
     const kept: Partial<Record<AuthUrlKey, string>> = {};
     for (const [key, url] of Object.entries(urls)) {
       if (!(AUTH_URL_KEYS as readonly string[]).includes(key)) throw new Error(`names "${key}" for app "${slug}", which is not one of ${AUTH_URL_KEYS.join(', ')}`);
@@ -87,8 +88,4 @@ export function logAuthUrlOverrides(overrides: AppAuthUrls, snapshot: Definition
       .join(', ');
     logger.warn({ app: slug, authUrls: urls }, `APP_AUTH_URLS replaces auth URLs of app ${slug}: ${list} (every version; tokens and codes go to the stand-in, not where the auths say)`);
   }
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }

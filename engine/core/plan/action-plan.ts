@@ -4,7 +4,6 @@ import type { ActionEntry, AppVersion, AuthEntry } from '../definitions/snapshot
 import { argumentTree, type ArgumentNode } from '../arguments/argument-tree.ts';
 import { CURSOR_ARGUMENT, placeCursor, takesCursorArgument, unknownKeys, withoutValue } from '../arguments/build-request.ts';
 import { ABSENT, type CheckContext, type MaybeValue } from '../arguments/check-arguments.ts';
-import { isPlainObject } from '../arguments/coerce.ts';
 import { fillTemplate, headerText, hostVariables } from '../arguments/host-variables.ts';
 import { emptyParts } from '../arguments/placement.ts';
 import { problem, shown } from '../arguments/rules.ts';
@@ -13,6 +12,7 @@ import type { ArgumentDependencies, BuiltRequest, HostValues, ListOption } from 
 import { fastPathOf } from '../mapping/fast/index.ts';
 import { planArgument, type ArgumentPlan } from './argument-plan.ts';
 import { fillSplit, fillSplitPath, fillSplitUrl, splitHeaderTemplate, splitPath, splitUrlTemplate, type SplitTemplate, type SplitUrlTemplate } from './templates.ts';
+import { isJsonObject } from '../../platform/json-object.ts';
 
 /** What a run gives its plan: the connection's auth and host values, the caller's arguments, and the APP_BASE_URLS base URL if any. */
 export interface PlanInput {
@@ -77,7 +77,7 @@ export class VersionPlan {
    */
   async sendHost(input: Pick<PlanInput, 'auth' | 'host'>, deps: ArgumentDependencies, lookup: CheckContext['lookup'], problems: FieldProblem[]): Promise<Map<string, unknown>> {
     const host = this.hostOf(input.auth);
-    const checked = await checkAll(host.arguments, isPlainObject(input.host?.connection) ? input.host.connection : {}, { problems, lookup, strict: false });
+    const checked = await checkAll(host.arguments, isJsonObject(input.host?.connection) ? input.host.connection : {}, { problems, lookup, strict: false });
     return await sendAll(host.arguments, checked, problems, deps, this.hostMappers);
   }
 
@@ -186,7 +186,7 @@ export class ActionPlan {
       return options;
     };
 
-    if (isPlainObject(input.arguments)) given = input.arguments;
+    if (isJsonObject(input.arguments)) given = input.arguments;
     else if (input.arguments !== undefined && input.arguments !== null) problems.push(problem('arguments', 'type', `must be an object of argument values by key (got ${shown(input.arguments)})`));
     for (const key in given) {
       if (!this.topLevel.has(key) || !Object.hasOwn(given, key)) {

@@ -2,7 +2,7 @@ import type { FieldProblem } from '../../platform/errors/index.ts';
 import type { ArgumentEntry } from '../definitions/snapshot.ts';
 import { pathInParent, sentName, type ArgumentNode } from '../arguments/argument-tree.ts';
 import { ABSENT, checkNode, type CheckContext, type MaybeValue } from '../arguments/check-arguments.ts';
-import { coerceScalar, isPlainObject, type Checked } from '../arguments/coerce.ts';
+import { coerceScalar, type Checked } from '../arguments/coerce.ts';
 import { isDateFormat } from '../arguments/dates.ts';
 import { headerText } from '../arguments/host-variables.ts';
 import { define, setPath } from '../arguments/json-path.ts';
@@ -12,6 +12,7 @@ import { problem, shown } from '../arguments/rules.ts';
 import { asText, sendValue, type SendContext } from '../arguments/send-values.ts';
 import { escapeText } from '../arguments/escape.ts';
 import { checkValueRules } from '../arguments/value-rules.ts';
+import { isJsonObject } from '../../platform/json-object.ts';
 
 /**
  * One argument compiled, when its plan is made, into three closures that do
@@ -127,7 +128,7 @@ function planCheck(node: ArgumentNode, inPath: boolean): Check {
       const elements = value as unknown[];
       for (let i = 0; i < elements.length; i++) {
         const item = elements[i];
-        if (!isPlainObject(item)) {
+        if (!isJsonObject(item)) {
           ctx.problems.push(problem(`${field}[${i}]`, 'type', `must be an object with ${childKeys} (got ${shown(item)})`));
           continue;
         }

@@ -3,6 +3,7 @@ import type { CompiledExpression } from '../definitions/index.ts';
 import { evaluateGuarded, MappingError } from '../mapping/index.ts';
 import type { AppError } from './envelope.ts';
 import type { MappingInput } from './mapping-input.ts';
+import { isJsonObject } from '../../platform/json-object.ts';
 
 export type { AppError };
 
@@ -33,10 +34,10 @@ export async function appErrorOf(
   onDefaultFailed: (error: MappingError) => void = () => {},
 ): Promise<AppError> {
   const sources: Record<string, unknown>[] = [];
-  if (isObject(fromMapping)) sources.push(fromMapping);
+  if (isJsonObject(fromMapping)) sources.push(fromMapping);
   if (apiDefault && !complete(sources[0])) {
     const fromApi = await evaluateDefault(apiDefault, input, onDefaultFailed);
-    if (isObject(fromApi)) sources.push(fromApi);
+    if (isJsonObject(fromApi)) sources.push(fromApi);
   }
   const status = input.status;
   const code = first(sources, (s) => text(s.code)) ?? engineCode(status);
@@ -91,8 +92,4 @@ function boundedDetails(value: unknown): unknown {
   if (value === null || typeof value !== 'object' || Object.keys(value).length === 0) return undefined;
   const json = JSON.stringify(value);
   return json.length <= MAX_DETAILS_JSON ? value : undefined;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }

@@ -2,6 +2,7 @@ import type { ActionEntry } from '../definitions/index.ts';
 import { isEmptyRow } from '../mapping/index.ts';
 import { flagOf, statusFlags } from './envelope-flags.ts';
 import { RawRows, withRawRows } from './raw-rows.ts';
+import { isJsonObject } from '../../platform/json-object.ts';
 
 /** What every run answers: `success` always a boolean, `data` always an array, `meta` with what the engine owns. */
 export interface Envelope {
@@ -62,7 +63,7 @@ export function enforceEnvelope(
   proposal: Proposal,
   facts: { status: number; response: EnvelopeMeta['response']; action: ActionMeta; retries: number; deletedId: unknown },
 ): Envelope {
-  const meta = isObject(proposal.meta) ? { ...proposal.meta } : {};
+  const meta = isJsonObject(proposal.meta) ? { ...proposal.meta } : {};
   delete meta.appError;
   const implied = statusFlags(facts.status);
   const mappingDecided = flagOf(proposal.success) !== undefined;
@@ -95,7 +96,7 @@ function rowsOf(data: unknown[] | RawRows): unknown[] {
 /** `[{deleted: true}]` becomes `[{id, deleted: true}]`; a row that is not an object (a string, say) is left alone. */
 function withDeletedId(data: unknown[], id: unknown): unknown[] {
   if (data.length === 0) return [{ id }];
-  return data.map((row) => (isObject(row) && !hasId(row) ? { id, ...row } : row));
+  return data.map((row) => (isJsonObject(row) && !hasId(row) ? { id, ...row } : row));
 }
 
 function toArray(value: unknown): unknown[] {
@@ -104,11 +105,7 @@ function toArray(value: unknown): unknown[] {
 }
 
 function hasId(row: unknown): boolean {
-  return isObject(row) && row.id !== undefined && row.id !== null;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
+  return isJsonObject(row) && row.id !== undefined && row.id !== null;
 }
 
 /**

@@ -13,7 +13,6 @@ import { appliedCredentials, redactEnvelope, secretFormsOfRun } from './redact-e
 import { flagOf, statusFlags } from './envelope-flags.ts';
 import { mapResponse, responseFacts, type MappingInput } from './map-response.ts';
 import { formArraysOf, formBody } from '../arguments/form-body.ts';
-import { isPlainObject } from '../arguments/coerce.ts';
 import { applyCursor, setNextCursor, type PageFacts } from '../pagination/index.ts';
 import type { Sleep } from './rate-limit.ts';
 import { rateLimitVerdict } from './rate-limit-signal.ts';
@@ -27,6 +26,7 @@ import { appCallKey } from '../concurrency/index.ts';
 import { ownTurn } from '../../platform/turns/index.ts';
 import { isLargeEnvelope, isLargeResponse } from './envelope-json.ts';
 import { rowCount } from './raw-rows.ts';
+import { isJsonObject } from '../../platform/json-object.ts';
 
 export interface RunRequest {
   companyId: string;
@@ -121,7 +121,7 @@ async function runCalls(services: RunServices, run: RunRequest, used: UsedSecret
   applyCursor(services.keyring, scope, action, run.arguments, built);
   const actionMeta: ActionMeta = { id: action.id, slug: action.slug, operation: action.operation, query: built.request.query, body: built.request.body ?? null };
   // A form body is written here, in the styles the API and its arguments give arrays (a JSON one by the client).
-  const body = version.api.definition.bodyEncoding === 'Form' && isPlainObject(built.request.body) ? formBody(built.request.body, formArraysOf(version, action)) : built.request.body;
+  const body = version.api.definition.bodyEncoding === 'Form' && isJsonObject(built.request.body) ? formBody(built.request.body, formArraysOf(version, action)) : built.request.body;
 
   await credentials.start({ installationId: run.installation?.id ?? null, endUserId: run.endUser?.id ?? run.installation?.endUserId ?? null, variables: built.variables });
   const rateLimits = new RateLimitRetries(version.api.retry, services.settings.maxWaitMs, { metrics: services.metrics, app: version.app.slug });

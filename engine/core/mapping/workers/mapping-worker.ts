@@ -11,6 +11,7 @@ import { isEmptyRow } from '../empty-row.ts';
 import { evaluateGuarded } from '../evaluate.ts';
 import { MappingError } from '../mapping-error.ts';
 import type { FromWorker, MapJob, ToWorker } from './messages.ts';
+import { isJsonObject } from '../../../platform/json-object.ts';
 
 /** Expressions compiled here, by their text, origin and limits; an app's few hundred fit, a reload's new ones replace them. */
 const compiled = new Map<string, GuardedExpression>();
@@ -19,10 +20,6 @@ const stops = new Map<number, { aborted: boolean }>();
 /** As parseBody decodes UTF-8: a byte order mark dropped, an invalid sequence replaced. */
 const UTF8 = new TextDecoder('utf-8');
 const UTF8_OUT = new TextEncoder();
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 function expressionOf(job: MapJob): GuardedExpression {
   const key = JSON.stringify(job.expression);
@@ -48,7 +45,7 @@ async function run(job: MapJob, stop: { aborted: boolean }): Promise<FromWorker>
     }
     const { status, headers, action, arguments: args } = job.input;
     const result = await evaluateGuarded(expressionOf(job), { status, headers, body, action, arguments: args }, {}, stop);
-    if (isObject(result) && Array.isArray(result.data)) {
+    if (isJsonObject(result) && Array.isArray(result.data)) {
       const rows = result.data;
       const data = { bytes: UTF8_OUT.encode(JSON.stringify(rows)), rows: rows.length, emptyRows: rows.some(isEmptyRow) };
       return { id: job.id, json, result: JSON.stringify({ ...result, data: undefined }), data };
