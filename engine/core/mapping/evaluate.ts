@@ -10,6 +10,11 @@ import { toJson } from './to-json.ts';
 
 export { toJson } from './to-json.ts';
 
+/** How evaluateGuarded answers (see there). */
+export interface EvaluateOptions {
+  mayShareInput?: boolean;
+}
+
 /**
  * Evaluates a compiled expression against `input`, with `bindings` as
  * variables ({ action: ... } is `$action`), under its guardrails. Resolves
@@ -33,15 +38,27 @@ export { toJson } from './to-json.ts';
  * evaluation has let the event loop turn: once it has fired, the evaluation
  * rejects with its reason (not a MappingError) instead of computing on for
  * nobody.
+ *
+ * `options.mayShareInput`: the caller never changes the answer, so it need
+ * not be a copy: the fast path answers plain JSON as it is (a part of
+ * `input` the expression selected, objects it built: to-json.ts,
+ * sharedJson); jsonata's answers are still copied. Without it, the answer
+ * shares nothing with `input`.
  */
-export async function evaluateGuarded(compiled: GuardedExpression, input: unknown, bindings: Record<string, unknown> = {}, stop?: MappingStop): Promise<JsonValue | undefined> {
+export async function evaluateGuarded(
+  compiled: GuardedExpression,
+  input: unknown,
+  bindings: Record<string, unknown> = {},
+  stop?: MappingStop,
+  options: EvaluateOptions = {},
+): Promise<JsonValue | undefined> {
   const limits = limitsOf(compiled.expression);
   if (!limits) throw new Error(`the expression of ${compiled.at.file}:${compiled.at.line} was compiled without guardrails; compile it with guardedJsonata()`);
   const fast = fastPathOf(compiled.expression);
   let spentMs = 0;
   if (fast) {
     try {
-      const result = await evaluateFastResumably(fast, input, bindings, stop);
+      const result = await evaluateFastResumably(fast, input, bindings, stop, options.mayShareInput === true);
       if (!(result instanceof FellBack)) return result;
       spentMs = result.spentMs;
     } catch (error) {

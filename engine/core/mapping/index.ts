@@ -1,6 +1,6 @@
 export { compileExpression, guardedJsonata, limitsOf } from './compile.ts';
 export type { GuardedExpression } from './compile.ts';
-export { evaluateGuarded, toJson } from './evaluate.ts';
+export { evaluateGuarded, toJson, type EvaluateOptions } from './evaluate.ts';
 export { isEmptyRow } from './empty-row.ts';
 export { MappingError } from './mapping-error.ts';
 export type { ExpressionOrigin, MappingErrorDetails, MappingFailure } from './mapping-error.ts';

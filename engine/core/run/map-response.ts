@@ -48,7 +48,8 @@ async function evaluated(expression: GuardedExpression, input: MappingInput, sig
       return result;
     }
   }
-  return evaluateGuarded(expression, input, {}, signal);
+  // The proposal is read, never written into (envelope.ts builds the envelope anew): the rows may be the body's own.
+  return evaluateGuarded(expression, input, {}, signal, { mayShareInput: true });
 }
 
 /** The response as a mapping and the envelope's `meta.response` see it; the JSON text a parsed body came from, and its bytes, go with it (see envelope-json.ts). */

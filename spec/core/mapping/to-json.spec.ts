@@ -1,5 +1,8 @@
 import { expect } from 'chai';
-import { QUICK_COPY_BYTES, toJson } from '../../../engine/core/mapping/to-json.ts';
+import fc from 'fast-check';
+import { compileExpression } from '../../../engine/core/mapping/compile.ts';
+import { evaluateGuarded } from '../../../engine/core/mapping/evaluate.ts';
+import { QUICK_COPY_BYTES, sharedJson, toJson } from '../../../engine/core/mapping/to-json.ts';
 
 /** What toJson threw, as evaluate.ts reads it: the code (SIZE, D2015) and, for a size, what went over. */
 function refusal(run: () => unknown): { code?: unknown; what?: unknown } | null {
@@ -54,5 +57,83 @@ describe('toJson: the quick copy and the measured copy agree', () => {
     let value: unknown = 'z'.repeat(100);
     for (let i = 0; i < 40; i++) value = { a: value, b: value };
     expect(refusal(() => toJson(value, 100_000, 16_777_216))).to.deep.equal({ code: 'SIZE', what: 'json' });
+  });
+});
+
+/**
+ * sharedJson is toJson without the copy where the copy would change nothing: the same answers and
+ * refusals, and the value itself when it is plain JSON already (a run's response mapping: rows selected
+ * from the body, or built by the mapping, are not copied once more).
+ */
+describe('sharedJson: toJson without the copy, where the copy would change nothing', () => {
+  it('answers plain JSON as it is: objects, arrays, strings, numbers, booleans and null at any depth', () => {
+    const value = { data: [{ id: 1, name: 'Ada', tags: ['a', 'b'], active: true, note: null, score: -0.5 }], meta: { cursor: 'c2' } };
+    expect(sharedJson(value, 100, 1_000_000)).to.equal(value);
+    expect(sharedJson('text', 100, 1_000_000)).to.equal('text');
+    expect(sharedJson(undefined, 100, 1_000_000)).to.equal(undefined);
+  });
+
+  it('copies, as toJson does, whatever toJson drops or changes', () => {
+    const sequence = Object.assign([1, 2], { sequence: true });
+    const cons = Object.defineProperty([1], 'cons', { enumerable: false, value: true });
+    const cases: Record<string, unknown> = {
+      'an undefined member': { a: 1, b: undefined },
+      'a function member': { a: 1, f: () => 1 },
+      'an undefined item': [1, undefined, 2],
+      'a number that is not finite': { a: [Infinity, NaN, 1] },
+      "a jsonata lambda": { a: { _jsonata_lambda: true, body: {} } },
+      "one of jsonata's sequences": { a: sequence },
+      'an array flagged cons': { a: cons },
+      'an object without a prototype': { a: Object.assign(Object.create(null), { x: 1 }) },
+      'a date': { a: new Date(0) },
+      'an own __proto__ member (as JSON.parse makes)': JSON.parse('{"a": {"__proto__": {"x": 1}, "y": 2}}'),
+    };
+    for (const [what, value] of Object.entries(cases)) {
+      const shared = sharedJson(value, 100, 1_000_000);
+      expect(shared, what).to.not.equal(value);
+      expect(shared, what).to.deep.equal(toJson(value, 100, 1_000_000));
+    }
+  });
+
+  it('refuses what toJson refuses, the same way: a size over the limit, an array over MAPPING_MAX_SEQUENCE, and size first', () => {
+    const rows = Array.from({ length: 2000 }, (_, i) => ({ id: `row-${i}`, name: 'x'.repeat(40) }));
+    expect(refusal(() => sharedJson(rows, 100_000, 10_000))).to.deep.equal({ code: 'SIZE', what: 'json' });
+    expect(refusal(() => sharedJson(Array.from({ length: 101 }, (_, i) => i), 100, 1_000_000))).to.deep.equal({ code: 'D2015', what: undefined });
+    expect(refusal(() => sharedJson(Array.from({ length: 200 }, () => 'y'.repeat(1000)), 100, 150_000))).to.deep.equal({ code: 'SIZE', what: 'json' });
+    let shared: unknown = 'z'.repeat(100);
+    for (let i = 0; i < 40; i++) shared = { a: shared, b: shared };
+    expect(refusal(() => sharedJson(shared, 100_000, 16_777_216))).to.deep.equal({ code: 'SIZE', what: 'json' });
+  });
+
+  it('answers what toJson answers for any value (generated: JSON with undefined, functions, non-finite numbers and flagged arrays mixed in)', () => {
+    const leaf = fc.oneof(fc.string({ maxLength: 8 }), fc.integer(), fc.double(), fc.boolean(), fc.constant(null), fc.constant(undefined), fc.constant(() => 1));
+    const value = fc.letrec<{ value: unknown }>((tie) => ({
+      value: fc.oneof(
+        { depthSize: 'small' },
+        leaf,
+        fc.array(tie('value'), { maxLength: 6 }),
+        fc.tuple(fc.array(tie('value'), { maxLength: 4 }), fc.boolean()).map(([items, flagged]) => (flagged ? Object.assign(items, { sequence: true }) : items)),
+        fc.dictionary(fc.string({ maxLength: 6 }), tie('value'), { maxKeys: 5 }),
+      ),
+    })).value;
+    fc.assert(
+      fc.property(value, fc.integer({ min: 1, max: 8 }), fc.integer({ min: 1, max: 400 }), (v, maxSequence, maxBytes) => {
+        const expected = refusal(() => toJson(v, maxSequence, maxBytes));
+        expect(refusal(() => sharedJson(v, maxSequence, maxBytes))).to.deep.equal(expected);
+        if (!expected) expect(sharedJson(v, maxSequence, maxBytes)).to.deep.equal(toJson(v, maxSequence, maxBytes));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("is what a response mapping answers (evaluateGuarded's mayShareInput): rows the mapping selected are the body's own; without it, a copy", async () => {
+    const mapping = compileExpression('{ "data": body.items, "meta": { "next": body.next } }', { file: 'list.yaml', line: 1, column: 1 });
+    const body = { items: [{ id: 'a', n: 1 }, { id: 'b', n: 2 }], next: 'p2' };
+    const shared = (await evaluateGuarded(mapping, { body }, {}, undefined, { mayShareInput: true })) as { data: unknown };
+    const copied = (await evaluateGuarded(mapping, { body })) as { data: unknown };
+    expect(shared).to.deep.equal({ data: body.items, meta: { next: 'p2' } });
+    expect(shared.data).to.equal(body.items);
+    expect(copied).to.deep.equal(shared);
+    expect(copied.data).to.not.equal(body.items);
   });
 });

@@ -5,7 +5,7 @@ import { limitsOf } from '../compile.ts';
 import { cpuNow } from '../cpu-clock.ts';
 import { ownTurn } from '../../../platform/turns/index.ts';
 import { currentSliceMs, stoppedBy, type MappingStop } from '../slice.ts';
-import { toJson } from '../to-json.ts';
+import { sharedJson, toJson } from '../to-json.ts';
 import { compileAst, type AstNode, type Compiled } from './compile.ts';
 import { createSequence, isSequence, OUT_OF_SLICE, type Run } from './values.ts';
 
@@ -131,14 +131,22 @@ export function evaluateFast(fast: FastPath, input: unknown, bindings: Record<st
  * Plain JSON as evaluateGuarded returns it, or FellBack; yields to the event
  * loop between slices. Throws FastTimeoutError past MAPPING_TIMEOUT_MS of
  * its own time, and the stop's reason when `stop` has fired by the end of a
- * turn it let the event loop take.
+ * turn it let the event loop take. With `mayShareInput`, the answer is
+ * to-json.ts's sharedJson: not copied when it is plain JSON already.
  */
-export async function evaluateFastResumably(fast: FastPath, input: unknown, bindings: Record<string, unknown>, stop?: MappingStop): Promise<JsonValue | undefined | FellBack> {
+export async function evaluateFastResumably(
+  fast: FastPath,
+  input: unknown,
+  bindings: Record<string, unknown>,
+  stop?: MappingStop,
+  mayShareInput = false,
+): Promise<JsonValue | undefined | FellBack> {
+  const json = mayShareInput ? sharedJson : toJson;
   let sliceStart = performance.now();
   const run = newRun(fast, input, bindings, sliceStart);
   let spentMs = 0;
   try {
-    return toJson(attempt(fast, run), fast.maxSequence, fast.maxResultBytes);
+    return json(attempt(fast, run), fast.maxSequence, fast.maxResultBytes);
   } catch (error) {
     // Ended by its deadline (or sooner): a slice at most, however long the machine held it (not clocked in CPU time,
     // which would cost every evaluation two getrusage(2) calls).
@@ -156,7 +164,7 @@ export async function evaluateFastResumably(fast: FastPath, input: unknown, bind
       run.sliceEnd = sliceStart + sliceLength(fast, spentMs);
       const next = steps.next();
       spentMs += cpuNow() - sliceCpu;
-      if (next.done) return toJson(next.value, fast.maxSequence, fast.maxResultBytes);
+      if (next.done) return json(next.value, fast.maxSequence, fast.maxResultBytes);
       if (spentMs > fast.timeoutMs) throw new FastTimeoutError(fast.timeoutMs, run.position);
     } catch (error) {
       if (error instanceof FastTimeoutError) throw error;
