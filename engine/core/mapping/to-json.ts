@@ -99,11 +99,14 @@ function isJsonAlready(value: unknown, maxSequence: number, budget: { left: numb
     for (let i = 0; i < value.length; i++) if (!isJsonAlready(value[i], maxSequence, budget)) return false;
     return true;
   }
-  // An own `__proto__` member (JSON.parse makes one) is not carried by the copy's assignment: copied, as before.
-  if (Object.getPrototypeOf(value) !== Object.prototype || '_jsonata_lambda' in value || '_jsonata_function' in value || Object.hasOwn(value, '__proto__')) return false;
+  if (Object.getPrototypeOf(value) !== Object.prototype) return false;
   budget.left -= 1;
+  // Own enumerable keys, as the copy's Object.keys (an enumerable key Object.prototype was given would be visited
+  // too: only more budget spent, or a copy, never a different answer).
   for (const key in value) {
-    if (!Object.hasOwn(value, key)) continue; // not the copy's either (Object.keys)
+    // jsonata's functions are objects with these markers (the copy drops them); an own `__proto__` member
+    // (JSON.parse makes one) is not carried by the copy's assignment: copied, as before.
+    if (key === '_jsonata_lambda' || key === '_jsonata_function' || key === '__proto__') return false;
     if ((budget.left -= key.length + 4) < 0) return false;
     if (!isJsonAlready((value as Record<string, unknown>)[key], maxSequence, budget)) return false;
   }
