@@ -56,7 +56,7 @@ export function toJson(value: unknown, maxSequence = Infinity, maxBytes = Infini
  * JSON, counted as toJson counts it, is within `maxBytes`; toJson's copy (and its refusals) otherwise. The
  * answer may therefore share objects and arrays with the evaluation's input (a mapping that selects part
  * of the body): for a caller that never changes what it is given, as a run's response mapping (an envelope
- * is built from it, never written into). A run of the bench's action allocates ~2.5 KB less at 10 records
+ * is built from it, never written into) and a mapping worker (it writes the result out as JSON). A run of the bench's action allocates ~2.5 KB less at 10 records
  * and ~21 KB less at 100, whose walk takes ~6 µs where the copy took ~18 (docs/benchmarks.md, "Fixed").
  */
 export function sharedJson(value: unknown, maxSequence = Infinity, maxBytes = Infinity): JsonValue | undefined {

@@ -44,7 +44,8 @@ async function run(job: MapJob, stop: { aborted: boolean }): Promise<FromWorker>
       [body, json] = [text, false];
     }
     const { status, headers, action, arguments: args } = job.input;
-    const result = await evaluateGuarded(expressionOf(job), { status, headers, body, action, arguments: args }, {}, stop);
+    // The result is only written out as JSON below: it need not be a copy of the body's rows (to-json.ts, sharedJson).
+    const result = await evaluateGuarded(expressionOf(job), { status, headers, body, action, arguments: args }, {}, stop, { mayShareInput: true });
     if (isJsonObject(result) && Array.isArray(result.data)) {
       const rows = result.data;
       const data = { bytes: UTF8_OUT.encode(JSON.stringify(rows)), rows: rows.length, emptyRows: rows.some(isEmptyRow) };
