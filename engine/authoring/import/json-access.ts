@@ -1,3 +1,5 @@
+import { isJsonObject } from '../../platform/json-object.ts';
+
 /**
  * A description is a stranger's JSON: any field may hold any type. These read
  * a value as the type the reader needs, or give nothing, so a malformed
@@ -5,9 +7,8 @@
  */
 export type Obj = Record<string, unknown>;
 
-export function isObj(value: unknown): value is Obj {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
+/** A JSON object (platform/json-object.ts), under this module's short name. */
+export const isObj: (value: unknown) => value is Obj = isJsonObject;
 
 export function obj(value: unknown): Obj | undefined {
   return isObj(value) ? value : undefined;

@@ -5,6 +5,7 @@ import { aliasProblem } from './yaml-aliases.ts';
 import { duplicateKeyOffsets } from './yaml-duplicate-keys.ts';
 import { expressionHint } from './yaml-expression-hint.ts';
 import type { SourceFile } from './source-files.ts';
+import { isJsonObject } from '../../platform/json-object.ts';
 
 /** A path into a definition, as ajv and the checks name it: ['arguments', 2, 'parent']. */
 export type DefinitionPath = readonly (string | number)[];
@@ -148,7 +149,7 @@ export function fastValue(text: string): { ok: true; value: unknown } | { ok: fa
     // throws ("unidentified alias"), and every anchor is sent to `yaml` by YAML_DECIDES, so no alias is expanded here.
     const value = load(text, { schema: CORE_SCHEMA });
     // Every definition is a mapping; anything else is for `yaml` to read and the schema to refuse.
-    return value !== null && typeof value === 'object' && !Array.isArray(value) ? { ok: true, value } : { ok: false };
+    return isJsonObject(value) ? { ok: true, value } : { ok: false };
   } catch {
     return { ok: false };
   }

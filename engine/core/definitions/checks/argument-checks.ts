@@ -4,6 +4,7 @@ import { problemAt, type DefinitionProblem, type ProblemCode } from '../problems
 import { isDateFormat } from '../../arguments/dates.ts';
 import { escapeSettingsProblem } from '../../arguments/escape.ts';
 import { checkRules, defaultBreaksRules, shownDefault } from './argument-rule-checks.ts';
+import { isJsonObject } from '../../../platform/json-object.ts';
 
 const CONTAINERS = new Set(['Object', 'Array']);
 
@@ -133,7 +134,7 @@ function scalarMismatch(dataType: Argument['dataType'], value: unknown): string 
     case 'Date':
       return typeof value === 'string' && !Number.isNaN(Date.parse(value)) ? null : 'must be a date string such as 2024-05-01 or 2024-05-01T12:00:00Z';
     case 'Object':
-      return value !== null && typeof value === 'object' && !Array.isArray(value) ? null : 'must be an object';
+      return isJsonObject(value) ? null : 'must be an object';
     case 'Array':
       return Array.isArray(value) ? null : 'must be an array';
     default:

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import type { Filter } from '../port.ts';
+import { isJsonObject } from '../../json-object.ts';
 
 // NeDB's matcher: the same operators, applied to the value this module reads.
 const model = createRequire(import.meta.url)('@seald-io/nedb/lib/model.js') as { match(doc: unknown, query: unknown): boolean };
@@ -20,7 +21,7 @@ export function ownFieldsOnly(filter: Filter): Filter {
   const guarded: Filter[] = [];
   for (const [key, value] of Object.entries(filter)) {
     if (key === '$and' || key === '$or' || key === '$nor') out[key] = Array.isArray(value) ? value.map((f) => ownFieldsOnly(f as Filter)) : value;
-    else if (key === '$not' && isObject(value)) out[key] = ownFieldsOnly(value);
+    else if (key === '$not' && isJsonObject(value)) out[key] = ownFieldsOnly(value);
     else if (!key.startsWith('$') && key.includes('.')) guarded.push(ownPathCondition(key, value));
     else out[key] = value;
   }
@@ -52,8 +53,4 @@ export function ownDotValue(obj: unknown, parts: readonly string[]): unknown {
     return child.map((item) => ownDotValue(item, parts.slice(1)));
   }
   return ownDotValue(child, parts.slice(1));
-}
-
-function isObject(value: unknown): value is Filter {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
