@@ -1,7 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { ensureBuilt, START_ARGS } from './start-command.ts';
+import { osPipe } from '../../scripts/bench/os-pipe.ts';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -9,6 +13,8 @@ export interface GatewayProcess {
   child: ChildProcess;
   url: string;
   stdout: () => string;
+  /** What its stdout is read from (pause() it to stop reading, as a stalled log shipper). */
+  stdoutStream: Readable;
   stderr: () => string;
   /** Resolves with the exit code once the process has ended. */
   exited: Promise<number | null>;
@@ -31,21 +37,25 @@ export async function killIfRunning(gateway: GatewayProcess | null): Promise<voi
 /**
  * Runs `npm start`'s command (the compiled gateway, dist/ built first) as a real process and waits until it
  * listens. SHUTDOWN_DRAIN_MS is 0 unless `env` sets it, so a SIGTERM stops it at once. `cwd` (the repository
- * by default) is where it looks for `.env`.
+ * by default) is where it looks for `.env`. `stdout`: Node's socket pair (the default) or a pipe of the
+ * operating system, as a container runtime gives one.
  */
-export async function spawnGateway(env: Record<string, string>, timeoutMs = 60_000, options: { cwd?: string } = {}): Promise<GatewayProcess> {
+export async function spawnGateway(env: Record<string, string>, timeoutMs = 60_000, options: { cwd?: string; stdout?: 'socket' | 'os-pipe' } = {}): Promise<GatewayProcess> {
   ensureBuilt();
   const cwd = options.cwd ?? ROOT;
   // From another working directory, the compiled entry is found by its full path.
   const args = START_ARGS.map((arg) => (arg.endsWith('.js') ? path.join(ROOT, arg) : arg));
+  const pipe = options.stdout === 'os-pipe' ? osPipe(os.tmpdir()) : null;
   const child = spawn(process.execPath, args, {
     cwd,
     env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', LOG_LEVEL: 'info', SHUTDOWN_DRAIN_MS: '0', ...templateEnv(), ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', pipe ? pipe.writeFd : 'pipe', 'pipe'],
   });
+  if (pipe) closeSync(pipe.writeFd);
+  const stdoutStream: Readable = pipe ? pipe.readable : child.stdout!;
   let out = '';
   let err = '';
-  child.stdout!.on('data', (chunk) => (out += String(chunk)));
+  stdoutStream.on('data', (chunk) => (out += String(chunk)));
   child.stderr!.on('data', (chunk) => (err += String(chunk)));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   running.add(child);
@@ -71,7 +81,7 @@ export async function spawnGateway(env: Record<string, string>, timeoutMs = 60_0
       reject(new Error(`gateway exited with ${code} before listening:\n${out}\n${err}`));
     });
   });
-  return { child, url: `http://127.0.0.1:${port}`, stdout: () => out, stderr: () => err, exited };
+  return { child, url: `http://127.0.0.1:${port}`, stdout: () => out, stdoutStream, stderr: () => err, exited };
 }
 
 /**

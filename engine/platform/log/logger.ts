@@ -1,6 +1,7 @@
 import { pino, type Logger, type DestinationStream } from 'pino';
 import type { LogLevel } from './log-level.ts';
 import { DEFAULT_LOG_QUEUE_MAX_BYTES } from './log-queue.ts';
+import { openStdoutPipe, type PipeWriter } from './pipe-writer.ts';
 
 export type { Logger };
 
@@ -30,14 +31,13 @@ export const REDACTED_PATHS = [
 
 /**
  * The gateway's logger. Without a destination (the process's own logs) it
- * writes to stdout through pino's asynchronous destination: a log line costs
- * the request a buffer append, not a write(2) (docs/benchmarks.md, "Logs").
+ * writes to stdout without waiting for stdout's reader: a log line costs the
+ * request a buffer append, not a write(2) (docs/benchmarks.md, "Logs").
  * Lines are handed to the kernel 4 KiB at a time, or every 100 ms when fewer
- * come (STDOUT_BATCH_BYTES, STDOUT_FLUSH_MS, below): one write(2) per line, each a
- * round trip through libuv's thread pool, cost a busy gateway tens of µs of
- * CPU per request. Lines still queued when the process ends are not lost:
- * flushLogs() on a graceful stop, and pino's own exit hook (a synchronous
- * flush) on any other exit. Tests pass their own destination.
+ * come (STDOUT_BATCH_BYTES, STDOUT_FLUSH_MS, below): one write(2) per line
+ * cost a busy gateway tens of µs of CPU per request. Lines still queued when
+ * the process ends are not lost: flushLogs() on a graceful stop, and a
+ * synchronous flush on any other exit. Tests pass their own destination.
  */
 export function createLogger(level: LogLevel, destination?: DestinationStream, options: StdoutOptions = {}): Logger {
   return pino(
@@ -58,35 +58,50 @@ export interface StdoutOptions {
 }
 
 type AsyncDestination = ReturnType<typeof pino.destination>;
-let stdout: AsyncDestination | null = null;
+let stdout: AsyncDestination | PipeWriter | null = null;
 let stdoutLines: DestinationStream | null = null;
 
 /** Bytes of lines gathered before one write(2) is started. */
 export const STDOUT_BATCH_BYTES = 4096;
 /** The longest a line waits for a batch to fill: a quiet gateway's lines still reach stdout this soon. */
 export const STDOUT_FLUSH_MS = 100;
+/** At an exit, how long the lines left wait for a stdout pipe that takes nothing (pipe-writer.ts) before they are given up. */
+export const STDOUT_STALLED_EXIT_MS = 2000;
 
 /**
- * One asynchronous stdout destination per process, however many loggers write to it. It holds the lines
- * as their bytes (sonic-boom's buffer mode), each line encoded once as it is written. In its default
- * (text) mode sonic-boom appends each line to the text gathered so far and asks that text's UTF-8 length,
- * which copies it whole: every line copied the batch before it again (4.2-9 KB allocated a line of
- * ~240 bytes, `npm run bench:logs -- --part=lines`), garbage a busy gateway's young generation collected.
- * pino writes strings; `stdoutLines` hands each to the destination as a Buffer. pino.destination still
- * registers its synchronous flush on exit, and flushLogs() drains the same destination.
+ * One stdout destination per process, however many loggers write to it. It holds the lines as their bytes,
+ * each line encoded once as it is written, and writes them in batches of STDOUT_BATCH_BYTES (or after
+ * STDOUT_FLUSH_MS). Where stdout is a pipe (a container runtime, a log shipper) a PipeWriter writes them
+ * from this thread without ever waiting for the reader (pipe-writer.ts), in order to the last line at an
+ * exit; anywhere else (a file, a terminal, a socket) pino's asynchronous destination (sonic-boom in buffer
+ * mode) writes them through libuv's thread pool. In sonic-boom's default (text) mode it appends each line
+ * to the text gathered so far and asks that text's UTF-8 length, which copies it whole: every line copied
+ * the batch before it again (4.2-9 KB allocated a line of ~240 bytes, `npm run bench:logs -- --part=lines`).
+ * pino writes strings; `stdoutLines` hands each to the destination as a Buffer. Either destination is
+ * flushed synchronously on exit (pino's exit hook, or the PipeWriter's own), and flushLogs() drains it.
  *
  * While stdout takes nothing (a log shipper that stopped reading: the pipe is full), lines wait in the
  * process, at most `maxQueuedBytes` of them: every request adds one, so without a bound a stalled reader
- * would grow the heap until the process died. A line beyond the bound is dropped whole (sonic-boom's
- * maxLength), counted, and once stdout has taken what waited (the destination's `drain`) one warning says
- * how many lines and bytes were lost.
+ * would grow the heap until the process died. A line beyond the bound is dropped whole, counted, and once
+ * stdout has taken what waited (the destination's `drain`) one warning says how many lines and bytes
+ * were lost.
  */
 function stdoutDestination(maxQueuedBytes: number): DestinationStream {
   if (stdoutLines === null) {
-    const destination = pino.destination({ dest: 1, sync: false, minLength: STDOUT_BATCH_BYTES, periodicFlush: STDOUT_FLUSH_MS, contentMode: 'buffer', maxLength: maxQueuedBytes });
+    const pipe = openStdoutPipe({ batchBytes: STDOUT_BATCH_BYTES, flushMs: STDOUT_FLUSH_MS, maxQueuedBytes, stalledMs: STDOUT_STALLED_EXIT_MS });
+    let lines: DestinationStream;
+    let destination: AsyncDestination | PipeWriter;
+    if (pipe) {
+      destination = pipe;
+      lines = { write: (line: string) => pipe.write(Buffer.from(line)) };
+      process.on('exit', () => pipe.flushSync());
+    } else {
+      const sonic = pino.destination({ dest: 1, sync: false, minLength: STDOUT_BATCH_BYTES, periodicFlush: STDOUT_FLUSH_MS, contentMode: 'buffer', maxLength: maxQueuedBytes });
+      destination = sonic;
+      // sonic.write is looked up on each line: on a broken pipe (EPIPE) pino replaces it with a no-op.
+      lines = { write: (line: string) => sonic.write(Buffer.from(line) as unknown as string) };
+    }
     stdout = destination;
-    // destination.write is looked up on each line: on a broken pipe (EPIPE) pino replaces it with a no-op.
-    const lines: DestinationStream = { write: (line: string) => destination.write(Buffer.from(line) as unknown as string) };
     stdoutLines = lines;
     const dropped = { lines: 0, bytes: 0 };
     destination.on('drop', (line: Buffer) => {

@@ -22,37 +22,39 @@ describe('asynchronous logs of the gateway process', function () {
     await cleanup();
   });
 
-  it('with stdout not read, keeps answering; on SIGTERM every request line and then "gateway stopped" reach stdout, and it exits 0', async () => {
-    const temp = await tempDir();
-    cleanup = temp.cleanup;
-    running = await spawnGateway({ PORT: '0', DATA_DIR: temp.dir, BOOTSTRAP_API_KEY: 'async-logs-key-0123456789' }, START_MS);
-    const p = running;
-    // The log shipper stops reading: the pipe (64 KiB) fills after a few hundred lines.
-    p.child.stdout!.pause();
-    const total = 1500; // about 250 KB of lines, four times what the pipe holds
-    expect(await healthAnswers(p.url, total), 'every request is answered while its log lines wait').to.equal(total);
+  for (const stdout of ['socket', 'os-pipe'] as const) {
+    it(`with stdout (${stdout === 'socket' ? "Node's socket pair" : 'a pipe, as a container runtime gives'}) not read, keeps answering; on SIGTERM every request line and then "gateway stopped" reach stdout, and it exits 0`, async () => {
+      const temp = await tempDir();
+      cleanup = temp.cleanup;
+      running = await spawnGateway({ PORT: '0', DATA_DIR: temp.dir, BOOTSTRAP_API_KEY: 'async-logs-key-0123456789' }, START_MS, { stdout });
+      const p = running;
+      // The log shipper stops reading: the pipe (64 KiB) fills after a few hundred lines.
+      p.stdoutStream.pause();
+      const total = 1500; // about 250 KB of lines, four times what the pipe holds
+      expect(await healthAnswers(p.url, total), 'every request is answered while its log lines wait').to.equal(total);
 
-    p.child.kill('SIGTERM');
-    // Reading resumes only after the signal, as a shipper catching up would.
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    p.child.stdout!.resume();
-    expect(await p.exited).to.equal(0);
-    await eventually(async () => p.stdout().endsWith('\n'), Boolean, 'the last line is whole');
-    const lines = p.stdout().trimEnd().split('\n').map((l) => JSON.parse(l) as { msg: string; path?: string });
-    expect(lines.filter((l) => l.msg === 'request' && l.path === '/health')).to.have.length(total);
-    expect(lines.at(-1)!.msg).to.equal('gateway stopped');
-  });
+      p.child.kill('SIGTERM');
+      // Reading resumes only after the signal, as a shipper catching up would.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      p.stdoutStream.resume();
+      expect(await p.exited).to.equal(0);
+      await eventually(async () => p.stdout().endsWith('\n'), Boolean, 'the last line is whole');
+      const lines = p.stdout().trimEnd().split('\n').map((l) => JSON.parse(l) as { msg: string; path?: string });
+      expect(lines.filter((l) => l.msg === 'request' && l.path === '/health')).to.have.length(total);
+      expect(lines.at(-1)!.msg).to.equal('gateway stopped');
+    });
+  }
 
   it('with stdout not read past LOG_QUEUE_MAX_BYTES, keeps answering, drops the lines beyond it whole, and counts them in a warning once stdout is read', async () => {
     const temp = await tempDir();
     cleanup = temp.cleanup;
     running = await spawnGateway({ PORT: '0', DATA_DIR: temp.dir, BOOTSTRAP_API_KEY: 'async-logs-key-0123456789', LOG_QUEUE_MAX_BYTES: '1048576' }, START_MS);
     const p = running;
-    p.child.stdout!.pause();
+    p.stdoutStream.pause();
     const total = 8000; // about 1.4 MB of lines: more than the bound and the pipe together
     expect(await healthAnswers(p.url, total), 'every request is answered while its log lines wait').to.equal(total);
     const before = p.stdout().length;
-    p.child.stdout!.resume();
+    p.stdoutStream.resume();
     const read = () => p.stdout().slice(before).split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as { level: number; msg: string; path?: string; droppedLines?: number });
     const lines = await eventually(async () => read(), (all) => all.some((l) => l.msg.startsWith('log lines dropped')), 'the warning after stdout is read again');
     const kept = lines.filter((l) => l.msg === 'request' && l.path === '/health').length;

@@ -1,9 +1,12 @@
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
+import { closeSync } from 'node:fs';
+import type { Readable } from 'node:stream';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { PACKAGE_ROOT } from '../../../engine/platform/package-root.ts';
+import { osPipe } from '../../../scripts/bench/os-pipe.ts';
 import { tempDir } from '../../helpers/temp-dir.ts';
 import { eventually } from '../../support/eventually.ts';
 
@@ -11,9 +14,25 @@ import { eventually } from '../../support/eventually.ts';
  * The process's own stdout destination (createLogger without a destination) holds lines as their bytes
  * until a batch is written. These run a child that logs through it and read what reaches stdout: every
  * line whole and in order, text outside ASCII intact (a line's bytes, not its characters, are counted),
- * and nothing lost when the process exits at once, without flushLogs (pino's synchronous flush on exit).
+ * and nothing lost when the process exits at once, without flushLogs (the synchronous flush on exit).
+ * Each runs with stdout a socket (pino's asynchronous destination) and a pipe (pipe-writer.ts).
  */
-describe('the stdout log destination', function () {
+/** How the child's stdout is made: Node's `stdio: 'pipe'` (a socket pair: pino's asynchronous destination writes to it), or a pipe of the operating system (a container runtime's, a shell's: pipe-writer.ts writes to it). */
+type StdoutKind = 'socket' | 'pipe';
+
+/** A child running `script` (a .mts file) with stdout of `kind`; its stdout as a readable stream, paused until read. */
+function spawnLogging(script: string, kind: StdoutKind, dir: string, stderr: 'inherit' | 'pipe' = 'inherit'): { child: ReturnType<typeof spawn>; stdout: Readable } {
+  if (kind === 'socket') {
+    const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: PACKAGE_ROOT, stdio: ['ignore', 'pipe', stderr] });
+    return { child, stdout: child.stdout! };
+  }
+  const pipe = osPipe(dir);
+  const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: PACKAGE_ROOT, stdio: ['ignore', pipe.writeFd, stderr] });
+  closeSync(pipe.writeFd);
+  return { child, stdout: pipe.readable };
+}
+
+for (const kind of ['socket', 'pipe'] as const) describe(`the stdout log destination, stdout a ${kind}`, function () {
   this.timeout(60_000);
 
   async function logThrough(body: string): Promise<{ code: number | null; stdout: string }> {
@@ -22,10 +41,10 @@ describe('the stdout log destination', function () {
       const script = path.join(temp.dir, 'log.mts');
       const logger = pathToFileURL(path.join(PACKAGE_ROOT, 'engine/platform/log/logger.ts')).href;
       await fs.writeFile(script, `import { createLogger } from ${JSON.stringify(logger)};\nconst logger = createLogger('info');\n${body}\n`);
-      const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: PACKAGE_ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+      const { child, stdout: out } = spawnLogging(script, kind, temp.dir);
       let stdout = '';
-      child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-      const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+      out.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+      const [code] = await Promise.all([new Promise<number | null>((resolve) => child.on('exit', resolve)), new Promise((resolve) => out.on('close', resolve))]);
       return { code, stdout };
     } finally {
       await temp.cleanup();
@@ -67,15 +86,15 @@ describe('the stdout log destination', function () {
         await flushLogs(10_000);
         `,
       );
-      const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: PACKAGE_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+      const { child, stdout: out } = spawnLogging(script, kind, temp.dir, 'pipe');
       let stdout = '';
-      child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-      child.stdout.pause();
+      out.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+      out.pause();
       let stderr = '';
-      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+      child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
       await eventually(async () => stderr, (text) => text.includes('logged'), 'the child logged every line');
-      child.stdout.resume();
-      const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+      out.resume();
+      const [code] = await Promise.all([new Promise<number | null>((resolve) => child.on('exit', resolve)), new Promise((resolve) => out.on('close', resolve))]);
       expect(code, stderr).to.equal(0);
       const lines = stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as { level: number; i?: number; msg: string; droppedLines?: number; droppedBytes?: number });
       const kept = lines.filter((line) => line.msg === 'request');
@@ -102,4 +121,38 @@ describe('the stdout log destination', function () {
     expect(lines.map((line) => line.i)).to.deep.equal(Array.from({ length: 500 }, (_, i) => i));
     expect(lines.every((line) => line.msg === 'before exit ✓')).to.equal(true);
   });
+
+  if (kind === 'pipe') {
+    it('at an exit while nobody reads the pipe, gives up what is left after 2 s without progress instead of waiting for a reader, and says so on stderr', async () => {
+      const temp = await tempDir('igw-stdout-log-');
+      try {
+        const script = path.join(temp.dir, 'log.mts');
+        const logger = pathToFileURL(path.join(PACKAGE_ROOT, 'engine/platform/log/logger.ts')).href;
+        // ~430 KB of lines: the pipe (64 KiB) fills, the rest waits in the process when it exits.
+        await fs.writeFile(script, `import { createLogger } from ${JSON.stringify(logger)};\nconst logger = createLogger('info');\nfor (let i = 0; i < 1000; i++) logger.info({ i, padding: 'x'.repeat(380) }, 'before exit');\nprocess.exit(5);\n`);
+        const { child, stdout: out } = spawnLogging(script, kind, temp.dir, 'pipe');
+        let stdout = '';
+        out.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+        out.pause();
+        let stderr = '';
+        child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+        const started = Date.now();
+        const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+        const tookMs = Date.now() - started;
+        expect(code, stderr).to.equal(5);
+        expect(tookMs, 'the exit waited for the pipe at most its bound (and the start)').to.be.below(20_000);
+        out.resume();
+        await new Promise((resolve) => out.on('close', resolve));
+        const lines = stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as { i: number; msg: string });
+        // What the pipe held when the reader stopped is there, whole and in order; the rest was given up and counted.
+        expect(lines.map((line) => line.i)).to.deep.equal(Array.from({ length: lines.length }, (_, i) => i));
+        expect(lines.length).to.be.within(100, 999);
+        const notice = /^(\d+) log lines \((\d+) bytes\) not written: stdout took nothing for 2000 ms$/m.exec(stderr);
+        expect(notice, stderr).to.not.equal(null);
+        expect(Number(notice![1])).to.equal(1000 - lines.length);
+      } finally {
+        await temp.cleanup();
+      }
+    });
+  }
 });

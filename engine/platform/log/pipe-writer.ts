@@ -1,0 +1,240 @@
+import { EventEmitter } from 'node:events';
+import { closeSync, constants, fstatSync, openSync, writevSync } from 'node:fs';
+
+/**
+ * A pipe takes a write of at most PIPE_BUF bytes (4096 on Linux) whole or not at all: batches are cut at
+ * line ends within it, so no line is split between two writes or mixed with another writer's output.
+ */
+export const PIPE_BUF = 4096;
+
+export interface PipeWriterOptions {
+  /** Bytes of lines gathered before they are written. */
+  batchBytes: number;
+  /** The longest a line waits for its batch to fill. */
+  flushMs: number;
+  /** The most bytes of lines held while the pipe takes nothing; a line beyond it is dropped whole ('drop'). */
+  maxQueuedBytes: number;
+  /** How long a synchronous flush (on exit) waits for a pipe that takes nothing before it gives up. */
+  stalledMs: number;
+}
+
+/**
+ * stdout as a pipe (a container runtime's log pipe, a log shipper), written from this thread without ever
+ * waiting for its reader. The pipe is opened again through /proc/self/fd/1, which gives this process a
+ * description of the pipe of its own, set non-blocking (fd 1's own flags are shared with the processes
+ * that handed it down, and stay as they are). Each batch is one writev(2) from this thread: a pipe with room
+ * takes it at once; a full one answers EAGAIN and the lines wait in the process (at most maxQueuedBytes,
+ * retried every few ms) instead of the request that logged them.
+ *
+ * What it replaces for pipes, pino's asynchronous destination (sonic-boom), hands each batch to libuv's
+ * thread pool: a thread woken, a write, the main thread woken back, for every batch. And its exit hook
+ * writes what is left from the main thread while the pool may still be writing the batch before it, so at
+ * an abrupt exit the last lines could reach stdout before earlier ones; with a full pipe that hook blocked
+ * the exit until someone read. Here one thread writes, always in order, and an exit waits for a pipe that
+ * takes nothing at most stalledMs.
+ */
+export class PipeWriter extends EventEmitter {
+  private lines: Buffer[] = [];
+  private head = 0;
+  private queued = 0;
+  private timer: NodeJS.Timeout | null = null;
+  /** The pipe answered EAGAIN: a retry is scheduled, and lines only gather until it. */
+  private waiting = false;
+  private retryMs = RETRY_FIRST_MS;
+  /** Whether the 'drain' event is owed: the pipe was full, or lines were dropped, since the last one. */
+  private owesDrain = false;
+  private closed = false;
+  private flushed: (() => void)[] = [];
+
+  constructor(
+    private readonly fd: number,
+    private readonly options: PipeWriterOptions,
+  ) {
+    super();
+  }
+
+  /** Queues one line (its bytes: the caller encodes it once); false when it was dropped. */
+  write(line: Buffer): boolean {
+    if (this.closed) return true;
+    if (this.queued + line.length > this.options.maxQueuedBytes) {
+      this.owesDrain = true;
+      this.emit('drop', line);
+      return false;
+    }
+    this.lines.push(line);
+    this.queued += line.length;
+    if (this.waiting) return true;
+    if (this.queued >= this.options.batchBytes) this.writeOut();
+    else if (this.timer === null) {
+      this.timer = setTimeout(this.onTimer, this.options.flushMs);
+      this.timer.unref();
+    }
+    return true;
+  }
+
+  /** Writes what is gathered (a batch not yet full too); `done` once everything queued is written (or stdout is gone). */
+  flush(done: () => void): void {
+    if (this.closed || this.head === this.lines.length) {
+      process.nextTick(done);
+      return;
+    }
+    this.flushed.push(done);
+    if (!this.waiting) this.writeOut();
+  }
+
+  /** Writes everything queued now, waiting for a full pipe while it keeps taking lines; gives up after stalledMs without progress (on exit). */
+  flushSync(): void {
+    this.clearTimer();
+    let stalledSince = Date.now();
+    for (;;) {
+      const outcome = this.writeSome();
+      if (outcome === 'done' || outcome === 'closed') break;
+      if (outcome === 'wrote') {
+        stalledSince = Date.now();
+        continue;
+      }
+      if (Date.now() - stalledSince >= this.options.stalledMs) {
+        this.giveUp();
+        break;
+      }
+      Atomics.wait(SLEEPER, 0, 0, RETRY_FIRST_MS);
+    }
+    if (this.head === this.lines.length) this.emptied();
+  }
+
+  private readonly onTimer = (): void => {
+    this.timer = null;
+    if (this.waiting) {
+      this.waiting = false;
+      this.retryMs = Math.min(this.retryMs * 2, RETRY_MAX_MS);
+    }
+    this.writeOut();
+  };
+
+  /** Writes batches until the queue is empty or the pipe is full (then retries later). */
+  private writeOut(): void {
+    this.clearTimer();
+    for (;;) {
+      const outcome = this.writeSome();
+      if (outcome === 'wrote') continue;
+      if (outcome === 'full') {
+        this.waiting = true;
+        this.owesDrain = true;
+        this.timer = setTimeout(this.onTimer, this.retryMs);
+        this.timer.unref();
+        return;
+      }
+      break;
+    }
+    this.retryMs = RETRY_FIRST_MS;
+    if (this.head === this.lines.length) this.emptied();
+  }
+
+  /** One writev(2) of the next batch: whole lines of at most PIPE_BUF bytes together, or one longer line (what is left of it). */
+  private writeSome(): 'wrote' | 'full' | 'done' | 'closed' {
+    if (this.closed) return 'closed';
+    const { lines } = this;
+    if (this.head === lines.length) return 'done';
+    let end = this.head + 1;
+    let bytes = lines[this.head]!.length;
+    while (end < lines.length && bytes + lines[end]!.length <= PIPE_BUF) bytes += lines[end++]!.length;
+    let written: number;
+    try {
+      written = writevSync(this.fd, end - this.head === 1 ? [lines[this.head]!] : lines.slice(this.head, end));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EAGAIN') return 'full';
+      // EPIPE (nobody reads any more) or any other failure of stdout: nothing more can be written; lines are let go.
+      this.close();
+      return 'closed';
+    }
+    this.queued -= written;
+    while (written > 0) {
+      const line = lines[this.head]!;
+      if (written >= line.length) {
+        written -= line.length;
+        this.head++;
+      } else {
+        // Only a line longer than PIPE_BUF can be taken in part: the rest goes first in the next write.
+        lines[this.head] = line.subarray(written);
+        written = 0;
+      }
+    }
+    // A reader that keeps up only just never lets the queue empty: the written lines are let go as it goes.
+    if (this.head >= COMPACT_FROM && this.head * 2 >= lines.length) {
+      this.lines = lines.slice(this.head);
+      this.head = 0;
+    }
+    return 'wrote';
+  }
+
+  /** The queue is empty: its storage let go, a flush's callbacks called, 'drain' emitted if owed. */
+  private emptied(): void {
+    this.lines = [];
+    this.head = 0;
+    this.queued = 0;
+    const flushed = this.flushed;
+    this.flushed = [];
+    for (const done of flushed) done();
+    if (this.owesDrain) {
+      this.owesDrain = false;
+      this.emit('drain');
+    }
+  }
+
+  /** A pipe that took nothing for stalledMs at exit: what is left is not written, and stderr says so. */
+  private giveUp(): void {
+    const count = this.lines.length - this.head;
+    const bytes = this.queued;
+    this.lines = [];
+    this.head = 0;
+    this.queued = 0;
+    try {
+      process.stderr.write(`${count} log lines (${bytes} bytes) not written: stdout took nothing for ${this.options.stalledMs} ms\n`);
+    } catch {
+      /* stderr gone too */
+    }
+  }
+
+  private close(): void {
+    this.closed = true;
+    this.clearTimer();
+    this.lines = [];
+    this.head = 0;
+    this.queued = 0;
+    try {
+      closeSync(this.fd);
+    } catch {
+      /* already closed */
+    }
+    const flushed = this.flushed;
+    this.flushed = [];
+    for (const done of flushed) done();
+  }
+
+  private clearTimer(): void {
+    if (this.timer !== null) {
+      clearTimeout(this.timer);
+      this.timer = null;
+    }
+  }
+}
+
+const RETRY_FIRST_MS = 5;
+/** Written lines at the queue's head past which, when they are half of it, the queue is copied without them. */
+const COMPACT_FROM = 256;
+const RETRY_MAX_MS = 100;
+const SLEEPER = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * A PipeWriter for this process's stdout when it is a pipe that can be opened again through /proc (Linux);
+ * undefined otherwise (a file, a terminal, a socket, no /proc): those keep pino's asynchronous destination.
+ */
+export function openStdoutPipe(options: PipeWriterOptions): PipeWriter | undefined {
+  try {
+    if (!fstatSync(1).isFIFO()) return undefined;
+    const fd = openSync('/proc/self/fd/1', constants.O_WRONLY | constants.O_NONBLOCK);
+    return new PipeWriter(fd, options);
+  } catch {
+    return undefined;
+  }
+}
