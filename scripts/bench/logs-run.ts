@@ -9,6 +9,7 @@ import { runChild, startChild } from './child.ts';
 import { measure, type LoadTarget } from './load.ts';
 import { round, table } from './stats.ts';
 import { contextSwitches, cpuMicros } from './process-cpu.ts';
+import { osPipe } from './os-pipe.ts';
 
 
 const args = commandLine(cli);
@@ -32,7 +33,8 @@ const settings = { connections: Number(values.connections), warmupSeconds: Numbe
 const rounds = Number(values.rounds);
 const records = Number(values.records);
 
-type Sink = 'devnull' | 'file' | 'pipe';
+/** `pipe`: Node's `stdio: 'pipe'` (a socket pair) read by this process; `ospipe`: a pipe of the operating system (mkfifo), as a container runtime or a shell hands one. */
+type Sink = 'devnull' | 'file' | 'pipe' | 'ospipe';
 interface Variant {
   name: string;
   level: 'info' | 'silent';
@@ -48,6 +50,10 @@ const VARIANTS: Variant[] = [
     { name: `async -> ${sink}`, level: 'info' as const, sync: false, sink },
     { name: `async 32K -> ${sink}`, level: 'info' as const, sync: false, sink, batchBytes: 32 * 1024 },
   ]),
+  // On a pipe of the operating system the gateway writes through pipe-writer.ts; beside it, pino's asynchronous destination as before (4 KiB batches).
+  { name: 'sync  -> ospipe', level: 'info', sync: true, sink: 'ospipe' },
+  { name: 'async -> ospipe', level: 'info', sync: false, sink: 'ospipe' },
+  { name: 'sonic 4K -> ospipe', level: 'info', sync: false, sink: 'ospipe', batchBytes: 4096 },
 ];
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
@@ -129,13 +135,16 @@ async function loadPart(): Promise<void> {
     for (let round_ = 1; round_ <= rounds; round_++) {
       for (const variant of VARIANTS) {
         const file = path.join(tmp, `gateway-${round_}-${variant.sink}.log`);
-        const fd = variant.sink === 'devnull' ? openSync('/dev/null', 'w') : variant.sink === 'file' ? openSync(file, 'w') : null;
+        const pipe = variant.sink === 'ospipe' ? osPipe(tmp) : null;
+        const fd = variant.sink === 'devnull' ? openSync('/dev/null', 'w') : variant.sink === 'file' ? openSync(file, 'w') : pipe ? pipe.writeFd : null;
         let piped = 0;
+        // The pipe's reader takes every byte as it comes, as a container runtime does.
+        pipe?.readable.on('data', (chunk: Buffer) => (piped += chunk.length));
         const gateway = await startChild<{ url: string; path: string; headers: Record<string, string>; connectionId: string }>('gateway.ts', {
           env: { BENCH_UPSTREAM_URL: upstream.info.url, BENCH_LOG_LEVEL: variant.level, BENCH_LOG_SYNC: variant.sync ? '1' : '0', ...(variant.batchBytes ? { BENCH_LOG_BATCH_BYTES: String(variant.batchBytes) } : {}) },
-          // The pipe's reader takes every byte as it comes, as a container runtime does.
           ...(fd === null ? { onStdout: (chunk: Buffer) => (piped += chunk.length) } : { stdout: fd }),
         });
+        if (pipe) closeSync(pipe.writeFd);
         try {
           const target: LoadTarget = {
             name: variant.name,
@@ -166,7 +175,8 @@ async function loadPart(): Promise<void> {
           );
         } finally {
           await gateway.stop();
-          if (fd !== null) closeSync(fd);
+          if (pipe) pipe.readable.destroy();
+          else if (fd !== null) closeSync(fd);
         }
       }
     }
