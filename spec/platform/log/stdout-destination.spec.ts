@@ -20,16 +20,30 @@ import { eventually } from '../../support/eventually.ts';
 /** How the child's stdout is made: Node's `stdio: 'pipe'` (a socket pair: pino's asynchronous destination writes to it), or a pipe of the operating system (a container runtime's, a shell's: pipe-writer.ts writes to it). */
 type StdoutKind = 'socket' | 'pipe';
 
-/** A child running `script` (a .mts file) with stdout of `kind`; its stdout as a readable stream, paused until read. */
-function spawnLogging(script: string, kind: StdoutKind, dir: string, stderr: 'inherit' | 'pipe' = 'inherit'): { child: ReturnType<typeof spawn>; stdout: Readable } {
-  if (kind === 'socket') {
-    const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: PACKAGE_ROOT, stdio: ['ignore', 'pipe', stderr] });
-    return { child, stdout: child.stdout! };
-  }
-  const pipe = osPipe(dir);
-  const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: PACKAGE_ROOT, stdio: ['ignore', pipe.writeFd, stderr] });
-  closeSync(pipe.writeFd);
-  return { child, stdout: pipe.readable };
+interface LoggingChild {
+  child: ReturnType<typeof spawn>;
+  /** Its stdout as read from; pause() it to stop reading (a stalled log shipper). */
+  out: Readable;
+  stdout(): string;
+  stderr(): string;
+  /** Its exit code, once it has exited and its stdout and stderr are closed (all of them read). */
+  ended: Promise<number | null>;
+}
+
+/** A child running `script` (a .mts file) with stdout of `kind`, its stdout and stderr collected; `paused`: stdout not read until resumed. */
+function spawnLogging(script: string, kind: StdoutKind, dir: string, options: { paused?: boolean } = {}): LoggingChild {
+  const pipe = kind === 'pipe' ? osPipe(dir) : null;
+  const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: PACKAGE_ROOT, stdio: ['ignore', pipe ? pipe.writeFd : 'pipe', 'pipe'] });
+  if (pipe) closeSync(pipe.writeFd);
+  const out: Readable = pipe ? pipe.readable : child.stdout!;
+  let stdout = '';
+  let stderr = '';
+  out.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  if (options.paused) out.pause();
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+  const closed = (stream: Readable) => new Promise((resolve) => stream.on('close', resolve));
+  return { child, out, stdout: () => stdout, stderr: () => stderr, ended: Promise.all([exited, closed(out), closed(child.stderr!)]).then(([code]) => code) };
 }
 
 for (const kind of ['socket', 'pipe'] as const) describe(`the stdout log destination, stdout a ${kind}`, function () {
@@ -41,11 +55,9 @@ for (const kind of ['socket', 'pipe'] as const) describe(`the stdout log destina
       const script = path.join(temp.dir, 'log.mts');
       const logger = pathToFileURL(path.join(PACKAGE_ROOT, 'engine/platform/log/logger.ts')).href;
       await fs.writeFile(script, `import { createLogger } from ${JSON.stringify(logger)};\nconst logger = createLogger('info');\n${body}\n`);
-      const { child, stdout: out } = spawnLogging(script, kind, temp.dir);
-      let stdout = '';
-      out.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-      const [code] = await Promise.all([new Promise<number | null>((resolve) => child.on('exit', resolve)), new Promise((resolve) => out.on('close', resolve))]);
-      return { code, stdout };
+      const logging = spawnLogging(script, kind, temp.dir);
+      const code = await logging.ended;
+      return { code, stdout: logging.stdout() };
     } finally {
       await temp.cleanup();
     }
@@ -86,17 +98,12 @@ for (const kind of ['socket', 'pipe'] as const) describe(`the stdout log destina
         await flushLogs(10_000);
         `,
       );
-      const { child, stdout: out } = spawnLogging(script, kind, temp.dir, 'pipe');
-      let stdout = '';
-      out.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-      out.pause();
-      let stderr = '';
-      child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-      await eventually(async () => stderr, (text) => text.includes('logged'), 'the child logged every line');
-      out.resume();
-      const [code] = await Promise.all([new Promise<number | null>((resolve) => child.on('exit', resolve)), new Promise((resolve) => out.on('close', resolve))]);
-      expect(code, stderr).to.equal(0);
-      const lines = stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as { level: number; i?: number; msg: string; droppedLines?: number; droppedBytes?: number });
+      const logging = spawnLogging(script, kind, temp.dir, { paused: true });
+      await eventually(async () => logging.stderr(), (text) => text.includes('logged'), 'the child logged every line');
+      logging.out.resume();
+      const code = await logging.ended;
+      expect(code, logging.stderr()).to.equal(0);
+      const lines = logging.stdout().trimEnd().split('\n').map((line) => JSON.parse(line) as { level: number; i?: number; msg: string; droppedLines?: number; droppedBytes?: number });
       const kept = lines.filter((line) => line.msg === 'request');
       // What was kept is the lines up to the bound (and what the pipe and the write under way held), in order, each whole.
       expect(kept.map((line) => line.i)).to.deep.equal(Array.from({ length: kept.length }, (_, i) => i));
@@ -130,20 +137,16 @@ for (const kind of ['socket', 'pipe'] as const) describe(`the stdout log destina
         const logger = pathToFileURL(path.join(PACKAGE_ROOT, 'engine/platform/log/logger.ts')).href;
         // ~430 KB of lines: the pipe (64 KiB) fills, the rest waits in the process when it exits.
         await fs.writeFile(script, `import { createLogger } from ${JSON.stringify(logger)};\nconst logger = createLogger('info');\nfor (let i = 0; i < 1000; i++) logger.info({ i, padding: 'x'.repeat(380) }, 'before exit');\nprocess.exit(5);\n`);
-        const { child, stdout: out } = spawnLogging(script, kind, temp.dir, 'pipe');
-        let stdout = '';
-        out.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-        out.pause();
-        let stderr = '';
-        child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+        const logging = spawnLogging(script, kind, temp.dir, { paused: true });
         const started = Date.now();
-        const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+        await new Promise((resolve) => logging.child.on('exit', resolve));
         const tookMs = Date.now() - started;
+        logging.out.resume();
+        const code = await logging.ended;
+        const stderr = logging.stderr();
         expect(code, stderr).to.equal(5);
         expect(tookMs, 'the exit waited for the pipe at most its bound (and the start)').to.be.below(20_000);
-        out.resume();
-        await new Promise((resolve) => out.on('close', resolve));
-        const lines = stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as { i: number; msg: string });
+        const lines = logging.stdout().trimEnd().split('\n').map((line) => JSON.parse(line) as { i: number; msg: string });
         // What the pipe held when the reader stopped is there, whole and in order; the rest was given up and counted.
         expect(lines.map((line) => line.i)).to.deep.equal(Array.from({ length: lines.length }, (_, i) => i));
         expect(lines.length).to.be.within(100, 999);
