@@ -169,9 +169,7 @@ export class PipeWriter extends EventEmitter {
 
   /** The queue is empty: its storage let go, a flush's callbacks called, 'drain' emitted if owed. */
   private emptied(): void {
-    this.lines = [];
-    this.head = 0;
-    this.queued = 0;
+    this.clearQueue();
     const flushed = this.flushed;
     this.flushed = [];
     for (const done of flushed) done();
@@ -185,9 +183,7 @@ export class PipeWriter extends EventEmitter {
   private giveUp(): void {
     const count = this.lines.length - this.head;
     const bytes = this.queued;
-    this.lines = [];
-    this.head = 0;
-    this.queued = 0;
+    this.clearQueue();
     try {
       process.stderr.write(`${count} log lines (${bytes} bytes) not written: stdout took nothing for ${this.options.stalledMs} ms\n`);
     } catch {
@@ -198,9 +194,7 @@ export class PipeWriter extends EventEmitter {
   private close(): void {
     this.closed = true;
     this.clearTimer();
-    this.lines = [];
-    this.head = 0;
-    this.queued = 0;
+    this.clearQueue();
     try {
       closeSync(this.fd);
     } catch {
@@ -209,6 +203,12 @@ export class PipeWriter extends EventEmitter {
     const flushed = this.flushed;
     this.flushed = [];
     for (const done of flushed) done();
+  }
+
+  private clearQueue(): void {
+    this.lines = [];
+    this.head = 0;
+    this.queued = 0;
   }
 
   private clearTimer(): void {
