@@ -68,7 +68,7 @@ export const cli = {
         'with --only=load,slow: pins this process (the load generator) and the upstream to the first CPU, and every thread of each measured target (the proxy, the gateways) to the last (taskset; Linux, 2 CPUs or more): left to the scheduler, the CPU per request of a target moves with where its threads run',
     },
     'gateway-node-flags': { type: 'string' as const, value: '<flags>', description: "node flags for the gateways of the load and slow parts, not the proxy's (BENCH_GATEWAY_NODE_FLAGS; e.g. --max-semi-space-size=64)" },
-    baseline: { type: 'string' as const, value: '<dir>', description: "another checkout whose gateway the load part measures in the same rounds, for a before/after in one run (compiled: build it first)" },
+    baseline: { type: 'string' as const, value: '<dir>', description: "another checkout whose gateway the load, slow and start parts measure in the same rounds, for a before/after in one run (compiled: build it first)" },
     'off-koa': { type: 'boolean' as const, description: "with the load or slow part: also a gateway whose universal run is served straight from node:http, without Koa and the middleware chain (scripts/bench/off-koa-lane.ts: a measuring device, not a feature), as off-koa@<level>: what moving the run off Koa could save at most" },
     'baseline-node-flags': { type: 'string' as const, value: '<flags>', description: "node flags for the baseline's gateways instead of --gateway-node-flags (BENCH_BASELINE_NODE_FLAGS; with --baseline=. a node flag against none, same rounds)" },
     out: { type: 'string' as const, value: '<file>', description: 'where the figures go (BENCH_OUT; bench-results.json)' },
@@ -702,19 +702,33 @@ async function main(): Promise<void> {
   });
 
   await part('start', async () => {
-    log(`== start: npm start (compiled, plain node) against npm run dev (tsx) and compiled without source maps, ${settings.rounds} rounds rotating, ${settings.connections} connections, 10 records`);
+    log(`== start: npm start (compiled, plain node) against npm run dev (tsx) and compiled without source maps${baselineDir ? `, and the baseline's npm start (${baselineDir})` : ''}, each a first start on an empty DATA_DIR then a restart on it, ${settings.rounds} rounds rotating, ${settings.connections} connections, 10 records`);
     // dist/ as npm start has it: its prestart, the incremental build.
     const built = spawnSync(process.execPath, [path.join(PACKAGE_ROOT, 'scripts/build-if-needed.mjs')], { stdio: 'inherit' });
     if (built.status !== 0) throw new Error('building dist/ failed');
     const upstream = await startChild<{ url: string }>('upstream.ts');
     try {
-      const start = await startBenchmark(upstream.info.url, settings.rounds, settings, log);
+      // The baseline checkout's dist/, built there (its prestart is not run: that would build with this checkout's TypeScript).
+      if (baselineDir) baselineGatewayFile(baselineDir);
+      const start = await startBenchmark(upstream.info.url, settings.rounds, settings, log, baselineDir);
       results.start = start;
       log('');
       log(
         table(
-          ['variant', 'command', 'start to /health p50', 'all starts (ms)', 'CPU µs/request p50', 'req/s p50', 'RSS at /health', 'helper processes'],
-          start.summary.map((s) => [s.variant, s.command, `${s.startMsMedian} ms`, s.startMsAll.join(' '), s.cpuUsPerRequestMedian, s.requestsPerSecondMedian, `${s.rssMbAtHealthMedian} MB`, s.helperProcesses.join(', ') || 'none']),
+          ['variant', 'command', 'first start to /health p50', 'all first starts (ms)', 'peak RSS to /health', 'RSS at /health', 'restart p50', 'restart peak RSS', 'CPU µs/request p50', 'req/s p50', 'helper processes'],
+          start.summary.map((s) => [
+            s.variant,
+            s.command,
+            `${s.startMsMedian} ms`,
+            s.startMsAll.join(' '),
+            `${s.peakRssMbAtHealthMedian} MB`,
+            `${s.rssMbAtHealthMedian} MB`,
+            `${s.restartMsMedian} ms`,
+            `${s.restartPeakRssMbAtHealthMedian} MB`,
+            s.cpuUsPerRequestMedian,
+            s.requestsPerSecondMedian,
+            s.helperProcesses.join(', ') || 'none',
+          ]),
         ),
       );
       log('');

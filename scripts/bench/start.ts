@@ -2,9 +2,10 @@
  * The production start against the development one, side by side in one
  * run: `npm start`'s command (plain node on dist/) and `npm run dev`'s (tsx
  * on the sources), each started as its own process on an empty DATA_DIR with
- * the bench app. Per start: the time from spawn to the first 200 of /health,
- * the helper processes it runs (tsx: esbuild), then a load run against the
- * bench action and the gateway process's CPU per request. Rounds rotate
+ * the bench app. Per start: the time from spawn to the first 200 of /health
+ * and the peak RSS until then (VmHWM), the helper processes it runs (tsx:
+ * esbuild); then the same figures for a restart on that DATA_DIR, and a load
+ * run against the restarted gateway's bench action with its CPU per request. Rounds rotate
  * which goes first; the report gives medians.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -27,16 +28,26 @@ const API_KEY = 'bench-start-key-0123456789abcdef';
  * maps cost (a stack trace built in a request is mapped to the .ts lines).
  */
 export const VARIANTS = { compiled: scripts.start!, tsx: scripts.dev!, 'compiled-no-maps': scripts.start!.replace(' --enable-source-maps', '') };
-export type Variant = keyof typeof VARIANTS;
+/** A variant started: its command and the checkout it runs in (`baseline`: --baseline's, npm start's command without its prestart). */
+export type Variant = keyof typeof VARIANTS | 'baseline';
+interface Started {
+  variant: Variant;
+  command: string;
+  cwd: string;
+}
 
 export interface StartSample {
   variant: Variant;
   round: number;
-  /** Spawn to the first 200 of /health. */
+  /** Spawn to the first 200 of /health: on an empty DATA_DIR, then again on the same DATA_DIR. */
   startMs: number;
+  restartMs: number;
   /** Processes the gateway process had started (and still ran) when /health first answered. */
   helperProcesses: string[];
   rssMbAtHealth: number;
+  /** The peak RSS (VmHWM) until /health answered: on the first start, and on the restart. */
+  peakRssMbAtHealth: number;
+  restartPeakRssMbAtHealth: number;
   requestsPerSecond: number;
   /** User + system CPU of the gateway process per 2xx response under load. */
   cpuUsPerRequest: number;
@@ -53,6 +64,9 @@ export interface StartSummary {
   cpuUsPerRequestMedian: number;
   requestsPerSecondMedian: number;
   rssMbAtHealthMedian: number;
+  peakRssMbAtHealthMedian: number;
+  restartMsMedian: number;
+  restartPeakRssMbAtHealthMedian: number;
   helperProcesses: string[];
 }
 
@@ -99,23 +113,33 @@ async function stop(child: ChildProcess): Promise<void> {
   clearTimeout(timer);
 }
 
-async function startOnce(variant: Variant, round_: number, upstreamUrl: string, load: LoadSettings): Promise<StartSample> {
-  const root = await fs.mkdtemp(path.join(os.tmpdir(), 'igw-bench-start-'));
-  const definitionsDir = path.join(root, 'definitions');
-  await writeFiles(definitionsDir, benchAppFiles(upstreamUrl));
+/** Peak RSS of a process so far (Linux VmHWM), in MB: what a container's memory limit must allow. */
+function peakRssMb(pid: number): number {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmHWM:'))!;
+  return round(Number(line.split(/\s+/)[1]) / 1024, 1);
+}
+
+interface Launched {
+  child: ChildProcess;
+  url: string;
+  startMs: number;
+}
+
+/** The variant's command started on `root`'s DATA_DIR and definitions, waited for until /health answers 200. */
+async function launch({ variant, command: line, cwd }: Started, root: string): Promise<Launched> {
   const port = await freePort();
-  const [command, ...args] = VARIANTS[variant].split(' ');
+  const [command, ...args] = line.split(' ');
   if (command !== 'node') throw new Error(`${variant} runs ${command}, not node`);
   const url = `http://127.0.0.1:${port}`;
   const started = performance.now();
   const child = spawn(process.execPath, args, {
-    cwd: PACKAGE_ROOT,
+    cwd,
     env: {
       PATH: process.env.PATH ?? '',
       PORT: String(port),
       HOST: '127.0.0.1',
       DATA_DIR: path.join(root, 'data'),
-      DEFINITIONS_DIR: definitionsDir,
+      DEFINITIONS_DIR: path.join(root, 'definitions'),
       BOOTSTRAP_API_KEY: API_KEY,
       EGRESS_ALLOW: '127.0.0.1/32',
       // silent: autocannon hangs up on in-flight requests when a run ends, and each is logged as an error with its stack.
@@ -126,16 +150,39 @@ async function startOnce(variant: Variant, round_: number, upstreamUrl: string, 
   let stderr = '';
   child.stderr!.on('data', (chunk) => (stderr += String(chunk)));
   try {
-    let startMs = 0;
-    while (!startMs) {
+    for (;;) {
       if (child.exitCode !== null) throw new Error(`${variant} exited with ${child.exitCode}: ${stderr}`);
       if (performance.now() - started > 60_000) throw new Error(`${variant} did not answer /health within 60 s: ${stderr}`);
       const ok = await fetch(`${url}/health`).then((r) => r.ok, () => false);
-      if (ok) startMs = round(performance.now() - started, 0);
-      else await new Promise((resolve) => setTimeout(resolve, 5));
+      if (ok) return { child, url, startMs: round(performance.now() - started, 0) };
+      await new Promise((resolve) => setTimeout(resolve, 5));
     }
+  } catch (error) {
+    await stop(child);
+    throw error;
+  }
+}
+
+/**
+ * One sample: a first start on an empty DATA_DIR (its time and peak RSS to /health), stopped, then a restart
+ * on the same DATA_DIR (the same figures), which is then loaded.
+ */
+async function startOnce(started: Started, round_: number, upstreamUrl: string, load: LoadSettings): Promise<StartSample> {
+  const root = await fs.mkdtemp(path.join(os.tmpdir(), 'igw-bench-start-'));
+  await writeFiles(path.join(root, 'definitions'), benchAppFiles(upstreamUrl));
+  let child: ChildProcess | undefined;
+  try {
+    const { variant } = started;
+    const first = await launch(started, root);
+    child = first.child;
     const helperProcesses = children(child.pid!);
     const rssMbAtHealth = rssMb(child.pid!);
+    const peakRssMbAtHealth = peakRssMb(child.pid!);
+    await stop(child);
+    const restart = await launch(started, root);
+    child = restart.child;
+    const restartPeakRssMbAtHealth = peakRssMb(child.pid!);
+    const { url } = restart;
     const headers = { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' };
     const created = await fetch(`${url}/v2/connections`, { method: 'POST', headers, body: JSON.stringify({ appSlug: BENCH_APP, credentials: { apiKey: UPSTREAM_SECRET } }) });
     if (created.status !== 201 && created.status !== 200) throw new Error(`creating the connection answered ${created.status}: ${await created.text()}`);
@@ -147,36 +194,62 @@ async function startOnce(variant: Variant, round_: number, upstreamUrl: string, 
     const before = cpuMicros(child.pid!);
     const figures = await measure(target, { ...load, warmupSeconds: 0 });
     const cpuUsPerRequest = round((cpuMicros(child.pid!) - before) / Math.max(1, figures.requests), 0);
-    return { variant, round: round_, startMs, helperProcesses, rssMbAtHealth, requestsPerSecond: figures.requestsPerSecond, cpuUsPerRequest, non2xx: figures.non2xx, errors: figures.errors + figures.timeouts };
+    return {
+      variant,
+      round: round_,
+      startMs: first.startMs,
+      restartMs: restart.startMs,
+      helperProcesses,
+      rssMbAtHealth,
+      peakRssMbAtHealth,
+      restartPeakRssMbAtHealth,
+      requestsPerSecond: figures.requestsPerSecond,
+      cpuUsPerRequest,
+      non2xx: figures.non2xx,
+      errors: figures.errors + figures.timeouts,
+    };
   } finally {
-    await stop(child);
+    if (child) await stop(child);
     await fs.rm(root, { recursive: true, force: true });
   }
 }
 
-/** `rounds` rounds, each starting both variants, the first one alternating; `log` gets one line per start. */
-export async function startBenchmark(upstreamUrl: string, rounds: number, load: LoadSettings, log: (line: string) => void): Promise<{ samples: StartSample[]; summary: StartSummary[] }> {
+/**
+ * `rounds` rounds, each starting every variant (and the baseline checkout's compiled gateway, given one), the
+ * first one alternating; `log` gets one line per start.
+ */
+export async function startBenchmark(
+  upstreamUrl: string,
+  rounds: number,
+  load: LoadSettings,
+  log: (line: string) => void,
+  baselineDir?: string,
+): Promise<{ samples: StartSample[]; summary: StartSummary[] }> {
+  const all: Started[] = (Object.keys(VARIANTS) as (keyof typeof VARIANTS)[]).map((variant) => ({ variant, command: VARIANTS[variant], cwd: PACKAGE_ROOT }));
+  if (baselineDir) all.push({ variant: 'baseline', command: VARIANTS.compiled, cwd: baselineDir });
   const samples: StartSample[] = [];
   for (let r = 1; r <= rounds; r++) {
     // Each round starts with the next variant: each goes first, second and last as often as the rounds allow.
-    const all = Object.keys(VARIANTS) as Variant[];
     const order = all.map((_, i) => all[(i + r - 1) % all.length]!);
-    for (const variant of order) {
-      const sample = await startOnce(variant, r, upstreamUrl, load);
+    for (const started of order) {
+      const sample = await startOnce(started, r, upstreamUrl, load);
       samples.push(sample);
-      log(`  round ${r} ${variant.padEnd(8)} /health after ${sample.startMs} ms  ${sample.requestsPerSecond} req/s  ${sample.cpuUsPerRequest} CPU µs/request  helpers: ${sample.helperProcesses.join(', ') || 'none'}${sample.non2xx || sample.errors ? `  (non-2xx ${sample.non2xx}, errors ${sample.errors})` : ''}`);
+      log(`  round ${r} ${started.variant.padEnd(8)} /health after ${sample.startMs} ms (peak RSS ${sample.peakRssMbAtHealth} MB), restart ${sample.restartMs} ms (${sample.restartPeakRssMbAtHealth} MB)  ${sample.requestsPerSecond} req/s  ${sample.cpuUsPerRequest} CPU µs/request  helpers: ${sample.helperProcesses.join(', ') || 'none'}${sample.non2xx || sample.errors ? `  (non-2xx ${sample.non2xx}, errors ${sample.errors})` : ''}`);
     }
   }
-  const summary = (Object.keys(VARIANTS) as Variant[]).map((variant) => {
+  const summary = all.map(({ variant, command, cwd }) => {
     const mine = samples.filter((s) => s.variant === variant);
     return {
       variant,
-      command: VARIANTS[variant],
+      command: cwd === PACKAGE_ROOT ? command : `${command} (in ${cwd})`,
       startMsMedian: median(mine.map((s) => s.startMs)),
       startMsAll: mine.map((s) => s.startMs),
       cpuUsPerRequestMedian: median(mine.map((s) => s.cpuUsPerRequest)),
       requestsPerSecondMedian: median(mine.map((s) => s.requestsPerSecond)),
       rssMbAtHealthMedian: median(mine.map((s) => s.rssMbAtHealth)),
+      peakRssMbAtHealthMedian: median(mine.map((s) => s.peakRssMbAtHealth)),
+      restartMsMedian: median(mine.map((s) => s.restartMs)),
+      restartPeakRssMbAtHealthMedian: median(mine.map((s) => s.restartPeakRssMbAtHealth)),
       helperProcesses: [...new Set(mine.flatMap((s) => s.helperProcesses))],
     };
   });
