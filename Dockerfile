@@ -1,6 +1,7 @@
 # syntax=docker/dockerfile:1
 # The gateway's container image. Two stages: `build` installs every dependency and compiles engine/ and scripts/ to
-# dist/; `runtime` holds production dependencies only (no tsx, no TypeScript) and runs dist/ with plain node, the
+# dist/, with dist/pglite-cluster (the empty embedded database a first start copies, readable by the `node` user);
+# `runtime` holds production dependencies only (no tsx, no TypeScript) and runs dist/ with plain node, the
 # same command as `npm start` (package.json). Not built on the machines it was written on (no container engine
 # there): spec/build/dockerfile.spec.ts checks its facts and `npm run rehearse:container` runs its RUN commands
 # and its CMD and HEALTHCHECK in temporary folders, without a container (docs/operations.md, Container).

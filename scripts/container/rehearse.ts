@@ -132,6 +132,11 @@ async function main(): Promise<number> {
   log(`HEALTHCHECK ${healthy ? `passed after ${Date.now() - started} ms` : 'never passed'}`);
   if (!healthy) log(output);
   failed ||= !healthy;
+  // The first start copies the build's empty database (dist/pglite-cluster, from the build stage), never initdb:
+  // initdb peaks at ~1 GB, more than a container's memory limit often allows (docs/operations.md).
+  const created = /"how":"(\w+)"/.exec(output)?.[1];
+  log(`first start's embedded database: ${created === 'cluster' ? 'copied from dist/pglite-cluster' : created ? `made by ${created}, not copied from dist/pglite-cluster: FAILED` : 'not reported: FAILED'}`);
+  failed ||= created !== 'cluster';
   // Files served from outside dist/ (web/): the image must carry them.
   for (const page of healthy ? ['/connect', '/connect/connect.js', '/connect/connect.css', '/connect/oauth-return', '/sdk/connect.js', '/sdk/connect.mjs'] : []) {
     const status = await fetch(`http://127.0.0.1:${port}${page}`).then((r) => r.status, () => 0);

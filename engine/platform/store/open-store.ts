@@ -17,6 +17,8 @@ export interface StoreEvents {
   onIdleError?: (error: Error) => void;
   /** PostgreSQL could not be reached at start; the next attempt is in `retryInMs`. */
   onUnreachable?: (error: Error, attempt: number, retryInMs: number) => void;
+  /** DATA_DIR had no embedded database: one was copied from the template or the build's empty cluster, or created (initdb). */
+  onEmbeddedCreated?: (how: 'template' | 'cluster' | 'initdb', dir: string) => void;
   /** The embedded store's PGlite thread stopped while serving (out of memory, a crash), and why. */
   onEmbeddedStopped?: (reason: string) => void;
 }
@@ -56,7 +58,9 @@ export async function openStore(config: StoreConfig, events: StoreEvents = {}): 
   }
   const { openPgliteStore } = await import('./sql/open-pglite.ts');
   const { importLegacyDataDir } = await import('./embedded/legacy-import.ts');
-  const store = await openPgliteStore(config.dataDir, { queryTimeoutMs, templateDir: config.pgliteTemplateDir, onMigrated: events.onMigrated, onStopped: events.onEmbeddedStopped });
+  const store = await openPgliteStore(config.dataDir, { queryTimeoutMs, templateDir: config.pgliteTemplateDir,
+    onCreated: (how) => events.onEmbeddedCreated?.(how, config.dataDir),
+    onMigrated: events.onMigrated, onStopped: events.onEmbeddedStopped });
   try {
     const imported = await importLegacyDataDir(config.dataDir, store);
     if (imported) events.onLegacyImported?.(imported);

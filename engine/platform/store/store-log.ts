@@ -16,6 +16,13 @@ export function storeLogging(logger: Logger): StoreEvents {
     onUnreachable: (error, attempt, retryInMs) =>
       logger.warn({ attempt, retryInMs }, `store: ${error.message.replace(/; try again shortly$/, '')}; the gateway waits for it and tries again in ${retryInMs} ms (attempt ${attempt})`),
     onIdleError: (error) => logger.warn({ err: error }, 'store: an idle PostgreSQL connection failed; the next query opens a new one'),
+    onEmbeddedCreated: (how, dataDir) =>
+      how === 'initdb'
+        ? logger.warn(
+            { how, dataDir },
+            `store: created the embedded database in ${dataDir}/pglite with initdb, which needs about 1 GB of memory for about 10 s: the build's empty database (dist/pglite-cluster, made by \`npm run build\` for this PGlite) was not there to copy`,
+          )
+        : logger.info({ how, dataDir }, `store: created the embedded database in ${dataDir}/pglite, copied from ${how === 'cluster' ? "the build's empty database (dist/pglite-cluster)" : 'PGLITE_TEMPLATE_DIR'}`),
     onEmbeddedStopped: (reason) =>
       logger.error(
         { reason },

@@ -2,23 +2,26 @@ import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import { Worker } from 'node:worker_threads';
-import { workerScript } from '../../worker-script.ts';
 import { Kysely } from 'kysely';
 import type { Store } from '../port.ts';
 import { migrateToLatest } from './migrate.ts';
 import { analyzeInBackground, staleStatistics } from './pglite-analyze.ts';
 import { pgliteDialect } from './pglite-dialect.ts';
+import { createDatabase, type Created } from './pglite-create.ts';
 import { PgliteThread, type PgliteThreadOptions, type PgliteWorkerData } from './pglite-thread.ts';
 import { sqlStore } from './sql-store.ts';
 
 export interface PgliteStoreOptions {
   queryTimeoutMs: number;
   /**
-   * PGLITE_TEMPLATE_DIR: a DATA_DIR whose embedded database (its pglite/ folder) is copied into a DATA_DIR that has none, instead of creating
-   * one (initdb takes seconds to tens of seconds): for test suites and benchmarks that start many gateways.
+   * PGLITE_TEMPLATE_DIR: a DATA_DIR whose embedded database (its pglite/ folder) is copied into a DATA_DIR that has none, instead of the
+   * build's empty one: a database already migrated, for test suites and benchmarks that start many gateways.
    */
   templateDir?: string | undefined;
+  /** The empty database the build made (pglite-create.ts, SHIPPED_CLUSTER_DIR unless told another). */
+  clusterDir?: string | undefined;
+  /** Told how a DATA_DIR without a database got one: copied from the template or the build's cluster, or created (initdb). */
+  onCreated?: (how: Exclude<Created, 'existing'>) => void;
   /** Told the migrations run at this start (none on most starts). */
   onMigrated?: (names: string[]) => void;
   /** Told when PGlite's thread stopped while serving (and why); the next request after a few seconds starts it again. */
@@ -62,14 +65,11 @@ export async function openPgliteStore(dataDir: string, options: PgliteStoreOptio
   return await pgliteStore(await startPgliteThread(dataDir, options), dataDir, options);
 }
 
-/** The data directory made ready (copied from the template, or created) and PGlite's thread started on it. */
-export async function startPgliteThread(dataDir: string, options: Pick<PgliteStoreOptions, 'templateDir' | 'onStopped'> & Pick<PgliteThreadOptions, 'restartAfterMs'>): Promise<PgliteThread> {
+/** The data directory made ready (copied from the template or the build's cluster, or created) and PGlite's thread started on it. */
+export async function startPgliteThread(dataDir: string, options: Pick<PgliteStoreOptions, 'templateDir' | 'clusterDir' | 'onCreated' | 'onStopped'> & Pick<PgliteThreadOptions, 'restartAfterMs'>): Promise<PgliteThread> {
   const dir = pgliteDir(dataDir);
-  if (options.templateDir && !existsSync(path.join(dir, 'PG_VERSION'))) {
-    await fs.rm(dir, { recursive: true, force: true });
-    await fs.cp(pgliteDir(options.templateDir), dir, { recursive: true });
-  }
-  if (!existsSync(path.join(dir, 'PG_VERSION'))) await createInWorker(dir);
+  const created = await createDatabase(dir, { template: options.templateDir && pgliteDir(options.templateDir), cluster: options.clusterDir });
+  if (created !== 'existing') options.onCreated?.(created);
   await fs.mkdir(dir, { recursive: true, mode: 0o700 });
   return await PgliteThread.start(
     { dir, ...(await compiled()), postgresqlconf: [`shared_buffers = ${PGLITE_SHARED_BUFFERS}`, 'max_wal_size = 256MB', 'min_wal_size = 32MB'] },
@@ -107,42 +107,6 @@ export async function pgliteStore(thread: PgliteThread, dataDir: string, options
   analyzing = analyzeInBackground(staleStatistics(db, store));
   return store;
 }
-
-/**
- * A new database is created (initdb) in a worker thread, in a folder beside `dir` renamed into place once
- * whole: initdb grows PGlite's WebAssembly memory to hundreds of MB that a WebAssembly memory never gives
- * back, so done by the thread that then serves the store, the first start kept ~770 MB of RSS for the
- * process's life against ~300 MB for every later start; this short-lived thread takes that memory with it
- * when it ends. Should it fail (a folder it cannot write), the store's own thread (PgliteThread) creates the
- * database as it opens it, where the same failure is reported as it always was. Only this process uses DATA_DIR (its lock), so a
- * folder left by a start that died while creating is simply replaced.
- */
-async function createInWorker(dir: string): Promise<void> {
-  const building = `${dir}.creating`;
-  await fs.rm(building, { recursive: true, force: true });
-  await fs.mkdir(building, { recursive: true, mode: 0o700 });
-  const created = await new Promise<boolean>((resolve) => {
-    let worker: Worker;
-    try {
-      worker = new Worker(INITDB_SCRIPT, { eval: true, workerData: { dir: building } });
-    } catch {
-      resolve(false);
-      return;
-    }
-    let ok = false;
-    worker.once('message', (message: { ok: boolean }) => (ok = message.ok));
-    worker.once('error', () => resolve(false));
-    worker.once('exit', () => resolve(ok));
-  });
-  if (created && existsSync(path.join(building, 'PG_VERSION'))) {
-    await fs.rm(dir, { recursive: true, force: true });
-    await fs.rename(building, dir);
-  } else {
-    await fs.rm(building, { recursive: true, force: true });
-  }
-}
-
-const INITDB_SCRIPT = workerScript(import.meta.url, 'pglite-initdb-worker');
 
 // Node's WebAssembly global; the project's TypeScript libraries do not declare it.
 declare const WebAssembly: { compile(bytes: Uint8Array): Promise<object> };
