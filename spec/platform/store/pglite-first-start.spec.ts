@@ -93,6 +93,23 @@ describe('the embedded store on a first start', function () {
     }
   });
 
+  it('stops, naming PGLITE_TEMPLATE_DIR and why, when the template it names holds no database', async () => {
+    const { dir, cleanup } = await tempDir();
+    try {
+      await fs.mkdir(path.join(dir, 'template', 'pglite'), { recursive: true });
+      const started = await spawnGateway({ DATA_DIR: path.join(dir, 'data'), PGLITE_TEMPLATE_DIR: path.join(dir, 'template') }).then(
+        () => 'listening',
+        (error: Error) => error.message,
+      );
+      expect(started).to.include(`config error: PGLITE_TEMPLATE_DIR could not be copied: ${dir}/template/pglite holds no PGlite database (no PG_VERSION)`);
+      expect(started).to.match(/gateway exited with 1 before listening/);
+      expect(existsSync(path.join(dir, 'data', 'pglite.creating'))).to.equal(false);
+      expect(existsSync(path.join(dir, 'data', 'pglite', 'PG_VERSION'))).to.equal(false);
+    } finally {
+      await cleanup();
+    }
+  });
+
   it('creates the database apart (initdb) when the build\'s is of another PGlite, and does not keep initdb memory in the process', async () => {
     const { dir, cleanup } = await tempDir();
     try {

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import { PACKAGE_ROOT } from '../../package-root.ts';
+import { ConfigError } from '../../settings/env.ts';
 import { workerScript } from '../../worker-script.ts';
 
 /**
@@ -38,9 +39,15 @@ export type Created = 'existing' | 'template' | 'cluster' | 'initdb';
  */
 export async function createDatabase(dir: string, options: CreateOptions = {}): Promise<Created> {
   if (existsSync(path.join(dir, 'PG_VERSION'))) return 'existing';
-  if (options.template && (await copyInto(options.template, dir))) return 'template';
+  if (options.template) {
+    // Asked for by name: a template that cannot be copied stops the start, saying why.
+    const failed = await copyInto(options.template, dir);
+    if (failed) throw new ConfigError('PGLITE_TEMPLATE_DIR', `could not be copied: ${failed}`);
+    return 'template';
+  }
   const cluster = options.cluster ?? SHIPPED_CLUSTER_DIR;
-  if ((await clusterMatches(cluster)) && (await copyInto(path.join(cluster, 'pglite'), dir))) return 'cluster';
+  // The build's database is a shortcut: one that cannot be copied leaves initdb to do the work.
+  if ((await clusterMatches(cluster)) && !(await copyInto(path.join(cluster, 'pglite'), dir))) return 'cluster';
   await initdbInWorker(dir);
   return 'initdb';
 }
@@ -61,21 +68,21 @@ async function clusterMatches(cluster: string): Promise<boolean> {
   }
 }
 
-/** `source` copied to `dir` through `${dir}.creating`; false (and nothing left) when it could not be. */
-async function copyInto(source: string, dir: string): Promise<boolean> {
+/** `source` copied to `dir` through `${dir}.creating`: undefined once done, else why not (and nothing left). */
+async function copyInto(source: string, dir: string): Promise<string | undefined> {
   const building = `${dir}.creating`;
   try {
+    if (!existsSync(path.join(source, 'PG_VERSION'))) return `${source} holds no PGlite database (no PG_VERSION)`;
     await fs.rm(building, { recursive: true, force: true });
     await fs.cp(source, building, { recursive: true });
-    if (!existsSync(path.join(building, 'PG_VERSION'))) throw new Error(`${source} holds no database`);
     // The shipped cluster is readable by all (the image's user copies what root built); DATA_DIR's is not.
     await fs.chmod(building, 0o700);
     await fs.rm(dir, { recursive: true, force: true });
     await fs.rename(building, dir);
-    return true;
-  } catch {
+    return undefined;
+  } catch (error) {
     await fs.rm(building, { recursive: true, force: true }).catch(() => {});
-    return false;
+    return error instanceof Error ? error.message : String(error);
   }
 }
 
@@ -127,6 +134,8 @@ export async function buildCluster(target: string = SHIPPED_CLUSTER_DIR): Promis
     if (!existsSync(path.join(building, 'pglite', 'PG_VERSION'))) throw new Error(`PGlite could not create a database in ${building}`);
     await fs.writeFile(path.join(building, 'stamp.json'), `${JSON.stringify({ pglite: pgliteVersion() })}\n`);
     await readableByAll(building);
+    // Another build that finished meanwhile (two prestarts at once) is kept: replacing it could pull it from under a copy.
+    if (await clusterMatches(target)) return 'kept';
     await fs.rm(target, { recursive: true, force: true });
     await fs.rename(building, target);
   } finally {
