@@ -20,7 +20,7 @@ export function storeLogging(logger: Logger): StoreEvents {
       how === 'initdb'
         ? logger.warn(
             { how, dataDir },
-            `store: created the embedded database in ${dataDir}/pglite with initdb, which needs about 1 GB of memory for about 10 s: the build's empty database (dist/pglite-cluster, made by \`npm run build\` for this PGlite) was not there to copy`,
+            `store: created the embedded database in ${dataDir}/pglite with initdb, which needs about 1 GB of memory for about 10 s: the build's empty database (dist/pglite-cluster, made by \`npm run build\` for this PGlite) was not there, or could not be copied`,
           )
         : logger.info({ how, dataDir }, `store: created the embedded database in ${dataDir}/pglite, copied from ${how === 'cluster' ? "the build's empty database (dist/pglite-cluster)" : 'PGLITE_TEMPLATE_DIR'}`),
     onEmbeddedStopped: (reason) =>

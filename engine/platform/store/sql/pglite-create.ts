@@ -29,10 +29,10 @@ export type Created = 'existing' | 'template' | 'cluster' | 'initdb';
  * or the cluster was made by another PGlite.
  *
  * Why not initdb on every first start: PGlite's initdb runs a second PostgreSQL instance and keeps a copy of
- * its whole WebAssembly heap to reset it between steps, so a first start peaked at ~1 GB of RSS (VmHWM 1,007
- * MB against 375 MB for every later start, measured) for 10 s: a container limited to 512 MB was killed on
- * every first start, and restarted into the same first start. Copying the 39 MB of an empty cluster takes well
- * under a second and costs no more memory than a restart.
+ * its whole WebAssembly heap to reset it between steps, so a whole gateway's first start peaked at 949 MB of
+ * RSS against 371 MB for a restart (docs/operations.md, the bench's start part) for about 10 s: a container
+ * limited to 512 MB was killed on every first start, and restarted into the same first start. Copying the 39 MB
+ * of an empty cluster takes about half a second and costs no more memory than a restart.
  *
  * Every way goes through a folder beside `dir` renamed into place once whole, so a start that dies halfway
  * leaves a folder the next start replaces, never half a database. Only this process uses DATA_DIR (its lock).
