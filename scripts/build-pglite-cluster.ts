@@ -3,17 +3,18 @@
  * installed PGlite that the gateway copies into a DATA_DIR that has none, instead of creating one there
  * (initdb peaks at ~1 GB of RSS; a copy costs no more than a restart: engine/platform/store/sql/pglite-create.ts).
  * Kept when it is already there for this PGlite (prints nothing); made again, ~5 to 10 s, when PGlite's version
- * changed. Run by `npm start`'s prestart and the image's build stage too.
+ * changed. Run compiled by `npm start`'s prestart and the image's build stage too, and as `npm run build:cluster`
+ * (npm run dev's predev).
  */
 import { commandLine, isEntry } from '../engine/platform/cli/command-line.ts';
 import { buildCluster, SHIPPED_CLUSTER_DIR } from '../engine/platform/store/sql/pglite-create.ts';
 
 export const cli = {
-  command: 'node dist/scripts/build-pglite-cluster.js',
+  command: 'npm run build:cluster --',
   summary: "Makes dist/pglite-cluster, the empty embedded database a first start copies (kept when it is this PGlite's already).",
   options: {},
   positionals: [{ name: '<dir>', description: 'where to make it (default dist/pglite-cluster)', optional: true as const }],
-  examples: ['node dist/scripts/build-pglite-cluster.js'],
+  examples: ['npm run build:cluster'],
 };
 
 const args = isEntry(import.meta.url) ? commandLine(cli) : null;

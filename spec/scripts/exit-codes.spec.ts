@@ -177,7 +177,7 @@ const TOOLS: Record<string, { file: string; cases: Case[] }> = {
     ],
   },
   attack: { file: 'attack/index.js', cases: [{ args: ['--only=nope'], code: 2, says: /no attack named nope/ }] },
-  predev: { file: 'build-pglite-cluster.js', cases: [{ args: ['one', 'two'], code: 2, says: /unexpected argument two\nusage: node .*build-pglite-cluster\.js \[<dir>\]/ }] },
+  'build:cluster': { file: 'build-pglite-cluster.js', cases: [{ args: ['one', 'two'], code: 2, says: /unexpected argument two\nusage: node .*build-pglite-cluster\.js \[<dir>\]/ }] },
   'rehearse:container': { file: 'container/rehearse.js', cases: [{ args: ['extra'], code: 2, says: /unexpected argument extra/ }] },
   'check:docs': {
     file: 'docs/check-commands.js',
