@@ -58,9 +58,13 @@ export async function openStore(config: StoreConfig, events: StoreEvents = {}): 
   }
   const { openPgliteStore } = await import('./sql/open-pglite.ts');
   const { importLegacyDataDir } = await import('./embedded/legacy-import.ts');
-  const store = await openPgliteStore(config.dataDir, { queryTimeoutMs, templateDir: config.pgliteTemplateDir,
+  const store = await openPgliteStore(config.dataDir, {
+    queryTimeoutMs,
+    templateDir: config.pgliteTemplateDir,
     onCreated: (how) => events.onEmbeddedCreated?.(how, config.dataDir),
-    onMigrated: events.onMigrated, onStopped: events.onEmbeddedStopped });
+    onMigrated: events.onMigrated,
+    onStopped: events.onEmbeddedStopped,
+  });
   try {
     const imported = await importLegacyDataDir(config.dataDir, store);
     if (imported) events.onLegacyImported?.(imported);

@@ -1,13 +1,12 @@
 import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { createRequire } from 'node:module';
 import { Kysely } from 'kysely';
 import type { Store } from '../port.ts';
 import { migrateToLatest } from './migrate.ts';
 import { analyzeInBackground, staleStatistics } from './pglite-analyze.ts';
 import { pgliteDialect } from './pglite-dialect.ts';
-import { createDatabase, type Created } from './pglite-create.ts';
+import { createDatabase, pgliteDistDir, type Created } from './pglite-create.ts';
 import { PgliteThread, type PgliteThreadOptions, type PgliteWorkerData } from './pglite-thread.ts';
 import { sqlStore } from './sql-store.ts';
 
@@ -119,7 +118,7 @@ let modules: Promise<Omit<PgliteWorkerData, 'dir' | 'postgresqlconf'>> | undefin
  */
 function compiled() {
   modules ??= (async () => {
-    const dist = path.dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite'));
+    const dist = pgliteDistDir();
     const [pglite, initdb, bundle] = await Promise.all(['pglite.wasm', 'initdb.wasm', 'pglite.data'].map((f) => fs.readFile(path.join(dist, f))));
     return { pgliteWasmModule: await WebAssembly.compile(pglite!), initdbWasmModule: await WebAssembly.compile(initdb!), fsBundle: new Uint8Array(bundle!) };
   })();

@@ -52,11 +52,15 @@ export async function createDatabase(dir: string, options: CreateOptions = {}): 
   return 'initdb';
 }
 
+/** The installed PGlite's dist/ folder: its WebAssembly and file-system bundle, and its package.json one level up. */
+export function pgliteDistDir(): string {
+  return path.dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite'));
+}
+
 /** The installed PGlite's version: a cluster made by another one may not be its data format. */
 export function pgliteVersion(): string {
-  const dist = path.dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite'));
   // Its exports map names no package.json: found next to its dist/.
-  return (createRequire(import.meta.url)(path.join(dist, '..', 'package.json')) as { version: string }).version;
+  return (createRequire(import.meta.url)(path.join(pgliteDistDir(), '..', 'package.json')) as { version: string }).version;
 }
 
 async function clusterMatches(cluster: string): Promise<boolean> {
