@@ -145,6 +145,24 @@ export function parseCommandLine<O extends Record<string, CliOption>>(declaratio
 export const PARSE_ONLY = 'IGW_PARSE_ONLY';
 
 /**
+ * `npm run x -- --help | head -3`: the reader closes the pipe before the tool has written everything, and
+ * the next write fails with EPIPE, an 'error' event nobody listens to, which ends the tool with a stack
+ * trace and exit code 1. Nothing is wrong with the tool: the rest of its output is let go (a stream that
+ * failed once stays quiet) and it finishes its work with its own exit code. Any other failure of the
+ * stream is still thrown.
+ */
+function readerMayLeave(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    if (stream.listeners('error').includes(pipeClosed)) continue;
+    stream.on('error', pipeClosed);
+  }
+}
+
+function pipeClosed(error: NodeJS.ErrnoException): void {
+  if (error.code !== 'EPIPE') throw error;
+}
+
+/**
  * For a script: parses its own arguments; prints the help (stdout, exit code
  * 0) or the refusal with the usage line (stderr, exit code 2) and returns
  * null, or returns the values to run with (null too under IGW_PARSE_ONLY=1).
@@ -153,6 +171,7 @@ export function commandLine<O extends Record<string, CliOption>>(
   declaration: CliDeclaration & { options: O },
   argv: readonly string[] = process.argv.slice(2),
 ): { values: CliValues<O>; positionals: string[] } | null {
+  readerMayLeave();
   const outcome = parseCommandLine(declaration, argv);
   if (outcome.kind === 'run' && process.env[PARSE_ONLY] === '1') {
     // The docs check's `sh long` blocks (scripts/docs/): the line is checked, nothing is run.

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { expect } from 'chai';
 import { helpText, parseCommandLine, usageLine } from '../../../engine/platform/cli/command-line.ts';
 
@@ -74,5 +75,18 @@ describe('command lines (engine/platform/cli/command-line.ts)', () => {
     expect(refused(['--name', 'x'])).to.equal(`missing <app>\n${usage}`);
     expect(refused(['acme', '1', '2', '3', '--name', 'x'])).to.equal(`unexpected arguments 2 3\n${usage}`);
     expect(refused(['acme'])).to.equal(`--name is required\n${usage}`);
+  });
+
+  it('ends quietly with its own exit code when the reader closes the pipe early (`--help | head -1`)', async () => {
+    // The reader is gone before the tool writes a line: the write fails with EPIPE.
+    for (const tool of ['scripts/validate.ts', 'scripts/catalogue.ts']) {
+      const child = spawn(process.execPath, ['--import', 'tsx', tool, '--help'], { stdio: ['ignore', 'pipe', 'pipe'] });
+      child.stdout.destroy();
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+      expect(stderr, tool).to.equal('');
+      expect(code, tool).to.equal(0);
+    }
   });
 });
