@@ -105,7 +105,7 @@ function isJsonAlready(value: unknown, maxSequence: number, budget: { left: numb
   // too: only more budget spent, or a copy, never a different answer).
   for (const key in value) {
     // jsonata's functions are objects with these markers (the copy drops them); an own `__proto__` member
-    // (JSON.parse makes one) is not carried by the copy's assignment: copied, as before.
+    // (JSON.parse makes one; rare) is left to the copy, which defines it as a member.
     if (key === '_jsonata_lambda' || key === '_jsonata_function' || key === '__proto__') return false;
     if ((budget.left -= key.length + 4) < 0) return false;
     if (!isJsonAlready((value as Record<string, unknown>)[key], maxSequence, budget)) return false;
@@ -162,7 +162,11 @@ function copy(value: unknown, maxSequence: number, budget: Budget, seen?: Set<ob
     for (let i = 0; i < keys.length; i++) {
       spend(budget, keys[i]!.length + 3);
       const json = copy((value as Record<string, unknown>)[keys[i]!], maxSequence, budget, seen);
-      if (json !== undefined) result[keys[i]!] = json;
+      if (json === undefined) continue;
+      // An app's `__proto__` member (JSON.parse makes it an own member): assigned, it would become the copy's
+      // prototype (its members read through every lookup) and drop out of the JSON; defined, it stays a member.
+      if (keys[i] === '__proto__') Object.defineProperty(result, '__proto__', { value: json, enumerable: true, writable: true, configurable: true });
+      else result[keys[i]!] = json;
     }
     return result;
   }

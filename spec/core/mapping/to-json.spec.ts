@@ -43,6 +43,22 @@ describe('toJson: the quick copy and the measured copy agree', () => {
     expect(toJson(value, 100, 1_000_000)).to.deep.equal({ a: 1, d: [null, null, 2], f: 'x' });
   });
 
+  it("keeps an app's own `__proto__` member as a member, never as the copy's prototype, in all three copies", () => {
+    // JSON.parse makes `__proto__` an own member; an assignment to a plain object would set its prototype instead.
+    const text = '{"a":{"__proto__":{"isAdmin":true},"y":2},"rows":[{"__proto__":"text"}]}';
+    const large = JSON.parse(`[${Array.from({ length: 3_000 }, () => text).join(',')}]`);
+    for (const [what, copied] of [
+      ['quick', toJson(JSON.parse(text), 100, 1_000_000)],
+      ['one pass', toJson(large, 10_000, 10_000_000)],
+      ['measured', toJson(JSON.parse(text))],
+    ] as const) {
+      const first = (Array.isArray(copied) ? copied[0] : copied) as { a: { isAdmin?: unknown } };
+      expect(JSON.stringify(first), what).to.equal(text);
+      expect(Object.getPrototypeOf(first.a), what).to.equal(Object.prototype);
+      expect(first.a.isAdmin, what).to.equal(undefined);
+    }
+  });
+
   it('refuses a value whose JSON is over the limit by size, even when it also holds an array over MAPPING_MAX_SEQUENCE', () => {
     // Measured first, this is a size refusal; a copy alone would meet the long array first and call it a sequence.
     const long = Array.from({ length: 200 }, () => 'y'.repeat(1000));

@@ -56,6 +56,20 @@ describe('POST /v2/universal/apps/{appSlug}/actions/{actionSlug}/run', function 
     expect(gw.logs()).not.to.include(API_KEY);
   });
 
+  it("keeps an app's `__proto__` member in the rows a mapping selects, as a member (never a prototype the rows inherit from)", async () => {
+    const orders = '[{"id":"o1","__proto__":{"status":"refunded","id":"evil"}},{"id":"o2","__proto__":"text"}]';
+    upstream.on('GET /api/orders', () => ({ body: `{"result":{"orders":${orders},"next":null}}` }));
+    const response = await fetch(`${gw.url}/v2/universal/apps/shop/actions/list-orders/run`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${gw.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ connectionId, arguments: {} }),
+    });
+    expect(response.status).to.equal(200);
+    const text = await response.text();
+    expect(text).to.include(`"data":${orders}`);
+    expect(JSON.parse(text).data[0]).to.have.own.property('__proto__');
+  });
+
   it("answers JSON: meta.response.body is the app's JSON text as it came, the rest as JSON.stringify writes it", async () => {
     const send = async () => {
       const response = await fetch(`${gw.url}/v2/universal/apps/shop/actions/get-order/run`, {
