@@ -56,7 +56,7 @@ describe('POST /v2/universal/apps/{appSlug}/actions/{actionSlug}/run', function 
     expect(gw.logs()).not.to.include(API_KEY);
   });
 
-  it("keeps an app's `__proto__` member in the rows a mapping selects, as a member (never a prototype the rows inherit from)", async () => {
+  it("keeps an app's `__proto__` member in the rows a mapping selects, as a member of the row", async () => {
     const orders = '[{"id":"o1","__proto__":{"status":"refunded","id":"evil"}},{"id":"o2","__proto__":"text"}]';
     upstream.on('GET /api/orders', () => ({ body: `{"result":{"orders":${orders},"next":null}}` }));
     const response = await fetch(`${gw.url}/v2/universal/apps/shop/actions/list-orders/run`, {
