@@ -390,7 +390,8 @@ async function slowBenchmark(): Promise<LoadResult> {
     log(`upstream ${targets.upstream.info.url} answering after 100 ms, proxy ${targets.proxy.info.url}, ${[...targets.gateways].map(([side, g]) => `${side} ${g.info.url}`).join(', ')}`);
     const sides: Side[] = [PROXY, ...targets.gateways.keys()];
     await checkTargets(targets, sides, [10]);
-    await warmUpAtStart(targets, sides, 10, Math.min(...slowConnections));
+    // At the most connections: with a 100 ms upstream, fewer answer too few requests to warm anything.
+    await warmUpAtStart(targets, sides, 10, Math.max(...slowConnections));
     const rounds: Round[] = [];
     for (let index = 1; index <= Math.max(1, settings.rounds); index++) {
       const order = orderIn(index, sides);
@@ -487,7 +488,7 @@ async function warmUpAtStart(targets: Targets, sides: Side[], records: number, c
     await measure(targetOf(targets, side, records), { connections, durationSeconds: settings.warmupSeconds * START_WARMUPS, warmupSeconds: 0 });
     await settle(pidOf(targets, side));
   }
-  log(`  every side warmed up once after its start: ${settings.warmupSeconds * START_WARMUPS} s at ${records} records, ${connections} connections (not measured)`);
+  log(`  every side warmed up once after its start: ${settings.warmupSeconds * START_WARMUPS} s at ${records} records, ${connections} connection${connections === 1 ? '' : 's'} (not measured)`);
 }
 
 /** The warm-up run alone, its figures dropped: so the CPU read around the measured run is that run's only. */
