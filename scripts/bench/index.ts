@@ -485,15 +485,15 @@ const START_WARMUPS = 3;
 async function warmUpAtStart(targets: Targets, sides: Side[], records: number, connections: number): Promise<void> {
   if (settings.warmupSeconds <= 0) return;
   for (const side of sides) {
-    await measure(targetOf(targets, side, records), { connections, durationSeconds: settings.warmupSeconds * START_WARMUPS, warmupSeconds: 0 });
+    await warmUp(targetOf(targets, side, records), connections, settings.warmupSeconds * START_WARMUPS);
     await settle(pidOf(targets, side));
   }
   log(`  every side warmed up once after its start: ${settings.warmupSeconds * START_WARMUPS} s at ${records} records, ${connections} connection${connections === 1 ? '' : 's'} (not measured)`);
 }
 
 /** The warm-up run alone, its figures dropped: so the CPU read around the measured run is that run's only. */
-async function warmUp(target: LoadTarget, connections = settings.connections): Promise<void> {
-  if (settings.warmupSeconds > 0) await measure(target, { connections, durationSeconds: settings.warmupSeconds, warmupSeconds: 0 });
+async function warmUp(target: LoadTarget, connections = settings.connections, seconds = settings.warmupSeconds): Promise<void> {
+  if (seconds > 0) await measure(target, { connections, durationSeconds: seconds, warmupSeconds: 0 });
 }
 
 /** Resident memory of a process, in MB (Linux /proc; NaN where there is none). */
