@@ -9,7 +9,7 @@ import type { Caller } from './caller.ts';
 export const CONNECTION_ID_HEADER = 'connection-id';
 /** The most connections a Connection-Id header may name. */
 export const MAX_NAMED_CONNECTIONS = 20;
-/** The most of an end user's own connections one request sees (the oldest first). */
+/** The most of an end user's own connections to enabled apps one request sees without a Connection-Id header (the oldest first). */
 export const MAX_END_USER_CONNECTIONS = 50;
 
 /**
@@ -19,8 +19,9 @@ export const MAX_END_USER_CONNECTIONS = 50;
  *   the company's (another company's is as unknown as a missing one);
  * - an end-user token: the end user's own connections to apps the company
  *   enabled for end users (PUT /v2/embedding), the oldest
- *   MAX_END_USER_CONNECTIONS; a Connection-Id header narrows them to the ones
- *   it names, each of which must be among them.
+ *   MAX_END_USER_CONNECTIONS of those; a Connection-Id header names the ones
+ *   to see instead, each of which must be the end user's own, to an enabled
+ *   app (however many older ones there are).
  *
  * A header that cannot be used throws a GatewayError that says what to send.
  */
@@ -34,19 +35,24 @@ export async function scopeOf(services: McpServices, caller: Caller, header: str
     return found.sort(byId);
   }
   const { companyId, endUser } = caller;
-  const [own, { enabledApps }] = await Promise.all([
-    services.store.connections.find({ companyId, endUserId: endUser.id }, { sort: { createdOn: 1 }, limit: MAX_END_USER_CONNECTIONS }),
-    embeddingSettings(services.store, companyId),
-  ]);
-  const enabled = own.filter((c) => enabledApps.includes(c.appSlug));
-  if (named === null) return enabled.sort(byId);
+  const { enabledApps } = await embeddingSettings(services.store, companyId);
+  const { connections } = services.store;
+  const mine = { companyId, endUserId: endUser.id };
+  // The apps are filtered in the query, not after it: connections to apps end users may not use never take a place among the oldest.
+  if (named === null) {
+    if (enabledApps.length === 0) return [];
+    return (await connections.find({ ...mine, appSlug: { $in: enabledApps } }, { sort: { createdOn: 1 }, limit: MAX_END_USER_CONNECTIONS })).sort(byId);
+  }
+  // Named ones are looked up by id, however many older ones the end user has.
+  const own = await connections.find({ ...mine, id: { $in: named } }, { limit: named.length });
   return named
     .map((id) => {
-      const connection = enabled.find((c) => c.id === id);
-      if (connection) return connection;
-      const disabled = own.find((c) => c.id === id);
-      if (disabled) throw GatewayError.of('APP_NOT_ENABLED', `app "${disabled.appSlug}" is not enabled for end users: the company adds it to enabledApps with PUT /v2/embedding`);
-      throw GatewayError.of('NOT_FOUND', `connection ${id} does not exist`);
+      const connection = own.find((c) => c.id === id);
+      if (!connection) throw GatewayError.of('NOT_FOUND', `connection ${id} does not exist`);
+      if (!enabledApps.includes(connection.appSlug)) {
+        throw GatewayError.of('APP_NOT_ENABLED', `app "${connection.appSlug}" is not enabled for end users: the company adds it to enabledApps with PUT /v2/embedding`);
+      }
+      return connection;
     })
     .sort(byId);
 }

@@ -284,4 +284,29 @@ describe('/mcp: the MCP endpoint (the SDK client over HTTP)', function () {
     expect(((await named.json()) as any).error.message).to.equal(`connection ${desk} does not exist`);
     void own;
   });
+
+  it("an end-user token sees its connections to enabled apps however many it has to apps that are not", async function () {
+    this.timeout(60_000);
+    const userId = (await call(gw, 'POST', '/v1/users', { body: { externalId: 'grace' } })).body.data.userId;
+    const token = (await call(gw, 'GET', `/v1/users/${userId}/token`)).body.token;
+    expect((await call(gw, 'PUT', '/v2/embedding', { body: { allowedOrigins: [], enabledApps: ['desk'] } })).status).to.equal(200);
+    // 50 older connections (as many as a request sees) to an app end users may not use, made by the company for the end user.
+    let older = '';
+    for (let i = 0; i < 50; i++) {
+      const created = await call(gw, 'POST', '/v2/connections', { body: { appSlug: 'store', endUserId: userId, credentials: { apiKey: `grace-store-${i}` } } });
+      expect(created.status).to.equal(201);
+      older = created.body.data.id;
+    }
+    const session = { url: gw.url, apiKey: token };
+    const own = (await call(session, 'POST', '/v2/end-user/connections', { body: { appSlug: 'desk', credentials: { token: 'grace-desk' } } })).body.data.id;
+    expect((await listTools(await connect({ Authorization: `Bearer ${token}` }))).map((t) => t.name)).to.deep.equal(['desk_list-tickets']);
+    expect((await listTools(await connect({ Authorization: `Bearer ${token}`, 'Connection-Id': own }))).map((t) => t.name)).to.deep.equal(['desk_list-tickets']);
+    const named = await fetch(`${gw.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', Authorization: `Bearer ${token}`, 'Connection-Id': older },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+    });
+    expect(named.status).to.equal(400);
+    expect(((await named.json()) as any).error.message).to.equal('app "store" is not enabled for end users: the company adds it to enabledApps with PUT /v2/embedding');
+  });
 });
