@@ -29,7 +29,8 @@
  * as they are.
  */
 
-const NESTED_ARRAY = '%json';
+/** The key of a value written as its JSON text: an array inside an array, or (in a SQL store's JSONB) a text holding NUL. */
+export const NESTED_JSON = '%json';
 
 export function encodeKey(key: string): string {
   let out = key.replace(/[%.\0]/g, (c) => (c === '%' ? '%25' : c === '.' ? '%2E' : '%00'));
@@ -58,10 +59,10 @@ export interface EncodeOptions {
 /** A record (or any value in one) as it is written to the store. */
 export function encodeValue(value: unknown, inArray = false, options: EncodeOptions = {}): unknown {
   if (Array.isArray(value)) {
-    if (inArray) return { [NESTED_ARRAY]: JSON.stringify(value) };
+    if (inArray) return { [NESTED_JSON]: JSON.stringify(value) };
     return value.map((item) => encodeValue(item, true, options));
   }
-  if (options.textWithNul && typeof value === 'string' && value.includes('\0')) return { [NESTED_ARRAY]: JSON.stringify(value) };
+  if (options.textWithNul && typeof value === 'string' && value.includes('\0')) return { [NESTED_JSON]: JSON.stringify(value) };
   if (!isPlainObject(value)) return value;
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(value)) out[encodeKey(key)] = encodeValue(value[key], inArray, options);
@@ -73,7 +74,7 @@ export function decodeValue(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(decodeValue);
   if (!isPlainObject(value)) return value;
   const keys = Object.keys(value);
-  if (keys.length === 1 && keys[0] === NESTED_ARRAY && typeof value[NESTED_ARRAY] === 'string') return JSON.parse(value[NESTED_ARRAY]) as unknown;
+  if (keys.length === 1 && keys[0] === NESTED_JSON && typeof value[NESTED_JSON] === 'string') return JSON.parse(value[NESTED_JSON]) as unknown;
   const out: Record<string, unknown> = {};
   for (const key of keys) {
     const name = decodeKey(key);

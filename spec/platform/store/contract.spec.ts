@@ -312,6 +312,27 @@ for (const adapter of adapters) {
       await expectKept();
     });
 
+    it('answers filters whose values hold NUL: a text field never holds one (writes refuse it), a JSON value does and matches', async () => {
+      await store.endUsers.insert(endUser('eu_1', { name: 'plain', metadata: { a: 'x\u0000y', tags: ['t\u0000', 'u'], n: 1 } }));
+      await store.endUsers.insert(endUser('eu_2', { name: 'other', metadata: { a: 'xy' } }));
+      const ids = async (filter: Record<string, unknown>) => (await store.endUsers.find(filter, { sort: { id: 1 } })).map((r) => r.id);
+      expect(await store.endUsers.findOne({ id: '\u0000' })).to.equal(null);
+      expect(await store.endUsers.findOne({ id: 'eu_1\u0000' })).to.equal(null);
+      expect(await ids({ name: 'plain\u0000' })).to.deep.equal([]);
+      expect(await ids({ name: { $ne: 'plain\u0000' } })).to.deep.equal(['eu_1', 'eu_2']);
+      expect(await ids({ name: { $in: ['\u0000', 'other'] } })).to.deep.equal(['eu_2']);
+      expect(await ids({ name: { $nin: ['\u0000', 'other'] } })).to.deep.equal(['eu_1']);
+      expect(await ids({ name: { $gt: '\u0000' } })).to.deep.equal([]);
+      expect(await ids({ name: { $like: '*\u0000*' } })).to.deep.equal([]);
+      expect(await store.endUsers.count({ id: { $in: ['\u0000'] } })).to.equal(0);
+      expect(await ids({ 'metadata.a': 'x\u0000y' })).to.deep.equal(['eu_1']);
+      expect(await ids({ 'metadata.a': { $in: ['x\u0000y', 'xy'] } })).to.deep.equal(['eu_1', 'eu_2']);
+      expect(await ids({ 'metadata.a': { $ne: 'x\u0000y' } })).to.deep.equal(['eu_2']);
+      expect(await ids({ 'metadata.a': { $nin: ['x\u0000y'] } })).to.deep.equal(['eu_2']);
+      expect(await ids({ 'metadata.tags': 't\u0000' })).to.deep.equal(['eu_1']);
+      expect(await ids({ 'metadata.a': '\u0000' })).to.deep.equal([]);
+    });
+
     it('filters on keys of objects by own fields only: a prototype name is never a field, a text has no fields', async () => {
       await store.endUsers.insert(endUser('eu_1', { metadata: { $tier: 'gold', 'ünï': { 日本: true }, constructor: { name: 'own' }, region: 'eu', tags: ['x', 'y'] } }));
       await store.endUsers.insert(endUser('eu_2', JSON.parse('{"metadata":{"__proto__":{"p":1},"region":"us"}}') as Partial<EndUserRecord>));

@@ -1,6 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Filter } from '../port.ts';
-import { encodeKey } from '../field-encoding.ts';
+import { encodeKey, NESTED_JSON } from '../field-encoding.ts';
 import type { Column, Table } from './tables.ts';
 import { likeSql } from './like-sql.ts';
 
@@ -81,7 +81,8 @@ function fieldCondition(table: Table, path: string, condition: unknown): RawBuil
 function fits(column: Column, value: unknown): boolean {
   switch (column.type) {
     case 'text':
-      return typeof value === 'string';
+      // A text column never holds NUL (toColumnValue refuses it, and PostgreSQL cannot take it as a parameter): such a value matches nothing.
+      return typeof value === 'string' && !value.includes('\0');
     case 'boolean':
       return typeof value === 'boolean';
     case 'integer':
@@ -123,7 +124,7 @@ function columnCondition(column: Column, operator: string, operand: unknown): Ra
     case '$exists':
       return operand ? sql<boolean>`${ref} IS NOT NULL` : sql<boolean>`${ref} IS NULL`;
     case '$like':
-      if (column.type !== 'text') return sql<boolean>`FALSE`;
+      if (!fits(column, operand)) return sql<boolean>`FALSE`;
       return likeSql(ref, operand as string);
     default:
       throw new Error(`the SQL store does not run the filter operator ${operator}`);
@@ -149,8 +150,8 @@ function jsonCondition(column: Column, keys: string[], operator: string, operand
   const exists = (jsonPath: string) => sql<boolean>`${ref} @? ${jsonPath}::jsonpath`;
   const not = (condition: RawBuilder<boolean>) => sql<boolean>`NOT COALESCE(${condition}, FALSE)`;
   const equalsAny = (values: unknown[]) => {
-    const literals = values.map(jsonPathLiteral).filter((l): l is string => l !== null);
-    return literals.length ? exists(`${path} ? (${literals.map((l) => `@ == ${l}`).join(' || ')})`) : sql<boolean>`FALSE`;
+    const tests = values.map(jsonPathEquals).filter((t): t is string => t !== null);
+    return tests.length ? exists(`${path} ? (${tests.join(' || ')})`) : sql<boolean>`FALSE`;
   };
   switch (operator) {
     case '$eq':
@@ -181,6 +182,17 @@ function jsonCondition(column: Column, keys: string[], operator: string, operand
 /** A key as a SQL/JSON path string: JSON's escapes are the path language's. */
 function jsonPathString(key: string): string {
   return JSON.stringify(key);
+}
+
+/**
+ * The SQL/JSON path test that `@` equals a scalar, or null when nothing stored can (an object). A text
+ * holding NUL is stored as `{"%json": "<its JSON text>"}` (field-encoding.ts: JSONB cannot hold NUL), so
+ * it is compared as that: its JSON text escapes the NUL, and no NUL reaches PostgreSQL.
+ */
+function jsonPathEquals(value: unknown): string | null {
+  if (typeof value === 'string' && value.includes('\0')) return `@.${jsonPathString(NESTED_JSON)} == ${JSON.stringify(JSON.stringify(value))}`;
+  const literal = jsonPathLiteral(value);
+  return literal === null ? null : `@ == ${literal}`;
 }
 
 /** A scalar as a SQL/JSON path literal, or null when it has none (a text with NUL, an object). */
