@@ -1,3 +1,4 @@
+import http from 'node:http';
 import { GatewayError } from '../errors/index.ts';
 import { OutboundError, timeoutError } from './outbound-error.ts';
 import type { OutboundSettings } from './settings.ts';
@@ -45,6 +46,21 @@ export function classifyError(error: unknown, host: string, settings: OutboundSe
   if (unreachable) return new OutboundError('UPSTREAM_UNREACHABLE', `${host} ${unreachable}`, { host, cause: code });
   if (PROTOCOL.has(code) || code.startsWith('HPE_') || (error as Error | undefined)?.name === 'HTTPParserError') {
     return new OutboundError('UPSTREAM_PROTOCOL_ERROR', `${host} sent a response that is not valid HTTP`, { host, cause: code || 'HTTPParserError' });
+  }
+  if (code === 'UND_ERR_HEADERS_OVERFLOW') {
+    return new OutboundError('UPSTREAM_PROTOCOL_ERROR', `${host} sent response headers larger than the HTTP client takes (${http.maxHeaderSize} bytes)`, {
+      host,
+      limit: http.maxHeaderSize,
+      cause: code,
+    });
+  }
+  // undici asserts, while it reads an answer, what a server may not do: a 101 to a request that asked for no upgrade.
+  if (code === 'ERR_ASSERTION' && /\bundici\b/.test((error as Error).stack ?? '')) {
+    const upgrade = /\bupgrade\b/.test((error as Error).message);
+    return new OutboundError('UPSTREAM_PROTOCOL_ERROR', upgrade ? `${host} switched protocols (101) though no upgrade was asked for` : `${host} sent a response the HTTP client cannot read`, {
+      host,
+      cause: upgrade ? 'UNREQUESTED_UPGRADE' : code,
+    });
   }
   return error;
 }

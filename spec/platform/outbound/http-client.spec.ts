@@ -254,6 +254,49 @@ describe('outbound HTTP client', () => {
     });
   });
 
+  describe('answers an app cannot give', () => {
+    const rawServer = async (reply: string) => {
+      const sockets: net.Socket[] = [];
+      const raw = net.createServer((socket) => {
+        sockets.push(socket);
+        socket.once('data', () => socket.write(reply));
+      });
+      await new Promise<void>((resolve) => raw.listen(0, '127.0.0.1', resolve));
+      return {
+        url: `http://127.0.0.1:${(raw.address() as net.AddressInfo).port}`,
+        close: async () => {
+          sockets.forEach((socket) => socket.destroy());
+          await new Promise<void>((resolve) => raw.close(() => resolve()));
+        },
+      };
+    };
+
+    it('answers UPSTREAM_PROTOCOL_ERROR for response headers larger than the client takes', async () => {
+      const headers = Array.from({ length: 200 }, (_, i) => `X-Big-${i}: ${'a'.repeat(400)}\r\n`).join('');
+      const raw = await rawServer(`HTTP/1.1 200 OK\r\n${headers}Content-Length: 2\r\n\r\n{}`);
+      try {
+        const error = await failure(client(), { method: 'GET', url: `${raw.url}/` });
+        expect(error).to.be.instanceOf(OutboundError);
+        expect(error.code).to.equal('UPSTREAM_PROTOCOL_ERROR');
+        expect(error.message).to.match(/^127\.0\.0\.1:\d+ sent response headers larger than the HTTP client takes \(\d+ bytes\)$/);
+      } finally {
+        await raw.close();
+      }
+    });
+
+    it('answers UPSTREAM_PROTOCOL_ERROR for a 101 Switching Protocols nobody asked for', async () => {
+      const raw = await rawServer('HTTP/1.1 101 Switching Protocols\r\nConnection: keep-alive\r\n\r\n');
+      try {
+        const error = await failure(client(), { method: 'GET', url: `${raw.url}/` });
+        expect(error).to.be.instanceOf(OutboundError);
+        expect(error.code).to.equal('UPSTREAM_PROTOCOL_ERROR');
+        expect(error.message).to.match(/^127\.0\.0\.1:\d+ switched protocols \(101\) though no upgrade was asked for$/);
+      } finally {
+        await raw.close();
+      }
+    });
+  });
+
   describe('redirects', () => {
     it('follows a 302 from a POST as a GET, and a 307 with the method and body', async () => {
       const upstream = await server((req, res) => {
