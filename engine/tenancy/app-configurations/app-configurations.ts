@@ -2,7 +2,7 @@ import { open, seal } from '../../platform/crypto/cipher.ts';
 import { GatewayError } from '../../platform/errors/index.ts';
 import { newId } from '../../platform/ids.ts';
 import type { TenancyServices } from '../tenancy-services.ts';
-import type { AppConfigurationRecord } from '../../platform/store/index.ts';
+import { DuplicateKeyError, type AppConfigurationRecord } from '../../platform/store/index.ts';
 import type { AppConfigurationSecrets, PutAppConfigurationBody } from './schemas.ts';
 
 /**
@@ -11,7 +11,7 @@ import type { AppConfigurationSecrets, PutAppConfigurationBody } from './schemas
  * fields; a secret left out keeps the stored one (it is never shown, so a
  * caller could not send it back).
  */
-export async function putAppConfiguration(services: TenancyServices, companyId: string, appSlug: string, body: PutAppConfigurationBody): Promise<AppConfigurationRecord> {
+export async function putAppConfiguration(services: TenancyServices, companyId: string, appSlug: string, body: PutAppConfigurationBody, raced = false): Promise<AppConfigurationRecord> {
   const configKey = `${companyId}:${appSlug}`;
   const existing = await services.store.appConfigurations.findOne({ configKey });
   const id = existing?.id ?? newId('cfg');
@@ -38,8 +38,14 @@ export async function putAppConfiguration(services: TenancyServices, companyId: 
   if (existing) {
     const { id: _id, ...fields } = record;
     await services.store.appConfigurations.updateOne({ id }, { $set: fields });
-  } else {
+    return record;
+  }
+  try {
     await services.store.appConfigurations.insert(record);
+  } catch (error) {
+    // Two first PUTs raced and the other inserted: this one, the later, is written over it (its secrets sealed under that record's id).
+    if (!(error instanceof DuplicateKeyError) || raced) throw error;
+    return await putAppConfiguration(services, companyId, appSlug, body, true);
   }
   return record;
 }

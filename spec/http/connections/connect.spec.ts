@@ -240,6 +240,22 @@ describe('the OAuth 2.0 connect flow (fake provider: undici MockAgent)', () => {
     }
   });
 
+  it("answers 200 to every one of many first PUTs of an app's configuration sent at once, and keeps one", async () => {
+    const fresh = await startTestGateway({ DEFINITIONS_DIR });
+    try {
+      const puts = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => documentedCall(fresh, 'PUT', '/v2/apps/oauthy/configuration', { body: { clientId: `client-${i}`, clientSecret: `secret-${i}` } })),
+      );
+      expect(puts.map((put) => put.status)).to.deep.equal(Array(20).fill(200));
+      const shown = await documentedCall(fresh, 'GET', '/v2/apps/oauthy/configuration');
+      expect(shown.body.data.clientId).to.match(/^client-\d+$/);
+      expect(shown.body.data.hasClientSecret).to.equal(true);
+      expect(await fresh.gateway.services.store.appConfigurations.count({})).to.equal(1);
+    } finally {
+      await fresh.stop();
+    }
+  });
+
   it('answers 409 APP_NOT_CONFIGURED until the company configures its OAuth client', async () => {
     const fresh = await startTestGateway({ DEFINITIONS_DIR });
     try {
