@@ -52,11 +52,18 @@ export function fillTemplate(
   });
 }
 
-/** Header values may not carry line breaks or other control characters (header injection). */
-export function headerText(text: string): string | null {
+/**
+ * Header values may carry neither line breaks or other control characters (header injection: null) nor a
+ * character beyond Latin-1 (U+00FF), which HTTP/1.1 cannot send (the client refuses the whole request). The
+ * refusal never repeats the value: it may be a secret.
+ */
+export function headerText(text: string): string | null | { refused: string } {
   // Tab is allowed (legal in header values); CR, LF, NUL and the rest would end or corrupt the header.
-  return /[\u0000-\u0008\u000a-\u001f\u007f]/.test(text) ? null : text;
+  if (/[\u0000-\u0008\u000a-\u001f\u007f]/.test(text)) return null;
+  return /[^\u0000-\u00ff]/.test(text) ? BEYOND_LATIN1 : text;
 }
+
+const BEYOND_LATIN1 = { refused: 'its value has a character beyond Latin-1 (U+00FF), which an HTTP header cannot carry: typographic quotes or a euro sign, say' };
 
 /** One problem per variable: a value the connection lacks is reported once, however many templates use it. */
 export function addOnce(problems: FieldProblem[], p: FieldProblem): void {

@@ -56,7 +56,9 @@ export function place(node: ArgumentNode, sent: unknown, parts: RequestParts, pr
         break;
       }
       const text = values.map(asText).join(', ');
-      if (headerText(text) === null) problems.push(problem(field, 'header', `is sent in header ${name}, so it must not contain line breaks or other control characters`));
+      const checked = headerText(text);
+      if (checked === null) problems.push(problem(field, 'header', `is sent in header ${name}, so it must not contain line breaks or other control characters`));
+      else if (typeof checked !== 'string') problems.push(problem(field, 'header', `is sent in header ${name}, so it must be Latin-1 text (no character beyond U+00FF, such as typographic quotes or a euro sign)`));
       else {
         // An action argument, placed after the API's, replaces its header whatever the letter case.
         for (const other of Object.keys(parts.headers)) if (other.toLowerCase() === name.toLowerCase()) delete parts.headers[other];

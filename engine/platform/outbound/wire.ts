@@ -21,6 +21,9 @@ const LINE_BREAK_OR_NUL = /[\r\n\0]/;
  * be refused by undici as an internal error; it is the request's fault, so
  * it is a VALIDATION_ERROR naming the header, never its value.
  */
+/** A character HTTP/1.1 cannot send in a header value (undici refuses the request). */
+const BEYOND_LATIN1 = /[^\u0000-\u00ff]/;
+
 export function requestHeaders(given: Record<string, string> | undefined): Record<string, string> {
   const headers: Record<string, string> = {};
   if (given === undefined) return headers;
@@ -34,6 +37,8 @@ export function requestHeaders(given: Record<string, string> | undefined): Recor
       (problems ??= []).push({ field: 'headers', rule: 'header-name', message: 'a header name is not a valid HTTP token' });
     } else if (LINE_BREAK_OR_NUL.test(headers[name]!)) {
       (problems ??= []).push({ field: `headers.${name}`, rule: 'header-value', message: 'must not contain line breaks or NUL characters' });
+    } else if (BEYOND_LATIN1.test(headers[name]!)) {
+      (problems ??= []).push({ field: `headers.${name}`, rule: 'header-value', message: 'must be Latin-1 text: HTTP cannot send a character beyond U+00FF (typographic quotes or a euro sign, say)' });
     }
   }
   if (problems !== null) throw validationError(problems);

@@ -84,6 +84,20 @@ describe('outbound HTTP client', () => {
       expect(upstream.requests[0]!.body).to.equal('{"a":1}');
     });
 
+    it('refuses a header value with a character beyond Latin-1 as VALIDATION_ERROR, naming the header but not the value', async () => {
+      const upstream = await server((_req, res) => res.end());
+      try {
+        await client().send({ method: 'GET', url: upstream.url, headers: { Authorization: 'Bearer “k3y€”' } });
+        expect.fail('expected VALIDATION_ERROR');
+      } catch (error) {
+        const body = (error as GatewayError).toBody();
+        expect(body.error.code).to.equal('VALIDATION_ERROR');
+        expect(body.error.message).to.equal('headers.authorization: must be Latin-1 text: HTTP cannot send a character beyond U+00FF (typographic quotes or a euro sign, say)');
+        expect(JSON.stringify(body)).not.to.include('k3y');
+      }
+      expect(upstream.requests).to.have.length(0);
+    });
+
     it('refuses a header value with a line break as VALIDATION_ERROR, naming the header but not the value', async () => {
       const upstream = await server((_req, res) => res.end());
       try {
