@@ -25,24 +25,38 @@ export function answerClientErrors(server: http.Server, settings: HttpServerSett
       socket.destroy();
       return;
     }
-    const reqId = randomUUID();
-    logger.info({ reqId, status: error.status, code: error.code, cause: failure.code }, 'request not readable');
-    const body = JSON.stringify(error.toBody());
-    socket.end(
-      [
-        `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status]}`,
-        'Content-Type: application/json; charset=utf-8',
-        `Content-Length: ${Buffer.byteLength(body)}`,
-        `X-Request-Id: ${reqId}`,
-        'Connection: close',
-        '',
-        body,
-      ].join('\r\n'),
-    );
-    socket.once('finish', () => socket.destroy());
-    // A client that reads nothing cannot keep the socket by never taking the answer.
-    setTimeout(() => socket.destroy(), 5000).unref();
+    answerOnSocket(socket, error, logger, failure.code, 'request not readable');
   });
+  // Node drops a CONNECT without a word when nothing listens for it: it is answered as any method no route takes.
+  server.on('connect', (_req: http.IncomingMessage, socket: Duplex) => {
+    if (!socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const error = GatewayError.of('METHOD_NOT_ALLOWED', 'CONNECT is not supported: the gateway is no tunnel (the proxy forwards GET, HEAD, POST, PUT, PATCH and DELETE)');
+    answerOnSocket(socket, error, logger, 'CONNECT', 'request refused');
+  });
+}
+
+/** A complete HTTP/1.1 answer in the error shape written on the socket itself, then the connection closed. */
+function answerOnSocket(socket: Duplex, error: GatewayError, logger: Logger, cause: string | undefined, what: string): void {
+  const reqId = randomUUID();
+  logger.info({ reqId, status: error.status, code: error.code, cause }, what);
+  const body = JSON.stringify(error.toBody());
+  socket.end(
+    [
+      `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status]}`,
+      'Content-Type: application/json; charset=utf-8',
+      `Content-Length: ${Buffer.byteLength(body)}`,
+      `X-Request-Id: ${reqId}`,
+      'Connection: close',
+      '',
+      body,
+    ].join('\r\n'),
+  );
+  socket.once('finish', () => socket.destroy());
+  // A client that reads nothing cannot keep the socket by never taking the answer.
+  setTimeout(() => socket.destroy(), 5000).unref();
 }
 
 /** The answer to a request Node could not read; undefined when the client is gone (nothing to answer). */

@@ -43,6 +43,12 @@ describe('requests the server cannot read (the error shape, not a bare status or
     expectErrorAnswer(await rawExchange(gw.url, 'HELLO / WORLD\r\n\r\n'), 400, 'BAD_REQUEST', /^the request is not valid HTTP\/1\.1: .+/);
   });
 
+  it('answers 405 METHOD_NOT_ALLOWED to CONNECT (the gateway is no tunnel), not a dropped connection', async () => {
+    for (const target of ['127.0.0.1:9', '/v2/proxy/con_1/x']) {
+      expectErrorAnswer(await rawExchange(gw.url, `CONNECT ${target} HTTP/1.1\r\nHost: x\r\n\r\n`), 405, 'METHOD_NOT_ALLOWED', 'CONNECT is not supported: the gateway is no tunnel (the proxy forwards GET, HEAD, POST, PUT, PATCH and DELETE)');
+    }
+  });
+
   it('answers 400 BAD_REQUEST for a malformed chunked body', async () => {
     const head = 'POST /v1/users HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n';
     expectErrorAnswer(await rawExchange(gw.url, head), 400, 'BAD_REQUEST', /^the request is not valid HTTP\/1\.1: .+/);
