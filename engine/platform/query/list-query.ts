@@ -65,7 +65,7 @@ export function listQuerySchema(table: FieldTable, options: ListQueryOptions) {
         examples: [options.examples.fields ?? names.slice(0, 2).join(',')],
       },
       limit: { type: 'integer', minimum: 1, maximum: options.maxLimit, default: options.defaultLimit, description: 'Maximum number of results.' },
-      offset: { type: 'integer', minimum: 0, default: 0, description: 'Number of results to skip.' },
+      offset: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0, description: 'Number of results to skip.' },
       sort: {
         type: 'string',
         minLength: 1,
@@ -103,12 +103,15 @@ export function parseListQuery(query: Record<string, unknown>, table: FieldTable
   if (!validate) validators.set(table, (validate = httpAjv.compile(schema)));
   // Query values arrive as text; integers are read before the schema checks their range.
   const input: Record<string, unknown> = { ...query };
+  // Up to 300 digits, every one a finite number: the schema's minimum and maximum then say what is wrong with it.
   for (const name of ['limit', 'offset']) {
-    if (typeof input[name] === 'string' && /^-?\d{1,15}$/.test(input[name])) input[name] = Number(input[name]);
+    if (typeof input[name] === 'string' && /^-?\d{1,300}$/.test(input[name])) input[name] = Number(input[name]);
   }
   const q = input as { fields?: string; limit?: number; offset?: number; sort?: string; where?: string };
   if (!validate(input)) {
-    const problems = toFieldProblems(validate.errors ?? [], 'query').map(queryWords).map((p) => precise(p, q, table, options));
+    const problems = toFieldProblems(validate.errors ?? [], 'query')
+      .map((p) => (p.rule === 'type' && Array.isArray(query[p.field]) ? { ...p, message: 'must be given once' } : queryWords(p)))
+      .map((p) => precise(p, q, table, options));
     // minLength and pattern both fail on an empty value; the parser's words say it once.
     throw validationError(problems.filter((p, i) => problems.findIndex((o) => o.field === p.field && o.message === p.message) === i));
   }

@@ -103,7 +103,9 @@ describe('GET /v1/companies', () => {
     ['limit=', 'limit', 'limit: must be an integer'],
     ['offset=-1', 'offset', 'offset: must be >= 0'],
     ['offset=2.5', 'offset', 'offset: must be an integer'],
-    ['limit=1&limit=2', 'limit', 'limit: must be an integer'],
+    ['limit=1&limit=2', 'limit', 'limit: must be given once'],
+    ['offset=1&offset=2', 'offset', 'offset: must be given once'],
+    ['offset=99999999999999999999', 'offset', 'offset: must be <= 9007199254740991'],
     ['fields=id,nope', 'fields', 'fields: unknown field "nope"; fields: id, name, description, isPersonal, timezone, settings, isDeleted, createdOn, updatedOn, plan, billingSubscriptionProductId, subscriptionIsLegacy, subscriptionUpdatedOn, memberCount'],
     ['fields=id,,name', 'fields', 'fields: must be a comma-separated list of field names without empty entries'],
     ['sort=-nope', 'sort', 'sort: unknown field "nope"; fields: id, name, description, isPersonal, timezone, settings, isDeleted, createdOn, updatedOn, plan, billingSubscriptionProductId, subscriptionIsLegacy, subscriptionUpdatedOn, memberCount'],
@@ -124,6 +126,14 @@ describe('GET /v1/companies', () => {
       expect(body.error.details.problems[0].field).to.equal(field);
     });
   }
+
+  it('takes any offset up to 2^53 - 1, sixteen digits and more: past the end is an empty page', async () => {
+    for (const offset of ['1000000000000000', '9007199254740991']) {
+      const { status, body } = await call(gw, 'GET', `/v1/companies?offset=${offset}`);
+      expect(status, offset).to.equal(200);
+      expect(body.data, offset).to.deep.equal([]);
+    }
+  });
 
   it('requires an API key', async () => {
     const { status, body } = await call(gw, 'GET', '/v1/companies', { auth: null });
