@@ -72,8 +72,11 @@ function comparison(node: ComparisonNode, where: ComparisonLocation, fields: Fie
     throw whereError(`unknown field "${clip(selector)}" ${at(where.selector)}; filterable fields: ${Object.keys(fields).join(', ')}`);
   }
   const key = rest.join('.');
-  if (field.type === 'object' && (rest.length === 0 || !OBJECT_KEY.test(key))) {
+  if (field.type === 'object' && rest.length === 0) {
     throw whereError(`${name} is an object: compare one of its keys, e.g. ${name}.someKey==value ${at(where.selector)}`);
+  }
+  if (field.type === 'object' && !OBJECT_KEY.test(key)) {
+    throw whereError(`${clip(selector)}: a key of ${name} is letters, digits, _ and - (at most 64), and at most 4 keys deep, e.g. ${name}.someKey==value ${at(where.selector)}`);
   }
   if (field.type !== 'object' && rest.length > 0) {
     throw whereError(`unknown field "${clip(selector)}" ${at(where.selector)}; ${name} has no keys`);
