@@ -111,6 +111,24 @@ describe('jsonBody: what a request body reads as', () => {
     expect(await post('{"a":{"\\u005f_proto__":{"x":1}}}')).to.deep.equal(proto);
   });
 
+  it('answers 400 VALIDATION_ERROR naming a number too large for a double (JSON.parse made it Infinity, stored as null), and keeps the largest one', async () => {
+    const tooLarge = (field: string) => ({
+      status: 400,
+      body: {
+        success: false,
+        error: {
+          code: 'VALIDATION_ERROR',
+          message: `${field}: is a number too large to hold (beyond ±1.7976931348623157e308)`,
+          details: { problems: [{ field, rule: 'range', message: 'is a number too large to hold (beyond ±1.7976931348623157e308)' }] },
+        },
+      },
+    });
+    expect(await post('{"metadata":{"big":1e400}}')).to.deep.equal(tooLarge('metadata.big'));
+    expect(await post('{"a":[1,{"b":[-2E+309]}]}')).to.deep.equal(tooLarge('a[1].b[0]'));
+    expect(await post(`[${'9'.repeat(400)}]`)).to.deep.equal(tooLarge('[0]'));
+    expect(await post('{"max":1.7976931348623157e308,"tiny":1e-400,"text":"1e400"}')).to.deep.equal({ status: 200, body: { had: true, body: { max: 1.7976931348623157e308, tiny: 0, text: '1e400' } } });
+  });
+
   it('answers 413 for a chunked body over 1 MiB (no Content-Length to refuse it by) and closes the connection', async () => {
     const chunk = Buffer.from(`${(256 * 1024).toString(16)}\r\n${'x'.repeat(256 * 1024)}\r\n`);
     const answer = await raw('POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n', chunk, chunk, chunk, chunk, chunk, chunk, chunk);

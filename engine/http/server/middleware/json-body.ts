@@ -1,7 +1,7 @@
 import bourne from '@hapi/bourne';
 import type { IncomingMessage } from 'node:http';
 import type { Middleware } from 'koa';
-import { GatewayError } from '../../../platform/errors/index.ts';
+import { GatewayError, validationError } from '../../../platform/errors/index.ts';
 import { checkJsonTextDepth } from '../../../platform/validation/json-limits.ts';
 import type { AppState } from '../context.ts';
 import { contentCoding } from './content-coding.ts';
@@ -66,13 +66,39 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
   // Before anything else walks it: no parser, handler, validator or store sees JSON nested deeper than the limit.
   checkJsonTextDepth(text, '');
   if (!STRICT_JSON_START.test(text)) throw GatewayError.of('INVALID_JSON', 'request body is not valid JSON: invalid JSON, only supports object and array');
+  let parsed: unknown;
   try {
-    return bourne.parse(text, { protoAction: 'error' });
+    parsed = bourne.parse(text, { protoAction: 'error' });
   } catch (error) {
     // Valid JSON with a member named __proto__ (spelled out or escaped), which would set the prototype of an object a
     // handler copies it into: said as what it is, not as a syntax error.
     if ((error as Error).message === BOURNE_PROTO_MESSAGE) throw GatewayError.of('INVALID_JSON', PROTO_REFUSED);
     throw GatewayError.of('INVALID_JSON', `request body is not valid JSON: ${(error as Error).message.slice(0, 200)}`);
+  }
+  // Only a text with a long exponent or a long run of digits can hold a number JSON.parse makes Infinity: walked only then.
+  if (MAYBE_TOO_LARGE.test(text)) refuseInfinity(parsed);
+  return parsed;
+}
+
+/** An exponent of three digits or more, or 309 digits in a row: where a number too large for a double may be. */
+const MAYBE_TOO_LARGE = /[eE]\+?\d{3}|\d{309}/;
+const TOO_LARGE = 'is a number too large to hold (beyond ±1.7976931348623157e308)';
+
+/**
+ * A number beyond a double's range parses to ±Infinity, which JSON.stringify writes as null: stored or sent on,
+ * it would be null without a word. Refused, naming where it is (metadata.big, items[2].price).
+ */
+function refuseInfinity(body: unknown): void {
+  const pending: [unknown, string][] = [[body, '']];
+  while (pending.length) {
+    const [value, path] = pending.pop()!;
+    if (typeof value === 'number') {
+      if (!Number.isFinite(value)) throw validationError([{ field: path, rule: 'range', message: TOO_LARGE }]);
+    } else if (Array.isArray(value)) {
+      for (let i = value.length - 1; i >= 0; i--) pending.push([value[i], `${path}[${i}]`]);
+    } else if (value !== null && typeof value === 'object') {
+      for (const key of Object.keys(value).reverse()) pending.push([(value as Record<string, unknown>)[key], path === '' ? key : `${path}.${key}`]);
+    }
   }
 }
 
