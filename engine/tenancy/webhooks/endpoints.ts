@@ -12,9 +12,6 @@ export const MAX_WEBHOOKS_PER_COMPANY = 20;
 
 export async function createWebhook(services: TenancyServices, companyId: string, body: CreateWebhookBody): Promise<{ record: WebhookEndpointRecord; secret: string }> {
   const url = await checkWebhookUrl(body.url, services.config.egressAllow);
-  if ((await services.store.webhookEndpoints.count({ companyId })) >= MAX_WEBHOOKS_PER_COMPANY) {
-    throw GatewayError.of('CONFLICT', `a company has at most ${MAX_WEBHOOKS_PER_COMPANY} webhook endpoints; delete one first`);
-  }
   const id = newId('whk');
   const secret = newWebhookSecret();
   const now = new Date();
@@ -30,7 +27,16 @@ export async function createWebhook(services: TenancyServices, companyId: string
     createdOn: now,
     updatedOn: now,
   };
-  await services.store.webhookEndpoints.insert(record);
+  // Counted and written under the company's lock (SQL stores): creates sent at once cannot each count 19 and all insert.
+  await services.store.transaction(
+    async (store) => {
+      if ((await store.webhookEndpoints.count({ companyId })) >= MAX_WEBHOOKS_PER_COMPANY) {
+        throw GatewayError.of('CONFLICT', `a company has at most ${MAX_WEBHOOKS_PER_COMPANY} webhook endpoints; delete one first`);
+      }
+      await store.webhookEndpoints.insert(record);
+    },
+    { exclusive: `igw:webhooks:${companyId}` },
+  );
   return { record, secret };
 }
 

@@ -52,6 +52,17 @@ describe('webhook deliveries are bounded: pending per endpoint, attempts per del
     upstream.reset();
   });
 
+  it('keeps at most 20 endpoints a company however many are created at once: the rest are 409 CONFLICT', async () => {
+    running = await gatewayWith(upstream, {});
+    const { gw } = running;
+    const created = await Promise.all(Array.from({ length: 40 }, (_, i) => documentedCall(gw, 'POST', '/v2/webhooks', { body: { url: `${upstream.url}/hook/${i}` } })));
+    expect(created.filter((c) => c.status === 201)).to.have.length(20);
+    const refused = created.filter((c) => c.status !== 201);
+    expect(refused.map((c) => c.status)).to.deep.equal(Array(20).fill(409));
+    expect(refused[0]!.body.error).to.deep.equal({ code: 'CONFLICT', message: 'a company has at most 20 webhook endpoints; delete one first' });
+    expect((await documentedCall(gw, 'GET', '/v2/webhooks')).body.data).to.have.length(20);
+  });
+
   it('keeps at most WEBHOOK_MAX_PENDING pending deliveries per endpoint: the oldest are dropped, recorded, counted and logged', async () => {
     running = await gatewayWith(upstream, { WEBHOOK_MAX_PENDING: '5', WEBHOOK_RETRY_BASE_MS: '60000', WEBHOOK_CONCURRENCY: '1' });
     upstream.on('POST /hooks/failing', () => ({ status: 500 }));
