@@ -92,13 +92,35 @@ export async function findConnection(services: Pick<TenancyServices, 'store'>, c
 /** Deletes a connection no installation uses; one in use is 409 naming the installations. */
 export async function deleteConnection(services: TenancyServices, companyId: string, id: string): Promise<void> {
   const record = await findConnection(services, companyId, id);
+  await refuseIfUsed(services, companyId, id);
+  await withEvents(services, async () => {
+    // Under the lock an installation takes to check its connections once it is written (installations.ts): one created
+    // meanwhile is seen here, and the delete is undone; or this delete is seen there, and the installation is.
+    await services.store.transaction(
+      async () => {
+        if (!(await services.store.connections.deleteOne({ id, companyId }))) return;
+        try {
+          await refuseIfUsed(services, companyId, id);
+        } catch (error) {
+          // A store without transactions (MongoDB) keeps the delete: the connection is written back.
+          await services.store.connections.insert(record).catch(() => undefined);
+          throw error;
+        }
+        await publishEvent(services, companyId, { type: 'connection.deleted', data: connectionView(record) });
+      },
+      { exclusive: connectionsInUseLock(companyId) },
+    );
+  });
+}
+
+/** The lock under which a connection is deleted, and an installation checks that its connections still exist. */
+export function connectionsInUseLock(companyId: string): string {
+  return `igw:connections-in-use:${companyId}`;
+}
+
+async function refuseIfUsed(services: TenancyServices, companyId: string, id: string): Promise<void> {
   const users = await services.store.installations.find({ companyId, 'apps.connectionId': id }, { limit: 10 });
   if (users.length) {
     throw GatewayError.of('CONFLICT', `connection ${id} is used by installation ${users.map((i) => i.id).join(', ')}; delete or change those first`);
   }
-  await withEvents(services, async () => {
-    if (await services.store.connections.deleteOne({ id, companyId })) {
-      await publishEvent(services, companyId, { type: 'connection.deleted', data: connectionView(record) });
-    }
-  });
 }

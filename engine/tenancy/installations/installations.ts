@@ -2,7 +2,7 @@ import { GatewayError, validationError, type FieldProblem } from '../../platform
 import { newId } from '../../platform/ids.ts';
 import type { TenancyServices } from '../tenancy-services.ts';
 import type { InstallationRecord } from '../../platform/store/index.ts';
-import { requireEndUser } from '../connections/connections.ts';
+import { connectionsInUseLock, requireEndUser } from '../connections/connections.ts';
 import type { CreateInstallationBody } from './schemas.ts';
 
 /**
@@ -52,6 +52,21 @@ export async function createInstallation(services: TenancyServices, companyId: s
   if (!(await services.store.endUsers.findOne({ id: body.endUserId, companyId }))) {
     await services.store.installations.deleteOne({ id: installation.id, companyId });
     throw GatewayError.of('NOT_FOUND', `end user ${body.endUserId} does not exist`);
+  }
+  // A connection deleted while this ran (after its check above): looked at again under the lock a delete takes
+  // (connections.ts), so either the delete sees this installation and is refused, or this sees the delete.
+  const gone = await services.store.transaction(
+    async () => {
+      for (const [i, entry] of apps.entries()) {
+        if (!(await services.store.connections.findOne({ id: entry.connectionId, companyId }))) return { at: `apps.${i}.connectionId`, id: entry.connectionId };
+      }
+      return null;
+    },
+    { exclusive: connectionsInUseLock(companyId) },
+  );
+  if (gone) {
+    await services.store.installations.deleteOne({ id: installation.id, companyId });
+    throw validationError([{ field: gone.at, rule: 'exists', message: `connection ${gone.id} does not exist` }]);
   }
   return installation;
 }

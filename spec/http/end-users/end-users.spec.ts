@@ -359,5 +359,34 @@ describe('end users (/v2/end-users)', () => {
       expect(created.body.error).to.deep.equal({ code: 'NOT_FOUND', message: `end user ${id} does not exist` });
       expect((await documentedCall(gw, 'GET', `/v2/installations?where=endUserId==${id}`)).body.data).to.deep.equal([]);
     });
+
+    it('a connection deleted while an installation of it is being created: never an installation of a deleted connection', async () => {
+      const id = await newEndUser({ externalId: 'delete-connection-installing' });
+      const connectionId = await apiKeyConnection(id);
+      let deleted: { status: number; body: any } | null = null;
+      // The installation has checked its connection; the DELETE is sent now and given time to finish before the insert.
+      beforeNextInstallationInsert = async () => {
+        void documentedCall(gw, 'DELETE', `/v2/connections/${connectionId}`).then((answer) => (deleted = answer));
+        await new Promise((resolve) => setTimeout(resolve, 300));
+      };
+      const created = await documentedCall(gw, 'POST', '/v2/installations', { body: { endUserId: id, apps: [{ appSlug: 'acme-crm', connectionId }] } });
+      while (deleted === null) await new Promise((resolve) => setTimeout(resolve, 20));
+      const { status: deleteStatus } = deleted as { status: number };
+      const installations = (await documentedCall(gw, 'GET', `/v2/installations?where=endUserId==${id}`)).body.data;
+      const connection = await documentedCall(gw, 'GET', `/v2/connections/${connectionId}`);
+      if (created.status === 201) {
+        // The installation won: the connection stays and its DELETE is refused naming it.
+        expect(deleteStatus).to.equal(409);
+        expect(connection.status).to.equal(200);
+        expect(installations.map((i: any) => i.id)).to.deep.equal([created.body.data.id]);
+      } else {
+        // The DELETE won: no installation is left pointing at it.
+        expect(created.status).to.equal(400);
+        expect(created.body.error.message).to.include(`connection ${connectionId} does not exist`);
+        expect(deleteStatus).to.equal(200);
+        expect(connection.status).to.equal(404);
+        expect(installations).to.deep.equal([]);
+      }
+    });
   });
 });

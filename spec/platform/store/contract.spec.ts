@@ -229,6 +229,28 @@ for (const adapter of adapters) {
       expect(await store.endUsers.count({ id: 'eu_tx' })).to.equal(1);
     });
 
+    it('holds an exclusive lock taken inside an open transaction until that transaction ends', async function () {
+      if (!adapter.transactions) this.skip();
+      const order: string[] = [];
+      let locked!: () => void;
+      const holding = new Promise<void>((resolve) => (locked = resolve));
+      const first = store.transaction(async () => {
+        await store.transaction(
+          async () => {
+            order.push('first locked');
+            locked();
+          },
+          { exclusive: 'contract:nested' },
+        );
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        order.push('first ends');
+      });
+      await holding;
+      const second = store.transaction(async () => order.push('second locked'), { exclusive: 'contract:nested' });
+      await Promise.all([first, second]);
+      expect(order).to.deep.equal(['first locked', 'first ends', 'second locked']);
+    });
+
     it("runs the webhook worker's queries: due pending deliveries by date, a claim that only one taker wins, finished ones by status", async () => {
       await store.webhookDeliveries.insert(delivery('whd_1', { nextAttemptAt: new Date('2026-01-01T00:00:02Z') }));
       await store.webhookDeliveries.insert(delivery('whd_2', { nextAttemptAt: new Date('2026-01-01T00:00:01Z') }));

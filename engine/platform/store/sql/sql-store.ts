@@ -63,8 +63,13 @@ export function sqlStore(db: Kysely<any>, options: SqlStoreOptions): Store {
     webhookEndpoints: collections.webhookEndpoints as unknown as Collection<R.WebhookEndpointRecord>,
     webhookDeliveries: collections.webhookDeliveries as unknown as Collection<R.WebhookDeliveryRecord>,
     async transaction(work, transactionOptions) {
-      if (active.getStore()) return await work(store);
       const exclusive = transactionOptions?.exclusive;
+      const outer = active.getStore();
+      if (outer) {
+        // Joined to the transaction already open, whose end releases the lock taken here.
+        if (exclusive !== undefined) await sql`SELECT pg_advisory_xact_lock(hashtext(${exclusive}))`.execute(outer);
+        return await work(store);
+      }
       transactionsOpen++;
       try {
         return await db.transaction().execute(async (trx) => {
