@@ -90,9 +90,9 @@ export interface Store {
    * empty store: both would see no company and both write one): on the SQL stores the transaction
    * first takes a lock of that name (held until it ends), so the second runs after the first and
    * sees its writes; begun inside another transaction, it takes the lock there, held until that one
-   * ends. NeDB has one writer (the DATA_DIR lock); MongoDB's bootstrap is resumable instead, and its
-   * other exclusive work (a webhook endpoint within the cap, a connection deleted while an
-   * installation checks it) is checked again after the write rather than locked.
+   * ends. NeDB has one writer (the DATA_DIR lock). MongoDB takes no lock: its bootstrap is resumable
+   * instead, a connection's delete is checked again after it (and written back when an installation
+   * appeared meanwhile), and creates sent at once can pass the webhook endpoints' cap there.
    */
   transaction<R>(work: (store: Store) => Promise<R>, options?: { exclusive?: string }): Promise<R>;
   /** Throws when the store cannot be reached. */
