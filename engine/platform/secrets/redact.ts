@@ -1,4 +1,5 @@
 import { REDACTED } from './provider-text.ts';
+import { percentEncodedForms } from './secret-values.ts';
 
 /**
  * Secret values shorter than this are not looked for in an app's response: a password of four digits or a
@@ -36,10 +37,7 @@ export function secretForms(...values: unknown[]): SecretForms {
     if (typeof value === 'string') {
       if (value.length < MIN_REDACTED_LENGTH) return;
       plain.add(value);
-      const encoded = encodeURIComponent(value);
-      plain.add(encoded);
-      plain.add(encoded.replace(/%20/g, '+'));
-      plain.add(new URLSearchParams({ v: value }).toString().slice(2));
+      for (const form of percentEncodedForms(value)) plain.add(form);
     } else if (value && typeof value === 'object' && depth < 5) {
       for (const member of Object.values(value)) visit(member, depth + 1);
     }

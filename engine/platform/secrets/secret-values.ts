@@ -15,14 +15,24 @@ export function secretValues(...values: unknown[]): string[] {
     if (typeof value === 'string') {
       if (value.length < MIN_SECRET_LENGTH) return;
       found.add(value);
-      const encoded = encodeURIComponent(value);
-      found.add(encoded);
-      found.add(encoded.replace(/%20/g, '+'));
-      found.add(new URLSearchParams({ v: value }).toString().slice(2));
+      for (const form of percentEncodedForms(value)) found.add(form);
     } else if (value && typeof value === 'object' && depth < 5) {
       for (const member of Object.values(value)) visit(member, depth + 1);
     }
   };
   for (const value of values) visit(value, 0);
   return [...found].sort((a, b) => b.length - a.length);
+}
+
+/**
+ * A value percent-encoded as encoders write it: encodeURIComponent's, with `+` for spaces (a form), as
+ * URLSearchParams writes it, as RFC 3986 strictly has it (`!'()*` encoded too: PHP's rawurlencode, Go's
+ * url.PathEscape), and each in lowercase hex (`%2f`, as Python and others may write it).
+ */
+export function percentEncodedForms(value: string): string[] {
+  const encoded = encodeURIComponent(value);
+  const strict = encoded.replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  const forms = [encoded, encoded.replace(/%20/g, '+'), new URLSearchParams({ v: value }).toString().slice(2), strict, strict.replace(/%20/g, '+')];
+  const lower = (form: string) => form.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase());
+  return [...new Set([...forms, ...forms.map(lower)])];
 }

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { redactionForms, redactText as redactTextStream } from '../../../engine/platform/secrets/redacting-stream.ts';
 import { jsonTextMayHold, MIN_REDACTED_LENGTH, NO_SECRETS, REDACTED, redactBytes, redactJson, redactText, secretForms } from '../../../engine/platform/secrets/redact.ts';
 
 const KEY = 'sk_live_0123456789abcdef';
@@ -11,6 +12,15 @@ describe('redacting secret values (engine/platform/secrets/redact.ts)', () => {
     expect(forms.plain.map((f) => f.length)).to.deep.equal([...forms.plain.map((f) => f.length)].sort((a, b) => b - a));
     expect(secretForms('x'.repeat(MIN_REDACTED_LENGTH - 1))).to.equal(NO_SECRETS);
     expect(secretForms('x'.repeat(MIN_REDACTED_LENGTH)).plain).to.deep.equal(['x'.repeat(MIN_REDACTED_LENGTH)]);
+  });
+
+  it('finds a secret percent-encoded in lowercase hex and in RFC 3986\'s strict form (!\'()* encoded too), as other encoders write it', () => {
+    const token = "sekret-TOKEN/abc+1*(x)!'";
+    const strict = "sekret-TOKEN%2Fabc%2B1%2A%28x%29%21%27";
+    for (const echoed of [strict, strict.toLowerCase().replace('sekret-token', 'sekret-TOKEN'), encodeURIComponent(token).replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase())]) {
+      expect(redactText(`token=${echoed}`, secretForms(token)), echoed).to.equal(`token=${REDACTED}`);
+      expect(redactTextStream(`token=${echoed}`, redactionForms(token)), echoed).to.equal(`token=${REDACTED}`);
+    }
   });
 
   it('replaces every exact occurrence in text, and nothing else', () => {
