@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import type { IncomingMessage } from 'node:http';
-import { pipeline } from 'node:stream';
+import { pipeline, type Readable } from 'node:stream';
 import { proxyCall, PROXY_ACTION, type ProxyRetry } from '../../core/proxy/proxy-call.ts';
 import { proxyVersion } from '../../core/proxy/proxy-version.ts';
 import { errorOutcome, type RunFacts, type RunOutcomeKind } from '../../core/run/run-facts.ts';
@@ -87,6 +87,10 @@ async function proxied(services: Services, ctx: AppContext, connection: Connecti
       signal: abortOnClose(ctx),
       facts,
     });
+    // Nothing is sent before the body's first bytes came through (decoded and redacted; the headers went with them
+    // before too): a body that fails before them (not the gzip it says, cut short at once) is answered in the error
+    // shape (502), not with an empty reply.
+    await firstBytes(answer.body);
     facts.outcome = answer.status === 429 ? 'rate_limited' : answer.status >= 400 ? 'app_error' : 'success';
     ctx.status = answer.status;
     for (const [name, value] of Object.entries(answer.headers)) {
@@ -114,6 +118,33 @@ async function proxied(services: Services, ctx: AppContext, connection: Connecti
     facts.outcome = errorOutcome(error, ctx.res.destroyed || ctx.socket.destroyed);
     throw error;
   }
+}
+
+/**
+ * Resolves once the body has its first bytes ready (they stay in it, to be read by the pipe) or has ended;
+ * rejects with the body's error when it fails first.
+ */
+function firstBytes(body: Readable): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const settle = (error?: unknown) => {
+      body.off('readable', onReadable);
+      body.off('end', onEnd);
+      body.off('error', settle);
+      if (error) reject(error);
+      else resolve();
+    };
+    const onReadable = () => {
+      if (body.readableLength > 0) settle();
+      // Readable with nothing buffered: the end (a HEAD, a 204), which 'end' announces once read.
+      else body.read(0);
+    };
+    const onEnd = () => settle();
+    if (body.readableLength > 0 || body.readableEnded) return resolve();
+    if (body.errored) return reject(body.errored);
+    body.on('readable', onReadable);
+    body.once('end', onEnd);
+    body.once('error', settle);
+  });
 }
 
 /** How a proxied answer cut short mid-body ended, for the request log and the metrics. */

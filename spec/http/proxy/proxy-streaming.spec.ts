@@ -223,6 +223,22 @@ describe('the proxy streams bodies both ways, in bounded memory, within PROXY_* 
     expect(chunked.error).to.be.a('string');
   });
 
+  it('answers 502 UPSTREAM_PROTOCOL_ERROR, not an empty reply, when the body fails before its first byte (not the gzip it says, or cut short at once)', async () => {
+    app.handler = (req, res) => {
+      if (req.url!.endsWith('/not-gzip')) return void res.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'gzip' }).end('this is not gzip at all');
+      res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '100' });
+      res.flushHeaders();
+      setTimeout(() => res.socket?.destroy(), 30);
+    };
+    for (const route of ['not-gzip', 'cut-at-once']) {
+      const answer = await send(gw, 'GET', `/v2/proxy/${files}/${route}`);
+      expect(answer.status, route).to.equal(502);
+      expect(answer.headers['content-type'], route).to.equal('application/json; charset=utf-8');
+      expect(answer.body.success, route).to.equal(false);
+      expect(answer.body.error.code, route).to.be.oneOf(['UPSTREAM_PROTOCOL_ERROR', 'UPSTREAM_UNREACHABLE']);
+    }
+  });
+
   it("ends the caller's answer as broken when the app cuts its body short", async () => {
     app.handler = (_req, res) => {
       res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '1000' });
