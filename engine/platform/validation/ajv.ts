@@ -37,12 +37,18 @@ function describe(error: ErrorObject): string {
     case 'additionalProperties':
       return 'is not a known field';
     case 'type':
-      return `must be ${article(String(error.params.type))}`;
+      return `must be ${typeList(String(error.params.type).split(','))}`;
     case 'format':
       return `must be a valid ${String(error.params.format)}`;
     default:
       return error.message ?? 'is invalid';
   }
+}
+
+/** `a string`, `a string or null`, `a string, a number or a boolean`. */
+function typeList(types: string[]): string {
+  const named = types.map((type) => (type === 'null' ? 'null' : article(type)));
+  return named.length === 1 ? named[0]! : `${named.slice(0, -1).join(', ')} or ${named.at(-1)}`;
 }
 
 function article(type: string): string {
