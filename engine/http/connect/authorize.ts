@@ -32,7 +32,7 @@ export interface AuthorizeRequest {
 /** The auth of an app that connects through the browser, or a 400 saying why this one does not. */
 export function oauthAuth(auth: AuthEntry): OAuth2AuthorizationCodeAuth {
   if (auth.type !== 'OAuth2AuthorizationCode') {
-    throw validationError([{ field: 'authId', rule: 'oauth2', message: `auth "${auth.id}" is ${auth.type}; only OAuth2AuthorizationCode auths connect through the browser (create the connection with POST /v2/connections)` }]);
+    throw validationError([{ field: 'authId', rule: 'oauth2', message: `auth "${auth.id}" is ${auth.type}; only OAuth2AuthorizationCode auths connect through the browser (create the connection with POST /v2/connections, or with POST /v2/end-user/connections from an end-user token)` }]);
   }
   return auth.definition as OAuth2AuthorizationCodeAuth;
 }
