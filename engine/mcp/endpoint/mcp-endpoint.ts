@@ -10,6 +10,7 @@ import { originOf } from '../../tenancy/embedding/origins.ts';
 import { callRequest } from '../calls/call-request.ts';
 import { callTool } from '../calls/call-tool.ts';
 import { callerOf, type Caller } from '../caller/caller.ts';
+import { paramsProblem } from './params-check.ts';
 import { CONNECTION_ID_HEADER, scopeOf } from '../caller/scope.ts';
 import type { McpServices } from '../mcp-services.ts';
 import { toolSetOf, type ToolSet } from '../tools/tool-set.ts';
@@ -112,6 +113,8 @@ export function createMcpEndpoint(services: McpServices): McpEndpoint {
       if (!(error instanceof GatewayError) || error.status >= 500) throw error;
       return jsonRpcError(400, ProtocolErrorCode.InvalidParams, error.message, id);
     }
+    const invalid = paramsProblem(exchange.body);
+    if (invalid) return jsonRpcError(400, ProtocolErrorCode.InvalidParams, invalid, id);
     const extra = { scope: true };
     scopes.set(extra, { caller, tools, exchange });
     return await handler.fetch(request, { parsedBody: exchange.body, authInfo: { token: 'verified', clientId: caller.companyId, scopes: [], extra } });

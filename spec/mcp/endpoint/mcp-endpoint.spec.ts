@@ -185,6 +185,23 @@ describe('/mcp: the MCP endpoint (the SDK client over HTTP)', function () {
     expect(error.message).to.include('unknown tool "desk_list-tickets"');
   });
 
+  it('params of the wrong shape are invalid params (-32602) naming the param, not an internal error dumping a validator', async () => {
+    const answer = async (body: object) => {
+      const response = await fetch(`${gw.url}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25', Authorization: `Bearer ${gw.apiKey}`, 'Connection-Id': storeMain },
+        body: JSON.stringify(body),
+      });
+      return { status: response.status, body: (await response.json()) as any };
+    };
+    expect(await answer({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { cursor: 1 } })).to.deep.equal({
+      status: 400,
+      body: { jsonrpc: '2.0', id: 1, error: { code: -32602, message: 'params.cursor: must be a string, the nextCursor a tools/list answer gave (leave it out for the first page)' } },
+    });
+    expect((await answer({ jsonrpc: '2.0', id: 2, method: 'initialize' })).body.error).to.deep.equal({ code: -32602, message: 'params of initialize: protocolVersion, capabilities, clientInfo are required' });
+    expect((await answer({ jsonrpc: '2.0', id: 3, method: 'tools/list', params: [1] })).body.error).to.deep.equal({ code: -32602, message: 'params of tools/list: must be an object (or left out)' });
+  });
+
   it('two connections of one app: each tool takes a required connectionId whose enum names them, and runs as the one named', async () => {
     upstream.on('GET /api/orders/o7', () => ({ body: { id: 'o7' } }));
     const client = await asCompany([storeMain, storeBackup, desk]);
