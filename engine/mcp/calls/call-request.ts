@@ -60,7 +60,7 @@ export async function callRequest(services: McpServices, call: ToolCall<RequestT
     });
     const maxChars = services.config.mcp.resultMaxChars;
     // Enough bytes for a body that fits the result, with room for the JSON of structuredContent; what is past it is never read.
-    const read = await readUpTo(answer.body, maxChars * 4 + 1);
+    const read = await readUpTo(answer.body, maxChars * 4);
     facts.outcome = answer.status === 429 ? 'rate_limited' : answer.status >= 400 ? 'app_error' : 'success';
     return answerResult(answer.status, answer.headers, read, maxChars);
   } catch (error) {
@@ -142,7 +142,8 @@ async function readUpTo(body: Readable, limit: number): Promise<{ bytes: Buffer;
     const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
     chunks.push(buffer);
     size += buffer.length;
-    if (size >= limit) {
+    // One byte past the limit tells a longer body from one of exactly `limit` bytes.
+    if (size > limit) {
       body.destroy();
       return { bytes: Buffer.concat(chunks).subarray(0, limit), whole: false };
     }

@@ -125,6 +125,19 @@ describe('/mcp: the <app>_request tool (a request of the agent\'s own through th
     expect(result.structuredContent.body.rows).to.have.length(60);
   });
 
+  it('reads four times MCP_RESULT_MAX_CHARS bytes of the answer: a body of exactly that many is whole, one byte more is not, and the note says how many were read', async () => {
+    const sized = (bytes: number) => `{"pad":"${'z'.repeat(bytes - 10)}"}`;
+    upstream.on('GET /api/exact', () => ({ body: sized(4000) }));
+    upstream.on('GET /api/over', () => ({ body: sized(4001) }));
+    const client = await asCompany(storeMain);
+    const exact: any = await client.callTool({ name: 'store_request', arguments: { method: 'GET', path: '/exact' } });
+    expect(exact.structuredContent.truncated).to.equal(undefined);
+    expect(exact.structuredContent.body.pad).to.have.length(3990);
+    const over: any = await client.callTool({ name: 'store_request', arguments: { method: 'GET', path: '/over' } });
+    expect(over.structuredContent.truncated).to.equal(true);
+    expect(text(over)).to.match(/\[the answer is longer than 4000 bytes: the text shows the first \d+ characters and the rest was not read; ask for less \(the app's paging or filter parameters\)\]$/);
+  });
+
   it('an end user gets the tool only where the company opened the proxy to end users (PUT /v2/embedding endUserProxy)', async () => {
     upstream.on('GET /desk/me', () => ({ body: { login: 'ada' } }));
     const userId = (await call(gw, 'POST', '/v1/users', { body: { externalId: 'ada-request' } })).body.data.userId;
