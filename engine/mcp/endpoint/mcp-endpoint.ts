@@ -139,7 +139,8 @@ function listPage(tools: ToolSet, cursor: string | undefined): { tools: ToolSet[
   let offset = 0;
   if (cursor !== undefined) {
     offset = /^\d{1,9}$/.test(cursor) ? Number(cursor) : -1;
-    if (offset < 0 || offset >= tools.tools.length) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `cursor ${JSON.stringify(cursor.slice(0, 40))} is not one tools/list gave`);
+    // Only what a page gave (a multiple of the page size): "1" would skip a tool.
+    if (offset <= 0 || offset % TOOLS_PAGE_SIZE !== 0 || offset >= tools.tools.length) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `cursor ${JSON.stringify(cursor.slice(0, 40))} is not one tools/list gave`);
   }
   const page = offset === 0 && tools.tools.length <= TOOLS_PAGE_SIZE ? (tools.tools as ToolSet['tools'][number][]) : tools.tools.slice(offset, offset + TOOLS_PAGE_SIZE);
   const next = offset + TOOLS_PAGE_SIZE;

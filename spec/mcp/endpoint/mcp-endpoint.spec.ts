@@ -192,7 +192,9 @@ describe('/mcp: the MCP endpoint (the SDK client over HTTP)', function () {
         headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25', Authorization: `Bearer ${gw.apiKey}`, 'Connection-Id': storeMain },
         body: JSON.stringify(body),
       });
-      return { status: response.status, body: (await response.json()) as any };
+      // Refused before the SDK: JSON; answered by it: one server-sent event.
+      const text = await response.text();
+      return { status: response.status, body: JSON.parse(text.startsWith('event:') ? text.split('\n').find((line) => line.startsWith('data: '))!.slice(6) : text) as any };
     };
     expect(await answer({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { cursor: 1 } })).to.deep.equal({
       status: 400,
@@ -200,6 +202,10 @@ describe('/mcp: the MCP endpoint (the SDK client over HTTP)', function () {
     });
     expect((await answer({ jsonrpc: '2.0', id: 2, method: 'initialize' })).body.error).to.deep.equal({ code: -32602, message: 'params of initialize: protocolVersion, capabilities, clientInfo are required' });
     expect((await answer({ jsonrpc: '2.0', id: 3, method: 'tools/list', params: [1] })).body.error).to.deep.equal({ code: -32602, message: 'params of tools/list: must be an object (or left out)' });
+    // A cursor is what a page gave (only ever a multiple of the page size): another number is refused, not a page from it.
+    for (const cursor of ['1', '0', '999']) {
+      expect((await answer({ jsonrpc: '2.0', id: 4, method: 'tools/list', params: { cursor } })).body.error, cursor).to.deep.equal({ code: -32602, message: `cursor "${cursor}" is not one tools/list gave` });
+    }
   });
 
   it('two connections of one app: each tool takes a required connectionId whose enum names them, and runs as the one named', async () => {
