@@ -68,8 +68,19 @@ export async function createConnection(services: ConnectServices, companyId: str
 
 /** Credentials checked against the auth's arguments (and the tokens or client credentials its kind keeps); unknown keys are problems. */
 export function credentialProblems(auth: AuthEntry, credentials: Record<string, unknown>): FieldProblem[] {
-  return checkValues('credentials', credentials, auth.arguments, { strict: true, extra: KIND_FIELDS[auth.type] ?? [] });
+  const problems = checkValues('credentials', credentials, auth.arguments, { strict: true, extra: KIND_FIELDS[auth.type] ?? [] });
+  // No header, query or form takes a line break as it is: such a credential could be stored but never used (every run a 400).
+  for (const [key, value] of Object.entries(credentials)) {
+    const field = `credentials.${key}`;
+    if (typeof value === 'string' && CONTROL_CHARACTER.test(value) && !problems.some((p) => p.field === field)) {
+      problems.push({ field, rule: 'control', message: 'must not contain line breaks or other control characters' });
+    }
+  }
+  return problems;
 }
+
+/** A control character other than tab (CR, LF, NUL ...). */
+const CONTROL_CHARACTER = /[\u0000-\u0008\u000a-\u001f\u007f]/;
 
 /** Host variables checked against the API's arguments. */
 export function metadataProblems(version: AppVersion, metadata: Record<string, unknown>): FieldProblem[] {

@@ -65,6 +65,7 @@ describe('connections (/v2/connections)', () => {
     ['a missing required credential', acme({ credentials: {} }), ['credentials.apiKey: is required']],
     ['an unknown credential key (a typo)', acme({ credentials: { apiKye: SECRET } }), ['credentials.apiKey: is required', 'credentials.apiKye: is not an argument of this auth (expected: apiKey)']],
     ['a credential of the wrong type', acme({ credentials: { apiKey: 42 } }), ['credentials.apiKey: must be a string']],
+    ['a credential with a line break (it could not be sent: no header, query or form takes one as it is)', acme({ credentials: { apiKey: 'abcdefghi\nX-Inj: 1' } }), ['credentials.apiKey: must not contain line breaks or other control characters']],
     ['a missing host variable the API needs', acme({ metadata: {} }), ['metadata.region: is required']],
     ['a host variable outside its options', acme({ metadata: { region: 'mars' } }), ['metadata.region: must be one of "eu", "us"']],
     ['an unknown app', acme({ appSlug: 'nope' }), ['appSlug: no app with slug "nope"']],
