@@ -101,7 +101,12 @@ export function encodeFor(part: UrlPart, value: string): string | { refused: str
       return { refused: 'a URL scheme cannot come from a variable' };
     case 'path':
       // "." and ".." (also as %2E, which URL parsing reads as a dot) would climb the path once resolved.
-      return value === '.' || value === '..' ? { refused: 'its value is a dot segment (. or ..), which would change the path' } : encodeURIComponent(value);
+      if (value === '.' || value === '..') return { refused: 'its value is a dot segment (. or ..), which would change the path' };
+      // Behind slashes, which are encoded (%2F), they climb only on a server that decodes %2F: refused as the proxy refuses a caller's.
+      if (value.split(/[\\/]/).some((segment) => segment === '.' || segment === '..')) {
+        return { refused: 'its value holds a dot segment (. or ..) between slashes, which would change the path on a server that decodes %2F' };
+      }
+      return encodeURIComponent(value);
     default:
       return encodeURIComponent(value);
   }

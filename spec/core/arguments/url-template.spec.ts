@@ -12,13 +12,22 @@ describe('URL templates: each placeholder encoded for the part of the URL it is 
   it('fills a host label, a path segment and a query value', () => {
     const { url, problems } = fill('https://{{tenant}}.example.test/api/{{version}}/x?team={{team}}#{{frag}}', {
       tenant: 'acme-1',
-      version: 'v2/../admin',
+      version: 'v2/beta',
       team: 'a&b=c d',
       frag: 'x y',
     });
     expect(problems).to.deep.equal([]);
-    expect(url).to.equal('https://acme-1.example.test/api/v2%2F..%2Fadmin/x?team=a%26b%3Dc%20d#x%20y');
+    expect(url).to.equal('https://acme-1.example.test/api/v2%2Fbeta/x?team=a%26b%3Dc%20d#x%20y');
     expect(new URL(url).host).to.equal('acme-1.example.test');
+  });
+
+  it('refuses a path value holding a dot segment between slashes: encoded, it climbs on a server that decodes %2F', () => {
+    for (const version of ['v2/../admin', '../../admin', 'a\\..\\b', './x']) {
+      const { problems } = fill('https://api.example.test/api/{{version}}/x', { version });
+      expect(problems, version).to.deep.equal([
+        { field: 'connection.version', rule: 'hostVariable', message: 'auth exchange url cannot use {{version}}: its value holds a dot segment (. or ..) between slashes, which would change the path on a server that decodes %2F' },
+      ]);
+    }
   });
 
   for (const tenant of ['127.0.0.1:19305/exchange?', 'evil.test', 'a@b', 'a:80', 'x#', '-lead', ' ', 'é', 'a'.repeat(64)]) {
