@@ -248,8 +248,8 @@ function planPlace(node: ArgumentNode): ArgumentPlan['place'] {
         }
         const text = values.length === 1 ? asText(values[0]) : values.map(asText).join(', ');
         const checked = headerText(text);
-      if (checked === null) problems.push(problem(field, 'header', `is sent in header ${name}, so it must not contain line breaks or other control characters`));
-      else if (typeof checked !== 'string') problems.push(problem(field, 'header', `is sent in header ${name}, so it must be Latin-1 text (no character beyond U+00FF, such as typographic quotes or a euro sign)`));
+        if (checked === null) problems.push(problem(field, 'header', `is sent in header ${name}, so it must not contain line breaks or other control characters`));
+        else if (typeof checked !== 'string') problems.push(problem(field, 'header', `is sent in header ${name}, so it must be Latin-1 text (no character beyond U+00FF, such as typographic quotes or a euro sign)`));
         else {
           // An action argument, placed after the API's, replaces its header whatever the letter case.
           for (const other of Object.keys(parts.headers)) if (other.toLowerCase() === lower) delete parts.headers[other];

@@ -14,16 +14,16 @@ const CONNECTION_HEADERS = new Set(['host', 'connection', 'keep-alive', 'proxy-c
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const LINE_BREAK_OR_NUL = /[\r\n\0]/;
 
-/**
- * The request's headers as sent: names lower-cased (a later duplicate by
- * case wins), values as strings, the connection headers left out. A header
- * value with a line break or NUL (an argument placed in a header, say) would
- * be refused by undici as an internal error; it is the request's fault, so
- * it is a VALIDATION_ERROR naming the header, never its value.
- */
 /** A character HTTP/1.1 cannot send in a header value (undici refuses the request). */
 const BEYOND_LATIN1 = /[^\u0000-\u00ff]/;
 
+/**
+ * The request's headers as sent: names lower-cased (a later duplicate by
+ * case wins), values as strings, the connection headers left out. A header
+ * value with a line break or NUL, or a character beyond Latin-1 (an argument placed in a header, say) would
+ * be refused by undici as an internal error; it is the request's fault, so
+ * it is a VALIDATION_ERROR naming the header, never its value.
+ */
 export function requestHeaders(given: Record<string, string> | undefined): Record<string, string> {
   const headers: Record<string, string> = {};
   if (given === undefined) return headers;
