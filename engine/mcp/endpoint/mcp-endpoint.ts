@@ -108,7 +108,7 @@ export function createMcpEndpoint(services: McpServices): McpEndpoint {
       const connections = await scopeOf(services, caller, request.headers.get(CONNECTION_ID_HEADER));
       // <app>_request tools: for an API key always (as /v2/proxy), for an end user where the company opened the proxy to end users.
       const proxy = caller.kind === 'apiKey' || (await embeddingSettings(services.store, caller.companyId)).endUserProxy;
-      tools = toolSetOf(services.definitions.current(), connections, { proxy });
+      tools = toolSetOf(services.definitions.current(), connections, { proxy, baseUrls: services.run.settings.appBaseUrls });
     } catch (error) {
       if (!(error instanceof GatewayError) || error.status >= 500) throw error;
       return jsonRpcError(400, ProtocolErrorCode.InvalidParams, error.message, id);

@@ -26,7 +26,7 @@ export interface RequestToolBase {
  * proxy. When an action of the app is itself slugged `request`, the tool is
  * `<app>_proxy-request`, so the action keeps its name.
  */
-export function requestToolOf(version: AppVersion, taken: (name: string) => boolean): RequestToolBase | null {
+export function requestToolOf(version: AppVersion, taken: (name: string) => boolean, baseUrl = version.api.definition.baseUrl): RequestToolBase | null {
   const rules = proxyRulesOf(version.api.definition);
   if (!rules.enabled) return null;
   const app = version.app.name;
@@ -34,7 +34,7 @@ export function requestToolOf(version: AppVersion, taken: (name: string) => bool
   const where = rules.paths === null ? 'any path under it' : `only paths under ${rules.paths.join(', ')}`;
   const summary =
     `Sends one HTTP request of your own to the ${app} API, for what its other tools do not cover: the gateway adds the account's credentials ` +
-    `(never send them yourself) and answers the app's status, headers and body. The API's base URL is ${version.api.definition.baseUrl}; ` +
+    `(never send them yourself) and answers the app's status, headers and body. The API's base URL is ${baseUrl}; ` +
     `path is ${where}. Prefer the app's own tools where one fits: they check arguments and shape the answer.`;
   const title = `${app}: any API request`;
   return {

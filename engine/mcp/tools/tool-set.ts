@@ -35,6 +35,8 @@ export interface RequestTarget {
 /** Who sees `<app>_request` tools: API keys always, end users where the company opened the proxy to them (PUT /v2/embedding endUserProxy). */
 export interface ToolSetOptions {
   proxy: boolean;
+  /** APP_BASE_URLS: where an app's requests really go, when it sets one (the request tool names it). */
+  baseUrls?: Readonly<Record<string, string>>;
 }
 
 /** The tools of one scope (a set of connections) in one snapshot, in name order, and what each runs. */
@@ -93,7 +95,7 @@ function buildToolSet(snapshot: DefinitionsSnapshot, connections: readonly Conne
       tools.push(scoped(base, version, appConnections));
       targets.set(base.name, { kind: 'action', version, action, connections: appConnections });
     }
-    const request = options.proxy ? requestToolOf(version, (name) => targets.has(name)) : null;
+    const request = options.proxy ? requestToolOf(version, (name) => targets.has(name), options.baseUrls?.[version.app.slug]) : null;
     if (request && !targets.has(request.name)) {
       tools.push(scoped(request, version, appConnections));
       targets.set(request.name, { kind: 'request', version, connections: appConnections });

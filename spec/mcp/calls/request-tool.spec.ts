@@ -58,6 +58,21 @@ describe('/mcp: the <app>_request tool (a request of the agent\'s own through th
     expect(request.annotations).to.deep.include({ readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true });
   });
 
+  it("names the base URL requests really go to: APP_BASE_URLS's for the app where it sets one", async () => {
+    const defs = await definitionsFor(FIXTURE, upstream.url);
+    const sandbox = await startTestGateway({ DEFINITIONS_DIR: defs.dir, EGRESS_ALLOW: '127.0.0.1/32', APP_BASE_URLS: JSON.stringify({ store: `${upstream.url}/sandbox` }) });
+    try {
+      const id = (await call(sandbox, 'POST', '/v2/connections', { body: { appSlug: 'store', credentials: { apiKey: 'sandbox-key' } } })).body.data.id as string;
+      const client = await mcpClient(sandbox.url, { Authorization: `Bearer ${sandbox.apiKey}`, 'Connection-Id': id });
+      clients.push(client);
+      const request = (await listTools(client)).find((t) => t.name === 'store_request')!;
+      expect(request.description).to.include(`The API's base URL is ${upstream.url}/sandbox;`);
+    } finally {
+      await sandbox.stop();
+      await defs.cleanup();
+    }
+  });
+
   it("sends the agent's request with the connection's credential and answers the app's status, headers and JSON body, its secrets redacted", async () => {
     upstream.on('GET /api/reports/daily', (req) => ({ headers: { link: '<next>; rel="next"' }, body: { day: req.query.get('day'), echoedKey: req.headers['x-api-key'] } }));
     const client = await asCompany(storeMain);
