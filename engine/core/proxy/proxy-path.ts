@@ -4,7 +4,7 @@ import { validationError } from '../../platform/errors/index.ts';
 export const PATH_RULES = {
   'control-character': 'must not contain control characters, raw or percent-encoded (%00-%1F, %7F)',
   backslash: 'must not contain a backslash, raw or percent-encoded (%5C): some servers read it as /',
-  'dot-segment': 'must not contain a . or .. segment, raw or percent-encoded (%2e): it would climb above the base path',
+  'dot-segment': 'must not contain a . or .. segment, raw or percent-encoded (%2e), nor one with a ;parameter (..;x, which Tomcat and Spring read as ..): it would climb above the base path',
   'encoded-slash': 'must not hide a . or .. segment behind an encoded slash (%2F): it would climb above the base path on a server that decodes it',
   'double-encoding': 'must not percent-encode a percent sign before ., /, \\, : or @ (%252e, %252f, ...): a server that decodes twice would climb or change host',
   'empty-segment': 'must not contain an empty segment (//): a leading // names another host',
@@ -27,6 +27,8 @@ export interface ProxyTarget {
 const CONTROL = /[\u0000-\u001f\u007f]|%(?:[01][0-9a-f]|7f)/i;
 const BACKSLASH = /\\|%5c/i;
 const DOT_SEGMENT = /^(?:\.|%2e){1,2}$/i;
+/** A dot segment with a path parameter (`..;jsessionid=1`): servlet containers drop the parameter and climb. */
+const DOT_WITH_PARAMETER = /^(?:\.|%2e){1,2}(?:;|%3b)/i;
 const DOUBLE_ENCODED = /%25(?:2e|2f|5c|3a|40|[01][0-9a-f]|7f)/i;
 const BAD_PERCENT = /%(?![0-9a-f]{2})/i;
 const SCHEME = /^[a-z][a-z0-9+.-]*:/i;
@@ -38,7 +40,7 @@ export function brokenPathRule(raw: string): PathRule | null {
   if (BAD_PERCENT.test(raw)) return 'percent-encoding';
   if (DOUBLE_ENCODED.test(raw)) return 'double-encoding';
   const segments = raw.split('/');
-  if (segments.some((segment) => DOT_SEGMENT.test(segment))) return 'dot-segment';
+  if (segments.some((segment) => DOT_SEGMENT.test(segment) || DOT_WITH_PARAMETER.test(segment))) return 'dot-segment';
   // A trailing slash (an empty last segment) is a path of its own; an empty one elsewhere is //.
   if (segments.slice(0, -1).some((segment) => segment === '')) return 'empty-segment';
   if (segments.some((segment) => segment.split(/%2f/i).some((part) => DOT_SEGMENT.test(part)))) return 'encoded-slash';
