@@ -124,7 +124,7 @@ function columnCondition(column: Column, operator: string, operand: unknown): Ra
     case '$exists':
       return operand ? sql<boolean>`${ref} IS NOT NULL` : sql<boolean>`${ref} IS NULL`;
     case '$like':
-      if (!fits(column, operand)) return sql<boolean>`FALSE`;
+      if (column.type !== 'text' || !fits(column, operand)) return sql<boolean>`FALSE`;
       return likeSql(ref, operand as string);
     default:
       throw new Error(`the SQL store does not run the filter operator ${operator}`);
