@@ -210,9 +210,6 @@ describe('the OAuth 2.0 connect flow (fake provider: undici MockAgent)', () => {
     expect(notOauth.body.error.message).to.equal(
       'authId: auth "api-key" is ApiKey; only OAuth2AuthorizationCode auths connect through the browser (create the connection with POST /v2/connections, or with POST /v2/end-user/connections from an end-user token)',
     );
-    const proto = await documentedCall(gw, 'GET', `/v2/connect/oauthy/authorize?returnUrl=${encodeURIComponent(RETURN_URL)}&metadata=${encodeURIComponent('{"__proto__":{"admin":true}}')}`);
-    expect(proto.status).to.equal(400);
-    expect(proto.body.error.message).to.equal('metadata: must not hold a member named "__proto__" (it would set an object\'s prototype): rename or remove it');
     const unconfigured = await documentedCall(gw, 'GET', `/v2/connect/exchangy/authorize?returnUrl=${encodeURIComponent(RETURN_URL)}`);
     expect(unconfigured.status).to.equal(400);
     const unauth = await documentedCall(gw, 'GET', `/v2/connect/oauthy/authorize?returnUrl=${encodeURIComponent(RETURN_URL)}`, { auth: null });

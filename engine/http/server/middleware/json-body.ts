@@ -2,7 +2,7 @@ import bourne from '@hapi/bourne';
 import type { IncomingMessage } from 'node:http';
 import type { Middleware } from 'koa';
 import { GatewayError, validationError } from '../../../platform/errors/index.ts';
-import { BOURNE_PROTO_MESSAGE, checkJsonTextDepth } from '../../../platform/validation/json-limits.ts';
+import { checkJsonTextDepth } from '../../../platform/validation/json-limits.ts';
 import type { AppState } from '../context.ts';
 import { contentCoding } from './content-coding.ts';
 import { decodedBody } from './decoded-body.ts';
@@ -102,6 +102,8 @@ function refuseInfinity(body: unknown): void {
   }
 }
 
+/** What @hapi/bourne throws for an own `__proto__` member (json-body.spec.ts holds the answer to it). */
+const BOURNE_PROTO_MESSAGE = 'Object contains forbidden prototype property';
 const PROTO_REFUSED = 'request body has a member named "__proto__", which no body may hold (it would set an object\'s prototype): rename or remove it';
 
 /** JSON text that is an object or an array (RFC 7159 whitespace first), as co-body's strict mode has it. */
