@@ -59,9 +59,12 @@ export function fillTemplate(
  */
 export function headerText(text: string): string | null | { refused: string } {
   // Tab is allowed (legal in header values); CR, LF, NUL and the rest would end or corrupt the header.
-  if (/[\u0000-\u0008\u000a-\u001f\u007f]/.test(text)) return null;
+  if (CONTROL_CHARACTER.test(text)) return null;
   return /[^\u0000-\u00ff]/.test(text) ? BEYOND_LATIN1 : text;
 }
+
+/** A control character other than tab (CR, LF, NUL ...): what no header, query or form value may hold as it is. */
+export const CONTROL_CHARACTER = /[\u0000-\u0008\u000a-\u001f\u007f]/;
 
 const BEYOND_LATIN1 = { refused: 'its value has a character beyond Latin-1 (U+00FF), which an HTTP header cannot carry: typographic quotes or a euro sign, say' };
 

@@ -5,6 +5,7 @@ import type { ConnectionRecord } from '../../platform/store/index.ts';
 import { requireEndUser, storeConnection, type ConnectionSecrets } from '../../tenancy/connections/connections.ts';
 import type { CreateConnectionBody } from '../../tenancy/connections/schemas.ts';
 import type { TenancyServices } from '../../tenancy/tenancy-services.ts';
+import { CONTROL_CHARACTER } from '../arguments/host-variables.ts';
 import { checkValues } from './check-values.ts';
 import { KIND_FIELDS } from './kind-fields.ts';
 
@@ -78,9 +79,6 @@ export function credentialProblems(auth: AuthEntry, credentials: Record<string, 
   }
   return problems;
 }
-
-/** A control character other than tab (CR, LF, NUL ...). */
-const CONTROL_CHARACTER = /[\u0000-\u0008\u000a-\u001f\u007f]/;
 
 /** Host variables checked against the API's arguments. */
 export function metadataProblems(version: AppVersion, metadata: Record<string, unknown>): FieldProblem[] {
