@@ -87,10 +87,11 @@ async function proxied(services: Services, ctx: AppContext, connection: Connecti
       signal: abortOnClose(ctx),
       facts,
     });
-    // Nothing is sent before the body's first bytes came through (decoded and redacted; the headers went with them
-    // before too): a body that fails before them (not the gzip it says, cut short at once) is answered in the error
-    // shape (502), not with an empty reply.
-    await firstBytes(answer.body);
+    // The status and headers wait for the body's first bytes (decoded and redacted), for FIRST_BYTES_WAIT_MS at most: a
+    // body that fails at once (not the gzip it says, cut short) is answered in the error shape (502), not with an empty
+    // reply, and an app that sends its headers and then holds its body (a long poll, a stream of events yet to come)
+    // has its headers passed on meanwhile.
+    await firstBytes(answer.body, FIRST_BYTES_WAIT_MS);
     facts.outcome = answer.status === 429 ? 'rate_limited' : answer.status >= 400 ? 'app_error' : 'success';
     ctx.status = answer.status;
     for (const [name, value] of Object.entries(answer.headers)) {
@@ -104,6 +105,8 @@ async function proxied(services: Services, ctx: AppContext, connection: Connecti
     if (!ctx.req.complete) ctx.res.setHeader('Connection', 'close');
     exposeToBrowser(ctx, Object.keys(answer.headers));
     ctx.respond = false;
+    // No bytes yet (waited out above): the status and headers go now, not with the first write.
+    if (answer.body.readableLength === 0 && !answer.body.readableEnded) ctx.res.flushHeaders();
     await new Promise<void>((resolve) => {
       pipeline(answer.body, ctx.res, (error) => {
         if (error) {
@@ -120,13 +123,18 @@ async function proxied(services: Services, ctx: AppContext, connection: Connecti
   }
 }
 
+/** How long the status and headers wait for the body's first bytes (proxied above). */
+const FIRST_BYTES_WAIT_MS = 500;
+
 /**
- * Resolves once the body has its first bytes ready (they stay in it, to be read by the pipe) or has ended;
- * rejects with the body's error when it fails first.
+ * Resolves once the body has its first bytes ready (they stay in it, to be read by the pipe), has ended, or
+ * `waitMs` passed; rejects with the body's error when it fails first.
  */
-function firstBytes(body: Readable): Promise<void> {
+function firstBytes(body: Readable, waitMs: number): Promise<void> {
   return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => settle(), waitMs);
     const settle = (error?: unknown) => {
+      clearTimeout(timer);
       body.off('readable', onReadable);
       body.off('end', onEnd);
       body.off('error', settle);
@@ -139,8 +147,8 @@ function firstBytes(body: Readable): Promise<void> {
       else body.read(0);
     };
     const onEnd = () => settle();
-    if (body.readableLength > 0 || body.readableEnded) return resolve();
-    if (body.errored) return reject(body.errored);
+    if (body.readableLength > 0 || body.readableEnded) return settle();
+    if (body.errored) return settle(body.errored);
     body.on('readable', onReadable);
     body.once('end', onEnd);
     body.once('error', settle);

@@ -42,9 +42,11 @@ const EMPTY = Buffer.alloc(0);
  * The redaction of a body that arrives in chunks, in bounded memory: every
  * byte range where one of `forms` occurs (overlapping occurrences merged)
  * becomes `[redacted]`, wherever the chunks were cut, even inside a secret.
- * The last (longest form - 1) bytes of what it was given are held back until
- * the next chunk (or the end) says whether a secret starts there, so it
- * holds at most about twice the longest form, whatever the body's size.
+ * What it was given is let out at once but for its end where that could
+ * begin a secret (bytes a form starts with): those wait until the next
+ * chunk (or the end) says whether a secret starts there. A chunk that ends
+ * otherwise (an event of a stream, a line) goes out whole, and it holds at
+ * most about twice the longest form, whatever the body's size.
  */
 export class SecretRedactor {
   readonly #forms: Buffer[];
@@ -76,7 +78,7 @@ export class SecretRedactor {
 
   #redact(data: Joined, final: boolean): Buffer[] {
     // An occurrence starting before `decided` lies whole in `data`; one starting after may go on in the next chunk.
-    const decided = final ? data.length : data.length - (this.#longest - 1);
+    const decided = final ? data.length : this.#undecidedFrom(data);
     if (decided <= 0) {
       this.#held = data.copy(0);
       return [];
@@ -100,6 +102,20 @@ export class SecretRedactor {
     if (letOut > at) data.slice(at, letOut, out);
     this.#held = letOut >= data.length ? EMPTY : data.copy(letOut);
     return out;
+  }
+
+  /**
+   * Where the end of `data` that may begin a form starts (its bytes are the first bytes of a form, not all of it):
+   * what must wait for the next chunk. `data.length` when no end of it could begin one.
+   */
+  #undecidedFrom(data: Joined): number {
+    const from = Math.max(0, data.length - (this.#longest - 1));
+    const end = data.from(from);
+    for (let at = 0; at < end.length; at++) {
+      const rest = end.length - at;
+      for (const form of this.#forms) if (form.length > rest && form[0] === end[at] && form.compare(end, at, end.length, 0, rest) === 0) return from + at;
+    }
+    return data.length;
   }
 
   /** The byte ranges to redact: occurrences starting before `decided`, and any overlapping them, merged. */
@@ -148,6 +164,12 @@ class Joined {
     const split = this.head.length;
     if (start < split) out.push(this.head.subarray(start, Math.min(end, split)));
     if (end > split) out.push(this.tail.subarray(Math.max(start, split) - split, end - split));
+  }
+
+  /** The bytes from `start` on: a view of the tail when they lie in it, a copy otherwise (`start` near the end: small). */
+  from(start: number): Buffer {
+    const split = this.head.length;
+    return start >= split ? this.tail.subarray(start - split) : this.copy(start);
   }
 
   /** A copy of the bytes from `start` on (what is held back: small). */

@@ -50,19 +50,24 @@ function streamThrough(gw: TestGateway, method: string, url: string, options: { 
   const baseline = process.memoryUsage().rss;
   let peak = baseline;
   const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
-  return new Promise<{ status: number; headers: http.IncomingHttpHeaders; bytes: number; complete: boolean; error: string | null; rssGrowth: number; firstByteAt: number; endAt: number }>((resolve, reject) => {
+  return new Promise<{ status: number; headers: http.IncomingHttpHeaders; bytes: number; complete: boolean; error: string | null; rssGrowth: number; headersAt: number; firstByteAt: number; endAt: number; firstChunk: string }>((resolve, reject) => {
     const started = Date.now();
     const headers: Record<string, string> = { authorization: `Bearer ${gw.apiKey}`, ...options.headers };
     if (options.upload !== undefined) headers['content-length'] = String(options.upload);
     const request = http.request({ host: '127.0.0.1', port, method, path: url, headers }, (response) => {
+      const headersAt = Date.now() - started;
       let bytes = 0;
       let firstByteAt = -1;
+      let firstChunk = '';
       const done = (error: string | null) => {
         clearInterval(sampler);
-        resolve({ status: response.statusCode!, headers: response.headers, bytes, complete: response.complete, error, rssGrowth: peak - baseline, firstByteAt, endAt: Date.now() - started });
+        resolve({ status: response.statusCode!, headers: response.headers, bytes, complete: response.complete, error, rssGrowth: peak - baseline, headersAt, firstByteAt, endAt: Date.now() - started, firstChunk });
       };
       response.on('data', (chunk: Buffer) => {
-        if (firstByteAt < 0) firstByteAt = Date.now() - started;
+        if (firstByteAt < 0) {
+          firstByteAt = Date.now() - started;
+          firstChunk = chunk.toString();
+        }
         bytes += chunk.length;
       });
       response.on('end', () => done(null));
@@ -237,6 +242,31 @@ describe('the proxy streams bodies both ways, in bounded memory, within PROXY_* 
       expect(answer.body.success, route).to.equal(false);
       expect(answer.body.error.code, route).to.be.oneOf(['UPSTREAM_PROTOCOL_ERROR', 'UPSTREAM_UNREACHABLE']);
     }
+  });
+
+  it('passes a stream of events on as each comes (server-sent events): the first is not held back until the app sends more', async () => {
+    app.handler = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: one\n\n');
+      setTimeout(() => res.end('data: two\n\n'), 2_000);
+    };
+    const answer = await streamThrough(gw, 'GET', `/v2/proxy/${files}/events`);
+    expect(answer.status).to.equal(200);
+    expect(answer.headers['content-type']).to.equal('text/event-stream');
+    expect(answer.firstChunk).to.equal('data: one\n\n');
+    expect(answer.endAt - answer.firstByteAt, 'the first event came before the app sent the second').to.be.at.least(1_000);
+  });
+
+  it('sends the status and headers on when the app sends its headers and then waits before its first byte (a long poll)', async () => {
+    app.handler = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.flushHeaders();
+      setTimeout(() => res.end('{"updates":[]}'), 4_000);
+    };
+    const answer = await streamThrough(gw, 'GET', `/v2/proxy/${files}/poll`);
+    expect(answer.status).to.equal(200);
+    expect(answer.firstChunk).to.equal('{"updates":[]}');
+    expect(answer.firstByteAt - answer.headersAt, 'the headers came before the app sent its body').to.be.at.least(2_000);
   });
 
   it("ends the caller's answer as broken when the app cuts its body short", async () => {

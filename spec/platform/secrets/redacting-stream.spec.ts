@@ -104,6 +104,16 @@ describe('redacting secrets from a body that streams (SecretRedactor, redactingS
     expect(Buffer.concat(out).toString()).to.match(/^(\[redacted\])+$/);
   });
 
+  it('lets a chunk out whole unless its end could begin a secret: only those bytes wait for the next chunk (a stream of events is not held back)', () => {
+    const redactor = new SecretRedactor(forms);
+    const text = (pieces: Buffer[]) => Buffer.concat(pieces).toString();
+    expect(text(redactor.write(Buffer.from('data: {"n":1}\n\n')))).to.equal('data: {"n":1}\n\n');
+    expect(text(redactor.write(Buffer.from('data: sk_li')))).to.equal('data: ');
+    expect(text(redactor.write(Buffer.from('ve_0123456789abcdef\n\n')))).to.equal('[redacted]\n\n');
+    expect(text(redactor.write(Buffer.from('data: sk_lit')))).to.equal('data: sk_lit');
+    expect(text(redactor.end())).to.equal('');
+  });
+
   it('lets everything through unchanged when there is nothing to look for', async () => {
     const body = Buffer.from('nothing secret here');
     expect(new SecretRedactor([]).active).to.equal(false);
