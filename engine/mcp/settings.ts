@@ -6,9 +6,11 @@ export interface McpSettings {
   resultMaxChars: number;
   /** MCP_MAX_SUBSCRIPTIONS: subscriptions/listen streams one gateway holds open at once; one more is refused. */
   maxSubscriptions: number;
+  /** MCP_MAX_SUBSCRIPTIONS_PER_COMPANY: of those, the most one company holds open at once; one more of its own is refused. */
+  maxSubscriptionsPerCompany: number;
 }
 
-export const DEFAULT_MCP_SETTINGS: McpSettings = { resultMaxChars: 20_000, maxSubscriptions: 1024 };
+export const DEFAULT_MCP_SETTINGS: McpSettings = { resultMaxChars: 20_000, maxSubscriptions: 1024, maxSubscriptionsPerCompany: 256 };
 
 /** MCP_*: the size of a tool result's text and the number of open change-notification streams. */
 export function mcpSettingsFromEnv(env: Env): McpSettings {
@@ -16,5 +18,6 @@ export function mcpSettingsFromEnv(env: Env): McpSettings {
   return {
     resultMaxChars: integer(env, 'MCP_RESULT_MAX_CHARS', d.resultMaxChars, 1_000, 1_000_000),
     maxSubscriptions: integer(env, 'MCP_MAX_SUBSCRIPTIONS', d.maxSubscriptions, 1, 100_000),
+    maxSubscriptionsPerCompany: integer(env, 'MCP_MAX_SUBSCRIPTIONS_PER_COMPANY', d.maxSubscriptionsPerCompany, 1, 100_000),
   };
 }

@@ -15,6 +15,7 @@ import { CONNECTION_ID_HEADER, scopeOf } from '../caller/scope.ts';
 import type { McpServices } from '../mcp-services.ts';
 import { toolSetOf, type ToolSet } from '../tools/tool-set.ts';
 import { jsonRpcError, requestIdOf, unauthorized } from './answers.ts';
+import { ListenQuota } from './listen-quota.ts';
 import { protectedResourceMetadata, resourceMetadataPath } from './protected-resource.ts';
 
 /** The path of the MCP endpoint. */
@@ -68,6 +69,7 @@ export function createMcpEndpoint(services: McpServices): McpEndpoint {
   const metadataUrl = `${services.config.publicBaseUrl}${resourceMetadataPath(MCP_PATH)}`;
   const ownOrigins = new Set([originOf(services.config.publicBaseUrl), originOf(services.config.embeddedBaseUrl)].filter((o): o is string => o !== null));
   const scopes = new WeakMap<object, RequestScope>();
+  const listens = new ListenQuota(services.config.mcp.maxSubscriptionsPerCompany);
 
   const handler = createMcpHandler((context: McpRequestContext) => serverFor(scopes.get(context.authInfo?.extra ?? {})), {
     onerror: (error) => services.logger.debug({ err: error }, 'mcp: request refused by the transport'),
@@ -115,9 +117,20 @@ export function createMcpEndpoint(services: McpServices): McpEndpoint {
     }
     const invalid = paramsProblem(exchange.body);
     if (invalid) return jsonRpcError(400, ProtocolErrorCode.InvalidParams, invalid, id);
+    const giveBack = ListenQuota.asksToListen(exchange.body) ? listens.take(caller.companyId) : undefined;
+    if (giveBack === null) {
+      return jsonRpcError(200, -32603, `subscription limit reached for your company: it holds ${listens.perCompany} subscriptions/listen streams open on this gateway (MCP_MAX_SUBSCRIPTIONS_PER_COMPANY); close one before listening again`, id);
+    }
     const extra = { scope: true };
     scopes.set(extra, { caller, tools, exchange });
-    return await handler.fetch(request, { parsedBody: exchange.body, authInfo: { token: 'verified', clientId: caller.companyId, scopes: [], extra } });
+    const answer = handler.fetch(request, { parsedBody: exchange.body, authInfo: { token: 'verified', clientId: caller.companyId, scopes: [], extra } });
+    if (!giveBack) return await answer;
+    try {
+      return ListenQuota.held(await answer, giveBack);
+    } catch (error) {
+      giveBack();
+      throw error;
+    }
   }
 
   return {

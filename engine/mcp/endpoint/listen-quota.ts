@@ -1,0 +1,62 @@
+/**
+ * How many `subscriptions/listen` streams each company holds open on this
+ * gateway (MCP_MAX_SUBSCRIPTIONS_PER_COMPANY), so that one company's agents
+ * cannot take every stream MCP_MAX_SUBSCRIPTIONS allows the gateway and
+ * leave none for the others. A stream counts from the moment it is let
+ * through until its body ends or is cancelled (the caller went away, the
+ * gateway closed it); a request the SDK refuses counts for no longer than
+ * its answer takes to write.
+ */
+export class ListenQuota {
+  readonly #open = new Map<string, number>();
+
+  constructor(readonly perCompany: number) {}
+
+  /** Whether `body` asks for a stream: a single `subscriptions/listen` request (the SDK serves no other). */
+  static asksToListen(body: unknown): boolean {
+    return body !== null && typeof body === 'object' && !Array.isArray(body) && (body as { method?: unknown }).method === 'subscriptions/listen';
+  }
+
+  /** Takes one of the company's streams and gives the way to give it back (once, however often called); null (nothing taken) when the company holds all it may. */
+  take(companyId: string): (() => void) | null {
+    const open = this.#open.get(companyId) ?? 0;
+    if (open >= this.perCompany) return null;
+    this.#open.set(companyId, open + 1);
+    let given = false;
+    return () => {
+      if (given) return;
+      given = true;
+      const left = (this.#open.get(companyId) ?? 1) - 1;
+      if (left <= 0) this.#open.delete(companyId);
+      else this.#open.set(companyId, left);
+    };
+  }
+
+  /** `response` with its body watched: `giveBack` runs when the body ends, fails or is cancelled (at once when it has none). */
+  static held(response: Response, giveBack: () => void): Response {
+    if (!response.body) {
+      giveBack();
+      return response;
+    }
+    const reader = response.body.getReader();
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        try {
+          const { done, value } = await reader.read();
+          if (done) {
+            giveBack();
+            controller.close();
+          } else controller.enqueue(value);
+        } catch (error) {
+          giveBack();
+          controller.error(error);
+        }
+      },
+      async cancel(reason) {
+        giveBack();
+        await reader.cancel(reason);
+      },
+    });
+    return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+  }
+}
