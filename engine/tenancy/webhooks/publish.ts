@@ -2,7 +2,7 @@ import { newId } from '../../platform/ids.ts';
 import type { TenancyServices } from '../tenancy-services.ts';
 import type { WebhookDeliveryRecord } from '../../platform/store/index.ts';
 import type { WebhookEvent } from './events.ts';
-import { makeRoomFor } from './unsent.ts';
+import { trimPending } from './unsent.ts';
 
 /**
  * Records an event for every enabled endpoint of the company that takes its
@@ -11,8 +11,8 @@ import { makeRoomFor } from './unsent.ts';
  * is written and before it is answered, so an answered change has its
  * deliveries on disk (the embedded store fsyncs each write) and a restart,
  * even after kill -9, sends them. Then it wakes this process's worker.
- * An endpoint holds at most WEBHOOK_MAX_PENDING pending deliveries: the
- * oldest are dropped to make room (unsent.ts).
+ * An endpoint holds at most WEBHOOK_MAX_PENDING pending deliveries: past
+ * them, the oldest are dropped (unsent.ts).
  * Answers the event id.
  */
 export async function publishEvent(services: TenancyServices, companyId: string, event: WebhookEvent): Promise<string> {
@@ -23,7 +23,6 @@ export async function publishEvent(services: TenancyServices, companyId: string,
   const now = new Date();
   const payload = JSON.stringify({ id: eventId, type: event.type, createdOn: now.toISOString(), companyId, data: event.data });
   for (const endpoint of takers) {
-    await makeRoomFor(services, companyId, endpoint.id);
     const delivery: WebhookDeliveryRecord = {
       id: newId('whd'),
       companyId,
@@ -45,6 +44,7 @@ export async function publishEvent(services: TenancyServices, companyId: string,
       finishedOn: null,
     };
     await services.store.webhookDeliveries.insert(delivery);
+    await trimPending(services, companyId, endpoint.id);
   }
   services.webhookWorker?.wake();
   return eventId;

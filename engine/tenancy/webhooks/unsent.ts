@@ -29,18 +29,29 @@ export async function dropUnsent(services: Pick<TenancyServices, 'store' | 'metr
   return dropped;
 }
 
+/** How many times trimPending reads and drops again when a drop lost a race with an attempt. */
+const TRIM_ROUNDS = 3;
+
 /**
- * Makes room for one more pending delivery of the endpoint: when WEBHOOK_MAX_PENDING are pending already
- * (a receiver down or hanging while events keep coming), the oldest are dropped so that the newest events
- * are the ones kept. Without it, the outbox of an endpoint that never answers grew with every event for
- * the whole retry window, and the store with it.
+ * Holds the endpoint to WEBHOOK_MAX_PENDING pending deliveries, called after each one is written: when more
+ * are pending (a receiver down or hanging while events keep coming), the oldest are dropped so that the
+ * newest events are the ones kept. Counted after the write, not before: events written at once each see
+ * the others, so a burst leaves the endpoint at the bound, not past it (two writers that find the same
+ * oldest drop each once: the drop is a compare-and-set). Without it, the outbox of an endpoint that never
+ * answers grew with every event for the whole retry window, and the store with it.
  */
-export async function makeRoomFor(services: Pick<TenancyServices, 'store' | 'metrics' | 'config' | 'logger'>, companyId: string, endpointId: string): Promise<void> {
+export async function trimPending(services: Pick<TenancyServices, 'store' | 'metrics' | 'config' | 'logger'>, companyId: string, endpointId: string): Promise<void> {
   const max = services.config.webhooks.maxPending;
-  const pending = await services.store.webhookDeliveries.count({ companyId, endpointId, status: 'pending' });
-  if (pending < max) return;
-  const oldest = await services.store.webhookDeliveries.find({ companyId, endpointId, status: 'pending' }, { sort: { createdOn: 1 }, limit: pending - max + 1 });
-  const dropped = await dropUnsent(services, oldest, `dropped unsent: ${max} deliveries were already pending for this endpoint (WEBHOOK_MAX_PENDING)`, 'max_pending');
+  let dropped = 0;
+  // Again while some were not dropped: an attempt claimed one between the read and the drop (its claims moved on).
+  for (let round = 0; round < TRIM_ROUNDS; round++) {
+    const pending = await services.store.webhookDeliveries.count({ companyId, endpointId, status: 'pending' });
+    if (pending <= max) break;
+    const oldest = await services.store.webhookDeliveries.find({ companyId, endpointId, status: 'pending' }, { sort: { createdOn: 1 }, limit: pending - max });
+    const now = await dropUnsent(services, oldest, `dropped unsent: ${max} deliveries were already pending for this endpoint (WEBHOOK_MAX_PENDING)`, 'max_pending');
+    dropped += now;
+    if (now === oldest.length) break;
+  }
   if (dropped) {
     services.logger.warn({ endpointId, companyId, dropped, maxPending: max }, 'webhook deliveries dropped: the endpoint has WEBHOOK_MAX_PENDING pending (its receiver is not keeping up); the oldest went unsent');
   }

@@ -81,6 +81,18 @@ describe('webhook deliveries are bounded: pending per endpoint, attempts per del
     expect(running.gw.logs()).to.include(id);
   });
 
+  it('keeps WEBHOOK_MAX_PENDING however many events are written at once: the burst leaves exactly that many pending, the newest', async () => {
+    running = await gatewayWith(upstream, { WEBHOOK_MAX_PENDING: '5', WEBHOOK_RETRY_BASE_MS: '60000', WEBHOOK_CONCURRENCY: '1' });
+    upstream.on('POST /hooks/failing', () => ({ status: 500 }));
+    const id = await running.register('/hooks/failing');
+    await Promise.all(Array.from({ length: 30 }, (_, n) => running!.publish(n)));
+    const list = await running.deliveries(id);
+    const pending = list.filter((d) => d.status === 'pending');
+    expect(pending).to.have.length(5);
+    expect(list.filter((d) => d.status === 'failed')).to.have.length(25);
+    expect(await running.metric('gateway_webhook_deliveries_dropped_total', { reason: 'max_pending' })).to.equal(25);
+  });
+
   it('gives a delivery up after WEBHOOK_MAX_ATTEMPTS attempts, however short the delays; the endpoint stays enabled inside the window', async () => {
     running = await gatewayWith(upstream, { WEBHOOK_MAX_ATTEMPTS: '3', WEBHOOK_RETRY_BASE_MS: '10', WEBHOOK_RETRY_MAX_DELAY_MS: '10', WEBHOOK_RETRY_WINDOW_MS: '600000' });
     upstream.on('POST /hooks/always-failing', () => ({ status: 503 }));
