@@ -1,6 +1,8 @@
 import { ERROR_STATUS, GatewayError } from '../../platform/errors/index.ts';
 import { providerText } from '../../platform/secrets/provider-text.ts';
 import type { Abortable, HttpClient } from '../../platform/outbound/index.ts';
+import { CREDENTIALS_MAX_BYTES } from '../../platform/validation/json-limits.ts';
+import { headerText } from '../arguments/host-variables.ts';
 
 /** What a provider's token endpoint answered, in the names RFC 6749 uses. */
 export interface TokenResponse {
@@ -67,6 +69,10 @@ export async function requestTokens(
   const fields = readFields(response.body, response.headers['content-type'] ?? '');
   const accessToken = fields.access_token;
   const host = new URL(url).host;
+  const refusal = { host, status: response.status, providerError: undefined, retryAfter: response.headers['retry-after'] };
+  if (response.status < 300 && typeof fields.error !== 'string' && (typeof accessToken !== 'string' || accessToken === '')) {
+    throw new TokenEndpointError(`the token endpoint ${host} answered HTTP ${response.status} without an access_token`, refusal);
+  }
   if (response.status >= 300 || typeof accessToken !== 'string' || accessToken === '') {
     // The provider's words may echo what it was sent: every secret of the request is redacted from them.
     const sent = [...SECRET_FIELDS.map((name) => form[name]), ...Object.values(headers), ...(options.secrets ?? [])];
@@ -80,13 +86,35 @@ export async function requestTokens(
       retryAfter: response.headers['retry-after'],
     });
   }
+  const refreshToken = typeof fields.refresh_token === 'string' && fields.refresh_token ? fields.refresh_token : undefined;
+  for (const [field, token] of [['access_token', accessToken], ['refresh_token', refreshToken]] as const) {
+    const problem = token === undefined ? null : tokenProblem(field, token);
+    if (problem) throw new TokenEndpointError(`the token endpoint ${host} answered ${problem}`, refusal);
+  }
   const expiresIn = Number(fields.expires_in);
   return {
     accessToken,
-    refreshToken: typeof fields.refresh_token === 'string' && fields.refresh_token ? fields.refresh_token : undefined,
-    expiresIn: Number.isFinite(expiresIn) && expiresIn > 0 ? expiresIn : undefined,
+    refreshToken,
+    // Beyond MAX_EXPIRES_IN_S (or no number at all): a token whose expiry is not known, renewed when the app refuses it.
+    expiresIn: Number.isFinite(expiresIn) && expiresIn > 0 && expiresIn <= MAX_EXPIRES_IN_S ? expiresIn : undefined,
     kept: keptFields(fields, options.keep ?? {}),
   };
+}
+
+/** The longest lifetime read from `expires_in`: 100 years, far past any real token, well inside a date. */
+const MAX_EXPIRES_IN_S = 100 * 365 * 24 * 3600;
+
+/**
+ * Why a token the endpoint answered could never be used, or null: longer than a connection's credentials may be
+ * (it could be stored, then never fit a request), or holding what no header can carry (a line break, a character
+ * beyond Latin-1). The token itself is never repeated.
+ */
+function tokenProblem(field: 'access_token' | 'refresh_token', token: string): string | null {
+  const bytes = Buffer.byteLength(token);
+  const article = field === 'access_token' ? 'an' : 'a';
+  if (bytes > CREDENTIALS_MAX_BYTES) return `${article} ${field} of ${bytes} bytes: a connection holds at most ${CREDENTIALS_MAX_BYTES} bytes of credentials`;
+  if (typeof headerText(token) !== 'string') return `${article} ${field} that cannot be sent in a header (a line break or a character beyond Latin-1)`;
+  return null;
 }
 
 /** The token fields themselves are never kept: they are credentials, not metadata. */

@@ -199,6 +199,47 @@ describe('the OAuth 2.0 connect flow (fake provider: undici MockAgent)', () => {
     expect(await gw.gateway.services.store.connections.count({})).to.equal(before);
   });
 
+  it('takes an expires_in beyond any date (or not a number) as a token without a known expiry, never a 500', async () => {
+    await configure();
+    for (const expires_in of [99_999_999_999_999, '1e20', 1e308]) {
+      const url = await authorize();
+      tokenEndpoint().intercept({ path: '/oauth/token', method: 'POST' }).reply(200, { access_token: 'access-far', refresh_token: 'refresh-far', expires_in }, { headers: { 'content-type': 'application/json' } });
+      const done = await callback({ code: 'code-far', state: url.searchParams.get('state')! });
+      expect(done.status, `${expires_in}: ${JSON.stringify(done.body)}`).to.equal(302);
+      const connectionId = new URL(done.location!).searchParams.get('connectionId')!;
+      const connection = await documentedCall(gw, 'GET', `/v2/connections/${connectionId}`);
+      expect(connection.body.data).to.include({ status: 'active', tokenExpiresAt: null });
+    }
+  });
+
+  it('refuses tokens a connection could never send (over the 64 KiB credentials hold, or not header text): token_exchange_failed, storing nothing', async () => {
+    await configure();
+    const before = await gw.gateway.services.store.connections.count({});
+    const cases: [Record<string, unknown>, string][] = [
+      [{ access_token: 'a'.repeat(70 * 1024) }, 'the token endpoint login.oauthy.example answered an access_token of 71680 bytes: a connection holds at most 65536 bytes of credentials'],
+      [{ access_token: 'ok-token', refresh_token: 'r'.repeat(70 * 1024) }, 'the token endpoint login.oauthy.example answered a refresh_token of 71680 bytes: a connection holds at most 65536 bytes of credentials'],
+      [{ access_token: 'line\nbreak' }, 'the token endpoint login.oauthy.example answered an access_token that cannot be sent in a header (a line break or a character beyond Latin-1)'],
+    ];
+    for (const [answer, message] of cases) {
+      const url = await authorize();
+      tokenEndpoint().intercept({ path: '/oauth/token', method: 'POST' }).reply(200, answer, { headers: { 'content-type': 'application/json' } });
+      const failed = await callback({ code: 'code-big', state: url.searchParams.get('state')! });
+      expect(failed.status).to.equal(302);
+      const back = new URL(failed.location!);
+      expect(back.searchParams.get('error')).to.equal('token_exchange_failed');
+      expect(back.searchParams.get('error_description')).to.equal(message);
+    }
+    expect(await gw.gateway.services.store.connections.count({})).to.equal(before);
+  });
+
+  it('says a token endpoint that answered 200 without an access_token answered no token, not that it refused', async () => {
+    await configure();
+    const url = await authorize();
+    tokenEndpoint().intercept({ path: '/oauth/token', method: 'POST' }).reply(200, '<html>sign in</html>', { headers: { 'content-type': 'text/html' } });
+    const failed = await callback({ code: 'code-html', state: url.searchParams.get('state')! });
+    expect(new URL(failed.location!).searchParams.get('error_description')).to.equal('the token endpoint login.oauthy.example answered HTTP 200 without an access_token');
+  });
+
   it('explains what is missing before an authorization can start', async () => {
     const noReturn = await documentedCall(gw, 'GET', `/v2/connect/oauthy/authorize`);
     expect(noReturn.status).to.equal(400);
