@@ -1,4 +1,5 @@
 import type { AppVersion, AuthEntry } from '../definitions/index.ts';
+import { checkJsonSize, CREDENTIALS_MAX_BYTES, METADATA_MAX_BYTES } from '../../platform/validation/json-limits.ts';
 import type { DefinitionsRegistry } from '../definitions/index.ts';
 import { validationError, type FieldProblem } from '../../platform/errors/index.ts';
 import type { ConnectionRecord } from '../../platform/store/index.ts';
@@ -41,7 +42,17 @@ export function pickAuth(version: AppVersion, authId: string | undefined): AuthE
   return auth;
 }
 
+/**
+ * A connection's credentials and metadata at most CREDENTIALS_MAX_BYTES and METADATA_MAX_BYTES as JSON (400
+ * maxBytes): checked here, where every way of creating or changing one passes (API key and end-user routes alike).
+ */
+export function checkConnectionSizes(body: { credentials?: unknown; metadata?: unknown }): void {
+  checkJsonSize(body.metadata, 'metadata', METADATA_MAX_BYTES);
+  checkJsonSize(body.credentials, 'credentials', CREDENTIALS_MAX_BYTES);
+}
+
 export async function createConnection(services: ConnectServices, companyId: string, body: CreateConnectionBody): Promise<ConnectionRecord> {
+  checkConnectionSizes(body);
   const version = connectableVersion(services, body.appSlug);
   const auth = pickAuth(version, body.authId);
   if (body.endUserId) await requireEndUser(services, companyId, body.endUserId);

@@ -2,7 +2,7 @@ import { seal } from '../../platform/crypto/cipher.ts';
 import { GatewayError, validationError, type FieldProblem } from '../../platform/errors/index.ts';
 import type { ConnectionRecord } from '../../platform/store/index.ts';
 import { findConnection } from '../../tenancy/connections/connections.ts';
-import { connectableVersion, credentialProblems, metadataProblems, secretsFrom, type ConnectServices } from './connect.ts';
+import { checkConnectionSizes, connectableVersion, credentialProblems, metadataProblems, secretsFrom, type ConnectServices } from './connect.ts';
 import type { UpdateConnectionBody } from '../../tenancy/connections/schemas.ts';
 import { connectionView } from '../../tenancy/connections/view.ts';
 import { publishEvent } from '../../tenancy/webhooks/publish.ts';
@@ -16,12 +16,15 @@ import { verifyCredentials } from './verify-credentials.ts';
  * and the installations that use it, stay. New credentials are sealed like
  * on create and never answered. Changing the credentials or the metadata
  * makes the connection active again (clearing needs_reauthorization), so the
- * next run uses them; the change is a compare-and-set on the credentials
- * version, so a token renewal running meanwhile cannot overwrite it. New
+ * next run uses them; the change moves the credentials version on, so a
+ * token renewal running meanwhile cannot overwrite it (its write is a
+ * compare-and-set on that version). PATCHes sent at once each apply, the
+ * last written standing, as for any other record. New
  * credentials of an auth with a verify are checked with the app first (a
  * refusal is a 400 and nothing changes) and give the account label anew.
  */
 export async function updateConnection(services: ConnectServices, companyId: string, id: string, body: UpdateConnectionBody): Promise<ConnectionRecord> {
+  checkConnectionSizes(body);
   const current = await findConnection(services, companyId, id);
   const version = connectableVersion(services, current.appSlug);
   const auth = version.auths.get(current.authId);
@@ -48,11 +51,11 @@ export async function updateConnection(services: ConnectServices, companyId: str
   if (body.credentials !== undefined || body.metadata !== undefined) set.status = 'active';
   // The change and its connection.reauthorized event are one transaction.
   return await withEvents(services, async () => {
-    const changed = await services.store.connections.updateOne(
-      { id, companyId, credentialsVersion: current.credentialsVersion },
-      { $set: set, $inc: { credentialsVersion: 1 } },
-    );
-    if (!changed) throw GatewayError.of('CONFLICT', `connection ${id} changed while it was being updated (a token renewal, say); send the PATCH again`);
+    // The caller's change wins, whatever was written since it was read: new credentials or metadata move the
+    // credentials version on, so a token renewal in flight cannot write its tokens over them; a name alone leaves it.
+    const changesSecrets = body.credentials !== undefined || body.metadata !== undefined;
+    const changed = await services.store.connections.updateOne({ id, companyId }, changesSecrets ? { $set: set, $inc: { credentialsVersion: 1 } } : { $set: set });
+    if (!changed) throw GatewayError.of('NOT_FOUND', `connection ${id} does not exist`);
     const updated = await findConnection(services, companyId, id);
     if (current.status === 'needs_reauthorization' && updated.status === 'active') {
       await publishEvent(services, companyId, { type: 'connection.reauthorized', data: connectionView(updated) });

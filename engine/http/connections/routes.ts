@@ -5,7 +5,6 @@ import type { AppState } from '../server/context.ts';
 import { requireBody } from '../server/require-body.ts';
 import type { Services } from '../services.ts';
 import { compileValidator } from '../../platform/validation/ajv.ts';
-import { checkJsonSize, CREDENTIALS_MAX_BYTES, METADATA_MAX_BYTES } from '../../platform/validation/json-limits.ts';
 import { CONNECTION_FIELDS, CONNECTION_LIST_OPTIONS } from '../../tenancy/connections/connection-fields.ts';
 import { deleteConnection, findConnection } from '../../tenancy/connections/connections.ts';
 import { createConnection } from '../../core/connections/connect.ts';
@@ -26,8 +25,6 @@ export function connectionRoutes(services: Services): Router<AppState> {
 
   router.post('/v2/connections', apiKey, async (ctx) => {
     const body = validateCreate(requireBody(ctx));
-    checkJsonSize(body.metadata, 'metadata', METADATA_MAX_BYTES);
-    checkJsonSize(body.credentials, 'credentials', CREDENTIALS_MAX_BYTES);
     const record = await createConnection(services, ctx.state.principal!.companyId, body);
     ctx.status = 201;
     ctx.body = { success: true, data: connectionView(record) };

@@ -10,7 +10,6 @@ import { requireBody } from '../server/require-body.ts';
 import type { Services } from '../services.ts';
 import { requireEndUserToken } from '../guards/require-end-user-token.ts';
 import { compileValidator } from '../../platform/validation/ajv.ts';
-import { checkJsonSize, CREDENTIALS_MAX_BYTES, METADATA_MAX_BYTES } from '../../platform/validation/json-limits.ts';
 import { connectApps, requireEnabledApp } from './apps.ts';
 import { createOwnConnectionBody, reconnectOwnConnectionBody, type CreateOwnConnectionBody, type ReconnectOwnConnectionBody } from './schemas.ts';
 import { endUserSession } from './session.ts';
@@ -45,8 +44,6 @@ export function endUserConnectionRoutes(services: Services): Router<AppState> {
   router.post('/v2/end-user/connections', endUser, async (ctx) => {
     const { companyId, endUserId } = ctx.state.endUser!;
     const body = validateCreate(requireBody(ctx));
-    checkJsonSize(body.metadata, 'metadata', METADATA_MAX_BYTES);
-    checkJsonSize(body.credentials, 'credentials', CREDENTIALS_MAX_BYTES);
     await requireEnabledApp(services, companyId, body.appSlug);
     const auth = pickAuth(connectableVersion(services, body.appSlug), body.authId);
     if (auth.type === 'OAuth2AuthorizationCode') {
@@ -67,8 +64,6 @@ export function endUserConnectionRoutes(services: Services): Router<AppState> {
   router.patch('/v2/end-user/connections/:connectionId', endUser, async (ctx) => {
     const { companyId } = ctx.state.endUser!;
     const body = validateReconnect(requireBody(ctx));
-    checkJsonSize(body.metadata, 'metadata', METADATA_MAX_BYTES);
-    checkJsonSize(body.credentials, 'credentials', CREDENTIALS_MAX_BYTES);
     const own = await ownConnection(services, ctx.state.endUser!, ctx.params.connectionId!);
     await requireEnabledApp(services, companyId, own.appSlug);
     if (own.authType === 'OAuth2AuthorizationCode') {

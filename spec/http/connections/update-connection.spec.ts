@@ -79,6 +79,29 @@ describe('PATCH /v2/connections/{id}: credentials and metadata replaced in place
     expect(after.body.data.updatedOn).to.equal(created.updatedOn);
   });
 
+  it('holds credentials and metadata to the sizes create holds them to (64 KiB, 16 KiB as JSON): 400 maxBytes, nothing changed', async () => {
+    const created = await create({ appSlug: 'shop', credentials: { apiKey: OLD_KEY } });
+    const big = await patch(created.id, { credentials: { apiKey: 'B'.repeat(500_000) } });
+    expect(big.status).to.equal(400);
+    expect(big.body.error.details.problems).to.deep.equal([{ field: 'credentials', rule: 'maxBytes', message: 'must be at most 65536 bytes as JSON' }]);
+    const wide = await patch(created.id, { metadata: { notes: 'm'.repeat(100_000) } });
+    expect(wide.status).to.equal(400);
+    expect(wide.body.error.details.problems).to.deep.equal([{ field: 'metadata', rule: 'maxBytes', message: 'must be at most 16384 bytes as JSON' }]);
+    expect((await documentedCall(gw, 'GET', `/v2/connections/${created.id}`)).body.data.metadata).to.deep.equal({});
+  });
+
+  it('answers every one of many PATCHes sent at once (names, new credentials): the last written stands, none is refused', async () => {
+    upstream.on('GET /api/orders', () => ({ body: { result: { orders: [] } } }));
+    const created = await create({ appSlug: 'shop', credentials: { apiKey: OLD_KEY } });
+    const named = await Promise.all(Array.from({ length: 10 }, (_, i) => patch(created.id, { name: `name-${i}` })));
+    expect(named.map((p) => p.status)).to.deep.equal(Array(10).fill(200));
+    const keys = Array.from({ length: 10 }, (_, i) => `shop-key-at-once-${i}`);
+    const keyed = await Promise.all(keys.map((apiKey) => patch(created.id, { credentials: { apiKey } })));
+    expect(keyed.map((p) => p.status)).to.deep.equal(Array(10).fill(200));
+    await documentedCall(gw, 'POST', '/v2/universal/apps/shop/actions/list-orders/run', { body: { connectionId: created.id } });
+    expect(keys).to.include(upstream.calls('GET /api/orders').at(-1)!.headers['x-api-key']);
+  });
+
   it("treats another company's connection as missing (404), and leaves it alone", async () => {
     const created = await create({ appSlug: 'shop', credentials: { apiKey: OLD_KEY } });
     const answer = await patch(created.id, { credentials: { apiKey: NEW_KEY } }, other.apiKey);
