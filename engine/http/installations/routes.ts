@@ -7,7 +7,7 @@ import type { Services } from '../services.ts';
 import { compileValidator } from '../../platform/validation/ajv.ts';
 import { checkJsonSize, METADATA_MAX_BYTES } from '../../platform/validation/json-limits.ts';
 import { INSTALLATION_FIELDS, INSTALLATION_LIST_OPTIONS } from '../../tenancy/installations/installation-fields.ts';
-import { createInstallation, findInstallation, installationView } from '../../tenancy/installations/installations.ts';
+import { createInstallation, deleteInstallation, findInstallation, installationView } from '../../tenancy/installations/installations.ts';
 import { createInstallationBody, type CreateInstallationBody } from '../../tenancy/installations/schemas.ts';
 
 const validateCreate = compileValidator<CreateInstallationBody>(createInstallationBody, 'body');
@@ -36,8 +36,7 @@ export function installationRoutes(services: Services): Router<AppState> {
 
   router.delete('/v2/installations/:installationId', apiKey, async (ctx) => {
     const companyId = ctx.state.principal!.companyId;
-    await findInstallation(services, companyId, ctx.params.installationId!);
-    await services.store.installations.deleteOne({ id: ctx.params.installationId, companyId });
+    await deleteInstallation(services, companyId, ctx.params.installationId!);
     ctx.body = { success: true, data: { id: ctx.params.installationId, deleted: true } };
   });
 

@@ -98,7 +98,8 @@ export async function deleteConnection(services: TenancyServices, companyId: str
     // meanwhile is seen here, and the delete is undone; or this delete is seen there, and the installation is.
     await services.store.transaction(
       async () => {
-        if (!(await services.store.connections.deleteOne({ id, companyId }))) return;
+        // Another DELETE came first: this one found it, but it is gone (one 200 for one deletion, as one after the other).
+        if (!(await services.store.connections.deleteOne({ id, companyId }))) throw GatewayError.of('NOT_FOUND', `connection ${id} does not exist`);
         try {
           await refuseIfUsed(services, companyId, id);
         } catch (error) {

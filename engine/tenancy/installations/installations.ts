@@ -77,6 +77,11 @@ export async function findInstallation(services: Pick<TenancyServices, 'store'>,
   return record;
 }
 
+/** Deletes an installation of this company, or 404; of DELETEs sent at once, one deletes it and the others are 404. */
+export async function deleteInstallation(services: Pick<TenancyServices, 'store'>, companyId: string, id: string): Promise<void> {
+  if (!(await services.store.installations.deleteOne({ id, companyId }))) throw GatewayError.of('NOT_FOUND', `installation ${id} does not exist`);
+}
+
 export function installationView(record: InstallationRecord) {
   return {
     id: record.id,

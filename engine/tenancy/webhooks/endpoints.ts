@@ -68,7 +68,8 @@ export async function updateWebhook(services: TenancyServices, companyId: string
 /** Deletes the endpoint and its deliveries, pending ones included: nothing is sent to it any more. */
 export async function deleteWebhook(services: TenancyServices, companyId: string, id: string): Promise<void> {
   await findWebhook(services, companyId, id);
-  await services.store.webhookEndpoints.deleteOne({ id, companyId });
+  // Another DELETE came first: one 200 for one deletion.
+  if (!(await services.store.webhookEndpoints.deleteOne({ id, companyId }))) throw GatewayError.of('NOT_FOUND', `webhook endpoint ${id} does not exist`);
   await services.store.webhookDeliveries.deleteMany({ companyId, endpointId: id });
 }
 

@@ -117,6 +117,15 @@ describe('connections (/v2/connections)', () => {
     expect((await documentedCall(gw, 'GET', `/v2/connections/${id}`)).status).to.equal(404);
   });
 
+  it('deletes a connection once however many DELETEs come at once: one 200, the rest 404', async () => {
+    const id = (await documentedCall(gw, 'POST', '/v2/connections', { body: acme() })).body.data.id;
+    const answers = await Promise.all(Array.from({ length: 20 }, () => documentedCall(gw, 'DELETE', `/v2/connections/${id}`)));
+    expect(answers.filter((a) => a.status === 200)).to.have.length(1);
+    const gone = answers.filter((a) => a.status !== 200);
+    expect(gone.map((a) => a.status)).to.deep.equal(Array(19).fill(404));
+    expect(gone[0]!.body.error).to.deep.equal({ code: 'NOT_FOUND', message: `connection ${id} does not exist` });
+  });
+
   it('answers CREDENTIALS_UNREADABLE naming the connection when its key is gone, without crashing', async () => {
     const { open } = await import('../../../engine/platform/crypto/cipher.ts');
     const { createKeyring } = await import('../../../engine/platform/crypto/keyring.ts');

@@ -54,6 +54,12 @@ describe('installations (/v2/installations)', () => {
     acmeConnection = (await documentedCall(gw, 'POST', '/v2/connections', { body: { appSlug: 'acme-crm', credentials: { apiKey: 'k' }, metadata: { region: 'eu' } } })).body.data.id;
   });
 
+  it('deletes an installation once however many DELETEs come at once: one 200, the rest 404', async () => {
+    const { body } = await documentedCall(gw, 'POST', '/v2/installations', { body: { endUserId, apps: [{ appSlug: 'acme-crm', connectionId: acmeConnection }] } });
+    const answers = await Promise.all(Array.from({ length: 20 }, () => documentedCall(gw, 'DELETE', `/v2/installations/${body.data.id}`)));
+    expect(answers.map((a) => a.status).sort()).to.deep.equal([200, ...Array(19).fill(404)]);
+  });
+
   it('reports every problem with the apps at once', async () => {
     const foreign = (await documentedCall({ url: gw.url, apiKey: other.apiKey }, 'POST', '/v2/connections', { body: { appSlug: 'oauthy', credentials: { accessToken: 't' } } })).body.data.id;
     const response = await documentedCall(gw, 'POST', '/v2/installations', {

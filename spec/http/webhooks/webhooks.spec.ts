@@ -111,6 +111,12 @@ describe('connection webhooks (/v2/webhooks)', function () {
     expect(gw.logs()).not.to.include(secret);
   });
 
+  it('deletes an endpoint once however many DELETEs come at once: one 200, the rest 404', async () => {
+    const created = await documentedCall(gw, 'POST', '/v2/webhooks', { body: { url: `${upstream.url}/hooks/twice` } });
+    const answers = await Promise.all(Array.from({ length: 20 }, () => documentedCall(gw, 'DELETE', `/v2/webhooks/${created.body.data.id}`)));
+    expect(answers.map((a) => a.status).sort()).to.deep.equal([200, ...Array(19).fill(404)]);
+  });
+
   it('refuses at registration: http to a host EGRESS_ALLOW does not admit, an IP address the egress policy refuses, other schemes, unknown events', async () => {
     const refused = async (body: Record<string, unknown>) => {
       const { status, body: answer } = await documentedCall(gw, 'POST', '/v2/webhooks', { body });
