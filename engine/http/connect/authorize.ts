@@ -107,6 +107,12 @@ export async function startAuthorization(services: Services, request: AuthorizeR
  * company's allowed origins (or the gateway's own return page, checked
  * before), or anyone could be sent anywhere (an open redirect).
  */
+/** Whether the return URL is on one of the company's allowed origins now. */
+export async function isAllowedReturnUrl(services: Services, companyId: string, returnUrl: string): Promise<boolean> {
+  const origin = originOf(returnUrl);
+  return origin !== null && (await embeddingSettings(services.store, companyId)).allowedOrigins.includes(origin);
+}
+
 async function requireAllowedReturnUrl(services: Services, companyId: string, returnUrl: string): Promise<void> {
   const { allowedOrigins } = await embeddingSettings(services.store, companyId);
   const origin = originOf(returnUrl);

@@ -4,7 +4,8 @@ import type { AppConfigurationSecrets } from '../../tenancy/app-configurations/s
 import { connectableVersion, pickAuth } from '../../core/connections/connect.ts';
 import { GatewayError } from '../../platform/errors/index.ts';
 import type { Services } from '../services.ts';
-import { oauthAuth, redirectUri } from './authorize.ts';
+import { isAllowedReturnUrl, oauthAuth, redirectUri } from './authorize.ts';
+import { isOwnReturnPage } from '../pages/connect-page/own-origin.ts';
 import { InvalidStateError, verifyState, type OAuthState } from './oauth-state.ts';
 import { providerText } from '../../platform/secrets/provider-text.ts';
 import { fillTemplate } from '../../core/oauth/templates.ts';
@@ -15,6 +16,9 @@ import { accountOf } from '../../core/connections/verify-credentials.ts';
 import { finishConnection } from './finish-connection.ts';
 import { awaitChoice } from './choices.ts';
 import { callbackValues, postAuthorizationOptions, type AccountOption } from '../../core/oauth/post-authorization.ts';
+
+/** The error a callback with a state that can no longer be used is sent back with (the Connect page has a sentence for it). */
+const STATE_INVALID = 'oauth_state_invalid';
 
 /** Where the callback sends the browser: the caller's return URL with the outcome in its query (a connection, a choice to make, or an error). */
 export type CallbackOutcome = { returnUrl: string; connectionId: string } | { returnUrl: string; choiceId: string } | { returnUrl: string; error: string; description: string };
@@ -28,21 +32,30 @@ export type CallbackOutcome = { returnUrl: string; connectionId: string } | { re
  * stored (or, for a reconnect, the named connection gets the new tokens). A
  * grant that reaches several accounts, for an auth whose end user chooses,
  * waits as a pending choice instead (`choiceId`). A state that cannot be
- * trusted is a 400 OAUTH_STATE_INVALID; every later failure goes back to the
- * return URL.
+ * trusted is a 400 OAUTH_STATE_INVALID; one this gateway signed that was
+ * used already, or expired, goes back to its return URL with
+ * `error=oauth_state_invalid` (an expired one only while that URL is still
+ * allowed), as does every later failure.
  */
-export async function completeAuthorization(services: Services, query: Record<string, unknown>): Promise<CallbackOutcome> {
+export async function completeAuthorization(services: Services, query: Record<string, unknown>, ownOrigins: readonly string[]): Promise<CallbackOutcome> {
   const stateToken = typeof query.state === 'string' ? query.state : '';
   let state: OAuthState;
   try {
     state = await verifyState(services.keyring, stateToken);
   } catch (error) {
-    if (error instanceof InvalidStateError) throw GatewayError.of('OAUTH_STATE_INVALID', error.message);
-    throw error;
+    if (!(error instanceof InvalidStateError)) throw error;
+    // An end user back after the state's ten minutes goes back to the page that started it, told to start again
+    // (the Connect page words it), where that page is still one the company allows; a state not ours is a 400.
+    const expired = error.expired;
+    if (expired && (isOwnReturnPage(expired.returnUrl, ownOrigins) || (await isAllowedReturnUrl(services, expired.companyId, expired.returnUrl)))) {
+      return { returnUrl: expired.returnUrl, error: STATE_INVALID, description: error.message };
+    }
+    throw GatewayError.of('OAUTH_STATE_INVALID', error.message);
   }
   const pending = await services.store.pendingAuthorizations.findOne({ id: state.id, companyId: state.companyId });
   const consumed = pending ? await services.store.pendingAuthorizations.deleteOne({ id: state.id }) : false;
-  if (!pending || !consumed) throw GatewayError.of('OAUTH_STATE_INVALID', 'this authorization was already completed or abandoned; start again');
+  // Used already (the browser's back button, a reload of the callback): back to the page that started it, as the first time.
+  if (!pending || !consumed) return { returnUrl: state.returnUrl, error: STATE_INVALID, description: 'this authorization was already completed or abandoned; start again' };
 
   const fail = (error: string, description: string): CallbackOutcome => ({ returnUrl: state.returnUrl, error, description });
   if (typeof query.error === 'string') {

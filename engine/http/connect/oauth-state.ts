@@ -39,7 +39,11 @@ export async function signState(keyring: Keyring, state: Omit<OAuthState, 'id' |
 }
 
 export class InvalidStateError extends Error {
-  constructor(readonly reason: 'expired' | 'invalid') {
+  constructor(
+    readonly reason: 'expired' | 'invalid',
+    /** An expired state this gateway did sign: whose it was and where its browser came from (to be sent back there). */
+    readonly expired: { companyId: string; returnUrl: string } | null = null,
+  ) {
     super(reason === 'expired' ? 'the authorization took too long; start again' : 'the authorization state is not one this gateway issued');
     this.name = 'InvalidStateError';
   }
@@ -72,7 +76,12 @@ export async function verifyState(keyring: Keyring, token: string, now = Date.no
     };
   } catch (error) {
     if (error instanceof InvalidStateError) throw error;
-    if (error instanceof joseErrors.JWTExpired) throw new InvalidStateError('expired');
+    if (error instanceof joseErrors.JWTExpired) {
+      // Only a state whose signature held gets this far: its claims are this gateway's own.
+      const claims = error.payload as Record<string, unknown>;
+      const signed = claims.iss === ISSUER && typeof claims.cid === 'string' && typeof claims.ret === 'string';
+      throw new InvalidStateError('expired', signed ? { companyId: claims.cid as string, returnUrl: claims.ret as string } : null);
+    }
     throw new InvalidStateError('invalid');
   }
 }

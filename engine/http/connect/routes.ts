@@ -61,7 +61,7 @@ export function connectRoutes(services: Services): Router<AppState> {
   });
 
   router.get('/v2/connect/callback', async (ctx) => {
-    const outcome = await completeAuthorization(services, ctx.query);
+    const outcome = await completeAuthorization(services, ctx.query, gatewayOrigins(services.config, `${ctx.protocol}://${ctx.host}`, ctx.req.socket.localPort));
     ctx.redirect(outcomeLocation(outcome));
   });
 

@@ -528,7 +528,7 @@ export const V2_ENDPOINTS: Endpoint[] = [
     summary: 'OAuth 2.0 callback',
     description:
       "The provider's redirect back (not called by clients): stores the connection and redirects the browser to the return URL with connectionId, with choiceId when the grant reaches several accounts and the end user chooses one (GET and POST /v2/connect/choices/{choiceId}), or with error and error_description. " +
-      'A state that is unknown, used or expired is 400 OAUTH_STATE_INVALID, as there is no return URL to go to.',
+      'A state used already, or expired, goes back to its return URL with error=oauth_state_invalid (an expired one while its return URL is still allowed); a state the gateway did not sign is 400 OAUTH_STATE_INVALID, as there is no return URL to go to.',
     security: null,
     query: callbackQuery,
     response: { status: '302', description: 'The browser goes to the return URL, the outcome in its query.' },

@@ -149,17 +149,23 @@ describe('the OAuth 2.0 connect flow (fake provider: undici MockAgent)', () => {
     expect(forged.status).to.equal(401);
   });
 
-  it('refuses a state used twice', async () => {
+  it('refuses a state used twice, sending the browser back to its return URL with oauth_state_invalid (a reload of the callback, the back button), not a JSON page', async () => {
     await configure();
     const url = await authorize();
     tokenEndpoint().intercept({ path: '/oauth/token', method: 'POST' }).reply(200, { access_token: 'a' }, { headers: { 'content-type': 'application/json' } });
     expect((await callback({ code: 'c', state: url.searchParams.get('state')! })).status).to.equal(302);
+    const before = await gw.gateway.services.store.connections.count({});
     const replay = await callback({ code: 'c', state: url.searchParams.get('state')! });
-    expect(replay.status).to.equal(400);
-    expect(replay.body.error).to.deep.equal({ code: 'OAUTH_STATE_INVALID', message: 'this authorization was already completed or abandoned; start again' });
+    expect(replay.status).to.equal(302);
+    const back = new URL(replay.location!);
+    expect(`${back.origin}${back.pathname}`).to.equal('https://app.customer.test/connected');
+    expect(back.searchParams.get('error')).to.equal('oauth_state_invalid');
+    expect(back.searchParams.get('error_description')).to.equal('this authorization was already completed or abandoned; start again');
+    expect(back.searchParams.has('connectionId')).to.equal(false);
+    expect(await gw.gateway.services.store.connections.count({})).to.equal(before);
   });
 
-  it('refuses a forged, missing or expired state with 400 OAUTH_STATE_INVALID', async () => {
+  it('refuses a forged or missing state with 400 OAUTH_STATE_INVALID; an expired one goes back to its return URL while that is allowed', async () => {
     const forged = await callback({ code: 'c', state: 'eyJhbGciOiJIUzI1NiJ9.eyJjaWQiOiJ4In0.c2lnbmF0dXJl' });
     expect(forged.status).to.equal(400);
     expect(forged.body.error).to.deep.equal({ code: 'OAUTH_STATE_INVALID', message: 'the authorization state is not one this gateway issued' });
@@ -171,8 +177,16 @@ describe('the OAuth 2.0 connect flow (fake provider: undici MockAgent)', () => {
     const { token, id } = await signState(keyring, { companyId, appSlug: 'oauthy', authId: 'oauth2', endUserId, returnUrl: RETURN_URL }, long);
     await store.pendingAuthorizations.insert({ id, companyId, appSlug: 'oauthy', authId: 'oauth2', endUserId, metadata: {}, secrets: seal(keyring, id, {}), expiresAt: new Date(long + 600_000), createdOn: new Date(long) });
     const expired = await callback({ code: 'c', state: token });
-    expect(expired.status).to.equal(400);
-    expect(expired.body.error).to.deep.equal({ code: 'OAUTH_STATE_INVALID', message: 'the authorization took too long; start again' });
+    expect(expired.status).to.equal(302);
+    const back = new URL(expired.location!);
+    expect(back.searchParams.get('error')).to.equal('oauth_state_invalid');
+    expect(back.searchParams.get('error_description')).to.equal('the authorization took too long; start again');
+
+    // An expired state whose return URL the company no longer allows is not followed: 400, as a state not ours.
+    const gone = await signState(keyring, { companyId, appSlug: 'oauthy', authId: 'oauth2', endUserId, returnUrl: 'https://old.customer.test/back' }, long);
+    const refused = await callback({ code: 'c', state: gone.token });
+    expect(refused.status).to.equal(400);
+    expect(refused.body.error).to.deep.equal({ code: 'OAUTH_STATE_INVALID', message: 'the authorization took too long; start again' });
   });
 
   it('sends a provider refusal back to the return URL', async () => {
