@@ -5,7 +5,7 @@ export const authorizeQuery = {
     returnUrl: { type: 'string', minLength: 1, description: 'Where the browser goes when the connection is made (an absolute http(s) URL), with connectionId, or error and error_description, in its query.' },
     authId: { type: 'string', minLength: 1, description: "The OAuth 2.0 auth to use; the app version's default when omitted." },
     endUserId: { type: 'string', minLength: 1, description: "The end user the connection is for (API key only; with an end-user token it is the token's own)." },
-    metadata: { type: 'string', description: 'Host variables of the connection as a JSON object, e.g. {"subdomain":"acme"}.' },
+    metadata: { type: 'string', description: 'Host variables of the connection as a JSON object, e.g. {"subdomain":"acme"}: at most 16384 bytes, nested at most 32 levels, without a __proto__ member (as request bodies).' },
   },
 } as const;
 

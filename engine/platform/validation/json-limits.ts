@@ -1,3 +1,4 @@
+import bourne from '@hapi/bourne';
 import { validationError } from '../errors/index.ts';
 
 /**
@@ -71,8 +72,8 @@ export function checkJsonSize(value: unknown, field: string, maxBytes: number): 
 
 /**
  * A JSON object given as text in a query parameter: at most `maxBytes`
- * long, valid JSON, an object, and within the depth limit, each checked
- * before the next. `shape` completes "must be a JSON object …" in the message.
+ * long, valid JSON, an object, within the depth limit, and without a
+ * `__proto__` member (as a request body), each checked before the next. `shape` completes "must be a JSON object …" in the message.
  */
 export function parseJsonParameter(raw: string, field: string, maxBytes: number, shape: string): Record<string, unknown> {
   if (Buffer.byteLength(raw) > maxBytes) {
@@ -88,6 +89,12 @@ export function parseJsonParameter(raw: string, field: string, maxBytes: number,
     throw validationError([{ field, rule: 'json', message: `must be a JSON object ${shape}` }]);
   }
   checkJsonDepth(parsed, field);
+  try {
+    bourne.scan(parsed, { protoAction: 'error' });
+  } catch {
+    // As a request body's: a member that would set the prototype of an object it is copied into.
+    throw validationError([{ field, rule: 'json', message: 'has a member named "__proto__", which no JSON the gateway takes may hold (it would set an object\'s prototype): rename or remove it' }]);
+  }
   return parsed as Record<string, unknown>;
 }
 
