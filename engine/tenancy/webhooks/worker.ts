@@ -20,10 +20,21 @@ export interface WebhookWorker {
   stop(): Promise<void>;
 }
 
+/** Reads of due deliveries in one tick, at most: more are read only when one gave deliveries of endpoints at their share. */
+const SHARE_READS = 3;
+
+/** The attempts in flight one endpoint may hold: a quarter of WEBHOOK_CONCURRENCY, at least one. */
+export function endpointShare(concurrency: number): number {
+  return Math.max(1, Math.floor(concurrency / 4));
+}
+
 /**
  * The delivery worker of this gateway process: every WEBHOOK_POLL_INTERVAL_MS
  * (or when woken) it takes the due pending deliveries, at most
- * WEBHOOK_CONCURRENCY in flight. Each is claimed with a compare-and-set on
+ * WEBHOOK_CONCURRENCY in flight, and at most a quarter of them (endpointShare)
+ * for one endpoint: a receiver that hangs until WEBHOOK_TIMEOUT_MS, with many
+ * deliveries due, holds its share while other endpoints' (other companies')
+ * deliveries go out. Each is claimed with a compare-and-set on
  * its `claims` count that also moves `nextAttemptAt` past the attempt's
  * time limit (the lease): gateways sharing one MongoDB never send the same
  * attempt twice, and a delivery whose gateway died is taken again once its
@@ -32,6 +43,9 @@ export interface WebhookWorker {
 export function startWebhookWorker(services: TenancyServices, settings: WebhookSettings = services.config.webhooks, http: HttpClient): WebhookWorker {
   const { store, logger } = services;
   const inFlight = new Set<Promise<void>>();
+  /** Attempts in flight per endpoint, each at most `share`: a receiver that hangs holds its share, not every slot. */
+  const perEndpoint = new Map<string, number>();
+  const share = endpointShare(settings.concurrency);
   const stopping = new AbortController();
   let timer: NodeJS.Timeout | null = null;
   let ticking = false;
@@ -51,22 +65,38 @@ export function startWebhookWorker(services: TenancyServices, settings: WebhookS
     }
     ticking = true;
     try {
-      const room = settings.concurrency - inFlight.size;
-      if (room > 0 && !stopping.signal.aborted) {
-        const due = await store.webhookDeliveries.find({ status: 'pending', nextAttemptAt: { $lte: new Date() } }, { sort: { nextAttemptAt: 1 }, limit: room });
+      // Read again while a read gave deliveries of endpoints that had their share already (and room is left).
+      for (let read = 0; read < SHARE_READS && !stopping.signal.aborted; read++) {
+        const room = settings.concurrency - inFlight.size;
+        if (room <= 0) break;
+        const full = [...perEndpoint].filter(([, n]) => n >= share).map(([endpointId]) => endpointId);
+        const due = await store.webhookDeliveries.find(
+          { status: 'pending', nextAttemptAt: { $lte: new Date() }, ...(full.length ? { endpointId: { $nin: full } } : {}) },
+          { sort: { nextAttemptAt: 1 }, limit: room },
+        );
+        let passedOver = 0;
         for (const seen of due) {
           if (stopping.signal.aborted) break;
+          if ((perEndpoint.get(seen.endpointId) ?? 0) >= share) {
+            passedOver++;
+            continue;
+          }
           const leaseEnd = new Date(Date.now() + settings.timeoutMs + LEASE_MARGIN_MS);
           const claimed = await store.webhookDeliveries.updateOne({ id: seen.id, status: 'pending', claims: seen.claims }, { $set: { nextAttemptAt: leaseEnd }, $inc: { claims: 1 } });
           if (!claimed) continue;
+          perEndpoint.set(seen.endpointId, (perEndpoint.get(seen.endpointId) ?? 0) + 1);
           const running: Promise<void> = attempt(services, http, settings, { ...seen, claims: seen.claims + 1 }, stopping.signal)
             .catch((error: unknown) => logger.error({ err: error, deliveryId: seen.id }, 'webhook delivery: the attempt could not be recorded'))
             .finally(() => {
               inFlight.delete(running);
+              const left = (perEndpoint.get(seen.endpointId) ?? 1) - 1;
+              if (left > 0) perEndpoint.set(seen.endpointId, left);
+              else perEndpoint.delete(seen.endpointId);
               schedule(0);
             });
           inFlight.add(running);
         }
+        if (passedOver === 0) break;
       }
     } catch (error) {
       logger.warn({ err: error }, 'webhook delivery worker: could not read the pending deliveries; trying again');

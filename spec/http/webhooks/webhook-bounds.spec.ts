@@ -93,6 +93,23 @@ describe('webhook deliveries are bounded: pending per endpoint, attempts per del
     expect(await running.metric('gateway_webhook_deliveries_dropped_total', { reason: 'max_pending' })).to.equal(25);
   });
 
+  it("shares the deliveries in flight between endpoints: one receiver that hangs holds at most its share, and another's events go out meanwhile", async () => {
+    running = await gatewayWith(upstream, { WEBHOOK_CONCURRENCY: '4', WEBHOOK_TIMEOUT_MS: '4000', WEBHOOK_RETRY_BASE_MS: '60000' });
+    upstream.on('POST /hooks/hanging', () => ({ status: 204, delayMs: 10_000 }));
+    upstream.on('POST /hooks/quick', () => ({ status: 204 }));
+    const hanging = await running.register('/hooks/hanging');
+    // Every event goes to both: the hanging endpoint's deliveries come first, and there are more of them than slots.
+    for (let n = 0; n < 8; n++) await running.publish(n);
+    const quick = await running.register('/hooks/quick');
+    const started = Date.now();
+    await running.publish(100);
+    await eventually(async () => upstream.calls('POST /hooks/quick').length, (n) => n >= 1, 'the quick endpoint got its event', 10_000);
+    expect(Date.now() - started, 'before the hanging attempts time out (WEBHOOK_TIMEOUT_MS, 4 s)').to.be.below(3_000);
+    expect(upstream.calls('POST /hooks/hanging').length, 'the hanging endpoint holds one slot of four').to.equal(1);
+    expect((await running.deliveries(quick)).map((d) => d.status)).to.include('delivered');
+    expect(hanging).to.be.a('string');
+  });
+
   it('gives a delivery up after WEBHOOK_MAX_ATTEMPTS attempts, however short the delays; the endpoint stays enabled inside the window', async () => {
     running = await gatewayWith(upstream, { WEBHOOK_MAX_ATTEMPTS: '3', WEBHOOK_RETRY_BASE_MS: '10', WEBHOOK_RETRY_MAX_DELAY_MS: '10', WEBHOOK_RETRY_WINDOW_MS: '600000' });
     upstream.on('POST /hooks/always-failing', () => ({ status: 503 }));

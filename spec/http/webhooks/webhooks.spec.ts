@@ -292,20 +292,30 @@ describe('connection webhooks (/v2/webhooks)', function () {
     expect(Date.now() - started).to.be.below(3_000);
   });
 
-  it('keeps at most WEBHOOK_CONCURRENCY attempts in flight', async () => {
-    const { id } = await register('/hooks/busy', { events: ['connection.created'] });
+  it('keeps at most WEBHOOK_CONCURRENCY attempts in flight, and one endpoint to its share of them (a quarter, at least one)', async () => {
+    const routes = ['/hooks/busy-1', '/hooks/busy-2', '/hooks/busy-3'];
+    const ids: string[] = [];
+    for (const route of routes) ids.push((await register(route, { events: ['connection.created'] })).id);
     let active = 0;
     let most = 0;
-    upstream.on('POST /hooks/busy', async () => {
-      most = Math.max(most, ++active);
-      await sleep(150);
-      active--;
-      return { status: 200 };
-    });
-    for (let i = 0; i < 6; i++) await connect();
-    await settled(id, 5);
-    await eventually(async () => upstream.calls('POST /hooks/busy').length, (n) => n === 6, 'six sent');
-    expect(most).to.equal(2);
+    const activeAt = new Map<string, number>();
+    let mostAtOne = 0;
+    for (const route of routes) {
+      upstream.on(`POST ${route}`, async () => {
+        most = Math.max(most, ++active);
+        activeAt.set(route, (activeAt.get(route) ?? 0) + 1);
+        mostAtOne = Math.max(mostAtOne, activeAt.get(route)!);
+        await sleep(150);
+        active--;
+        activeAt.set(route, activeAt.get(route)! - 1);
+        return { status: 200 };
+      });
+    }
+    for (let i = 0; i < 4; i++) await connect();
+    for (const id of ids) await settled(id, 4);
+    await eventually(async () => routes.reduce((n, route) => n + upstream.calls(`POST ${route}`).length, 0), (n) => n === 12, 'twelve sent');
+    expect(most, 'WEBHOOK_CONCURRENCY (2)').to.equal(2);
+    expect(mostAtOne, "one endpoint's share of 2").to.equal(1);
   });
 
   it('disables an endpoint that answers 410 Gone and writes no more events for it until enabled again', async () => {
