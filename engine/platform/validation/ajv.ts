@@ -40,10 +40,20 @@ function describe(error: ErrorObject): string {
       return `must be ${typeList(String(error.params.type).split(','))}`;
     case 'format':
       return `must be a valid ${String(error.params.format)}`;
+    case 'enum': {
+      const allowed = (error.params.allowedValues as unknown[]) ?? [];
+      const shown = allowed.slice(0, ENUM_SHOWN).map((value) => JSON.stringify(value)).join(', ');
+      return `must be one of ${shown}${allowed.length > ENUM_SHOWN ? `, … (${allowed.length} in all)` : ''}`;
+    }
+    case 'const':
+      return `must be ${JSON.stringify(error.params.allowedValue)}`;
     default:
       return error.message ?? 'is invalid';
   }
 }
+
+/** The values of an enum a message names at most. */
+const ENUM_SHOWN = 20;
 
 /** `a string`, `a string or null`, `a string, a number or a boolean`. */
 function typeList(types: string[]): string {

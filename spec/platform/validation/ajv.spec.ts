@@ -15,4 +15,14 @@ describe('validation problems in the product\'s words (engine/platform/validatio
     ]);
     expect(problems({ type: 'object', properties: { id: { type: ['string', 'null'] } } }, { id: 1 })).to.deep.equal([{ field: 'id', rule: 'type', message: 'must be a string or null' }]);
   });
+
+  it('names the values an enum allows (the first 20 of a long list, and how many there are), and a constant', () => {
+    expect(problems({ type: 'object', properties: { events: { type: 'array', items: { enum: ['connection.created', 'connection.deleted'] } } } }, { events: ['connection.made'] })).to.deep.equal([
+      { field: 'events.0', rule: 'enum', message: 'must be one of "connection.created", "connection.deleted"' },
+    ]);
+    const many = Array.from({ length: 30 }, (_, i) => `v${i}`);
+    const [long] = problems({ enum: many }, 'x');
+    expect(long!.message).to.equal(`must be one of ${many.slice(0, 20).map((v) => `"${v}"`).join(', ')}, … (30 in all)`);
+    expect(problems({ type: 'object', properties: { kind: { const: 'bearer' } } }, { kind: 'basic' })).to.deep.equal([{ field: 'kind', rule: 'const', message: 'must be "bearer"' }]);
+  });
 });
