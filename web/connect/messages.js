@@ -130,9 +130,14 @@ const OAUTH = {
   app_not_configured: 'error.APP_NOT_CONFIGURED',
 };
 
-/** The sentence for a sign-in that came back without a connection, chosen by its error alone. */
+/**
+ * The sentence for a sign-in that came back without a connection, chosen by its error alone: a provider's OAuth
+ * error, or a gateway code in lower case (upstream_timeout), worded as that code is.
+ */
 export function oauthErrorText(error, names) {
-  return t(Object.hasOwn(OAUTH, error) ? OAUTH[error] : 'oauth.failed', withFallbacks(names));
+  const code = String(error).toUpperCase();
+  const key = Object.hasOwn(OAUTH, error) ? OAUTH[error] : Object.hasOwn(BY_CODE, code) ? BY_CODE[code] : 'oauth.failed';
+  return t(key, withFallbacks(names));
 }
 
 const withFallbacks = (names = {}) => ({ app: names.app ?? t('names.app'), company: names.company ?? t('names.company') });

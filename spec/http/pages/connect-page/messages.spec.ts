@@ -87,6 +87,10 @@ describe('the Connect page\'s message catalogues (English, German, French)', () 
     expect(messages.formatDate(new Date('2026-11-29T10:00:00Z'))).to.equal('29 nov. 2026');
     expect(messages.errorText('UNAUTHORIZED', 401, {})).to.equal('Votre session a expiré\u00a0: revenez sur l’application d’où vous venez et rouvrez cette page.');
     messages.useLanguage('en', []);
+    // A callback that failed on the gateway's side comes back with the gateway's code in lower case: worded as that code is.
+    expect(messages.oauthErrorText('upstream_timeout', { app: 'Acme Notes' })).to.equal(messages.errorText('UPSTREAM_TIMEOUT', 504, { app: 'Acme Notes' }));
+    expect(messages.oauthErrorText('response_too_large', { app: 'Acme Notes' })).to.equal(messages.errorText('RESPONSE_TOO_LARGE', 502, { app: 'Acme Notes' }));
+    expect(messages.oauthErrorText('constructor', { app: 'Acme Notes' })).to.equal(messages.oauthErrorText('unknown_error', { app: 'Acme Notes' }));
     expect(messages.t('apps.matches', { count: 2 })).to.equal('2 apps match.');
     // A stand-in at the start of a sentence is capitalised; an app's own name stays as written.
     expect(messages.errorText('EGRESS_DENIED', 403, {})).to.match(/^The app cannot be reached from here\./);
