@@ -15,19 +15,34 @@ export function compileValidator<T>(schema: object, subject: string): (input: un
   const validate: ValidateFunction = httpAjv.compile(schema);
   return (input: unknown): T => {
     if (validate(input)) return input as T;
-    throw validationError(toFieldProblems(validate.errors ?? [], subject));
+    throw validationError(toFieldProblems(validate.errors ?? [], subject, input));
   };
 }
 
-/** ajv's errors in the product's words: the field by its path, the rule by its keyword. */
-export function toFieldProblems(errors: ErrorObject[], subject: string): FieldProblem[] {
+/**
+ * ajv's errors in the product's words: the field by its path, the rule by its keyword. The path is written as every
+ * other problem's is: keys joined by dots, an array's items by their index in brackets (`apps[0].connectionId`),
+ * read off `data` (the value checked); without it, every segment is a key.
+ */
+export function toFieldProblems(errors: ErrorObject[], subject: string, data?: unknown): FieldProblem[] {
   return errors.map((error) => {
     const path = error.instancePath.split('/').slice(1).map(decodePointer);
     if (error.keyword === 'required') path.push(String(error.params.missingProperty));
     if (error.keyword === 'additionalProperties') path.push(String(error.params.additionalProperty));
-    const field = path.length ? path.join('.') : subject;
-    return { field, rule: error.keyword, message: describe(error) };
+    return { field: path.length ? fieldPath(path, data) : subject, rule: error.keyword, message: describe(error) };
   });
+}
+
+/** `apps[0].connectionId`: a segment is an index where the value it is taken from is an array. */
+function fieldPath(segments: string[], data: unknown): string {
+  let field = '';
+  let at = data;
+  for (const segment of segments) {
+    if (Array.isArray(at) && /^\d+$/.test(segment)) field += `[${segment}]`;
+    else field += field === '' ? segment : `.${segment}`;
+    at = at !== null && typeof at === 'object' && Object.hasOwn(at, segment) ? (at as Record<string, unknown>)[segment] : undefined;
+  }
+  return field;
 }
 
 function describe(error: ErrorObject): string {

@@ -16,7 +16,7 @@ export async function createInstallation(services: TenancyServices, companyId: s
   const apps: InstallationRecord['apps'] = [];
   const seen = new Set<string>();
   for (const [i, entry] of body.apps.entries()) {
-    const at = `apps.${i}`;
+    const at = `apps[${i}]`;
     const app = snapshot.appsBySlug.get(entry.appSlug);
     if (!app) {
       problems.push({ field: `${at}.appSlug`, rule: 'exists', message: `no app with slug "${entry.appSlug}"` });
@@ -58,7 +58,7 @@ export async function createInstallation(services: TenancyServices, companyId: s
   const gone = await services.store.transaction(
     async () => {
       for (const [i, entry] of apps.entries()) {
-        if (!(await services.store.connections.findOne({ id: entry.connectionId, companyId }))) return { at: `apps.${i}.connectionId`, id: entry.connectionId };
+        if (!(await services.store.connections.findOne({ id: entry.connectionId, companyId }))) return { at: `apps[${i}].connectionId`, id: entry.connectionId };
       }
       return null;
     },

@@ -77,10 +77,10 @@ describe('installations (/v2/installations)', () => {
     expect(response.status).to.equal(400);
     expect(response.body.error.code).to.equal('VALIDATION_ERROR');
     expect(response.body.error.details.problems).to.deep.equal([
-      { field: 'apps.0.appSlug', rule: 'exists', message: 'no app with slug "nope"' },
-      { field: 'apps.1.connectionId', rule: 'app', message: `connection ${acmeConnection} is to app "acme-crm", not "oauthy"` },
-      { field: 'apps.2.appSlug', rule: 'unique', message: 'app "oauthy" is listed twice' },
-      { field: 'apps.4.appSlug', rule: 'unique', message: 'app "acme-crm" is listed twice' },
+      { field: 'apps[0].appSlug', rule: 'exists', message: 'no app with slug "nope"' },
+      { field: 'apps[1].connectionId', rule: 'app', message: `connection ${acmeConnection} is to app "acme-crm", not "oauthy"` },
+      { field: 'apps[2].appSlug', rule: 'unique', message: 'app "oauthy" is listed twice' },
+      { field: 'apps[4].appSlug', rule: 'unique', message: 'app "acme-crm" is listed twice' },
     ]);
   });
 
@@ -88,7 +88,7 @@ describe('installations (/v2/installations)', () => {
     const foreign = (await documentedCall({ url: gw.url, apiKey: other.apiKey }, 'POST', '/v2/connections', { body: { appSlug: 'oauthy', credentials: { accessToken: 't' } } })).body.data.id;
     const response = await documentedCall(gw, 'POST', '/v2/installations', { body: { endUserId, apps: [{ appSlug: 'oauthy', connectionId: foreign }] } });
     expect(response.status).to.equal(400);
-    expect(response.body.error.details.problems).to.deep.equal([{ field: 'apps.0.connectionId', rule: 'exists', message: `connection ${foreign} does not exist` }]);
+    expect(response.body.error.details.problems).to.deep.equal([{ field: 'apps[0].connectionId', rule: 'exists', message: `connection ${foreign} does not exist` }]);
   });
 
   it('validates the body', async () => {
