@@ -52,6 +52,11 @@ export function fillTemplate(
   });
 }
 
+/** The variables a template's {{placeholders}} name, in order ('Bearer {{apiKey}}' -> ['apiKey']). */
+export function placeholderNames(template: string): string[] {
+  return [...template.matchAll(PLACEHOLDER)].map((match) => match[1]!);
+}
+
 /**
  * Header values may carry neither line breaks or other control characters (header injection: null) nor a
  * character beyond Latin-1 (U+00FF), which HTTP/1.1 cannot send (the client refuses the whole request). The

@@ -9,6 +9,7 @@ import type { TenancyServices } from '../../tenancy/tenancy-services.ts';
 import { CONTROL_CHARACTER } from '../arguments/host-variables.ts';
 import { checkValues } from './check-values.ts';
 import { KIND_FIELDS } from './kind-fields.ts';
+import { headerValueProblems } from './header-values.ts';
 
 export { authArgumentValues, KIND_FIELDS } from './kind-fields.ts';
 import { verifyCredentials, type VerifyServices } from './verify-credentials.ts';
@@ -59,6 +60,8 @@ export async function createConnection(services: ConnectServices, companyId: str
   const credentials = body.credentials ?? {};
   const problems: FieldProblem[] = [...credentialProblems(auth, credentials), ...metadataProblems(version, body.metadata ?? {})];
   if (problems.length) throw validationError(problems);
+  const inHeaders = headerValueProblems(version, auth, credentials, body.metadata ?? {});
+  if (inHeaders.length) throw validationError(inHeaders);
 
   const { secrets, tokenExpiresAt } = secretsFrom(auth, credentials);
   // The app's own word on the credentials (the auth's verify), before anything is stored.

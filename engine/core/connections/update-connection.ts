@@ -8,6 +8,7 @@ import { connectionView } from '../../tenancy/connections/view.ts';
 import { publishEvent } from '../../tenancy/webhooks/publish.ts';
 import { withEvents } from '../../tenancy/webhooks/with-events.ts';
 import { verifyCredentials } from './verify-credentials.ts';
+import { headerValueProblems } from './header-values.ts';
 
 /**
  * PATCH /v2/connections/{id}: replaces a connection's credentials and/or
@@ -36,6 +37,11 @@ export async function updateConnection(services: ConnectServices, companyId: str
     ...(body.metadata !== undefined ? metadataProblems(version, body.metadata) : []),
   ];
   if (problems.length) throw validationError(problems);
+  if (body.credentials !== undefined || body.metadata !== undefined) {
+    // Only what this PATCH gives is checked: a stored value was checked when it was given.
+    const inHeaders = headerValueProblems(version, auth, body.credentials ?? {}, body.metadata ?? {});
+    if (inHeaders.length) throw validationError(inHeaders);
+  }
 
   const set: Partial<ConnectionRecord> = { updatedOn: new Date() };
   if (body.name !== undefined) set.name = body.name;

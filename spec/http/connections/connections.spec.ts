@@ -66,6 +66,16 @@ describe('connections (/v2/connections)', () => {
     ['an unknown credential key (a typo)', acme({ credentials: { apiKye: SECRET } }), ['credentials.apiKey: is required', 'credentials.apiKye: is not an argument of this auth (expected: apiKey)']],
     ['a credential of the wrong type', acme({ credentials: { apiKey: 42 } }), ['credentials.apiKey: must be a string']],
     ['a credential with a line break (it could not be sent: no header, query or form takes one as it is)', acme({ credentials: { apiKey: 'abcdefghi\nX-Inj: 1' } }), ['credentials.apiKey: must not contain line breaks or other control characters']],
+    [
+      'a credential a header carries with a character beyond Latin-1 (a key pasted with typographic quotes: every run would fail)',
+      acme({ credentials: { apiKey: '\u201csk-live-123\u201d' } }),
+      ['credentials.apiKey: is sent in a header (Authorization), so it must be Latin-1 text (no character beyond U+00FF, such as typographic quotes or a euro sign)'],
+    ],
+    [
+      'an imported OAuth access token with a character beyond Latin-1',
+      { appSlug: 'oauthy', credentials: { accessToken: 'at\u20ac1' } },
+      ['credentials.accessToken: is sent in a header (Authorization), so it must be Latin-1 text (no character beyond U+00FF, such as typographic quotes or a euro sign)'],
+    ],
     ['a missing host variable the API needs', acme({ metadata: {} }), ['metadata.region: is required']],
     ['a host variable outside its options', acme({ metadata: { region: 'mars' } }), ['metadata.region: must be one of "eu", "us"']],
     ['an unknown app', acme({ appSlug: 'nope' }), ['appSlug: no app with slug "nope"']],
