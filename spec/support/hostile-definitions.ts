@@ -28,3 +28,12 @@ export function hundredAliases(): string {
 export function unknownKeys(count = 20_000): string {
   return `${hostileAction('bad')}${Array.from({ length: count }, (_, i) => `unknown${i}: ${i}`).join('\n')}\n`;
 }
+
+/**
+ * A mapping nested 2,000 levels deep (flow style, `x: {a: {a: ...}}` on line 8), behind a 40,000-character comment on
+ * line 7 so the file is large enough to be analysed on a worker thread: its analysis could not be handed back to
+ * the loader, which then waited for ever.
+ */
+export function deepMapping(levels = 2_000): string {
+  return `${hostileAction('bad')}# ${'p'.repeat(40_000)}\nx: ${'{a: '.repeat(levels)}1${'}'.repeat(levels)}\n`;
+}

@@ -243,6 +243,9 @@ function runBatches(
     if (exited) return settle(false);
     worker.once('error', () => settle(false));
     worker.once('exit', () => settle(false));
+    // A summary this thread cannot read back (structured clone's reader gave up): the worker is done for, its batch
+    // goes to another, then to `left`; without this the load would wait for a message that never comes.
+    worker.once('messageerror', () => settle(false));
     next();
   });
 }

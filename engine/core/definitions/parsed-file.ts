@@ -123,7 +123,7 @@ function parseWithPositions(text: string): Positions {
  */
 export function parseDefinitionFile(source: SourceFile): { parsed: ParsedFile | null; problems: DefinitionProblem[] } {
   const fast = fastValue(source.text);
-  if (fast.ok) return { parsed: new ParsedFile(source, fast.value), problems: [] };
+  if (fast.ok) return withinDepth(new ParsedFile(source, fast.value));
   const positions = parseWithPositions(source.text);
   const at = (offset: number) => {
     const { line, col } = positions.lines.linePos(offset);
@@ -138,7 +138,30 @@ export function parseDefinitionFile(source: SourceFile): { parsed: ParsedFile | 
   // anchor used 100 times) by throwing, and an expanded value is walked as a tree by every later stage.
   const refused = aliasProblem(positions.document);
   if (refused) return { parsed: null, problems: [problemAt(at(refused.offset), refused.code, refused.message)] };
-  return { parsed: new ParsedFile(source, positions.document.toJS({ maxAliasCount: -1 }), positions), problems };
+  return withinDepth(new ParsedFile(source, positions.document.toJS({ maxAliasCount: -1 }), positions));
+}
+
+/** The most levels of mappings and sequences a definition file may nest (the file's own mapping is level 1; the bundled ones nest at most 15). */
+export const MAX_DEFINITION_DEPTH = 100;
+
+/**
+ * The file, or a YAML_TOO_DEEP problem at the first mapping or sequence nested past MAX_DEFINITION_DEPTH. Every
+ * later stage walks the value as a tree, and a worker hands its analysis back by structured clone, whose reader
+ * is recursive: a file 2,000 levels deep was analysed and then could not be read back, and the load waited for
+ * ever. Walked with a stack of its own, after aliases were bounded (yaml-aliases.ts).
+ */
+function withinDepth(parsed: ParsedFile): { parsed: ParsedFile | null; problems: DefinitionProblem[] } {
+  const stack: { value: unknown; path: (string | number)[] }[] = [{ value: parsed.value, path: [] }];
+  while (stack.length) {
+    const { value, path } = stack.pop()!;
+    if (value === null || typeof value !== 'object') continue;
+    if (path.length >= MAX_DEFINITION_DEPTH) {
+      return { parsed: null, problems: [problemAt(parsed.locate(path), 'YAML_TOO_DEEP', `mappings and sequences are nested more than ${MAX_DEFINITION_DEPTH} levels deep here; no definition needs that many: flatten it`)] };
+    }
+    if (Array.isArray(value)) for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], path: [...path, i] });
+    else for (const key of Object.keys(value).reverse()) stack.push({ value: (value as Record<string, unknown>)[key], path: [...path, key] });
+  }
+  return { parsed, problems: [] };
 }
 
 /** js-yaml's reading of a file, or not ok when it refuses it (then `yaml` decides). */

@@ -8,6 +8,7 @@ export const PROBLEM_CODES = {
   FILE_UNREADABLE: 'a definition file could not be read',
   YAML_SYNTAX: 'the file is not valid YAML (or has an alias naming no anchor before it, or inside its own anchor)',
   YAML_ALIAS_LIMIT: 'more than 1,000 aliases in a file, or aliases expanding it to more than 100,000 values (an alias bomb)',
+  YAML_TOO_DEEP: 'mappings and sequences nested more than 100 levels deep',
   FILE_UNEXPECTED: 'a YAML file in a place the folder layout does not define',
   VERSION_NAME_INVALID: 'a version folder that is neither a positive number nor draft',
   APP_FILE_MISSING: 'an app folder without app.yaml',

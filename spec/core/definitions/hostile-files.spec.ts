@@ -11,7 +11,7 @@ import { DEFAULT_MAPPING_LIMITS } from '../../../engine/core/mapping/index.ts';
 import { analyseFiles } from '../../../engine/core/definitions/parallel-analysis.ts';
 import { call, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 import { copyValid, tempDir } from '../../support/definition-fixtures.ts';
-import { aliasBomb, hostileAction as action, hundredAliases, unknownKeys } from '../../support/hostile-definitions.ts';
+import { aliasBomb, deepMapping, hostileAction as action, hundredAliases, unknownKeys } from '../../support/hostile-definitions.ts';
 
 /**
  * Definition files made to break loading (issue 14, item 5): an alias bomb,
@@ -199,6 +199,7 @@ describe('hostile definition files', function () {
     for (const [name, text, expected] of [
       ['an alias bomb', aliasBomb(), `${BAD}:13:10 YAML_ALIAS_LIMIT`],
       ['20,000 unknown keys', unknownKeys(), `${BAD}:8:1 SCHEMA_UNKNOWN_PROPERTY`],
+      ['a mapping nested 2,000 levels deep in a 40 KB file (analysed on a worker)', deepMapping(), `${BAD}:9:${4 + 4 * 99} YAML_TOO_DEEP`],
     ] as const) {
       it(`starts not ready with ${name} present, the located problem on the status route, and is ready once the file is fixed`, async () => {
         await write(BAD, text);
