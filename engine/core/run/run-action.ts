@@ -1,4 +1,5 @@
 import { buildOutboundRequest, lookupOptionsVia, type BuiltRequest, type LookupOptions, type LookupRun, type MapperInput } from '../arguments/index.ts';
+import { isStackOverflow, tooDeepAnswer } from './deep-answer.ts';
 import type { ActionEntry, AppVersion, CompiledExpression } from '../definitions/index.ts';
 import { GatewayError } from '../../platform/errors/index.ts';
 import { evaluateGuarded, MappingError } from '../mapping/index.ts';
@@ -75,7 +76,7 @@ const MAX_LOOKUP_DEPTH = 2;
  * envelope from here.
  */
 export async function runAction(services: RunServices, run: RunRequest): Promise<RunOutcome> {
-  const used: UsedSecrets = { held: [], sent: [], arguments: undefined };
+  const used: UsedSecrets = { held: [], sent: [], arguments: undefined, answer: undefined };
   // The company's OAuth client secret, read beside the call (an authorization-code connection renews with it).
   const company =
     run.connection.authType === 'OAuth2AuthorizationCode'
@@ -84,9 +85,15 @@ export async function runAction(services: RunServices, run: RunRequest): Promise
           () => [],
         )
       : [];
-  const outcome = await runCalls(services, run, used);
-  used.sent.push(...(await company));
-  redactEnvelope(outcome.envelope, secretFormsOfRun(used.held, used.sent), used);
+  let outcome: RunOutcome;
+  try {
+    outcome = await runCalls(services, run, used);
+    used.sent.push(...(await company));
+    redactEnvelope(outcome.envelope, secretFormsOfRun(used.held, used.sent), used);
+  } catch (error) {
+    // Out of call stack: an answer nested thousands deep is the app's fault (deep-answer.ts); anything else stays a failure of the gateway.
+    throw (isStackOverflow(error) && tooDeepAnswer(used.answer)) || error;
+  }
   // Its caller writes the envelope to bytes as soon as it has it: a large one, at a turn of its own (platform/turns).
   if (isLargeEnvelope(outcome.envelope)) await ownTurn();
   return outcome;
@@ -98,6 +105,8 @@ interface UsedSecrets {
   sent: (string | undefined)[];
   /** The arguments the mapping read (a hidden argument may carry a connection's value). */
   arguments: unknown;
+  /** The last mapping input (the app's answer), measured only if the run runs out of call stack. */
+  answer?: { body?: unknown };
 }
 
 async function runCalls(services: RunServices, run: RunRequest, used: UsedSecrets): Promise<RunOutcome> {
@@ -158,6 +167,7 @@ async function runCalls(services: RunServices, run: RunRequest, used: UsedSecret
     // Written out, not `{ ...facts.response, action, arguments }`: properties added after a spread miss V8's inline cache on every run (~2 µs).
     // copyBody: a body left unparsed (deferred-json.ts) is parsed by whatever reads it, a mapping worker or this thread.
     const mappingInput: MappingInput = copyBody(facts.response, { status: facts.response.status, headers: facts.response.headers, body: null as unknown, action: actionMeta, arguments: built.arguments });
+    used.answer = mappingInput;
     // A large response is mapped from a turn of its own, not in the turn that parsed it (platform/turns).
     if (isLargeResponse(facts.response)) await ownTurn();
     const mapped = await mapResponse(action, mappingInput, run.signal, workers);

@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { isStackOverflow, tooDeepAnswer } from '../../core/run/deep-answer.ts';
 import Router from '@koa/router';
 import { requireApiKey } from '../guards/require-api-key.ts';
 import { resolveAction, resolveAppVersion } from '../../core/definitions/index.ts';
@@ -112,7 +113,16 @@ export function runRequest(companyId: string, version: AppVersion, action: Actio
  * answered, for the request log, the metrics and the trace.
  */
 export function answer(ctx: AppContext, outcome: RunOutcome): void {
-  const parts = envelopeParts(outcome.envelope);
+  let parts: Buffer[];
+  try {
+    parts = envelopeParts(outcome.envelope);
+  } catch (error) {
+    // An app's answer nested thousands deep, kept as the envelope's data (an action without a response mapping).
+    const tooDeep = isStackOverflow(error) ? tooDeepAnswer({ body: outcome.envelope }) : null;
+    if (!tooDeep) throw error;
+    if (ctx.state.run) ctx.state.run.outcome = 'app_error';
+    throw tooDeep;
+  }
   ctx.status = outcome.status;
   if (ctx.req.headers.origin !== undefined) {
     ctx.set('Content-Type', JSON_TYPE);

@@ -1,4 +1,5 @@
 import { runAction } from '../../core/run/run-action.ts';
+import { isStackOverflow, tooDeepAnswer } from '../../core/run/deep-answer.ts';
 import { envelopeOutcome, errorOutcome, runFactsOf, type RunFacts } from '../../core/run/run-facts.ts';
 import { selectConnection } from '../../core/run/select-connection.ts';
 import { GatewayError, validationError } from '../../platform/errors/index.ts';
@@ -45,7 +46,12 @@ export async function callTool(services: McpServices, call: ToolCall): Promise<T
     const outcome = await runAction(services.run, { ...start, arguments: args, signal: call.signal, facts });
     facts.outcome = envelopeOutcome(outcome.status, outcome.envelope.success);
     facts.retries = outcome.envelope.meta.retries;
-    return envelopeResult(outcome.status, outcome.envelope, services.config.mcp.resultMaxChars);
+    try {
+      return envelopeResult(outcome.status, outcome.envelope, services.config.mcp.resultMaxChars);
+    } catch (error) {
+      // An app's answer nested thousands deep, kept as the rows (deep-answer.ts): said as the REST answer says it.
+      throw (isStackOverflow(error) && tooDeepAnswer({ body: outcome.envelope })) || error;
+    }
   } catch (error) {
     if (facts) facts.outcome = errorOutcome(error, call.signal.aborted);
     if (error instanceof GatewayError && error.status < 500) return errorResult(error);

@@ -18,6 +18,7 @@ const ACTIONS: Record<string, string> = {
     'get',
     'response: |\n  { "success": body.success, "data": [], "meta": { "authenticated": body.authenticated, "tooManyRequests": body.tooManyRequests } }\n',
   ),
+  'shop/versions/1/actions/copy-all.yaml': action('copy-all', 'get', 'response: |\n  { "success": status = 200, "data": [body] }\n'),
   'shop/versions/1/actions/create-thing.yaml': action('create-thing', 'create', 'response: |\n  { "success": status = 200, "data": [{ "id": body.id, "name": body.name }] }\n'),
   'shop/versions/1/actions/explain-failure.yaml': action(
     'explain-failure',
@@ -73,6 +74,26 @@ describe('envelope flags are booleans, and failures carry no phantom rows', func
     const second = await run('flags-from-body');
     expect(second.body.success).to.equal(true);
     expect(second.body.meta.authenticated).to.equal(true);
+  });
+
+  it('an answer nested thousands of levels deep (10 KB of [[[...]]]) that the run cannot map or write back is 502 UPSTREAM_PROTOCOL_ERROR saying so, never a 500', async () => {
+    const deep = `${'['.repeat(5_000)}1${']'.repeat(5_000)}`;
+    // Unmapped (the answer is the data), and mapped whole on this thread: each runs out of call stack writing the envelope.
+    for (const [actionSlug, padded] of [['unmapped', deep], ['copy-all', deep]] as const) {
+      upstream.on('GET /api/things', () => ({ headers: { 'content-type': 'application/json' }, body: padded }));
+      // Raw: the test helpers' own checks would run out of call stack on such an answer.
+      const response = await fetch(`${gw.url}/v2/universal/apps/shop/actions/${actionSlug}/run`, { method: 'POST', headers: { authorization: `Bearer ${gw.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ connectionId, arguments: {} }) });
+      const text = await response.text();
+      const { status } = response;
+      expect(status, `${actionSlug} ${padded.length}: ${text.slice(0, 300)}`).to.equal(502);
+      const body = JSON.parse(text);
+      expect(body.error.code).to.equal('UPSTREAM_PROTOCOL_ERROR');
+      expect(body.error.message).to.match(/nests JSON more than 1000 levels deep/);
+    }
+    // Mapped whole from a large answer (a mapping worker writes the rows as text): answered as any other, not a 500.
+    upstream.on('GET /api/things', () => ({ headers: { 'content-type': 'application/json' }, body: `{"pad":"${'p'.repeat(300_000)}","id":${deep}}` }));
+    const viaWorker = await fetch(`${gw.url}/v2/universal/apps/shop/actions/copy-all/run`, { method: 'POST', headers: { authorization: `Bearer ${gw.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ connectionId, arguments: {} }) });
+    expect(viaWorker.status).to.be.oneOf([200, 502]);
   });
 
   it('an unmapped upstream 500 HTML page is success: false with data: [], the page only in meta.response.body', async () => {
