@@ -84,11 +84,7 @@ interface DispatchOptions {
 
 function sentRequest(options: DispatchOptions): SentRequest {
   const url = new URL(options.path, String(options.origin));
-  const query: Record<string, string | string[]> = {};
-  for (const [key, value] of url.searchParams) {
-    const had = query[key];
-    query[key] = had === undefined ? value : Array.isArray(had) ? [...had, value] : [had, value];
-  }
+  const query = fieldsOf(url.searchParams);
   const headers = headerObject(options.headers);
   const body = options.body === null || options.body === undefined ? null : typeof options.body === 'string' ? options.body : Buffer.from(options.body).toString('utf8');
   return {
@@ -117,12 +113,7 @@ function decodeBody(raw: DispatchOptions['body'], contentType: string | undefine
   const text = typeof raw === 'string' ? raw : Buffer.from(raw).toString('utf8');
   if (text === '') return null;
   if (/^application\/x-www-form-urlencoded\b/i.test(contentType ?? '')) {
-    const form: Record<string, string | string[]> = {};
-    for (const [key, value] of new URLSearchParams(text)) {
-      const had = form[key];
-      form[key] = had === undefined ? value : Array.isArray(had) ? [...had, value] : [had, value];
-    }
-    return form;
+    return fieldsOf(new URLSearchParams(text));
   }
   if (isJsonType(contentType)) {
     try {
@@ -146,4 +137,17 @@ export function compareRequest(label: string, expected: ExpectedRequest, sent: S
   }
   if ('body' in expected) result.push(...differences(`${label}.body`, expected.body ?? null, sent.body));
   return result;
+}
+
+/**
+ * A query's or form's fields, a repeated one as the list of its values. Each is the object's own member (a field
+ * named constructor or toString is not Object's function, one named __proto__ is a field like any other).
+ */
+function fieldsOf(params: URLSearchParams): Record<string, string | string[]> {
+  const fields: Record<string, string | string[]> = {};
+  for (const [key, value] of params) {
+    const had = Object.hasOwn(fields, key) ? fields[key] : undefined;
+    Object.defineProperty(fields, key, { value: had === undefined ? value : Array.isArray(had) ? [...had, value] : [had, value], enumerable: true, writable: true, configurable: true });
+  }
+  return fields;
 }

@@ -147,7 +147,7 @@ function expectedRequest(input: CaseInput, given: Record<string, unknown>): NonN
   let hasBody = false;
   for (const arg of args.filter((a) => a.parent === undefined)) {
     if (arg.location === 'Body') hasBody = true;
-    const value = arg.hidden ? arg.default : (given[arg.key] ?? arg.default);
+    const value = arg.hidden ? arg.default : (own(given, arg.key) ?? arg.default);
     if (value === undefined || value === null) continue;
     const sent = sentValue(arg, value, args);
     const name = arg.externalKey ?? arg.key;
@@ -190,7 +190,7 @@ function childrenSent(parent: Argument, value: Obj, children: Argument[], args: 
   const out: Obj = {};
   const prefix = `${parent.externalKey ?? parent.key}.`;
   for (const child of children) {
-    const v = child.hidden ? child.default : (value[child.key] ?? child.default);
+    const v = child.hidden ? child.default : (own(value, child.key) ?? child.default);
     if (v === undefined || v === null) continue;
     const external = (child.externalKey ?? child.key).replace(/\[\]/g, '');
     setPath(out, (external.startsWith(prefix) ? external.slice(prefix.length) : external).split('.'), sentValue(child, v, args));
@@ -219,7 +219,7 @@ function formFields(body: Obj): Record<string, string | string[]> | null {
     if (Array.isArray(value)) value.forEach((item, i) => add(`${key}[${i}]`, item));
     else if (isObj(value)) for (const [member, item] of Object.entries(value)) add(`${key}[${member}]`, item);
     else {
-      const had = fields[key];
+      const had = own(fields, key) as string | string[] | undefined;
       fields[key] = had === undefined ? String(value) : Array.isArray(had) ? [...had, String(value)] : [had, String(value)];
     }
   };
@@ -257,10 +257,10 @@ function deletedId(action: ActionDefinition, given: Record<string, unknown>): un
   const last = [...action.path.matchAll(/:([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1]!).at(-1);
   if (last !== undefined) {
     const arg = args.find((a) => a.location === 'Param' && a.parent === undefined && (a.externalKey ?? a.key) === last);
-    if (arg) return given[arg.key] ?? arg.default;
+    if (arg) return own(given, arg.key) ?? arg.default;
   }
   const byId = args.find((a) => a.parent === undefined && (a.location === 'Query' || a.location === 'Body') && (a.externalKey ?? a.key) === 'id');
-  return byId ? (given[byId.key] ?? byId.default) : undefined;
+  return byId ? (own(given, byId.key) ?? byId.default) : undefined;
 }
 
 /** The second case of a paged listing: the cursor of the first page sent back, and the request it makes. */
@@ -300,11 +300,21 @@ function setMore(body: Obj, expression: string): void {
 function setPath(target: Obj, path: string[], value: unknown): void {
   let at = target;
   path.forEach((key, i) => {
-    if (i === path.length - 1) at[key] = value;
+    // Defined, not assigned: a field named __proto__ is a member like any other.
+    if (i === path.length - 1) define(at, key, value);
     else {
-      if (!isObj(at[key])) at[key] = {};
+      if (!isObj(own(at, key))) define(at, key, {});
       at = at[key] as Obj;
     }
   });
 }
 
+
+/** `object[key]` when it is the object's own: a property named constructor or toString is not Object's function. */
+function own(object: Record<string, unknown>, key: string): unknown {
+  return Object.hasOwn(object, key) ? object[key] : undefined;
+}
+
+function define(object: Obj, key: string, value: unknown): void {
+  Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
+}

@@ -132,6 +132,26 @@ describe('npm run import', function () {
     expect(await runDefinitionTests(defs, { write: (l) => lines.push(l) })).to.deep.include({ passed: 5, failed: 0 });
   });
 
+  it('imports fields and parameters named like members of every object (constructor, toString), and their cases pass', async () => {
+    const odd = {
+      '/odd': {
+        post: {
+          operationId: 'postOdd',
+          summary: 'Post odd names',
+          parameters: [{ name: 'constructor', in: 'query', required: true, schema: { type: 'string' }, example: 'c' }],
+          requestBody: { content: { 'application/json': { schema: { type: 'object', properties: { toString: { type: 'string' }, hasOwnProperty: { type: 'string' } } } } } },
+          responses: { 200: { description: 'ok', content: { 'application/json': { schema: { type: 'object', properties: { id: { type: 'string' } } } } } } },
+        },
+      },
+    };
+    const outcome = await imported(await write('odd.json', petstore({ extraPaths: odd })), 'pets', { operations: ['postOdd'] });
+    expect(outcome.stderr).to.equal('');
+    expect(outcome.exitCode).to.equal(0);
+    expect((await loadDefinitions(defs)).ok).to.equal(true);
+    const lines: string[] = [];
+    expect(await runDefinitionTests(defs, { write: (l) => lines.push(l) }), lines.join('\n')).to.deep.include({ passed: 1, failed: 0 });
+  });
+
   it('runs as npm run import, prints the next commands, and they work as printed', async () => {
     const file = await write('pets.json', petstore());
     const run = await runScript('import.ts', [file, '--app', 'pets', '--dir', 'definitions'], { cwd: tmp.dir });
