@@ -78,7 +78,8 @@ export async function actionFrom(op: OperationInfo, id: string, ctx: ActionConte
 
   const summary = str(op.operation.summary)?.trim();
   const text = str(op.operation.description) ?? '';
-  const name = displayName(summary || firstParagraph(text) || (op.operationId ? humanised(op.operationId) : `${op.method} ${op.path}`));
+  // An operationId of no Latin words (列表) is its own name; a name is never empty.
+  const name = displayName(summary || firstParagraph(text) || (op.operationId ? humanised(op.operationId) || op.operationId : '')) || `${op.method} ${op.path}`;
   const definition: ActionDefinition = { id, slug: id, name, operation, method: op.method, path: paramsPath(params.path) };
   const described = documentation(text);
   // A description that only repeats the name says nothing more.

@@ -152,6 +152,16 @@ describe('npm run import', function () {
     expect(await runDefinitionTests(defs, { write: (l) => lines.push(l) }), lines.join('\n')).to.deep.include({ passed: 1, failed: 0 });
   });
 
+  it('names an action whose operationId has no Latin words and no summary by that id (列表), never an empty name', async () => {
+    const odd = { '/things': { get: { operationId: '列表', responses: { 200: { description: 'ok' } } } } };
+    const outcome = await imported(await write('odd.json', petstore({ extraPaths: odd })), 'pets', { operations: ['列表'] });
+    expect(outcome.stderr).to.equal('');
+    expect(outcome.exitCode).to.equal(0);
+    const [file] = (await listing(defs)).filter((f) => f.endsWith('.yaml') && f.includes('/actions/') && !f.endsWith('.test.yaml'));
+    expect(parse(await fs.readFile(path.join(defs, file!), 'utf8'))).to.deep.include({ name: '列表' });
+    expect((await loadDefinitions(defs)).ok).to.equal(true);
+  });
+
   it('runs as npm run import, prints the next commands, and they work as printed', async () => {
     const file = await write('pets.json', petstore());
     const run = await runScript('import.ts', [file, '--app', 'pets', '--dir', 'definitions'], { cwd: tmp.dir });
