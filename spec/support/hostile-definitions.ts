@@ -37,3 +37,9 @@ export function unknownKeys(count = 20_000): string {
 export function deepMapping(levels = 2_000): string {
   return `${hostileAction('bad')}# ${'p'.repeat(40_000)}\nx: ${'{a: '.repeat(levels)}1${'}'.repeat(levels)}\n`;
 }
+
+/** An action with `count` Query arguments (line 7 on: `arguments:`, then three lines each). */
+export function manyArguments(count = 1_001): string {
+  const args = Array.from({ length: count }, (_, i) => `  - key: arg${i}\n    dataType: String\n    location: Query`);
+  return hostileAction('bad', `arguments:\n${args.join('\n')}\n`);
+}

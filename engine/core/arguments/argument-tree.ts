@@ -27,15 +27,23 @@ export function argumentTree(args: readonly ArgumentEntry[]): readonly ArgumentN
   return tree;
 }
 
-function build(args: readonly ArgumentEntry[], parent: ArgumentNode | undefined): ArgumentNode[] {
-  const parentKey = parent?.arg.key;
-  return args
-    .filter((arg) => arg.parent === parentKey)
-    .map((arg) => {
-      const node: { arg: ArgumentEntry; children: ArgumentNode[]; parent: ArgumentNode | undefined } = { arg, children: [], parent };
-      node.children = build(args, node);
-      return node;
-    });
+/** Each argument's children found by one grouping of the list (a filter of the whole list per argument took n^2: 20,000 arguments, seconds). */
+function build(args: readonly ArgumentEntry[], parent: ArgumentNode | undefined, byParent = groupByParent(args)): ArgumentNode[] {
+  return (byParent.get(parent?.arg.key) ?? []).map((arg) => {
+    const node: { arg: ArgumentEntry; children: ArgumentNode[]; parent: ArgumentNode | undefined } = { arg, children: [], parent };
+    node.children = build(args, node, byParent);
+    return node;
+  });
+}
+
+function groupByParent(args: readonly ArgumentEntry[]): Map<string | undefined, ArgumentEntry[]> {
+  const byParent = new Map<string | undefined, ArgumentEntry[]>();
+  for (const arg of args) {
+    const siblings = byParent.get(arg.parent);
+    if (siblings) siblings.push(arg);
+    else byParent.set(arg.parent, [arg]);
+  }
+  return byParent;
 }
 
 /**

@@ -11,7 +11,7 @@ import { DEFAULT_MAPPING_LIMITS } from '../../../engine/core/mapping/index.ts';
 import { analyseFiles } from '../../../engine/core/definitions/parallel-analysis.ts';
 import { call, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 import { copyValid, tempDir } from '../../support/definition-fixtures.ts';
-import { aliasBomb, deepMapping, hostileAction as action, hundredAliases, unknownKeys } from '../../support/hostile-definitions.ts';
+import { aliasBomb, deepMapping, hostileAction as action, hundredAliases, manyArguments, unknownKeys } from '../../support/hostile-definitions.ts';
 
 /**
  * Definition files made to break loading (issue 14, item 5): an alias bomb,
@@ -89,6 +89,16 @@ describe('hostile definition files', function () {
         expect(version.actions.get('list-lists')!.name).to.equal('Renamed');
       });
     }
+
+    it('refuses an action of more than 1,000 arguments (every run checks each), located at its arguments, and takes 1,000', async () => {
+      const registry = new DefinitionsRegistry(tmp.dir, createLogger('silent'));
+      await write(BAD, manyArguments(1_001));
+      const refused = await registry.reload('start');
+      expect(refused.problems.map(located)).to.deep.equal([`${BAD}:8:3 SCHEMA_INVALID`]);
+      expect(refused.problems[0]!.message).to.include('1000');
+      await write(BAD, manyArguments(1_000));
+      expect((await registry.reload('change')).problems.map(located)).to.deep.equal([]);
+    });
 
     it('accepts an ordinary file that uses one anchor 100 times', async () => {
       const registry = new DefinitionsRegistry(tmp.dir, createLogger('silent'));

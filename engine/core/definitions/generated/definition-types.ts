@@ -32,6 +32,8 @@ export type OriginVariables = string[];
 export type ListSettings = FixedList | LookupList | CountryList | CurrencyList;
 /**
  * Arguments of the API itself, set once per connection (for example a subdomain used in baseUrl).
+ *
+ * @maxItems 1000
  */
 export type Arguments = Argument[];
 /**
@@ -67,26 +69,38 @@ export type AuthDefinition =
   | CredentialExchangeAuth;
 /**
  * What the user enters when connecting (an API key, a subdomain...). {{key}} placeholders in this auth refer to them.
+ *
+ * @maxItems 1000
  */
 export type Arguments1 = Argument[];
 /**
  * What the user enters when connecting (an API key, a subdomain...). {{key}} placeholders in this auth refer to them.
+ *
+ * @maxItems 1000
  */
 export type Arguments2 = Argument[];
 /**
  * What the user enters when connecting (an API key, a subdomain...). {{key}} placeholders in this auth refer to them.
+ *
+ * @maxItems 1000
  */
 export type Arguments3 = Argument[];
 /**
  * What the user enters when connecting (an API key, a subdomain...). {{key}} placeholders in this auth refer to them.
+ *
+ * @maxItems 1000
  */
 export type Arguments4 = Argument[];
 /**
  * What the user enters when connecting (an API key, a subdomain...). {{key}} placeholders in this auth refer to them.
+ *
+ * @maxItems 1000
  */
 export type Arguments5 = Argument[];
 /**
  * What the user enters when connecting (an API key, a subdomain...). {{key}} placeholders in this auth refer to them.
+ *
+ * @maxItems 1000
  */
 export type Arguments6 = Argument[];
 /**
@@ -95,6 +109,8 @@ export type Arguments6 = Argument[];
 export type OriginVariables1 = string[];
 /**
  * The action's arguments.
+ *
+ * @maxItems 1000
  */
 export type Arguments7 = Argument[];
 /**
