@@ -83,7 +83,8 @@ export function enforceEnvelope(
     data = withDeletedId(rowsOf(data), facts.deletedId);
   }
   if (!success && !(data instanceof RawRows && !data.emptyRows)) data = rowsOf(data).filter((row) => !isEmptyRow(row));
-  if (meta.cursor !== undefined && meta.cursor !== null && typeof meta.cursor !== 'string') meta.cursor = String(meta.cursor);
+  // A cursor is text the caller sends back: a number or boolean as it reads, an object or array as its JSON (not "[object Object]").
+  if (meta.cursor !== undefined && meta.cursor !== null && typeof meta.cursor !== 'string') meta.cursor = typeof meta.cursor === 'object' ? JSON.stringify(meta.cursor) : String(meta.cursor);
   if (meta.cursor === null || meta.cursor === '') delete meta.cursor;
   const envelope: Envelope = { success, data: data instanceof RawRows ? [] : data, meta: { ...meta, retries: facts.retries, response: facts.response, action: facts.action } };
   return data instanceof RawRows ? withRawRows(envelope, data) : envelope;

@@ -36,6 +36,12 @@ describe('rows a mapping worker wrote (RawRows) in the envelope', () => {
     expect(JSON.parse(bytes.toString('utf8')).meta.cursor).to.equal('42');
   });
 
+  it('writes a cursor the mapping made an object or an array as its JSON text, one the caller can send back, never "[object Object]"', () => {
+    expect(enforceEnvelope({ success: true, data: [], meta: { cursor: { page: 2, after: 'x' } } }, facts(200, LIST)).meta.cursor).to.equal('{"page":2,"after":"x"}');
+    expect(enforceEnvelope({ success: true, data: [], meta: { cursor: ['a', 1] } }, facts(200, LIST)).meta.cursor).to.equal('["a",1]');
+    expect(enforceEnvelope({ success: true, data: [], meta: { cursor: true } }, facts(200, LIST)).meta.cursor).to.equal('true');
+  });
+
   it('splice beside a body left unparsed (deferred-json.ts), both as their bytes, neither parsed', () => {
     const text = JSON.stringify({ items: rows, padding: 'x'.repeat(2000) });
     const deferred = new DeferredJson(Buffer.from(text));
