@@ -8,7 +8,7 @@ import { checkListValue } from './lists/list-check.ts';
 import { define } from './json-path.ts';
 import { problem, shown } from './rules.ts';
 import type { ListOption } from './types.ts';
-import { checkValueRules } from './value-rules.ts';
+import { checkValueRules, delimiterProblem } from './value-rules.ts';
 import { isJsonObject } from '../../platform/json-object.ts';
 
 export interface CheckContext {
@@ -71,7 +71,11 @@ export async function checkNode(node: ArgumentNode, raw: unknown, field: string,
     let ok = true;
     for (const [i, element] of values.entries()) {
       const result = await checkElement(arg, elementType, element, fromDefault, ctx);
-      if (result.ok) out.push(result.value);
+      const split = result.ok ? delimiterProblem(arg, result.value) : null;
+      if (split) {
+        ok = false;
+        ctx.problems.push(problem(Array.isArray(value) ? `${field}[${i}]` : field, split.rule, split.message));
+      } else if (result.ok) out.push(result.value);
       else {
         ok = false;
         ctx.problems.push(problem(Array.isArray(value) ? `${field}[${i}]` : field, result.rule, result.message));

@@ -28,6 +28,7 @@ export const ARGUMENT_RULES = {
   hostVariable: 'a {{placeholder}} of the base URL or a header has no value, or a value that cannot go there',
   header: 'a Header argument whose value cannot be a header value: a line break or other control character, or an object',
   pathSegment: 'a path parameter with a . or .. segment, or (allowSlashes) an empty segment',
+  delimiter: 'a value of a multi-value argument holds the delimiter its values are joined with (the app would read it as more than one value)',
 } as const;
 
 export type ArgumentRule = keyof typeof ARGUMENT_RULES;

@@ -36,3 +36,14 @@ export function checkValueRules(rules: ValueRules, value: unknown): Checked {
   }
   return accept(value);
 }
+
+/**
+ * A value of a multi-value argument joined with a delimiter that holds the delimiter itself ("b|c" with "|"): the
+ * app would read it as two values. Not looked for where the argument escapes its values (the escape may encode it).
+ */
+export function delimiterProblem(arg: Pick<Argument, 'multipleValues' | 'escape'>, value: unknown): { rule: 'delimiter'; message: string } | null {
+  const delimiter = arg.multipleValues?.delimiter;
+  if (delimiter === undefined || delimiter === '' || arg.escape !== undefined) return null;
+  if (!(typeof value === 'string' ? value : String(value)).includes(delimiter)) return null;
+  return { rule: 'delimiter', message: `holds ${JSON.stringify(delimiter)}, which its values are joined with: the app would read it as more than one value` };
+}

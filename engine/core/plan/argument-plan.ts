@@ -11,7 +11,7 @@ import type { RequestParts } from '../arguments/placement.ts';
 import { problem, shown } from '../arguments/rules.ts';
 import { asText, sendValue, type SendContext } from '../arguments/send-values.ts';
 import { escapeText } from '../arguments/escape.ts';
-import { checkValueRules } from '../arguments/value-rules.ts';
+import { checkValueRules, delimiterProblem } from '../arguments/value-rules.ts';
 import { isJsonObject } from '../../platform/json-object.ts';
 
 /**
@@ -108,7 +108,11 @@ function planCheck(node: ArgumentNode, inPath: boolean): Check {
       let ok = true;
       for (let i = 0; i < values.length; i++) {
         const result = element!(values[i], fromDefault);
-        if (result.ok) out.push(result.value);
+        const split = result.ok ? delimiterProblem(arg, result.value) : null;
+        if (split) {
+          ok = false;
+          ctx.problems.push(problem(isArray ? `${field}[${i}]` : field, split.rule, split.message));
+        } else if (result.ok) out.push(result.value);
         else {
           ok = false;
           ctx.problems.push(problem(isArray ? `${field}[${i}]` : field, result.rule, result.message));
