@@ -131,6 +131,10 @@ export function parseDefinitionFile(source: SourceFile): { parsed: ParsedFile | 
   };
   const problems = [
     ...positions.document.errors.map((error) => problemAt(at(error.pos[0]), 'YAML_SYNTAX', firstLine(error.message) + expressionHint(source.text, error.pos[0]))),
+    // yaml reads a tag it does not know (!foo) as if it were not there, with a warning only: a definition holds JSON values.
+    ...positions.document.warnings
+      .filter((warning) => warning.code === 'TAG_RESOLVE_FAILED')
+      .map((warning) => problemAt(at(warning.pos[0]), 'YAML_SYNTAX', `${firstLine(warning.message)}: a definition uses YAML's core tags only (!!str, !!int, !!float, !!bool, !!null, !!map, !!seq)`)),
     ...duplicateKeyOffsets(positions.document).map((offset) => problemAt(at(offset), 'YAML_SYNTAX', 'Map keys must be unique')),
   ];
   if (problems.length) return { parsed: null, problems };
@@ -155,6 +159,10 @@ function withinDepth(parsed: ParsedFile): { parsed: ParsedFile | null; problems:
   while (stack.length) {
     const { value, path } = stack.pop()!;
     if (value === null || typeof value !== 'object') continue;
+    // What a YAML 1.1 tag makes (!!binary bytes, a !!timestamp date, a !!set or !!omap map): no JSON value, which every later stage expects.
+    if (!Array.isArray(value) && Object.getPrototypeOf(value) !== Object.prototype && Object.getPrototypeOf(value) !== null) {
+      return { parsed: null, problems: [problemAt(parsed.locate(path), 'YAML_SYNTAX', `this value is not JSON (${value.constructor?.name ?? 'an object'}, from a YAML 1.1 tag such as !!binary, !!timestamp or !!set): write it as text, a number, a list or a mapping`)] };
+    }
     if (path.length >= MAX_DEFINITION_DEPTH) {
       return { parsed: null, problems: [problemAt(parsed.locate(path), 'YAML_TOO_DEEP', `mappings and sequences are nested more than ${MAX_DEFINITION_DEPTH} levels deep here; no definition needs that many: flatten it`)] };
     }

@@ -65,6 +65,19 @@ describe('the YAML fast path (js-yaml for files it accepts, yaml for the rest)',
     expect(parseDefinitionFile(sourceFile('x.yaml', '')).parsed!.value).to.equal(null);
   });
 
+  it('refuses what is not JSON, located: an unknown tag, and the bytes, dates and sets YAML 1.1 tags make', () => {
+    const problem = (text: string) => {
+      const { parsed, problems } = parseDefinitionFile(sourceFile('x.yaml', text));
+      expect(parsed, text).to.equal(null);
+      return problems.map((p) => `${p.line}:${p.column} ${p.code} ${p.message}`);
+    };
+    expect(problem('a: 1\nb: !foo x\n')).to.deep.equal(["2:4 YAML_SYNTAX Unresolved tag: !foo: a definition uses YAML's core tags only (!!str, !!int, !!float, !!bool, !!null, !!map, !!seq)"]);
+    expect(problem('a: 1\nb: !!binary aGVsbG8=\n')[0]).to.match(/^2:\d+ YAML_SYNTAX this value is not JSON \(Buffer, from a YAML 1\.1 tag such as !!binary/);
+    expect(problem('a: [!!timestamp 2020-01-01]\n')[0]).to.match(/^1:\d+ YAML_SYNTAX this value is not JSON \(Date/);
+    expect(problem('%YAML 1.1\n---\na: !!set {x, y}\n')[0]).to.match(/^3:\d+ YAML_SYNTAX this value is not JSON \(Set/);
+    expect(parseDefinitionFile(sourceFile('x.yaml', 'a: !!str 1\nb: !!map {c: !!int "2"}\n')).parsed!.value).to.deep.equal({ a: '1', b: { c: 2 } });
+  });
+
   it('never lets js-yaml expand an alias: every file with an anchor goes to yaml (its alias-expansion limit applies)', () => {
     const token = fc.constantFrom('a', 'b', ': ', '- ', '&a ', '&a', '*a', '[', ']', '{', '}', ',', ' ', '\n', '\n  ', '\t', '!', '?', '? ', '|', '"', "'", '#', '1', '-');
     fc.assert(
