@@ -29,6 +29,15 @@ import { isDefinitionPath } from './source-files.ts';
 export const RELOAD_DEBOUNCE_MS = 25;
 
 /**
+ * After the folder was replaced, how long the tree must be quiet before the reload: a folder made again is filled
+ * by a copy (`rm -rf definitions && cp -r new definitions`), which can pause longer than RELOAD_DEBOUNCE_MS between
+ * files on a busy machine; a reload in such a pause served the apps copied so far as the whole catalogue (20 of 69
+ * for 0.4 s, seen from outside). Every event in the tree meanwhile starts the wait again. A symlink re-pointed or a
+ * ConfigMap's `..data` swapped is whole at once and waits the same, which costs half a second, not a wrong snapshot.
+ */
+export const REPLACED_QUIET_MS = 500;
+
+/**
  * A folder's mtime comes from the kernel's coarse clock, which lags the real
  * one by up to a tick (1-10 ms): "changed since t" looks from this much
  * before t.
@@ -140,15 +149,19 @@ export async function watchDefinitions(
   let restarting: Promise<void> = Promise.resolve();
   let closed = false;
 
-  const changedSince = (file: string | null, reason: string, newFolder = false) => {
+  /** The folder was replaced: the reload waits for the tree to be quiet for REPLACED_QUIET_MS, not debounceMs (see there). */
+  let replacing = false;
+  const changedSince = (file: string | null, reason: string, newFolder = false, replaced = false) => {
     // A classification that was under way when watching stopped.
     if (closed) return;
     if (changed && file) changed.add(file);
     else changed = null;
     if (newFolder) rewatch = true;
+    if (replaced) replacing = true;
     if (timer) clearTimeout(timer);
     timer = setTimeout(() => {
       timer = null;
+      replacing = false;
       const paths = changed;
       changed = new Set();
       if (rewatch) {
@@ -159,7 +172,7 @@ export async function watchDefinitions(
       void restarting.then(() => {
         if (!closed) void registry.reload(reason, paths ? [...paths] : undefined);
       });
-    }, debounceMs);
+    }, replacing ? Math.max(debounceMs, REPLACED_QUIET_MS) : debounceMs);
   };
 
   /** Paths seen created or changed as files whose names are not a definition file's: their deletion is a file's too. */
@@ -302,7 +315,7 @@ export async function watchDefinitions(
     if (!moved && !forced && !subscription) return;
     if (now) logger.info({ dir, root: now.root, previous, reason: why }, 'watching the definitions folder anew');
     else logger.warn({ dir, previous, reason: why }, 'definitions folder is missing: the last good snapshot, if any, keeps serving until it is back');
-    changedSince(null, now ? `definitions folder replaced (${why})` : 'definitions folder missing');
+    changedSince(null, now ? `definitions folder replaced (${why})` : 'definitions folder missing', false, now !== null);
   };
   /** One entry watched in `folder`: the folder holding DEFINITIONS_DIR or its real folder, or the real folder (for `..data`). */
   const anchorIn = (folder: string, name: string): FSWatcher | null => {

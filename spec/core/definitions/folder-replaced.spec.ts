@@ -124,6 +124,32 @@ describe('hot reload when the definitions folder is replaced', function () {
     expect(gw.logs().some((l) => l.level === 30 && l.msg === 'watching the definitions folder anew' && l.dir === defs)).to.equal(true);
   });
 
+  it('waits for a copy into the replaced folder to be quiet: a copy that pauses between apps is never served half-way (rm -rf && cp -r)', async () => {
+    // Two apps: acme, and a second made from it.
+    const twoApps = async (into: string) => {
+      await copyValid(into);
+      const second = path.join(into, 'acme-two');
+      await fs.cp(path.join(into, 'acme'), second, { recursive: true });
+      const app = path.join(second, 'app.yaml');
+      await fs.writeFile(app, (await fs.readFile(app, 'utf8')).replace(/^id: acme$/m, 'id: acme-two').replace(/^slug: acme-crm$/m, 'slug: acme-two'));
+    };
+    const source = path.join(tmp.dir, 'new-definitions');
+    await twoApps(source);
+    await twoApps(defs);
+    expect((await loadDefinitions(defs)).snapshot?.apps.size).to.equal(2);
+    gw = await startOn(defs);
+    await fs.rm(defs, { recursive: true });
+    await fs.mkdir(defs);
+    // One app copied, a pause (a slow disk, a busy machine), then the other.
+    for (const app of ['acme', 'acme-two']) {
+      await fs.cp(path.join(source, app), path.join(defs, app), { recursive: true });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    await servesFolder(defs, 'the copied folder serves');
+    const served = gw.logs().filter((l) => l.msg === 'definitions loaded').map((l) => l.apps);
+    expect(served, 'apps of each snapshot served').to.deep.equal([2, 2]);
+  });
+
   it('loads a Kubernetes ConfigMap volume and reloads when its ..data link is swapped', async () => {
     await fs.mkdir(defs);
     await writeVolume(defs, '100', 'Lists of the first volume');
