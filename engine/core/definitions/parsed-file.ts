@@ -129,13 +129,16 @@ export function parseDefinitionFile(source: SourceFile): { parsed: ParsedFile | 
     const { line, col } = positions.lines.linePos(offset);
     return { file: source.file, line, column: col };
   };
+  // yaml's parser runs out of call stack on a file nested thousands deep: that is the file's depth, said as such.
+  const overflow = positions.document.errors.find((error) => error.message.includes('Maximum call stack size exceeded'));
+  if (overflow) return { parsed: null, problems: [problemAt(at(overflow.pos[0]), 'YAML_TOO_DEEP', `mappings and sequences are nested thousands of levels deep here (more than ${MAX_DEFINITION_DEPTH} may not be); no definition needs that many: flatten it`)] };
   const problems = [
     ...positions.document.errors.map((error) => problemAt(at(error.pos[0]), 'YAML_SYNTAX', firstLine(error.message) + expressionHint(source.text, error.pos[0]))),
     // yaml reads a tag it does not know (!foo) as if it were not there, with a warning only: a definition holds JSON values.
     ...positions.document.warnings
       .filter((warning) => warning.code === 'TAG_RESOLVE_FAILED')
       .map((warning) => problemAt(at(warning.pos[0]), 'YAML_SYNTAX', `${firstLine(warning.message)}: a definition uses YAML's core tags only (!!str, !!int, !!float, !!bool, !!null, !!map, !!seq)`)),
-    ...duplicateKeyOffsets(positions.document).map((offset) => problemAt(at(offset), 'YAML_SYNTAX', 'Map keys must be unique')),
+    ...duplicateKeyOffsets(positions.document).map(({ offset, key }) => problemAt(at(offset), 'YAML_SYNTAX', `Map keys must be unique: "${key}" is set twice in this mapping`)),
   ];
   if (problems.length) return { parsed: null, problems };
   // Aliases are bounded before the value is built: yaml's own limit (maxAliasCount) refused ordinary use (one

@@ -65,7 +65,7 @@ describe('the YAML fast path (js-yaml for files it accepts, yaml for the rest)',
     expect(parseDefinitionFile(sourceFile('x.yaml', '')).parsed!.value).to.equal(null);
   });
 
-  it('refuses what is not JSON, located: an unknown tag, and the bytes, dates and sets YAML 1.1 tags make', () => {
+  it('refuses what is not JSON, located: an unknown tag, the bytes, dates and sets YAML 1.1 tags make, a key set twice (named), a file nested too deep to parse', () => {
     const problem = (text: string) => {
       const { parsed, problems } = parseDefinitionFile(sourceFile('x.yaml', text));
       expect(parsed, text).to.equal(null);
@@ -76,6 +76,10 @@ describe('the YAML fast path (js-yaml for files it accepts, yaml for the rest)',
     expect(problem('a: [!!timestamp 2020-01-01]\n')[0]).to.match(/^1:\d+ YAML_SYNTAX this value is not JSON \(Date/);
     expect(problem('%YAML 1.1\n---\na: !!set {x, y}\n')[0]).to.match(/^3:\d+ YAML_SYNTAX this value is not JSON \(Set/);
     expect(parseDefinitionFile(sourceFile('x.yaml', 'a: !!str 1\nb: !!map {c: !!int "2"}\n')).parsed!.value).to.deep.equal({ a: '1', b: { c: 2 } });
+    expect(problem('a: 1\nb: 2\na: 3\n')).to.deep.equal(['3:1 YAML_SYNTAX Map keys must be unique: "a" is set twice in this mapping']);
+    // Nested past what the parser itself can read: said as depth, not as the parser's stack or a JSONata hint.
+    const [deep] = problem(`id: x\nx: ${'{a: '.repeat(5_000)}1${'}'.repeat(5_000)}\n`);
+    expect(deep).to.match(/^2:\d+ YAML_TOO_DEEP mappings and sequences are nested thousands of levels deep here/);
   });
 
   it('never lets js-yaml expand an alias: every file with an anchor goes to yaml (its alias-expansion limit applies)', () => {
