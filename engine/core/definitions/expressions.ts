@@ -27,7 +27,11 @@ export function expressionProblem(parsed: ParsedFile, path: DefinitionPath, sour
   const { error } = factsOf(source);
   if (!error) return null;
   const code = error.code ? ` (${error.code})` : '';
-  return problemAt(locationIn(parsed, path, source, (error.position ?? 1) - 1), 'JSONATA_SYNTAX', `JSONata: ${error.message ?? 'does not parse'}${code}`);
+  // jsonata's parser is recursive: an expression of hundreds of thousands of terms runs it out of call stack.
+  const message = error.message?.includes('Maximum call stack size exceeded')
+    ? `the expression is too long or nested too deep for the JSONata parser (${source.length} characters): split it, or compute the long part with a function such as $map or $reduce`
+    : `${error.message ?? 'does not parse'}${code}`;
+  return problemAt(locationIn(parsed, path, source, (error.position ?? 1) - 1), 'JSONATA_SYNTAX', `JSONata: ${message}`);
 }
 
 /**

@@ -7,6 +7,7 @@ import { expressionsOf } from '../../../engine/core/definitions/file-analysis.ts
 import { JSONATA_VERSION, jsonataSyntaxError } from '../../../engine/core/definitions/jsonata-syntax/index.ts';
 import { parseDefinitionFile } from '../../../engine/core/definitions/parsed-file.ts';
 import { sourceFile } from '../../../engine/core/definitions/source-files.ts';
+import { expressionProblem } from '../../../engine/core/definitions/expressions.ts';
 import { expression } from '../../support/generated-expressions.ts';
 
 /** What expressionProblem reports of an error: all jsonata() says of it but its stack. */
@@ -64,6 +65,14 @@ const INVALID: [string, string[]][] = [
 ];
 
 describe('the JSONata syntax check (jsonata 2.2.2 parser, symbol table built once)', () => {
+  it('says an expression too long for the parser is too long (200,000 terms), not that the call stack ran out', () => {
+    const source = Array.from({ length: 200_000 }, (_, i) => String(i)).join(' + ');
+    const parsed = parseDefinitionFile(sourceFile('x.yaml', `response: '${source}'\n`)).parsed!;
+    const problem = expressionProblem(parsed, ['response'], source);
+    expect(problem?.code).to.equal('JSONATA_SYNTAX');
+    expect(problem?.message).to.equal(`JSONata: the expression is too long or nested too deep for the JSONata parser (${source.length} characters): split it, or compute the long part with a function such as $map or $reduce`);
+  });
+
   it('is a copy of the jsonata version installed: upgrading jsonata means copying its parser again', () => {
     const installed = JSON.parse(fs.readFileSync('package.json', 'utf8')).dependencies.jsonata;
     expect(installed, 'engine/core/definitions/jsonata-syntax/README.md says how to re-sync the copy').to.equal(JSONATA_VERSION);
