@@ -21,20 +21,21 @@ export interface RateLimitVerdict {
  * once when the API's `retry.giveUpWhen` says true (if it fails, the rate
  * limit is retried).
  */
-export async function rateLimitVerdict(policy: RetryEntry, fromMapping: unknown, input: MappingInput): Promise<RateLimitVerdict> {
+export async function rateLimitVerdict(policy: RetryEntry, fromMapping: unknown, input: MappingInput, failed?: (error: MappingError, which: 'when' | 'giveUpWhen') => void): Promise<RateLimitVerdict> {
   const limited =
-    flagOf(fromMapping) === true || (policy.when ? ((await guarded(policy.when, input)) ?? input.status === 429) : input.status === 429);
+    flagOf(fromMapping) === true || (policy.when ? ((await guarded(policy.when, input, (error) => failed?.(error, 'when'))) ?? input.status === 429) : input.status === 429);
   if (!limited) return { limited, giveUp: false };
-  return { limited, giveUp: policy.giveUpWhen ? (await guarded(policy.giveUpWhen, input)) === true : false };
+  return { limited, giveUp: policy.giveUpWhen ? (await guarded(policy.giveUpWhen, input, (error) => failed?.(error, 'giveUpWhen'))) === true : false };
 }
 
-/** The expression's answer as a boolean; undefined when it fails, hits a guardrail or gives no boolean. */
-async function guarded(expression: CompiledExpression, input: MappingInput): Promise<boolean | undefined> {
+/** The expression's answer as a boolean; undefined when it fails (told to `failed`), hits a guardrail or gives no boolean. */
+async function guarded(expression: CompiledExpression, input: MappingInput, failed: (error: MappingError) => void): Promise<boolean | undefined> {
   try {
     const result = await evaluateGuarded(expression as never, input);
     return typeof result === 'boolean' ? result : undefined;
   } catch (error) {
-    if (error instanceof MappingError) return undefined;
-    throw error;
+    if (!(error instanceof MappingError)) throw error;
+    failed(error);
+    return undefined;
   }
 }

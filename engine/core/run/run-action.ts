@@ -184,7 +184,7 @@ async function runCalls(services: RunServices, run: RunRequest, used: UsedSecret
       return envelope;
     };
 
-    const rateLimit = await rateLimitVerdict(version.api.retry, meta.tooManyRequests, mappingInput);
+    const rateLimit = await rateLimitVerdict(version.api.retry, meta.tooManyRequests, mappingInput, (error, which) => retryExpressionFailed(services, run, error, which));
     if (rateLimit.limited) {
       const wait = rateLimits.nextWait(response.headers, rateLimit.giveUp);
       if (wait !== null) {
@@ -241,6 +241,16 @@ async function runLookupAction(services: RunServices, run: Omit<RunRequest, 'act
   // The lookup's calls are not the run's own: its facts (status, time) stay the outer call's.
   const { envelope } = await runAction(services, { ...run, action: lookup.action, arguments: lookup.arguments, depth, facts: undefined });
   return envelope;
+}
+
+/** The author hears that api.yaml's retry.when or retry.giveUpWhen failed (where and why); the documented default decides instead. */
+function retryExpressionFailed(services: RunServices, run: RunRequest, error: MappingError, which: 'when' | 'giveUpWhen'): void {
+  services.metrics?.mappingErrors.inc({ reason: error.details.reason });
+  const { file, line, column, reason } = error.details;
+  services.logger.warn(
+    { app: run.version.app.slug, version: String(run.version.version), action: run.action.id, code: error.code, file, line, column, reason },
+    which === 'when' ? 'api.yaml retry.when failed: a 429 is the rate limit instead' : 'api.yaml retry.giveUpWhen failed: the rate limit is retried',
+  );
 }
 
 /** The author hears that api.yaml's appError mapping failed (where and why, never the response it read); the run answers the engine's default. */
