@@ -113,6 +113,10 @@ function mappingError(error: unknown, compiled: GuardedExpression, limits: Mappi
       setting = 'MAPPING_MAX_RESULT_BYTES';
       what = `the mapping built or returned a value of more than ${limit} characters of JSON (MAPPING_MAX_RESULT_BYTES)`;
     }
+  } else if (error instanceof RangeError && /invalid string length/i.test(error.message)) {
+    // A string past what V8 can hold (~512 MB), built by a function the guard cannot see inside ($replace, $join).
+    [reason, limit, setting] = ['size', limits.maxString, 'MAPPING_MAX_STRING'];
+    what = `the mapping built a string of more than ${limit} characters (MAPPING_MAX_STRING)`;
   } else if (e.code === 'REGEX') {
     reason = 'regex';
     what = e.message ?? 'the regular expression cannot run on the linear-time engine';

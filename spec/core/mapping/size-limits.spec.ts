@@ -12,9 +12,9 @@ const ORIGIN = { file: 'definitions/acme/versions/1/actions/list.yaml', line: 20
 const SMALL: MappingLimits = { ...DEFAULT_MAPPING_LIMITS, timeoutMs: 20_000, maxString: 1000, maxResultBytes: 10_000 };
 const DOUBLING = '( $f := function($s,$n){ $n=0 ? $s : $f($s & $s, $n-1) }; $f("ab", N) )';
 
-async function failure(compiled: GuardedExpression, input: unknown = {}): Promise<MappingError> {
+async function failure(compiled: GuardedExpression, input: unknown = {}, bindings: Record<string, unknown> = {}): Promise<MappingError> {
   try {
-    await evaluateGuarded(compiled, input);
+    await evaluateGuarded(compiled, input, bindings);
   } catch (error) {
     expect(error).to.be.instanceOf(MappingError);
     return error as MappingError;
@@ -36,6 +36,16 @@ describe('mappings cannot build strings or results past their size limits', () =
     expect(error.details).to.include({ reason: 'size', limit: 1000, setting: 'MAPPING_MAX_STRING', line: 20 });
     expect(error.message).to.match(/^definitions\/acme\/versions\/1\/actions\/list\.yaml:20:\d+: the mapping built a string of more than 1000 characters \(MAPPING_MAX_STRING\)$/);
     expect(error.status).to.equal(502);
+  });
+
+  it('a string past what V8 can hold, built inside a function the guard cannot see into ("Invalid string length"), is the MAPPING_MAX_STRING size error', async () => {
+    // What $replace or $join throws at ~512 M characters, without building one here.
+    const tooLong = () => {
+      throw new RangeError('Invalid string length');
+    };
+    const error = await failure(compileExpression('$build()', ORIGIN, SMALL), {}, { build: tooLong });
+    expect(error.details).to.include({ reason: 'size', limit: 1000, setting: 'MAPPING_MAX_STRING' });
+    expect(error.message).to.match(/the mapping built a string of more than 1000 characters \(MAPPING_MAX_STRING\)$/);
   });
 
   it("the issue's doubling (27 times, then $uppercase) under the default limits is a size error, not a crash of the process", async function () {
