@@ -13,6 +13,13 @@ import { rawRowsOf, rowCount } from './raw-rows.ts';
 export const SPLICE_FROM_CHARS = 1024;
 
 /**
+ * A short text that may hold a number a double does not give back as written (16 digits or more in a row: an id
+ * past 2^53; an exponent of three digits: 1e400, 1e-400): spliced all the same, so meta.response.body keeps the
+ * app's digits whatever its size (serialised again, 9007199254740993 came back as ...992, and 1e400 as null).
+ */
+const LOSSY_NUMBER = /\d{16}|[eE][+-]?\d{3}/;
+
+/**
  * On a response whose body is exactly what a JSON text parsed to: that body,
  * its text, and the bytes the text was decoded from when they are that text
  * in UTF-8 (see withJsonText). A property of the response itself (not
@@ -44,7 +51,7 @@ type Noted = { [PARSED_FROM]?: ParsedFrom };
 export function withJsonText<R extends EnvelopeMeta['response']>(response: R, text: string | undefined, received?: { bytes: Buffer; utf8: boolean }): R {
   const deferred = deferredBodyOf(response);
   if (deferred) return withDeferredText(response, deferred);
-  if (text === undefined || text.length < SPLICE_FROM_CHARS) return response;
+  if (text === undefined || (text.length < SPLICE_FROM_CHARS && !LOSSY_NUMBER.test(text))) return response;
   const bytes = received && received.utf8 && spliceable(received.bytes) ? received.bytes : undefined;
   const noted: ParsedFrom = { body: response.body, text, bytes, deferred: undefined };
   Object.defineProperty(response, PARSED_FROM, { value: noted });

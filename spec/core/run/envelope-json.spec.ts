@@ -32,6 +32,13 @@ describe('envelopeJson', () => {
     expect(JSON.parse(json)).to.deep.equal(JSON.parse(JSON.stringify(envelope)));
   });
 
+  it("keeps a short body's numbers as the app wrote them when a double cannot hold them (an id of 16+ digits, an exponent of 3): spliced, not serialised again", () => {
+    for (const text of ['{"id":9007199254740993}', '{"big":1e400,"tiny":1e-400}']) {
+      const json = envelopeJson(envelopeOver(text, JSON.parse(text)));
+      expect(json).to.include(`"body":${text}`);
+    }
+  });
+
   it('serialises a body that is no longer the value its text parsed to, and a short one', () => {
     const short = '{ "a": 1 }';
     expect(envelopeJson(envelopeOver(short, JSON.parse(short)))).to.equal(JSON.stringify(envelopeOver(undefined, JSON.parse(short))));
