@@ -178,6 +178,15 @@ describe('/mcp: the MCP endpoint (the SDK client over HTTP)', function () {
     }
   });
 
+  it("answers a tool whose app answered JSON nested thousands deep with an error result saying so, not an internal error", async () => {
+    const deep = `${'['.repeat(5_000)}1${']'.repeat(5_000)}`;
+    upstream.on('GET /desk/tickets', () => ({ headers: { 'content-type': 'application/json' }, body: `{"tickets":[${deep}]}` }));
+    const client = await asCompany([desk]);
+    const result: any = await client.callTool({ name: 'desk_list-tickets', arguments: {} });
+    expect(result.isError).to.equal(true);
+    expect(text(result)).to.match(/^UPSTREAM_PROTOCOL_ERROR: the app's answer nests JSON more than 1000 levels deep/);
+  });
+
   it('an unknown tool is a protocol error (invalid params), as the specification says', async () => {
     const client = await asCompany([storeMain]);
     const error: any = await client.callTool({ name: 'desk_list-tickets', arguments: {} }).catch((e: unknown) => e);
