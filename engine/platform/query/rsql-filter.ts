@@ -8,7 +8,7 @@ import { locateComparisons, type ComparisonLocation } from './rsql-positions.ts'
 import { clip, looseCandidates, typedValue } from './typed-values.ts';
 
 /** Guards that keep one request's filter cheap for the store. */
-export const WHERE_LIMITS = { maxLength: 2000, maxComparisons: 50, maxListValues: 100, maxLikeLength: 100, maxLikeWildcards: 10 } as const;
+export const WHERE_LIMITS = { maxLength: 2000, maxComparisons: 50, maxListValues: 100, maxLikeLength: 100, maxLikeWildcards: 10, maxLikeWildcardsInAll: 20 } as const;
 
 const VERBOSE: Record<string, string> = { '=lt=': '<', '=le=': '<=', '=gt=': '>', '=ge=': '>=' };
 const MONGO_OPERATOR: Record<string, string> = { '!=': '$ne', '<': '$lt', '<=': '$lte', '>': '$gt', '>=': '$gte', '=in=': '$in', '=out=': '$nin' };
@@ -43,6 +43,7 @@ export function rsqlToFilter(where: string, fields: FieldTable): Filter {
   const locations = locateComparisons(where);
   if (locations.length > WHERE_LIMITS.maxComparisons) throw whereError(`must have at most ${WHERE_LIMITS.maxComparisons} comparisons`);
   let next = 0;
+  const like = { wildcards: 0 };
   const translate = (node: ExpressionNode): Filter => {
     if (node.type === 'LOGIC') {
       // In source order, so each comparison meets its own location.
@@ -51,7 +52,7 @@ export function rsqlToFilter(where: string, fields: FieldTable): Filter {
       const op = node.operator === ';' || node.operator === 'and' ? '$and' : '$or';
       return { [op]: [...flatten(left, op), ...flatten(right, op)] };
     }
-    return comparison(node, locations[next++]!, fields);
+    return comparison(node, locations[next++]!, fields, like);
   };
   return translate(tree);
 }
@@ -62,7 +63,7 @@ function flatten(filter: Filter, op: string): Filter[] {
   return keys.length === 1 && keys[0] === op ? (filter[op] as Filter[]) : [filter];
 }
 
-function comparison(node: ComparisonNode, where: ComparisonLocation, fields: FieldTable): Filter {
+function comparison(node: ComparisonNode, where: ComparisonLocation, fields: FieldTable, like: { wildcards: number }): Filter {
   const selector = node.left.selector;
   const operator = VERBOSE[node.operator] ?? node.operator;
   const at = (offset: number) => `at position ${offset + 1}`;
@@ -99,7 +100,7 @@ function comparison(node: ComparisonNode, where: ComparisonLocation, fields: Fie
     throw whereError(`${operator} takes one value, not a list ${at(where.values[0]!.at)}`);
   }
 
-  if (operator === '=like=') return { [path]: { $like: likePattern(raw[0]!, where.values[0]!.at) } };
+  if (operator === '=like=') return { [path]: { $like: likePattern(raw[0]!, where.values[0]!.at, like) } };
 
   const values = raw.flatMap((text, i) => {
     const { at: offset, quoted } = where.values[i]!;
@@ -131,14 +132,19 @@ function objectKeyNull(path: string, operator: string, values: unknown[]): Filte
  * `=like=` takes `*` as "any characters" and everything else literally,
  * anchored at both ends, case-insensitive (the store's `$like`). The limits
  * on length and wildcards keep the cost per value (value length x pattern
- * length) small.
+ * length) small, and the wildcards of all of a filter's patterns together
+ * (`like`, counted across its comparisons) keep a filter's cost per record
+ * small: 50 patterns of 10 wildcards each held the embedded store (one
+ * connection, every company's queries behind it) a second per request.
  */
-function likePattern(text: string, offset: number): string {
+function likePattern(text: string, offset: number, like: { wildcards: number }): string {
   const where = `at position ${offset + 1}`;
   if (text.length === 0) throw whereError(`=like= needs a pattern ${where}`);
   if (text.length > WHERE_LIMITS.maxLikeLength) throw whereError(`=like= patterns are at most ${WHERE_LIMITS.maxLikeLength} characters ${where}`);
   const wildcards = likeSegments(text).length - 1;
   if (wildcards > WHERE_LIMITS.maxLikeWildcards) throw whereError(`=like= patterns have at most ${WHERE_LIMITS.maxLikeWildcards} wildcards ${where}`);
+  like.wildcards += wildcards;
+  if (like.wildcards > WHERE_LIMITS.maxLikeWildcardsInAll) throw whereError(`the =like= patterns of one filter have at most ${WHERE_LIMITS.maxLikeWildcardsInAll} wildcards in all ${where}`);
   return text;
 }
 

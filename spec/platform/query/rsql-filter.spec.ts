@@ -142,6 +142,12 @@ describe('RSQL where -> store filter', () => {
       expect(rejection(`name=like=${'a'.repeat(WHERE_LIMITS.maxLikeLength + 1)}`).message).to.equal(`where: =like= patterns are at most ${WHERE_LIMITS.maxLikeLength} characters at position 11`);
       expect(rejection(`name=like=${'a*'.repeat(WHERE_LIMITS.maxLikeWildcards + 1)}`).message).to.equal(`where: =like= patterns have at most ${WHERE_LIMITS.maxLikeWildcards} wildcards at position 11`);
     });
+    it('refuses a filter whose =like= patterns together have more than 20 wildcards (each within its own 10), naming the pattern past it', () => {
+      const pattern = `*${'a*'.repeat(WHERE_LIMITS.maxLikeWildcards - 1)}b`;
+      expect(rsqlToFilter(`name=like=${pattern},name=like=${pattern}`, COMPANY_FIELDS)).to.have.property('$or');
+      const three = `name=like=${pattern},name=like=${pattern},name=like=${pattern}`;
+      expect(rejection(three).message).to.equal(`where: the =like= patterns of one filter have at most ${WHERE_LIMITS.maxLikeWildcardsInAll} wildcards in all at position ${2 * ('name=like='.length + pattern.length + 1) + 'name=like='.length + 1}`);
+    });
   });
 
   describe('the filter documents it builds', () => {
