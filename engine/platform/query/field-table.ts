@@ -14,6 +14,8 @@ export interface ListField {
   nullable?: boolean;
   /** The record's field in the store, when it is not the JSON name. */
   path?: string;
+  /** Every value the field can hold, when they are few and fixed (a status): `where` refuses another, naming these. */
+  values?: readonly string[];
   description: string;
 }
 

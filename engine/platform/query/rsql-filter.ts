@@ -107,6 +107,10 @@ function comparison(node: ComparisonNode, where: ComparisonLocation, fields: Fie
     if (field.type === 'object') return looseCandidates(text, quoted);
     const typed = typedValue(text, quoted, field.type, field.nullable ?? false);
     if (!typed.ok) throw whereError(`${name} ${typed.reason} ${at(offset)}`);
+    // A value the field never holds matches nothing: most likely a typo, said as one.
+    if (field.values && typeof typed.value === 'string' && !field.values.includes(typed.value)) {
+      throw whereError(`${name} is one of ${field.values.join(', ')} (got "${clip(typed.value)}") ${at(offset)}`);
+    }
     if (typed.value === null && !['==', '!=', '=in=', '=out='].includes(operator)) {
       throw whereError(`${name}: null can only be compared with == != =in= =out= ${at(offset)}`);
     }

@@ -142,6 +142,11 @@ describe('RSQL where -> store filter', () => {
       expect(rejection(`name=like=${'a'.repeat(WHERE_LIMITS.maxLikeLength + 1)}`).message).to.equal(`where: =like= patterns are at most ${WHERE_LIMITS.maxLikeLength} characters at position 11`);
       expect(rejection(`name=like=${'a*'.repeat(WHERE_LIMITS.maxLikeWildcards + 1)}`).message).to.equal(`where: =like= patterns have at most ${WHERE_LIMITS.maxLikeWildcards} wildcards at position 11`);
     });
+    it('refuses a value a field of fixed values never holds, naming them (status==bogus would match nothing)', () => {
+      const fields = { status: { type: 'string', values: ['active', 'needs_reauthorization'], description: 'status' } } as const;
+      expect(rsqlToFilter('status==active', fields)).to.deep.equal({ status: 'active' });
+      expect(() => rsqlToFilter('status=in=(active,bogus)', fields)).to.throw('where: status is one of active, needs_reauthorization (got "bogus") at position 19');
+    });
     it('refuses a filter whose =like= patterns together have more than 20 wildcards (each within its own 10), naming the pattern past it', () => {
       const pattern = `*${'a*'.repeat(WHERE_LIMITS.maxLikeWildcards - 1)}b`;
       expect(rsqlToFilter(`name=like=${pattern},name=like=${pattern}`, COMPANY_FIELDS)).to.have.property('$or');
