@@ -321,8 +321,11 @@ describe('end users (/v2/end-users)', () => {
       expect((await documentedCall(gw, 'DELETE', `/v2/end-users/${id}`)).status).to.equal(200);
       providerIssuesTokens();
       const back = await callback({ code: 'code-1', state });
-      expect(back.status).to.equal(400);
-      expect(back.body.error.code).to.equal('OAUTH_STATE_INVALID');
+      // The browser goes back to the page that started it, told the authorization can no longer complete.
+      expect(back.status).to.equal(302);
+      const returned = new URL(back.location!);
+      expect(returned.searchParams.get('error')).to.equal('oauth_state_invalid');
+      expect(returned.searchParams.has('connectionId')).to.equal(false);
       expect((await documentedCall(gw, 'GET', `/v2/connections?where=endUserId==${id}`)).body.data).to.deep.equal([]);
     });
 
