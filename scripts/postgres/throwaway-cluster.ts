@@ -28,6 +28,10 @@ export interface ThrowawayCluster {
   pause(): Promise<void>;
   /** Starts the paused server again on the same port. */
   resume(): Promise<void>;
+  /** Stops the server's processes where they are (SIGSTOP): connections stay open and nothing answers, as a frozen host or a network partition (fault specs). */
+  freeze(): Promise<void>;
+  /** Lets frozen processes go on (SIGCONT). */
+  thaw(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -78,6 +82,12 @@ export async function startThrowawayCluster(options: { port?: number; fsync?: bo
   await start();
   const urlOf = (database: string) => `postgres://igw:igw@127.0.0.1:${port}/${database}`;
   let stopped = false;
+  /** The postmaster (first line of postmaster.pid) and every process it started. */
+  const signalAll = async (signal: 'STOP' | 'CONT') => {
+    const postmaster = Number((await fs.readFile(path.join(data, 'postmaster.pid'), 'utf8')).split('\n')[0]);
+    const children = spawnSync('ps', ['-o', 'pid=', '--ppid', String(postmaster)], { encoding: 'utf8' }).stdout.split('\n').map(Number).filter((pid) => pid > 0);
+    for (const pid of [postmaster, ...children]) process.kill(pid, `SIG${signal}`);
+  };
   return {
     url: urlOf('postgres'),
     port,
@@ -88,6 +98,12 @@ export async function startThrowawayCluster(options: { port?: number; fsync?: bo
     },
     async resume() {
       await start();
+    },
+    async freeze() {
+      await signalAll('STOP');
+    },
+    async thaw() {
+      await signalAll('CONT');
     },
     async stop() {
       if (stopped) return;

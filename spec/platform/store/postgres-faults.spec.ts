@@ -69,4 +69,29 @@ describe('PostgreSQL down: at start and while serving', function () {
     expect(after.body.data.map((u: { externalId: string }) => u.externalId)).to.deep.equal(['before']);
     expect((await call(gw, 'GET', '/ready', { auth: null })).status).to.equal(200);
   });
+
+  it('answers 503 STORE_UNAVAILABLE when the server stops answering on open connections (a frozen host, a partition), within its query timeout, and recovers', async () => {
+    const temp = await tempDir();
+    const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: temp.dir, DATABASE_URL: cluster.url, ENCRYPTION_KEY: randomBytes(32).toString('base64'), BOOTSTRAP_API_KEY: TEST_API_KEY, STORE_QUERY_TIMEOUT_MS: '1000' });
+    const frozenGateway = await startGateway(config, captureLogs().logger);
+    try {
+      const gw = { url: `http://127.0.0.1:${frozenGateway.port}`, apiKey: TEST_API_KEY };
+      // The pool's connections are open before the server freezes: the requests go out on them.
+      await Promise.all(Array.from({ length: 4 }, () => call(gw, 'GET', '/v2/end-users')));
+      await cluster.freeze();
+      const started = Date.now();
+      const answers = await Promise.all(Array.from({ length: 3 }, () => call(gw, 'GET', '/v2/end-users')));
+      expect(answers.map((a) => a.status)).to.deep.equal([503, 503, 503]);
+      expect(answers[0]!.body.error.code).to.equal('STORE_UNAVAILABLE');
+      expect(Date.now() - started, 'answered, not held until the server came back').to.be.below(20_000);
+      await cluster.thaw();
+      let after = await call(gw, 'GET', '/v2/end-users');
+      for (let i = 0; i < 20 && after.status !== 200; i++) after = await call(gw, 'GET', '/v2/end-users');
+      expect(after.status).to.equal(200);
+    } finally {
+      await cluster.thaw().catch(() => {});
+      await frozenGateway.stop();
+      await temp.cleanup();
+    }
+  });
 });

@@ -29,7 +29,13 @@ export function callbackQueries(pool: pg.Pool): PostgresPool {
   };
 }
 
+/** What pg says when no answer came within query_timeout (open-postgres.ts). */
+const NO_ANSWER = 'Query read timeout';
+
 function wrap(client: pg.PoolClient): PostgresPoolClient {
+  // A connection whose query got no answer in time is given back to be closed, not reused: the server may still
+  // answer that query on it, or never answer anything again.
+  let unanswered = false;
   function query<R>(sql: string, parameters: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>>;
   function query<R>(cursor: PostgresCursor<R>): PostgresCursor<R>;
   function query<R>(sqlOrCursor: string | PostgresCursor<R>, parameters?: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>> | PostgresCursor<R> {
@@ -37,10 +43,12 @@ function wrap(client: pg.PoolClient): PostgresPoolClient {
     if (typeof sqlOrCursor !== 'string') return client.query(sqlOrCursor as never) as unknown as PostgresCursor<R>;
     return new Promise((resolve, reject) => {
       client.query(sqlOrCursor, parameters as unknown[], (error: Error | undefined, result: pg.QueryResult) => {
-        if (error) reject(error);
-        else resolve(result as unknown as PostgresQueryResult<R>);
+        if (error) {
+          if (error.message === NO_ANSWER) unanswered = true;
+          reject(error);
+        } else resolve(result as unknown as PostgresQueryResult<R>);
       });
     });
   }
-  return { query, release: (destroy?: boolean) => client.release(destroy) };
+  return { query, release: (destroy?: boolean) => client.release(destroy || unanswered || undefined) };
 }

@@ -8,6 +8,9 @@ import { migrateToLatest } from './migrate.ts';
 import { translateSqlError } from './sql-errors.ts';
 import { sqlStore } from './sql-store.ts';
 
+/** How much longer than statement_timeout the driver waits for an answer: the server's own timeout, when it can send it, comes first. */
+export const ANSWER_GRACE_MS = 2_000;
+
 export interface PostgresStoreOptions {
   queryTimeoutMs: number;
   poolMax: number;
@@ -30,6 +33,12 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
     max: options.poolMax,
     connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000,
     statement_timeout: options.queryTimeoutMs,
+    // A server that stops answering on an open connection (a frozen host, a partition) never reports its own
+    // statement_timeout: the driver gives up on the answer a little after it (the connection is then closed,
+    // callback-queries.ts), and TCP keepalive finds a connection whose peer is gone while it is idle.
+    query_timeout: options.queryTimeoutMs + ANSWER_GRACE_MS,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
     application_name: 'integration-gateway',
   });
   pool.on('error', (error) => options.onIdleError?.(error));

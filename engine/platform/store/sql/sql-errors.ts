@@ -5,7 +5,7 @@ import { storeUnavailableError } from '../store-unavailable.ts';
 
 /** Network failures of the pg driver, and its own words for a connection that went away. */
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'EAI_AGAIN']);
-const DRIVER_WORDS = /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended|not queryable/i;
+const DRIVER_WORDS = /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended|not queryable|Query read timeout/i;
 
 /**
  * A database error as the port reports it: a unique violation (23505) is a
