@@ -35,16 +35,24 @@ export type BootstrapOutcome =
  * afresh. MongoDB runs them one after another, so the bootstrap is also
  * resumable: the company is written first, marked `bootstrapPending`, and
  * the mark is removed last, once the key is stored and (a generated one)
- * delivered. A start that finds a marked company finishes the job: it adds
+ * delivered. A start that finds a marked company finishes the job (once the
+ * mark is BOOTSTRAP_PENDING_GRACE_MS old: until then another start may be
+ * delivering its key, and this one waits for it): it adds
  * the owner if missing, revokes keys of an earlier attempt that nobody can
  * know (generated and never delivered, or another chosen key) and issues the
  * key. A kill anywhere in between therefore never leaves a company without a
  * usable key. A generated key's delivery (removing the mark) comes after the
  * transaction, on every store.
  */
-export async function bootstrap(store: Store, bootstrapApiKey: string | undefined): Promise<BootstrapOutcome> {
-  // Exclusive: two gateways starting at once on one empty PostgreSQL would each see no company and write one.
-  const outcome = await store.transaction(() => bootstrapWrites(store, bootstrapApiKey), { exclusive: 'igw:bootstrap' });
+export async function bootstrap(store: Store, bootstrapApiKey: string | undefined, options: { pendingGraceMs?: number } = {}): Promise<BootstrapOutcome> {
+  const graceMs = options.pendingGraceMs ?? BOOTSTRAP_PENDING_GRACE_MS;
+  let outcome: Awaited<ReturnType<typeof bootstrapWrites>>;
+  for (;;) {
+    // Exclusive: two gateways starting at once on one empty PostgreSQL would each see no company and write one.
+    outcome = await store.transaction(() => bootstrapWrites(store, bootstrapApiKey, graceMs), { exclusive: 'igw:bootstrap' });
+    if (outcome.kind !== 'busy') break;
+    await new Promise((resolve) => setTimeout(resolve, BUSY_RETRY_MS));
+  }
   if (outcome.kind === 'skipped') return outcome;
   const delivered = async () => {
     await store.companies.updateOne({ id: outcome.companyId }, { $unset: { bootstrapPending: true } });
@@ -54,8 +62,11 @@ export async function bootstrap(store: Store, bootstrapApiKey: string | undefine
   return { ...outcome, delivered };
 }
 
-async function bootstrapWrites(store: Store, bootstrapApiKey: string | undefined): Promise<BootstrapOutcome | Omit<Extract<BootstrapOutcome, { kind: 'created' }>, 'delivered'>> {
+async function bootstrapWrites(store: Store, bootstrapApiKey: string | undefined, graceMs: number): Promise<BootstrapOutcome | Omit<Extract<BootstrapOutcome, { kind: 'created' }>, 'delivered'> | { kind: 'busy' }> {
   const pending = await store.companies.findOne({ bootstrapPending: true });
+  // Marked a moment ago: another start (another gateway of the fleet) is delivering its key now; this one waits
+  // for it to finish rather than revoke that key as abandoned (it would leave that gateway's key file unusable).
+  if (pending && Date.now() - pending.updatedOn.getTime() < graceMs) return { kind: 'busy' };
   if (!pending && (await store.companies.count({})) > 0) {
     const ignoredKey = bootstrapApiKey !== undefined && (await findActiveApiKey(store, bootstrapApiKey)) === null;
     return { kind: 'skipped', ignoredKey };
@@ -65,7 +76,8 @@ async function bootstrapWrites(store: Store, bootstrapApiKey: string | undefined
     (await store.members.findOne({ companyId: company.id, email: BOOTSTRAP_OWNER.email })) ??
     (await addMember(store, company.id, { ...BOOTSTRAP_OWNER, role: 'owner' }));
   // A kill between the member write and its count leaves memberCount behind; the count is the truth.
-  if (pending) await store.companies.updateOne({ id: company.id }, { $set: { memberCount: await store.members.count({ companyId: company.id }) } });
+  // The mark's time is renewed: whoever starts next waits for this start's delivery as for the first's.
+  if (pending) await store.companies.updateOne({ id: company.id }, { $set: { memberCount: await store.members.count({ companyId: company.id }), updatedOn: new Date() } });
 
   const chosenHash = bootstrapApiKey === undefined ? null : hashApiKey(bootstrapApiKey);
   let haveChosen = false;
@@ -79,6 +91,13 @@ async function bootstrapWrites(store: Store, bootstrapApiKey: string | undefined
   }
   return { kind: 'created', companyId: company.id, userId: owner.userId, generatedKey, resumed: pending !== null };
 }
+
+/**
+ * How long a `bootstrapPending` mark is taken for a start still delivering its key (writing its key file, showing
+ * it on a terminal: milliseconds), before a start that finds it takes the bootstrap for abandoned and finishes it.
+ */
+export const BOOTSTRAP_PENDING_GRACE_MS = 30_000;
+const BUSY_RETRY_MS = 200;
 
 /** BOOTSTRAP_API_KEY: the owner's key of the "Default" company an empty store starts with; unset, one is generated. */
 export function bootstrapApiKeyFromEnv(env: Env): string | undefined {

@@ -57,7 +57,8 @@ describe('bootstrap', () => {
       try {
         const error = await bootstrap(killedAfterInsertInto(store, collection), KEY).then(() => null, (e: Error) => e);
         expect(error?.message).to.equal(`killed after the ${collection} write`);
-        const again = await bootstrap(store, KEY);
+        // The next start, once the mark is older than the grace a live start delivering its key gets (0 here).
+        const again = await bootstrap(store, KEY, { pendingGraceMs: 0 });
         expect(again).to.deep.include({ kind: 'created', resumed: true });
         expect(await findActiveApiKey(store, KEY)).not.to.equal(null);
         expect((await store.companies.find({})).map((c) => [c.name, c.memberCount, c.bootstrapPending])).to.deep.equal([['Default', 1, undefined]]);
@@ -73,8 +74,8 @@ describe('bootstrap', () => {
       const first = await bootstrap(store, undefined);
       expect(first.kind).to.equal('created');
       const firstKey = (first as { generatedKey: string }).generatedKey;
-      // No delivered(): the process died before the key reached a terminal or its file.
-      const second = await bootstrap(store, undefined);
+      // No delivered(): the process died before the key reached a terminal or its file (the grace is over: 0).
+      const second = await bootstrap(store, undefined, { pendingGraceMs: 0 });
       expect(second.kind).to.equal('created');
       const secondKey = (second as { generatedKey: string }).generatedKey;
       expect(secondKey).to.match(/^igw_/).and.not.equal(firstKey);
@@ -83,6 +84,24 @@ describe('bootstrap', () => {
       await (second as { delivered(): Promise<void> }).delivered();
       expect((await bootstrap(store, undefined)).kind, 'delivered: done for good').to.equal('skipped');
       expect(await store.companies.count({})).to.equal(1);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('waits for another start that is delivering its generated key, and leaves that key alone: two gateways starting at once on an empty store', async () => {
+    const store = await openPgliteStore(dir, { queryTimeoutMs: 5_000, templateDir: process.env.PGLITE_TEMPLATE_DIR });
+    try {
+      const first = await bootstrap(store, undefined);
+      expect(first.kind).to.equal('created');
+      const firstKey = (first as { generatedKey: string }).generatedKey;
+      // The second start, while the first writes its key file: it must not take the first for abandoned.
+      const second = bootstrap(store, undefined, { pendingGraceMs: 10_000 });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await (first as { delivered(): Promise<void> }).delivered();
+      expect((await second).kind).to.equal('skipped');
+      expect(await findActiveApiKey(store, firstKey)).not.to.equal(null);
+      expect(await store.apiKeys.count({})).to.equal(1);
     } finally {
       await store.close();
     }
