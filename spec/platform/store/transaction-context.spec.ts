@@ -68,4 +68,22 @@ describe('the SQL store, after a transaction', function () {
     expect(await store.companies.count({})).to.equal(1);
     expect(await promisesFollowed()).to.equal(false);
   });
+
+  it('runs work a finished transaction left behind (a timer started inside it) on the store, not on that transaction, while another is open', async () => {
+    let later: Promise<number> | undefined;
+    const started = new Promise<void>((resolve) => {
+      void store.transaction(async () => {
+        // What a worker woken inside a request's transaction does: its next pass is a timer, begun in this context.
+        setTimeout(() => {
+          later = store.companies.count({});
+          resolve();
+        }, 100);
+      });
+    });
+    // Another transaction open when the timer fires: the store's context is on, and the first transaction has ended.
+    const other = store.transaction(() => new Promise((resolve) => setTimeout(resolve, 300)));
+    await started;
+    expect(await later!).to.equal(1);
+    await other;
+  });
 });

@@ -32,9 +32,20 @@ export interface SqlStoreOptions {
 export function sqlStore(db: Kysely<any>, options: SqlStoreOptions): Store {
   const writes = new Map<CollectionName, number>(COLLECTION_NAMES.map((name) => [name, 0]));
   const active = new AsyncLocalStorage<Transaction<any>>();
+  /**
+   * Transactions that have ended. Work begun inside a transaction and going on after it (a timer: the webhook
+   * worker woken by an event a request wrote) keeps it as its context; while another transaction keeps the
+   * context switched on, such work would run on the ended one ("Transaction is already committed"). It runs
+   * on the store instead, as work begun outside a transaction does.
+   */
+  const ended = new WeakSet<Transaction<any>>();
+  const open = (): Transaction<any> | undefined => {
+    const trx = active.getStore();
+    return trx && !ended.has(trx) ? trx : undefined;
+  };
   let transactionsOpen = 0;
   const runner: SqlRunner = {
-    db: () => active.getStore() ?? db,
+    db: () => open() ?? db,
     async run(collection, work) {
       try {
         return await work();
@@ -64,7 +75,7 @@ export function sqlStore(db: Kysely<any>, options: SqlStoreOptions): Store {
     webhookDeliveries: collections.webhookDeliveries as unknown as Collection<R.WebhookDeliveryRecord>,
     async transaction(work, transactionOptions) {
       const exclusive = transactionOptions?.exclusive;
-      const outer = active.getStore();
+      const outer = open();
       if (outer) {
         // Joined to the transaction already open, whose end releases the lock taken here.
         if (exclusive !== undefined) await sql`SELECT pg_advisory_xact_lock(hashtext(${exclusive}))`.execute(outer);
@@ -72,11 +83,17 @@ export function sqlStore(db: Kysely<any>, options: SqlStoreOptions): Store {
       }
       transactionsOpen++;
       try {
-        return await db.transaction().execute(async (trx) => {
-          // Held until the transaction ends: another gateway's transaction of the same name waits here.
-          if (exclusive !== undefined) await sql`SELECT pg_advisory_xact_lock(hashtext(${exclusive}))`.execute(trx);
-          return await active.run(trx, () => work(store));
-        });
+        let current: Transaction<any> | undefined;
+        try {
+          return await db.transaction().execute(async (trx) => {
+            current = trx;
+            // Held until the transaction ends: another gateway's transaction of the same name waits here.
+            if (exclusive !== undefined) await sql`SELECT pg_advisory_xact_lock(hashtext(${exclusive}))`.execute(trx);
+            return await active.run(trx, () => work(store));
+          });
+        } finally {
+          if (current) ended.add(current);
+        }
       } catch (error) {
         // A cache filled inside the transaction may hold what it rolled back: every cache is emptied. (A committed
         // one changed only what its writes changed, and each write already emptied its collection's cache.)
