@@ -158,19 +158,36 @@ export const MAX_DEFINITION_DEPTH = 100;
  * ever. Walked with a stack of its own, after aliases were bounded (yaml-aliases.ts).
  */
 function withinDepth(parsed: ParsedFile): { parsed: ParsedFile | null; problems: DefinitionProblem[] } {
-  const stack: { value: unknown; path: (string | number)[] }[] = [{ value: parsed.value, path: [] }];
+  // Frames link to their parent: a path is built only for a problem, not copied for every value of every file.
+  interface Frame {
+    value: object;
+    depth: number;
+    parent: Frame | null;
+    key: string | number;
+  }
+  const pathOf = (frame: Frame): (string | number)[] => {
+    const path: (string | number)[] = [];
+    for (let at: Frame | null = frame; at && at.parent; at = at.parent) path.push(at.key);
+    return path.reverse();
+  };
+  if (parsed.value === null || typeof parsed.value !== 'object') return { parsed, problems: [] };
+  const stack: Frame[] = [{ value: parsed.value, depth: 0, parent: null, key: '' }];
   while (stack.length) {
-    const { value, path } = stack.pop()!;
-    if (value === null || typeof value !== 'object') continue;
+    const frame = stack.pop()!;
+    const { value } = frame;
+    const isArray = Array.isArray(value);
     // What a YAML 1.1 tag makes (!!binary bytes, a !!timestamp date, a !!set or !!omap map): no JSON value, which every later stage expects.
-    if (!Array.isArray(value) && Object.getPrototypeOf(value) !== Object.prototype && Object.getPrototypeOf(value) !== null) {
-      return { parsed: null, problems: [problemAt(parsed.locate(path), 'YAML_SYNTAX', `this value is not JSON (${value.constructor?.name ?? 'an object'}, from a YAML 1.1 tag such as !!binary, !!timestamp or !!set): write it as text, a number, a list or a mapping`)] };
+    if (!isArray && Object.getPrototypeOf(value) !== Object.prototype && Object.getPrototypeOf(value) !== null) {
+      return { parsed: null, problems: [problemAt(parsed.locate(pathOf(frame)), 'YAML_SYNTAX', `this value is not JSON (${value.constructor?.name ?? 'an object'}, from a YAML 1.1 tag such as !!binary, !!timestamp or !!set): write it as text, a number, a list or a mapping`)] };
     }
-    if (path.length >= MAX_DEFINITION_DEPTH) {
-      return { parsed: null, problems: [problemAt(parsed.locate(path), 'YAML_TOO_DEEP', `mappings and sequences are nested more than ${MAX_DEFINITION_DEPTH} levels deep here; no definition needs that many: flatten it`)] };
+    if (frame.depth >= MAX_DEFINITION_DEPTH) {
+      return { parsed: null, problems: [problemAt(parsed.locate(pathOf(frame)), 'YAML_TOO_DEEP', `mappings and sequences are nested more than ${MAX_DEFINITION_DEPTH} levels deep here; no definition needs that many: flatten it`)] };
     }
-    if (Array.isArray(value)) for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], path: [...path, i] });
-    else for (const key of Object.keys(value).reverse()) stack.push({ value: (value as Record<string, unknown>)[key], path: [...path, key] });
+    const keys: (string | number)[] = isArray ? [...(value as unknown[]).keys()] : Object.keys(value);
+    for (let i = keys.length - 1; i >= 0; i--) {
+      const child = (value as Record<string | number, unknown>)[keys[i]!];
+      if (child !== null && typeof child === 'object') stack.push({ value: child, depth: frame.depth + 1, parent: frame, key: keys[i]! });
+    }
   }
   return { parsed, problems: [] };
 }
