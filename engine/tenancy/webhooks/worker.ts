@@ -24,7 +24,7 @@ export interface WebhookWorker {
 const SHARE_READS = 3;
 
 /** The attempts in flight one endpoint may hold: a quarter of WEBHOOK_CONCURRENCY, at least one. */
-export function endpointShare(concurrency: number): number {
+function endpointShare(concurrency: number): number {
   return Math.max(1, Math.floor(concurrency / 4));
 }
 
