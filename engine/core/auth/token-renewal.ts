@@ -117,7 +117,9 @@ async function renewClaimed(services: RunServices, fresh: ConnectionRecord, auth
   if (written) return written;
   // Another instance renewed first: its token is as good, and renewing again could revoke it.
   const winner = await store.current(fresh);
-  if (!winner || winner.status !== 'active') throw GatewayError.of('AUTH_REFRESH_FAILED', grantLostMessage(fresh, auth, 'another instance found the grant gone'));
+  // Deleted meanwhile (by a request on this gateway or another): gone, as a run of it after the delete answers.
+  if (!winner) throw GatewayError.of('NOT_FOUND', `connection ${fresh.id} does not exist`);
+  if (winner.status !== 'active') throw GatewayError.of('AUTH_REFRESH_FAILED', grantLostMessage(fresh, auth, 'another instance found the grant gone'));
   return winner;
 }
 

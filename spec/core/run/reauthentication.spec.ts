@@ -68,6 +68,18 @@ describe('runs that need new credentials: OAuth 2.0 refresh and credential excha
     expect(JSON.stringify(stored)).not.to.include('fresh-1');
   });
 
+  it('answers 404 for a connection deleted while its token was being renewed, not that its grant was lost', async () => {
+    crmAccepting();
+    tokenEndpoint({ delayMs: 500 });
+    const connectionId = await connect({ accessToken: 'stale', refreshToken: 'rt-1' });
+    const running = run(connectionId);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect((await call(gw, 'DELETE', `/v2/connections/${connectionId}`)).status).to.equal(200);
+    const { status, body } = await running;
+    expect(status).to.equal(404);
+    expect(body.error).to.deep.equal({ code: 'NOT_FOUND', message: `connection ${connectionId} does not exist` });
+  });
+
   it('renews an expired token once for 50 concurrent runs', async () => {
     crmAccepting();
     tokenEndpoint({ delayMs: 150 });
