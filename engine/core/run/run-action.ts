@@ -245,20 +245,17 @@ async function runLookupAction(services: RunServices, run: Omit<RunRequest, 'act
 
 /** The author hears that api.yaml's retry.when or retry.giveUpWhen failed (where and why); the documented default decides instead. */
 function retryExpressionFailed(services: RunServices, run: RunRequest, error: MappingError, which: 'when' | 'giveUpWhen'): void {
-  services.metrics?.mappingErrors.inc({ reason: error.details.reason });
-  const { file, line, column, reason } = error.details;
-  services.logger.warn(
-    { app: run.version.app.slug, version: String(run.version.version), action: run.action.id, code: error.code, file, line, column, reason },
-    which === 'when' ? 'api.yaml retry.when failed: a 429 is the rate limit instead' : 'api.yaml retry.giveUpWhen failed: the rate limit is retried',
-  );
+  authorExpressionFailed(services, run, error, which === 'when' ? 'api.yaml retry.when failed: a 429 is the rate limit instead' : 'api.yaml retry.giveUpWhen failed: the rate limit is retried');
 }
 
 /** The author hears that api.yaml's appError mapping failed (where and why, never the response it read); the run answers the engine's default. */
 function appErrorMappingFailed(services: RunServices, run: RunRequest, error: MappingError): void {
+  authorExpressionFailed(services, run, error, 'api.yaml appError mapping failed: the engine default (HTTP_<status>) answers instead');
+}
+
+/** One of api.yaml's expressions failed during a run: counted, and logged for the author with its place and reason (never the response it read). */
+function authorExpressionFailed(services: RunServices, run: RunRequest, error: MappingError, message: string): void {
   services.metrics?.mappingErrors.inc({ reason: error.details.reason });
   const { file, line, column, reason } = error.details;
-  services.logger.warn(
-    { app: run.version.app.slug, version: String(run.version.version), action: run.action.id, code: error.code, file, line, column, reason },
-    'api.yaml appError mapping failed: the engine default (HTTP_<status>) answers instead',
-  );
+  services.logger.warn({ app: run.version.app.slug, version: String(run.version.version), action: run.action.id, code: error.code, file, line, column, reason }, message);
 }

@@ -32,7 +32,7 @@ describe('rate limits declared by the API (api.yaml retry)', function () {
     const defs = await definitionsFor(FIXTURE, upstream.url);
     cleanupDefs = defs.cleanup;
     gw = await startTestGateway({ DEFINITIONS_DIR: defs.dir, EGRESS_ALLOW: '127.0.0.1/32', REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS) });
-    for (const app of ['limited', 'daily', 'budget', 'broken']) {
+    for (const app of ['limited', 'daily', 'budget', 'broken', 'broken-giveup']) {
       connections[app] = (await documentedCall(gw, 'POST', '/v2/connections', { body: { appSlug: app, credentials: { apiKey: 'k' } } })).body.data.id;
     }
   });
@@ -140,6 +140,17 @@ describe('rate limits declared by the API (api.yaml retry)', function () {
     const warned = gw.logs().split('\n').filter((line) => line.includes('api.yaml retry.when failed'));
     expect(warned.length).to.be.at.least(1);
     expect(JSON.parse(warned[0]!)).to.deep.include({ app: 'broken', file: 'broken/versions/1/api.yaml', msg: 'api.yaml retry.when failed: a 429 is the rate limit instead' });
+  });
+
+  it("tells the author when the API's retry.giveUpWhen fails (file, line, reason), and retries the rate limit, as documented", async () => {
+    let calls = 0;
+    upstream.on('GET /api/broken-giveup/things', () => (++calls === 1 ? { status: 429, body: {} } : { body: [{ id: 1 }] }));
+    const { status, body } = await run('broken-giveup');
+    expect(status).to.equal(200);
+    expect(body.meta.retries).to.equal(1);
+    const warned = gw.logs().split('\n').filter((line) => line.includes('api.yaml retry.giveUpWhen failed'));
+    expect(warned.length).to.be.at.least(1);
+    expect(JSON.parse(warned[0]!)).to.deep.include({ app: 'broken-giveup', file: 'broken-giveup/versions/1/api.yaml', msg: 'api.yaml retry.giveUpWhen failed: the rate limit is retried' });
   });
 
   describe('giveUpWhen: rate limits not worth retrying', () => {
