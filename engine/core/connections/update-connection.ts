@@ -37,7 +37,8 @@ export async function updateConnection(services: ConnectServices, companyId: str
     ...(body.metadata !== undefined ? metadataProblems(version, body.metadata) : []),
   ];
   if (problems.length) throw validationError(problems);
-  if (body.credentials !== undefined || body.metadata !== undefined) {
+  const changesSecrets = body.credentials !== undefined || body.metadata !== undefined;
+  if (changesSecrets) {
     // Only what this PATCH gives is checked: a stored value was checked when it was given.
     const inHeaders = headerValueProblems(version, auth, body.credentials ?? {}, body.metadata ?? {});
     if (inHeaders.length) throw validationError(inHeaders);
@@ -54,18 +55,19 @@ export async function updateConnection(services: ConnectServices, companyId: str
     set.credentials = seal(services.keyring, id, secrets);
     set.tokenExpiresAt = tokenExpiresAt;
   }
-  if (body.credentials !== undefined || body.metadata !== undefined) set.status = 'active';
+  if (changesSecrets) set.status = 'active';
   // The change and its connection.reauthorized event are one transaction.
   return await withEvents(services, async () => {
     // The caller's change wins, whatever was written since it was read: new credentials or metadata move the
     // credentials version on, so a token renewal in flight cannot write its tokens over them; a name alone leaves it.
-    const changesSecrets = body.credentials !== undefined || body.metadata !== undefined;
-    const changed = await services.store.connections.updateOne({ id, companyId }, changesSecrets ? { $set: set, $inc: { credentialsVersion: 1 } } : { $set: set });
+    const update = changesSecrets ? { $set: set, $inc: { credentialsVersion: 1 } } : { $set: set };
+    // Whether the write re-authorizes is decided by the write itself, not by the read before it: a connection
+    // marked needs_reauthorization since then (a renewal that failed meanwhile) is made active by this write too.
+    const reauthorized = changesSecrets && (await services.store.connections.updateOne({ id, companyId, status: 'needs_reauthorization' }, update));
+    const changed = reauthorized || (await services.store.connections.updateOne({ id, companyId }, update));
     if (!changed) throw GatewayError.of('NOT_FOUND', `connection ${id} does not exist`);
     const updated = await findConnection(services, companyId, id);
-    if (current.status === 'needs_reauthorization' && updated.status === 'active') {
-      await publishEvent(services, companyId, { type: 'connection.reauthorized', data: connectionView(updated) });
-    }
+    if (reauthorized) await publishEvent(services, companyId, { type: 'connection.reauthorized', data: connectionView(updated) });
     return updated;
   });
 }

@@ -10,6 +10,8 @@ import { definitionsFor, Upstream, type ReceivedRequest } from '../../helpers/up
 import { eventually } from '../../support/eventually.ts';
 import { publishEvent } from '../../../engine/tenancy/webhooks/publish.ts';
 import { startWebhookWorker } from '../../../engine/tenancy/webhooks/worker.ts';
+import { updateConnection } from '../../../engine/core/connections/update-connection.ts';
+import type { Store } from '../../../engine/platform/store/index.ts';
 import { storedFilesInclude } from '../../helpers/stored-files.ts';
 
 const FIXTURE = path.join(ROOT, 'spec/fixtures/run');
@@ -168,6 +170,39 @@ describe('connection webhooks (/v2/webhooks)', function () {
     const [delivery] = await deliveries(id);
     expect(delivery).to.include({ eventId: event.id, eventType: 'connection.created', status: 'delivered', attempts: 1, responseStatus: 204, error: null, nextAttemptAt: null });
     expect(delivery.durationMs).to.be.a('number');
+  });
+
+  it('sends connection.reauthorized when the connection was marked needs_reauthorization after the PATCH read it', async () => {
+    const { id } = await register('/hooks/race');
+    const events: any[] = [];
+    upstream.on('POST /hooks/race', (req) => {
+      events.push(JSON.parse(req.body));
+      return { status: 200 };
+    });
+    const connection = await connect();
+    const services = gw.gateway.services;
+    const real = services.store;
+    // A renewal that failed elsewhere marks the connection just after this PATCH read it as active.
+    let marked = false;
+    const connections = Object.create(real.connections, {
+      findOne: {
+        value: async (filter: Record<string, unknown>) => {
+          const found = await real.connections.findOne(filter);
+          if (!marked && found?.id === connection.id) {
+            marked = true;
+            await real.connections.updateOne({ id: connection.id }, { $set: { status: 'needs_reauthorization' } });
+          }
+          return found;
+        },
+      },
+    });
+    const store = new Proxy(real, { get: (target, key) => (key === 'connections' ? connections : Reflect.get(target, key, target)) }) as Store;
+    const { companyId } = (await real.connections.findOne({ id: connection.id }))!;
+    const updated = await updateConnection({ ...services, store }, companyId, connection.id, { credentials: { accessToken: 'new', refreshToken: 'rt-2' } });
+    expect(marked).to.equal(true);
+    expect(updated.status).to.equal('active');
+    await settled(id, 2);
+    expect(events.map((e) => e.type)).to.have.members(['connection.created', 'connection.reauthorized']);
   });
 
   it('sends an event for each change of a connection: created, needs re-authorization, re-authorized, deleted', async () => {
