@@ -1,5 +1,4 @@
-import type { Middleware } from 'koa';
-import type { AppContext, AppState } from '../server/context.ts';
+import type { AppContext } from '../server/context.ts';
 import type { GatewayMetrics } from '../../platform/metrics/gateway-metrics.ts';
 
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
@@ -8,20 +7,17 @@ const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIO
  * Counts and times every request by the router's route template (never the
  * path: ids would make a series per record), method and status, and counts
  * a run by its outcome from the facts it recorded on ctx.state.run.
+ * Answers what records one answered request (`started`: performance.now()
+ * when it came), for requestEdges (request-edges.ts); null without metrics.
  */
-export function httpMetrics(metrics: GatewayMetrics | undefined): Middleware<AppState> {
-  if (!metrics) return (_ctx, next) => next();
-  return async (ctx, next) => {
-    const started = performance.now();
-    try {
-      await next();
-    } finally {
-      const labels = { route: routeLabel(ctx), method: METHODS.has(ctx.method) ? ctx.method : 'OTHER', status: String(ctx.status) };
-      metrics.httpRequests.inc(labels);
-      metrics.httpDuration.observe(labels, (performance.now() - started) / 1000);
-      const run = ctx.state.run;
-      if (run?.outcome) metrics.runs.inc({ app: run.app, action: run.action, outcome: run.outcome });
-    }
+export function requestMetrics(metrics: GatewayMetrics | undefined): ((ctx: AppContext, started: number) => void) | null {
+  if (!metrics) return null;
+  return (ctx, started) => {
+    const labels = { route: routeLabel(ctx), method: METHODS.has(ctx.method) ? ctx.method : 'OTHER', status: String(ctx.status) };
+    metrics.httpRequests.inc(labels);
+    metrics.httpDuration.observe(labels, (performance.now() - started) / 1000);
+    const run = ctx.state.run;
+    if (run?.outcome) metrics.runs.inc({ app: run.app, action: run.action, outcome: run.outcome });
   };
 }
 

@@ -2,12 +2,10 @@ import Koa from 'koa';
 import Router from '@koa/router';
 import type { Services } from '../services.ts';
 import type { AppState } from './context.ts';
-import { closeUnread } from './middleware/close-unread.ts';
 import { directRoutes } from './direct-routes.ts';
-import { errorEnvelope } from './middleware/errors.ts';
 import { jsonBody } from './middleware/json-body.ts';
 import { requestId } from './middleware/request-id.ts';
-import { requestLog } from './middleware/request-log.ts';
+import { requestEdges } from './middleware/request-edges.ts';
 import { traceRequests } from '../observability/server-span.ts';
 import { healthRoutes } from './health-routes.ts';
 import { memberRoutes } from '../members/routes.ts';
@@ -32,7 +30,6 @@ import { endUserRunRoutes } from '../end-user-runs/routes.ts';
 import { embeddingRoutes } from '../embedding/routes.ts';
 import { webhookRoutes } from '../webhooks/routes.ts';
 import { proxyRoutes, PROXY_PATHS } from '../proxy/routes.ts';
-import { httpMetrics } from '../observability/http-metrics.ts';
 import { metricsRoutes } from '../observability/metrics-routes.ts';
 import { mountedRoutes, type MountedHandler } from './mounts.ts';
 
@@ -72,10 +69,7 @@ export function createApp(services: Services, mounts: readonly MountedHandler[] 
   app.silent = true;
   app.use(requestId());
   app.use(traceRequests());
-  app.use(closeUnread());
-  app.use(requestLog(services.logger));
-  app.use(httpMetrics(services.metrics));
-  app.use(errorEnvelope(services.logger));
+  app.use(requestEdges(services.logger, services.metrics));
   app.use(endUserCors(services));
   app.use(jsonBody({ streamed: PROXY_PATHS }));
   // One root router, so 405 answers know every method any feature mounts on a path.

@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import type { AppState } from '../context.ts';
+import type { AppContext, AppState } from '../context.ts';
 
 /**
  * An answer given before the request body was received to its end (a body
@@ -11,6 +11,11 @@ import type { AppState } from '../context.ts';
 export function closeUnread(): Middleware<AppState> {
   return async (ctx, next) => {
     await next();
-    if (!ctx.req.complete && !ctx.headerSent) ctx.set('Connection', 'close');
+    closeIfUnread(ctx);
   };
+}
+
+/** After the answer is decided: Connection: close when the request's body was not received to its end (requestEdges calls it too). */
+export function closeIfUnread(ctx: AppContext): void {
+  if (!ctx.req.complete && !ctx.headerSent) ctx.set('Connection', 'close');
 }

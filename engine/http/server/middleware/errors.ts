@@ -1,43 +1,53 @@
 import type { Middleware } from 'koa';
 import { GatewayError } from '../../../platform/errors/index.ts';
 import type { Logger } from '../../../platform/log/logger.ts';
-import type { AppState } from '../context.ts';
+import type { AppContext, AppState } from '../context.ts';
 
 /**
  * The one place that decides what a client sees of a failure: a GatewayError
  * as it is, an HTTP error raised by Koa or the router mapped to a stable code,
  * anything else as INTERNAL_ERROR with its details only in the log.
+ * (requestEdges, request-edges.ts, runs the same two steps for the gateway's own app.)
  */
 export function errorEnvelope(logger: Logger): Middleware<AppState> {
   return async (ctx, next) => {
     try {
       await next();
-      // The router leaves these without a body (and with an Allow header for 405); a handler that answered itself (ctx.respond false) has none either.
-      if (ctx.respond !== false && (ctx.body === undefined || ctx.body === null)) {
-        if (ctx.status === 404) throw GatewayError.of('NOT_FOUND', `no route for ${ctx.method} ${ctx.path}`);
-        if (ctx.status === 405) throw GatewayError.of('METHOD_NOT_ALLOWED', `${ctx.method} is not allowed on ${ctx.path}`);
-        if (ctx.status === 501) throw GatewayError.of('METHOD_NOT_ALLOWED', `${ctx.method} is not supported`);
-      }
+      refuseEmptyAnswer(ctx);
     } catch (thrown) {
-      // The caller hung up (a run stops on that): nobody is left to answer, and nothing failed.
-      if (ctx.res.destroyed || ctx.socket.destroyed) {
-        logger.info({ reqId: ctx.state.requestId }, 'the caller went away before the answer');
-        ctx.status = 499;
-        return;
-      }
-      const error = toGatewayError(thrown, ctx.method, ctx.path);
-      if (error.status >= 500) {
-        logger.error({ reqId: ctx.state.requestId, err: thrown }, 'request failed');
-      }
-      ctx.status = error.status;
-      // The type Koa would give a JSON body (ctx.type = 'json' looks it up in mime-types on every answer), written out.
-      if (!ctx.res.hasHeader('Content-Type')) ctx.res.setHeader('Content-Type', 'application/json; charset=utf-8');
-      ctx.body = error.toBody();
-      if (error.status === 401) ctx.set('WWW-Authenticate', 'Bearer');
-      const retryAfter = (error.details as { retryAfterSeconds?: unknown } | undefined)?.retryAfterSeconds;
-      if (typeof retryAfter === 'number') ctx.set('Retry-After', String(retryAfter));
+      answerFailure(ctx, thrown, logger);
     }
   };
+}
+
+/** The router leaves 404, 405 and 501 without a body (and with an Allow header for 405); they become errors in the error shape. A handler that answered itself (ctx.respond false) has none either. */
+export function refuseEmptyAnswer(ctx: AppContext): void {
+  if (ctx.respond !== false && (ctx.body === undefined || ctx.body === null)) {
+    if (ctx.status === 404) throw GatewayError.of('NOT_FOUND', `no route for ${ctx.method} ${ctx.path}`);
+    if (ctx.status === 405) throw GatewayError.of('METHOD_NOT_ALLOWED', `${ctx.method} is not allowed on ${ctx.path}`);
+    if (ctx.status === 501) throw GatewayError.of('METHOD_NOT_ALLOWED', `${ctx.method} is not supported`);
+  }
+}
+
+/** What was thrown, answered in the error shape (a 5xx logged with its details, which the answer never holds); a caller already gone is 499 and no answer. */
+export function answerFailure(ctx: AppContext, thrown: unknown, logger: Logger): void {
+  // The caller hung up (a run stops on that): nobody is left to answer, and nothing failed.
+  if (ctx.res.destroyed || ctx.socket.destroyed) {
+    logger.info({ reqId: ctx.state.requestId }, 'the caller went away before the answer');
+    ctx.status = 499;
+    return;
+  }
+  const error = toGatewayError(thrown, ctx.method, ctx.path);
+  if (error.status >= 500) {
+    logger.error({ reqId: ctx.state.requestId, err: thrown }, 'request failed');
+  }
+  ctx.status = error.status;
+  // The type Koa would give a JSON body (ctx.type = 'json' looks it up in mime-types on every answer), written out.
+  if (!ctx.res.hasHeader('Content-Type')) ctx.res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  ctx.body = error.toBody();
+  if (error.status === 401) ctx.set('WWW-Authenticate', 'Bearer');
+  const retryAfter = (error.details as { retryAfterSeconds?: unknown } | undefined)?.retryAfterSeconds;
+  if (typeof retryAfter === 'number') ctx.set('Retry-After', String(retryAfter));
 }
 
 const HTTP_STATUS_CODES: Record<number, Parameters<typeof GatewayError.of>[0]> = {

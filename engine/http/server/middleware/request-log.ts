@@ -1,6 +1,5 @@
-import type { Middleware, Next } from 'koa';
 import type { Logger } from '../../../platform/log/logger.ts';
-import type { AppContext, AppState } from '../context.ts';
+import type { AppContext } from '../context.ts';
 import { shownPath } from '../../proxy/shown-path.ts';
 import { directStream, requestLine } from './request-line.ts';
 
@@ -13,48 +12,44 @@ import { directStream, requestLine } from './request-line.ts';
  * secret), so it is written without the logger's redaction: with REDACTED_PATHS' wildcard paths pino's
  * redaction cost ~13 µs of a ~17 µs line (docs/benchmarks.md, the run path's request level). It is written
  * out as pino would write it (request-line.ts) straight to the logger's destination, where it can be.
+ *
+ * Answers a writer of one answered request's line (`started`: performance.now() when it came), for
+ * requestEdges (request-edges.ts); below the logger's level (LOG_LEVEL=warn, say) it writes nothing, the
+ * level read per request, as it may be changed.
  */
-export function requestLog(logger: Logger): Middleware<AppState> {
+export function requestLineWriter(logger: Logger): (ctx: AppContext, started: number) => void {
   const lines = requestLineLogger(logger);
   const stream = directStream(lines);
-  // Below the logger's level (LOG_LEVEL=warn, say) the line is not built at all, and the request pays no async frame here;
-  // the level is read per request, as it may be changed.
-  return (ctx, next) => (lines.isLevelEnabled('info') ? logged(ctx, next) : next());
-
-  async function logged(ctx: AppContext, next: Next): Promise<void> {
-    const started = process.hrtime.bigint();
-    try {
-      await next();
-    } finally {
-      const durationMs = Math.round(Number(process.hrtime.bigint() - started) / 1e4) / 100;
-      const run = ctx.state.run;
-      if (stream) stream.write(requestLine({ reqId: ctx.state.requestId, method: ctx.method, path: shownPath(ctx.path), status: ctx.status, durationMs, run }, Date.now()));
-      else lines.info(
-        run
-          ? {
-              reqId: ctx.state.requestId,
-              method: ctx.method,
-              path: shownPath(ctx.path),
-              status: ctx.status,
-              durationMs,
-              companyId: run.companyId,
-              app: run.app,
-              action: run.action,
-              version: run.version,
-              connectionId: run.connectionId,
-              upstreamStatus: run.upstreamStatus,
-              upstreamMs: run.upstreamMs,
-              retries: run.retries,
-              outcome: run.outcome,
-            }
-          : { reqId: ctx.state.requestId, method: ctx.method, path: shownPath(ctx.path), status: ctx.status, durationMs },
-        'request',
-      );
-    }
-  }
+  return (ctx, started) => {
+    if (!lines.isLevelEnabled('info')) return;
+    const durationMs = Math.round((performance.now() - started) * 100) / 100;
+    const run = ctx.state.run;
+    if (stream) stream.write(requestLine({ reqId: ctx.state.requestId, method: ctx.method, path: shownPath(ctx.path), status: ctx.status, durationMs, run }, Date.now()));
+    else lines.info(
+      run
+        ? {
+            reqId: ctx.state.requestId,
+            method: ctx.method,
+            path: shownPath(ctx.path),
+            status: ctx.status,
+            durationMs,
+            companyId: run.companyId,
+            app: run.app,
+            action: run.action,
+            version: run.version,
+            connectionId: run.connectionId,
+            upstreamStatus: run.upstreamStatus,
+            upstreamMs: run.upstreamMs,
+            retries: run.retries,
+            outcome: run.outcome,
+          }
+        : { reqId: ctx.state.requestId, method: ctx.method, path: shownPath(ctx.path), status: ctx.status, durationMs },
+      'request',
+    );
+  };
 }
 
-/** The logger request lines are written with: `logger`'s level and destination, without its redaction (see requestLog). */
+/** The logger request lines are written with: `logger`'s level and destination, without its redaction (see requestLineWriter). */
 export function requestLineLogger(logger: Logger): Logger {
   return logger.child({}, { redact: [] });
 }
