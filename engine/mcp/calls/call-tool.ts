@@ -4,7 +4,7 @@ import { envelopeOutcome, errorOutcome, runFactsOf, type RunFacts } from '../../
 import { selectConnection } from '../../core/run/select-connection.ts';
 import { GatewayError, validationError } from '../../platform/errors/index.ts';
 import type { McpServices } from '../mcp-services.ts';
-import { CONNECTION_ARGUMENT, type ActionTarget, type ToolTarget } from '../tools/tool-set.ts';
+import type { ActionTarget, ToolTarget } from '../tools/tool-set.ts';
 import { envelopeResult, errorResult, type ToolResult } from './tool-result.ts';
 
 export interface ToolCall<Target extends ToolTarget = ActionTarget> {
@@ -64,16 +64,17 @@ export async function callTool(services: McpServices, call: ToolCall): Promise<T
   }
 }
 
-/** With two or more connections of the app in scope: the one connectionId names, and the other arguments. */
+/** With two or more connections of the app in scope: the one the tool's connection argument (connectionId, as a rule) names, and the other arguments. */
 export function pickConnection(target: ToolTarget, args: unknown): { connectionId: string; args: Record<string, unknown> } | GatewayError {
   const ids = target.connections.map((c) => c.id);
   const given = args !== null && typeof args === 'object' && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
-  const { [CONNECTION_ARGUMENT]: picked, ...rest } = given;
+  const field = target.connectionArgument;
+  const { [field]: picked, ...rest } = given;
   if (picked === undefined || picked === null || picked === '') {
-    return validationError([{ field: CONNECTION_ARGUMENT, rule: 'required', message: `is required: the account to run as, one of ${ids.join(', ')}` }]);
+    return validationError([{ field, rule: 'required', message: `is required: the account to run as, one of ${ids.join(', ')}` }]);
   }
   if (typeof picked !== 'string' || !ids.includes(picked)) {
-    return validationError([{ field: CONNECTION_ARGUMENT, rule: 'option', message: `must be one of ${ids.join(', ')} (got ${JSON.stringify(picked)?.slice(0, 60)})` }]);
+    return validationError([{ field, rule: 'option', message: `must be one of ${ids.join(', ')} (got ${JSON.stringify(picked)?.slice(0, 60)})` }]);
   }
   return { connectionId: picked, args: rest };
 }

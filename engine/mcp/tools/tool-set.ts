@@ -23,6 +23,8 @@ export interface ActionTarget {
   version: AppVersion;
   action: ActionEntry;
   connections: readonly ConnectionRecord[];
+  /** With two or more connections: the argument that names the one to run as (connectionArgumentOf). */
+  connectionArgument: string;
 }
 
 /** A request of the caller's own to the version's API, through the proxy (request-tool.ts). */
@@ -30,6 +32,8 @@ export interface RequestTarget {
   kind: 'request';
   version: AppVersion;
   connections: readonly ConnectionRecord[];
+  /** With two or more connections: the argument that names the one to run as (connectionArgumentOf). */
+  connectionArgument: string;
 }
 
 /** Who sees `<app>_request` tools: API keys always, end users where the company opened the proxy to them (PUT /v2/embedding endUserProxy). */
@@ -47,6 +51,16 @@ export interface ToolSet {
 
 /** The argument that picks the connection when one app has two or more in scope. */
 export const CONNECTION_ARGUMENT = 'connectionId';
+
+/**
+ * The name of a tool's connection argument: `connectionId`, unless the tool has an argument of its own of that
+ * name (an action's body field, say); then `_connectionId`, `__connectionId`... the first it does not have.
+ */
+export function connectionArgumentOf(properties: Record<string, unknown>): string {
+  let name = CONNECTION_ARGUMENT;
+  while (Object.hasOwn(properties, name)) name = `_${name}`;
+  return name;
+}
 
 /** Tool sets kept per snapshot; past this many scopes the snapshot's are dropped and built again as asked. */
 const MAX_SCOPES_PER_SNAPSHOT = 1000;
@@ -92,13 +106,15 @@ function buildToolSet(snapshot: DefinitionsSnapshot, connections: readonly Conne
     for (const action of version.actions.values()) {
       const base = baseToolOf(version, action);
       if (targets.has(base.name)) continue;
-      tools.push(scoped(base, version, appConnections));
-      targets.set(base.name, { kind: 'action', version, action, connections: appConnections });
+      const tool = scoped(base, version, appConnections);
+      tools.push(tool.tool);
+      targets.set(base.name, { kind: 'action', version, action, connections: appConnections, connectionArgument: tool.connectionArgument });
     }
     const request = options.proxy ? requestToolOf(version, (name) => targets.has(name), options.baseUrls?.[version.app.slug]) : null;
     if (request && !targets.has(request.name)) {
-      tools.push(scoped(request, version, appConnections));
-      targets.set(request.name, { kind: 'request', version, connections: appConnections });
+      const tool = scoped(request, version, appConnections);
+      tools.push(tool.tool);
+      targets.set(request.name, { kind: 'request', version, connections: appConnections, connectionArgument: tool.connectionArgument });
     }
   }
   tools.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -115,14 +131,15 @@ function baseToolOf(version: AppVersion, action: ActionEntry): Omit<Tool, 'descr
   return base;
 }
 
-/** The action's tool for these connections of its app: which account it runs as, and with two or more, the connectionId to pick one. */
-function scoped(base: Omit<Tool, 'description'> & { summary: string }, version: AppVersion, connections: readonly ConnectionRecord[]): Tool {
+/** The action's tool for these connections of its app: which account it runs as, and with two or more, the argument to pick one (connectionArgumentOf). */
+function scoped(base: Omit<Tool, 'description'> & { summary: string }, version: AppVersion, connections: readonly ConnectionRecord[]): { tool: Tool; connectionArgument: string } {
   const { summary, ...tool } = base;
   const app = version.app.name;
-  if (connections.length === 1) {
-    return { ...tool, description: `${summary}\n\nRuns in ${app} as ${labelOf(connections[0]!)}.` };
-  }
   const properties = tool.inputSchema.properties as Record<string, JsonSchema>;
+  const connectionArgument = connectionArgumentOf(properties);
+  if (connections.length === 1) {
+    return { tool: { ...tool, description: `${summary}\n\nRuns in ${app} as ${labelOf(connections[0]!)}.` }, connectionArgument };
+  }
   const required = (tool.inputSchema.required as string[] | undefined) ?? [];
   const connectionId: JsonSchema = {
     type: 'string',
@@ -130,9 +147,12 @@ function scoped(base: Omit<Tool, 'description'> & { summary: string }, version: 
     description: `The ${app} account to run as: ${connections.map((c) => `${JSON.stringify(c.id)} (${c.name === null ? 'no name' : JSON.stringify(c.name)})`).join(', ')}.`,
   };
   return {
-    ...tool,
-    description: `${summary}\n\nRuns in ${app} as one of ${connections.length} accounts: name it in connectionId.`,
-    inputSchema: { ...tool.inputSchema, properties: { [CONNECTION_ARGUMENT]: connectionId, ...properties }, required: [CONNECTION_ARGUMENT, ...required] },
+    tool: {
+      ...tool,
+      description: `${summary}\n\nRuns in ${app} as one of ${connections.length} accounts: name it in ${connectionArgument}.`,
+      inputSchema: { ...tool.inputSchema, properties: { [connectionArgument]: connectionId, ...properties }, required: [connectionArgument, ...required] },
+    },
+    connectionArgument,
   };
 }
 

@@ -58,6 +58,7 @@ describe('/mcp: the MCP endpoint (the SDK client over HTTP)', function () {
         'store_create-order',
         'store_delete-order',
         'store_get-order',
+        'store_link-account',
         'store_list-orders',
         'store_refund-order',
         'store_request',
@@ -237,6 +238,24 @@ describe('/mcp: the MCP endpoint (the SDK client over HTTP)', function () {
     expect(text(wrong)).to.include(`- connectionId: must be one of ${ids.join(', ')}`);
   });
 
+  it("two connections of one app, and an action with a connectionId argument of its own: the tool's connection argument is _connectionId, the schema valid, the action callable", async () => {
+    upstream.on('POST /api/links', () => ({ status: 201, body: { linked: true } }));
+    const client = await asCompany([storeMain, storeBackup]);
+    const link = (await listTools(client)).find((t) => t.name === 'store_link-account')!;
+    const schema = link.inputSchema as any;
+    expect(schema.required).to.deep.equal(['_connectionId', 'connectionId']);
+    expect(schema.properties._connectionId.enum).to.deep.equal([storeMain, storeBackup].sort());
+    expect(schema.properties.connectionId).to.include({ type: 'string' });
+    expect(link.description).to.include('name it in _connectionId');
+    const result: any = await client.callTool({ name: 'store_link-account', arguments: { _connectionId: storeBackup, connectionId: 'acct_9' } });
+    expect(result.isError, text(result)).to.equal(false);
+    const sent = upstream.calls('POST /api/links')[0]!;
+    expect(sent.headers['x-api-key']).to.equal('backup-key');
+    expect(JSON.parse(sent.body)).to.deep.equal({ connectionId: 'acct_9' });
+    const missing: any = await client.callTool({ name: 'store_link-account', arguments: { connectionId: 'acct_9' } });
+    expect(text(missing)).to.include('- _connectionId: is required');
+  });
+
   it('401 with a WWW-Authenticate challenge for a missing or wrong bearer token, the protected resource metadata where it points', async () => {
     const post = (headers: Record<string, string>) =>
       fetch(`${gw.url}/mcp`, {
@@ -290,7 +309,7 @@ describe('/mcp: the MCP endpoint (the SDK client over HTTP)', function () {
     expect(browser.body.error.message).to.include('origin https://evil.example is not one of your company');
     // Their own key sees their connection and not ours.
     const theirClient = await connect({ Authorization: `Bearer ${other.apiKey}`, 'Connection-Id': theirs });
-    expect((await listTools(theirClient)).length).to.equal(7);
+    expect((await listTools(theirClient)).length).to.equal(8);
     expect((await refused({ Authorization: `Bearer ${other.apiKey}`, 'Connection-Id': storeMain })).body.error.message).to.equal(`connection ${storeMain} does not exist`);
   });
 
