@@ -8,7 +8,7 @@ import type { McpServices } from '../mcp-services.ts';
 import { REQUEST_ARGUMENTS, REQUEST_METHODS } from '../tools/request-tool.ts';
 import type { RequestTarget } from '../tools/tool-set.ts';
 import { pickConnection, type ToolCall } from './call-tool.ts';
-import { errorResult, type ToolResult } from './tool-result.ts';
+import { cancelledResult, errorResult, type ToolResult } from './tool-result.ts';
 
 /** The request the agent asked for, its arguments checked. */
 interface AgentRequest {
@@ -35,11 +35,11 @@ export async function callRequest(services: McpServices, call: ToolCall<RequestT
   let connectionId = target.connections[0]!.id;
   if (target.connections.length > 1) {
     const picked = pickConnection(target, args);
-    if (picked instanceof GatewayError) return errorResult(picked);
+    if (picked instanceof GatewayError) return errorResult(picked, services.config.mcp.resultMaxChars);
     ({ connectionId, args } = picked);
   }
   const request = agentRequest(args);
-  if (request instanceof GatewayError) return errorResult(request);
+  if (request instanceof GatewayError) return errorResult(request, services.config.mcp.resultMaxChars);
   const facts: RunFacts = { companyId: call.companyId, app: target.version.app.slug, action: PROXY_ACTION, version: String(target.version.version), connectionId, retries: 0 };
   call.recordRun(facts);
   try {
@@ -65,9 +65,11 @@ export async function callRequest(services: McpServices, call: ToolCall<RequestT
     return answerResult(answer.status, answer.headers, read, maxChars);
   } catch (error) {
     facts.outcome = errorOutcome(error, call.signal.aborted);
-    if (error instanceof GatewayError && error.code !== 'INTERNAL_ERROR' && error.code !== 'CREDENTIALS_UNREADABLE') return errorResult(error);
+    if (error instanceof GatewayError && error.code !== 'INTERNAL_ERROR' && error.code !== 'CREDENTIALS_UNREADABLE') return errorResult(error, services.config.mcp.resultMaxChars);
+    // The client cancelled the call or went away: the run stopped on that, and nothing failed.
+    if (call.signal.aborted) return cancelledResult();
     services.logger.error({ reqId: call.requestId, err: error }, 'mcp: tools/call of a request tool failed');
-    return errorResult(GatewayError.of('INTERNAL_ERROR', `the gateway failed to run this tool; request id ${call.requestId} identifies it in the gateway's logs`));
+    return errorResult(GatewayError.of('INTERNAL_ERROR', `the gateway failed to run this tool; request id ${call.requestId} identifies it in the gateway's logs`), services.config.mcp.resultMaxChars);
   }
 }
 

@@ -5,7 +5,7 @@ import { selectConnection } from '../../core/run/select-connection.ts';
 import { GatewayError, validationError } from '../../platform/errors/index.ts';
 import type { McpServices } from '../mcp-services.ts';
 import type { ActionTarget, ToolTarget } from '../tools/tool-set.ts';
-import { envelopeResult, errorResult, type ToolResult } from './tool-result.ts';
+import { cancelledResult, envelopeResult, errorResult, type ToolResult } from './tool-result.ts';
 
 export interface ToolCall<Target extends ToolTarget = ActionTarget> {
   companyId: string;
@@ -34,7 +34,7 @@ export async function callTool(services: McpServices, call: ToolCall): Promise<T
   let connectionId = target.connections[0]!.id;
   if (target.connections.length > 1) {
     const picked = pickConnection(target, args);
-    if (picked instanceof GatewayError) return errorResult(picked);
+    if (picked instanceof GatewayError) return errorResult(picked, services.config.mcp.resultMaxChars);
     ({ connectionId, args } = picked);
   }
   let facts: RunFacts | undefined;
@@ -54,13 +54,15 @@ export async function callTool(services: McpServices, call: ToolCall): Promise<T
     }
   } catch (error) {
     if (facts) facts.outcome = errorOutcome(error, call.signal.aborted);
-    if (error instanceof GatewayError && error.status < 500) return errorResult(error);
+    if (error instanceof GatewayError && error.status < 500) return errorResult(error, services.config.mcp.resultMaxChars);
     if (error instanceof GatewayError && error.code !== 'INTERNAL_ERROR' && error.code !== 'CREDENTIALS_UNREADABLE') {
       // The app unreachable, timing out, answering what cannot be read: what happened, as the REST answer says it.
-      return errorResult(error);
+      return errorResult(error, services.config.mcp.resultMaxChars);
     }
+    // The client cancelled the call or went away: the run stopped on that, and nothing failed.
+    if (call.signal.aborted) return cancelledResult();
     services.logger.error({ reqId: call.requestId, err: error }, 'mcp: tools/call failed');
-    return errorResult(GatewayError.of('INTERNAL_ERROR', `the gateway failed to run this tool; request id ${call.requestId} identifies it in the gateway's logs`));
+    return errorResult(GatewayError.of('INTERNAL_ERROR', `the gateway failed to run this tool; request id ${call.requestId} identifies it in the gateway's logs`), services.config.mcp.resultMaxChars);
   }
 }
 

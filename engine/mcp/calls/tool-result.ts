@@ -23,19 +23,36 @@ export function envelopeResult(status: number, envelope: Envelope, maxChars: num
   const structured: Record<string, unknown> = { data, meta: meta.cursor === undefined ? {} : { cursor: meta.cursor } };
   if (meta.appError) structured.appError = meta.appError;
   if (meta.error) structured.error = { code: meta.error.code, message: meta.error.message };
-  const failure = failureText(status, envelope);
+  // What went wrong takes at most half the text (a mapping's error can quote an app's value whole), the rows the rest.
+  const failureAll = failureText(status, envelope);
+  const failure = failureAll === null ? null : capped(failureAll, Math.floor(maxChars / 2));
   const body = rowsText(data, meta.cursor, maxChars - (failure ? failure.length + 2 : 0));
   return { content: [{ type: 'text', text: failure ? `${failure}\n\n${body}` : body }], structuredContent: structured, isError: !envelope.success };
 }
 
-/** A refusal of the run (bad arguments, a connection to authorize again, an app unreachable...) as a tool result the agent can act on. */
-export function errorResult(error: GatewayError): ToolResult {
+/**
+ * A refusal of the run (bad arguments, a connection to authorize again, an app unreachable...) as a tool
+ * result the agent can act on; its text, and the message in structuredContent, capped at `maxChars`.
+ */
+export function errorResult(error: GatewayError, maxChars: number): ToolResult {
   const problems = (error.details as { problems?: FieldProblem[] } | undefined)?.problems;
   const text = error.code === 'VALIDATION_ERROR' && problems?.length
     ? `The arguments need fixing (nothing was sent to the app):\n${problems.map((p) => `- ${p.field}: ${p.message} (rule: ${p.rule})`).join('\n')}`
     : `${error.code}: ${error.message}`;
-  const structured = { error: { code: error.code, message: error.message, ...(problems ? { problems } : {}) } };
-  return { content: [{ type: 'text', text }], structuredContent: structured, isError: true };
+  const structured = { error: { code: error.code, message: capped(error.message, maxChars), ...(problems ? { problems } : {}) } };
+  return { content: [{ type: 'text', text: capped(text, maxChars) }], structuredContent: structured, isError: true };
+}
+
+/** The result of a call the client cancelled (or went away from) while it ran: the run was stopped; no one is left to read it. */
+export function cancelledResult(): ToolResult {
+  return { content: [{ type: 'text', text: 'The call was cancelled by the client; the run was stopped.' }], structuredContent: { cancelled: true }, isError: true };
+}
+
+/** `text` whole when it fits in `room` characters; otherwise its beginning, and how long it was. */
+function capped(text: string, room: number): string {
+  if (text.length <= room) return text;
+  const tail = `... [cut: ${text.length} characters in all]`;
+  return `${text.slice(0, Math.max(0, room - tail.length))}${tail}`;
 }
 
 function failureText(status: number, envelope: Envelope): string | null {

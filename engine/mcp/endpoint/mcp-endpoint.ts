@@ -101,6 +101,9 @@ export function createMcpEndpoint(services: McpServices): McpEndpoint {
     const token = bearerTokenOf(request.headers.get('authorization') ?? undefined);
     const caller = await callerOf(services, token, exchange.requestId);
     if (!caller) return unauthorized(metadataUrl, token !== null, id);
+    // One message a request: a batch of 50 tools/call ran 50 runs at once under one request line, one set of
+    // metrics and none of the checks below (MCP 2025-06-18 removed batching; no client of this server sends one).
+    if (Array.isArray(exchange.body)) return jsonRpcError(400, ProtocolErrorCode.InvalidRequest, BATCH_REFUSED, null);
     const origin = request.headers.get('origin');
     if (origin !== null && !ownOrigins.has(origin) && !(await embeddingSettings(services.store, caller.companyId)).allowedOrigins.includes(origin)) {
       return jsonRpcError(403, -32000, `origin ${origin} is not one of your company's allowed origins: add it to allowedOrigins with PUT /v2/embedding`, id);
@@ -159,3 +162,5 @@ function listPage(tools: ToolSet, cursor: string | undefined): { tools: ToolSet[
   const next = offset + TOOLS_PAGE_SIZE;
   return next < tools.tools.length ? { tools: page, nextCursor: String(next) } : { tools: page };
 }
+
+const BATCH_REFUSED = 'a JSON-RPC batch (an array of messages) is not accepted: send one message per POST, as MCP 2025-06-18 and later do';

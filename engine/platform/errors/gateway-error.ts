@@ -97,14 +97,22 @@ export class GatewayError extends Error {
   }
 }
 
-/** One problem with one field of a request; VALIDATION_ERROR lists them all. */
+/** One problem with one field of a request; VALIDATION_ERROR lists them (the first MAX_PROBLEMS). */
 export interface FieldProblem {
   field: string;
   rule: string;
   message: string;
 }
 
+/**
+ * The most problems one VALIDATION_ERROR lists: 20,000 items each missing a field made an answer of
+ * megabytes from a body of 60 KB. Past it, the message says how many more there are.
+ */
+export const MAX_PROBLEMS = 100;
+
 export function validationError(problems: FieldProblem[]): GatewayError {
-  const message = problems.map((p) => `${p.field}: ${p.message}`).join('; ');
-  return GatewayError.of('VALIDATION_ERROR', message, { problems });
+  const shown = problems.length > MAX_PROBLEMS ? problems.slice(0, MAX_PROBLEMS) : problems;
+  const more = problems.length - shown.length;
+  const message = shown.map((p) => `${p.field}: ${p.message}`).join('; ') + (more ? `; and ${more} more problems (the first ${MAX_PROBLEMS} are listed)` : '');
+  return GatewayError.of('VALIDATION_ERROR', message, { problems: shown });
 }

@@ -6,6 +6,7 @@ import { call, startTestGateway, type TestGateway } from '../../helpers/gateway.
 import { ROOT } from '../../helpers/process.ts';
 import { otherTenant } from '../../helpers/tenants.ts';
 import { definitionsFor, Upstream } from '../../helpers/upstream.ts';
+import { eventually } from '../../support/eventually.ts';
 import { listTools, mcpClient, type Era } from '../helpers.ts';
 
 const FIXTURE = path.join(ROOT, 'spec/fixtures/mcp');
@@ -216,6 +217,61 @@ describe('/mcp: the MCP endpoint (the SDK client over HTTP)', function () {
     for (const cursor of ['1', '0', '999']) {
       expect((await answer({ jsonrpc: '2.0', id: 4, method: 'tools/list', params: { cursor } })).body.error, cursor).to.deep.equal({ code: -32602, message: `cursor "${cursor}" is not one tools/list gave` });
     }
+  });
+
+  it('one message a POST: a batch is refused (-32600), nothing of it run; tools/call params of the wrong shape name the param', async () => {
+    const post = async (body: unknown) => {
+      const response = await fetch(`${gw.url}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25', Authorization: `Bearer ${gw.apiKey}`, 'Connection-Id': storeMain },
+        body: JSON.stringify(body),
+      });
+      return { status: response.status, body: (await response.json()) as any };
+    };
+    const calls = Array.from({ length: 3 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'store_list-orders', arguments: {} } }));
+    expect(await post(calls)).to.deep.equal({
+      status: 400,
+      body: { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'a JSON-RPC batch (an array of messages) is not accepted: send one message per POST, as MCP 2025-06-18 and later do' } },
+    });
+    expect(upstream.received).to.have.length(0);
+    expect((await post({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'store_list-orders', arguments: [1, 2] } })).body.error).to.deep.equal({
+      code: -32602,
+      message: "params.arguments: must be an object of the tool's arguments (or left out)",
+    });
+    expect((await post({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { arguments: {} } })).body.error).to.deep.equal({ code: -32602, message: 'params.name: must be a string, the name of a tool tools/list gave' });
+  });
+
+  it('caps an error result at MCP_RESULT_MAX_CHARS: an app error quoting a long text, and arguments with hundreds of problems', async () => {
+    upstream.on('GET /api/orders/o5', () => ({ status: 404, body: { code: 'order_missing', message: 'x'.repeat(5000) } }));
+    const client = await asCompany([storeMain]);
+    const failed: any = await client.callTool({ name: 'store_get-order', arguments: { orderId: 'o5' } });
+    expect(failed.isError).to.equal(true);
+    expect(text(failed).length).to.be.at.most(1000);
+    expect(text(failed)).to.match(/^The app answered with an error: order_missing: x+\.\.\. \[cut: \d+ characters in all\]/);
+    const unknown = Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`extra${i}`, i]));
+    const refused: any = await client.callTool({ name: 'store_list-orders', arguments: unknown });
+    expect(refused.isError).to.equal(true);
+    expect(text(refused).length).to.be.at.most(1000);
+    expect(text(refused)).to.match(/\[cut: \d+ characters in all\]$/);
+    expect(refused.structuredContent.error.problems).to.have.length(100);
+    expect(refused.structuredContent.error.message.length).to.be.at.most(1000);
+  });
+
+  it('a call the client cancels stops the run and is no gateway error in the log', async () => {
+    upstream.on('GET /api/orders/o8', () => ({ body: { id: 'o8' }, delayMs: 1500 }));
+    const abort = new AbortController();
+    const sent = fetch(`${gw.url}/mcp`, {
+      method: 'POST',
+      signal: abort.signal,
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25', Authorization: `Bearer ${gw.apiKey}`, 'Connection-Id': storeMain },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'store_get-order', arguments: { orderId: 'o8' } } }),
+    }).then((r) => r.text()).catch(() => 'aborted');
+    await eventually(async () => upstream.calls('GET /api/orders/o8').length, (n) => n === 1, 'the app was called');
+    const before = gw.logs().length;
+    abort.abort();
+    expect(await sent).to.equal('aborted');
+    await eventually(async () => gw.logs().slice(before), (logs) => /"path":"\/mcp"/.test(logs), 'the request line');
+    expect(gw.logs().slice(before)).to.not.include('mcp: tools/call failed');
   });
 
   it('two connections of one app: each tool takes a required connectionId whose enum names them, and runs as the one named', async () => {
