@@ -81,7 +81,7 @@ describe('the gateway process (npm start)', function () {
     } finally {
       // The gateway runs under `script`, which does not pass SIGTERM on: stop it by the pid it holds
       // DATA_DIR's lock with (the log lines carry no pid), then `script` ends with it.
-      const pid = Number(await fs.readFile(path.join(dir, 'gateway.pid'), 'utf8').catch(() => ''));
+      const pid = Number.parseInt(await fs.readFile(path.join(dir, 'gateway.pid'), 'utf8').catch(() => ''), 10);
       if (pid > 0) process.kill(pid, 'SIGTERM');
       const ended = await Promise.race([exited.then(() => true), new Promise((r) => setTimeout(() => r(false), 15_000))]);
       if (!ended) {
