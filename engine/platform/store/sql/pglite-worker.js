@@ -27,12 +27,25 @@ const ERROR_FIELDS = ['name', 'code', 'severity', 'detail', 'hint', 'position', 
 
 /** An error as a plain object structured clone carries whole. */
 function plainError(error) {
-  const plain = { message: error instanceof Error ? error.message : String(error) };
+  const plain = { message: messageOf(error) };
   for (const field of ERROR_FIELDS) {
     const value = error?.[field];
     if (typeof value === 'string' || typeof value === 'number') plain[field] = value;
   }
   return plain;
+}
+
+/**
+ * An error's message. Emscripten's file system throws plain objects (an ErrnoError with an errno and no
+ * message) where the disk is full or read-only: String() of one said "[object Object]" at a failed start.
+ */
+function messageOf(error) {
+  if (error instanceof Error) return error.message;
+  if (error !== null && typeof error === 'object') {
+    if (typeof error.message === 'string' && error.message !== '') return error.message;
+    if (typeof error.errno === 'number') return `the embedded database's file system failed (errno ${error.errno}${typeof error.code === 'string' ? `, ${error.code}` : ''}): is DATA_DIR's disk full or read-only?`;
+  }
+  return String(error);
 }
 
 /** A trap of the WebAssembly machine (WebAssembly.RuntimeError), or Emscripten's abort: not an SQL error. */

@@ -11,8 +11,9 @@ const DRIVER_WORDS = /Connection terminated|connection timeout|timeout exceeded 
  * A database error as the port reports it: a unique violation (23505) is a
  * DuplicateKeyError; statement_timeout ending a query (57014) is 503
  * QUERY_TIMEOUT; a server that cannot be reached, is shutting down or
- * refuses connections (class 08, 57P01-57P03, 53300, a network error) is 503
- * STORE_UNAVAILABLE. Anything else is passed on as it is (an internal error).
+ * refuses connections (class 08, 57P01-57P03, a network error) or has run out
+ * of a resource (class 53: a full disk, 53100; memory; connections, 53300) is
+ * 503 STORE_UNAVAILABLE. Anything else is passed on as it is (an internal error).
  */
 export function translateSqlError(error: unknown, collection: string, queryTimeoutMs: number): unknown {
   if (error instanceof GatewayError || error instanceof DuplicateKeyError) return error;
@@ -21,7 +22,7 @@ export function translateSqlError(error: unknown, collection: string, queryTimeo
   const message = typeof e?.message === 'string' ? e.message : '';
   if (code === '23505') return new DuplicateKeyError(collection, String(e.constraint ?? e.detail ?? message));
   if (code === '57014' && /statement timeout/i.test(message)) return queryTimeoutError(queryTimeoutMs);
-  if (code.startsWith('08') || ['57P01', '57P02', '57P03', '53300'].includes(code) || NETWORK_CODES.has(code) || DRIVER_WORDS.test(message)) {
+  if (code.startsWith('08') || code.startsWith('53') || ['57P01', '57P02', '57P03'].includes(code) || NETWORK_CODES.has(code) || DRIVER_WORDS.test(message)) {
     return storeUnavailableError(code ? `${code}: ${message}` : message);
   }
   return error;
