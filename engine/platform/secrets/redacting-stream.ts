@@ -7,9 +7,12 @@ import { secretValues } from './secret-values.ts';
  * longest first: as secretValues gives them (as they are, percent-encoded,
  * `+` for spaces), and inside a JSON string, escaped as JSON encoders write
  * them: JSON.stringify's (quotes, backslashes, control characters), with `/`
- * as `\/` (PHP), with `<`, `>`, `&` and `'` as `\u003c`... (Go, Rails), and
- * with everything beyond ASCII as `\uXXXX` (Python's json.dumps). An app that
- * echoes a credential back, in its body or a header, echoes one of these.
+ * as `\/` (PHP), and with the characters each common encoder escapes as
+ * `\uXXXX` (ENCODER_ESCAPES: Go and Rails, Gson, .NET, PHP's JSON_HEX_*
+ * flags, Python's json.dumps and Jackson beyond ASCII), in lower- and
+ * upper-case hex. An app that echoes a credential back, in its body or a
+ * header, echoes one of these. (The run path reads the JSON it maps, so any
+ * escape is seen there; the proxy passes bytes on and knows these forms.)
  */
 export function redactionForms(...values: unknown[]): string[] {
   const forms = new Set<string>();
@@ -18,14 +21,34 @@ export function redactionForms(...values: unknown[]): string[] {
     const json = JSON.stringify(value).slice(1, -1);
     forms.add(json);
     forms.add(json.replace(/\//g, '\\/'));
-    forms.add(json.replace(/[<>&']/g, unicodeEscape));
-    forms.add(json.replace(/[^\x00-\x7f]/g, unicodeEscape));
+    for (const escapes of ENCODER_ESCAPES) {
+      forms.add(json.replace(escapes, unicodeEscape));
+      forms.add(json.replace(escapes, upperUnicodeEscape));
+    }
   }
   return [...forms].sort((a, b) => b.length - a.length);
 }
 
+/**
+ * The characters JSON encoders write as `\uXXXX` in a string (besides JSON.stringify's own escapes), one set
+ * per encoder: Go and Rails (`<>&'`), Gson's default HTML-safe mode (`<>&='`), .NET's System.Text.Json
+ * (`<>&'+` and a backquote, and everything beyond ASCII), PHP's JSON_HEX_TAG|AMP|APOS|QUOT (`<>&'` and the
+ * quote, already `\"` in `json`: its escape is written over it), and everything beyond ASCII alone (Python,
+ * Jackson's ESCAPE_NON_ASCII).
+ */
+const ENCODER_ESCAPES = [/[<>&']/g, /[<>&=']/g, /[<>&'+`]|[^\x00-\x7f]/g, /[<>&']|\\"/g, /[^\x00-\x7f]/g];
+
 function unicodeEscape(char: string): string {
-  return `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;
+  return `\\u${codeOf(char).toString(16).padStart(4, '0')}`;
+}
+
+function upperUnicodeEscape(char: string): string {
+  return `\\u${codeOf(char).toString(16).toUpperCase().padStart(4, '0')}`;
+}
+
+/** The character's code: an escaped quote (`\"`, as JSON.stringify wrote it) is the quote's. */
+function codeOf(char: string): number {
+  return char === '\\"' ? 0x22 : char.charCodeAt(0);
 }
 
 /** `text` with every one of `forms` (redactionForms) replaced by `[redacted]`: a header value of the app's answer, say. */

@@ -64,6 +64,17 @@ describe('redacting secrets from a body that streams (SecretRedactor, redactingS
     }
   });
 
+  it("finds the forms of Gson (= as \\u003d), .NET (+ and beyond ASCII, upper-case hex) and PHP's JSON_HEX_* flags (upper-case hex)", () => {
+    const written = (secret: string, text: string) => {
+      const body = Buffer.from(`{"error":"invalid key ${text}"}`);
+      for (let cut = 0; cut <= body.length; cut++) expect(throughCuts(redactionForms(secret), body, [cut]), `${text} cut at ${cut}`).to.equal('{"error":"invalid key [redacted]"}');
+    };
+    written('dGVzdF9rZXlfMTIzNDU2Nzg=', 'dGVzdF9rZXlfMTIzNDU2Nzg\\u003d');
+    written('dGVzdF9rZXlfMTIzNDU2Nzg=', 'dGVzdF9rZXlfMTIzNDU2Nzg\\u003D');
+    written('key+with<tag>é', 'key\\u002Bwith\\u003Ctag\\u003E\\u00E9');
+    written('key"quoted"<x>', 'key\\u0022quoted\\u0022\\u003Cx\\u003E');
+  });
+
   it('merges overlapping secrets, also when the overlap spans two chunks (no tail of the longer one left)', () => {
     const overlapping = redactionForms('XYZW', 'ZW12345678');
     const body = Buffer.from('before XYZW12345678 after');
