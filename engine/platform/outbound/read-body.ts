@@ -66,6 +66,9 @@ export async function readBody(body: Readable, contentEncoding: string | undefin
   } catch (error) {
     letGo(heldBytes);
     if (error instanceof OutboundError) throw error;
+    // No bytes at all under a Content-Encoding (a HEAD's, a 204's or 304's answer, an empty 200 a compressing
+    // server labelled): there is nothing to decode, and no content is what it holds, not a broken gzip.
+    if (wireBytes === 0 && decodingError(error, host, contentEncoding)) return { bytes: Buffer.alloc(0), wireBytes };
     throw decodingError(error, host, contentEncoding) ?? error;
   }
   letGo(heldBytes);

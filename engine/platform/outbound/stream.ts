@@ -271,6 +271,8 @@ function deliveredBody(
       }
     } catch (error) {
       if (error instanceof OutboundError) throw error;
+      // No bytes at all under a Content-Encoding (a HEAD's, a 204's or 304's answer): no content, not a broken gzip.
+      if (wireBytes === 0 && decodingError(error, host, contentEncoding ?? '')) return;
       throw decodingError(error, host, contentEncoding ?? '') ?? classify(error);
     } finally {
       finish();

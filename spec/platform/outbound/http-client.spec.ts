@@ -148,6 +148,14 @@ describe('outbound HTTP client', () => {
       });
     }
 
+    it('reads no content, not a broken gzip, from an empty 200, a 204 and a 304 that name Content-Encoding: gzip', async () => {
+      const upstream = await server((req, res) => res.writeHead(req.url === '/none' ? 204 : req.url === '/same' ? 304 : 200, { 'content-type': 'application/json', 'content-encoding': 'gzip' }).end());
+      for (const path of ['/empty', '/none', '/same']) {
+        const response = await client().send({ method: 'GET', url: `${upstream.url}${path}` });
+        expect(response.body, path).to.equal(null);
+      }
+    });
+
     it('answers UPSTREAM_PROTOCOL_ERROR for a body that is not the gzip it claims to be', async () => {
       const upstream = await server((_req, res) => res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' }).end('{"plain":true}'));
       const error = await failure(client(), { method: 'GET', url: upstream.url });

@@ -125,6 +125,19 @@ describe('outbound HTTP client: the streaming send (bodies both ways, bounded me
     expect(error.message).to.include('PROXY_MAX_RESPONSE_BYTES');
   });
 
+  it('passes on an answer without content that names a coding: a HEAD, a 204 and a 304 with Content-Encoding: gzip', async () => {
+    const app = await server((req, res) => {
+      const status = req.url === '/none' ? 204 : req.url === '/same' ? 304 : 200;
+      res.writeHead(status, { 'content-type': 'application/json', 'content-encoding': 'gzip', ...(status === 200 ? { 'content-length': '34' } : {}) }).end();
+    });
+    closing.push(app.close);
+    for (const [method, path, status] of [['HEAD', '/', 200], ['GET', '/none', 204], ['GET', '/same', 304]] as const) {
+      const answer = await send({ method, url: `${app.url}${path}` });
+      expect(answer.status, path).to.equal(status);
+      expect((await buffer(answer.body)).length, path).to.equal(0);
+    }
+  });
+
   it('refuses a declared Content-Length over the limit before reading the body', async () => {
     const app = await server((_req, res) => res.writeHead(200, { 'content-length': String(2 * 1024 * 1024) }).end(Buffer.alloc(2 * 1024 * 1024)));
     closing.push(app.close);
