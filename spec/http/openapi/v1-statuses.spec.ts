@@ -105,9 +105,16 @@ describe('the v1 document declares every status an operation answers, with the b
     const mapping = await runV1('shop', 'published', 'broken', { installationId });
     expect(mapping.status).to.equal(502);
     expect(mapping.body.meta.error.code).to.equal('MAPPING_ERROR');
+    const before = gw.logs().length;
     const unreachable = await runV1('down', 'published', 'ping', { installationId });
     expect(unreachable.status).to.equal(502);
     expect(unreachable.body.error.code).to.equal('UPSTREAM_UNREACHABLE');
+    // An app that cannot be reached is the app's failure, not the gateway's: a warning naming the code, no error with a stack.
+    const lines = gw.logs().slice(before).split('\n').filter(Boolean).map((line) => JSON.parse(line));
+    expect(lines.filter((line) => line.level >= 50)).to.deep.equal([]);
+    const warned = lines.find((line) => line.msg === 'request failed: UPSTREAM_UNREACHABLE');
+    expect(warned, JSON.stringify(lines)).to.include({ level: 40, code: 'UPSTREAM_UNREACHABLE' });
+    expect(warned).to.not.have.property('err');
   });
 
   it("declares the run's statuses: 429 the envelope, 502 the envelope or the error shape, the others the error shape", () => {

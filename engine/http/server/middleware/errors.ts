@@ -39,7 +39,11 @@ export function answerFailure(ctx: AppContext, thrown: unknown, logger: Logger):
   }
   const error = toGatewayError(thrown, ctx.method, ctx.path);
   if (error.status >= 500) {
-    logger.error({ reqId: ctx.state.requestId, err: thrown }, 'request failed');
+    // The gateway's own failure is an error, with its stack; an app or store that failed (unreachable, timing out,
+    // busy, answering what cannot be read) is a warning naming the code: a flaky app must not page whoever
+    // alerts on error lines, and its stack says nothing the code does not.
+    if (GATEWAY_FAULTS.has(error.code)) logger.error({ reqId: ctx.state.requestId, err: thrown }, 'request failed');
+    else logger.warn({ reqId: ctx.state.requestId, code: error.code, message: error.message }, `request failed: ${error.code}`);
   }
   ctx.status = error.status;
   // The type Koa would give a JSON body (ctx.type = 'json' looks it up in mime-types on every answer), written out.
@@ -49,6 +53,9 @@ export function answerFailure(ctx: AppContext, thrown: unknown, logger: Logger):
   const retryAfter = (error.details as { retryAfterSeconds?: unknown } | undefined)?.retryAfterSeconds;
   if (typeof retryAfter === 'number') ctx.set('Retry-After', String(retryAfter));
 }
+
+/** 5xx codes that are the gateway's own failure (logged as errors with their stack); any other 5xx is an app's, the store's, or not-ready's. */
+const GATEWAY_FAULTS = new Set<string>(['INTERNAL_ERROR', 'CREDENTIALS_UNREADABLE']);
 
 const HTTP_STATUS_CODES: Record<number, Parameters<typeof GatewayError.of>[0]> = {
   400: 'VALIDATION_ERROR',
