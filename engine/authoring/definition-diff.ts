@@ -103,7 +103,7 @@ function compareVersions(was: AppVersion, now: AppVersion, emit: Emit): void {
   if (!same(a.headers, b.headers)) api(`headers ${shown(a.headers)} → ${shown(b.headers)}`, 'noted');
   if (was.api.bodyEncoding !== now.api.bodyEncoding) api(`bodyEncoding ${was.api.bodyEncoding} → ${now.api.bodyEncoding}`, 'noted');
   if ((a.arrayStyle ?? 'Indices') !== (b.arrayStyle ?? 'Indices')) api(`arrayStyle ${a.arrayStyle ?? 'Indices'} → ${b.arrayStyle ?? 'Indices'}: arrays in form bodies are written another way`, 'noted');
-  if (was.api.timeoutMs !== now.api.timeoutMs) api(`timeoutMs ${was.api.timeoutMs} → ${now.api.timeoutMs}`, 'compatible');
+  if (was.api.timeoutMs !== now.api.timeoutMs) api(`timeoutMs ${was.api.timeoutMs ?? 'unset'} → ${now.api.timeoutMs ?? 'unset'}`, 'compatible');
   if (was.api.concurrency !== now.api.concurrency) {
     // Fewer calls at once (or a bound where there was none) can make busy connections answer 503 UPSTREAM_BUSY; more cannot.
     const fewer = now.api.concurrency !== undefined && (was.api.concurrency === undefined || now.api.concurrency < was.api.concurrency);

@@ -4,7 +4,6 @@ import type { AppFiles, VersionFiles } from './definition-tree.ts';
 import { expressionKey, type FileAnalysis } from './file-analysis.ts';
 import {
   DEFAULT_RETRY,
-  DEFAULT_TIMEOUT_MS,
   type ActionEntry,
   type ApiEntry,
   type AppEntry,
@@ -83,7 +82,7 @@ function buildApi(file: FileAnalysis<'api'>, auths: Map<string, AuthEntry>): Api
     bodyEncoding: definition.bodyEncoding ?? 'Json',
     arguments: buildArguments(file, definition.arguments),
     auths: Object.freeze(definition.auths.map((id) => auths.get(id)!)),
-    timeoutMs: definition.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    timeoutMs: definition.timeoutMs,
     concurrency: definition.concurrency,
     retry: retryEntry(file),
     pagination: definition.pagination,

@@ -64,7 +64,8 @@ export interface ApiEntry {
   readonly arguments: readonly ArgumentEntry[];
   /** The auths api.yaml lists, resolved, the default first. */
   readonly auths: readonly AuthEntry[];
-  readonly timeoutMs: number;
+  /** How long one call to the app may take in all (api.yaml timeoutMs); undefined: OUTBOUND_TOTAL_TIMEOUT_MS. */
+  readonly timeoutMs: number | undefined;
   /** How many calls at once one connection may have to this app (api.yaml concurrency); undefined: no bound. */
   readonly concurrency: number | undefined;
   readonly retry: RetryEntry;
@@ -160,4 +161,3 @@ export interface RetryEntry {
   /** Compiled `giveUpWhen`: true when a rate limit is not worth retrying; undefined means never. */
   readonly giveUpWhen?: CompiledExpression;
 }
-export const DEFAULT_TIMEOUT_MS = 30_000;

@@ -159,6 +159,8 @@ async function runCalls(services: RunServices, run: RunRequest, used: UsedSecret
         ...(run.signal ? { signal: run.signal } : {}),
         // A large JSON body is left unparsed for a mapping worker (map-response.ts).
         ...(workers ? { deferJsonFrom: workers.settings.fromBytes } : {}),
+        // The API's own limit on one call, where api.yaml sets one (else OUTBOUND_TOTAL_TIMEOUT_MS).
+        ...(version.api.timeoutMs !== undefined ? { timeoutMs: version.api.timeoutMs, timeoutSetting: 'api.yaml timeoutMs' } : {}),
       })));
     } finally {
       release?.();

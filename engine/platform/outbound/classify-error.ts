@@ -28,9 +28,9 @@ const PROTOCOL = new Set(['UND_ERR_RES_CONTENT_LENGTH_MISMATCH', 'UND_ERR_INFO',
  * endpoint maps (or passes a GatewayError through). A caller's own abort is
  * returned unchanged, and so is anything unrecognised (an internal error).
  */
-export function classifyError(error: unknown, host: string, settings: OutboundSettings, totalTimedOut: boolean): unknown {
+export function classifyError(error: unknown, host: string, settings: OutboundSettings, totalTimedOut: { ms: number; setting: string } | null): unknown {
   if (error instanceof GatewayError) return error;
-  if (totalTimedOut) return timeoutError(host, 'total', settings.totalTimeoutMs, 'OUTBOUND_TOTAL_TIMEOUT_MS');
+  if (totalTimedOut) return timeoutError(host, 'total', totalTimedOut.ms, totalTimedOut.setting);
   const code = String((error as NodeJS.ErrnoException | undefined)?.code ?? '');
   switch (code) {
     case 'UND_ERR_CONNECT_TIMEOUT':

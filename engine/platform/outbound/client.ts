@@ -55,6 +55,13 @@ export interface HttpClientOptions {
   tls?: ConnectionOptions;
 }
 
+/** A call's total time limit: how long, which setting gave it, and whether it ran out. */
+interface Deadline {
+  expired: boolean;
+  ms: number;
+  setting: string;
+}
+
 export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
   const settings: OutboundSettings = { ...DEFAULT_OUTBOUND_SETTINGS, ...options.settings };
   const policy = options.policy ?? createEgressPolicy();
@@ -71,11 +78,14 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
     const body = encodeBody(outbound.body, headers);
     const hop: Hop = { method: outbound.method.toUpperCase(), url: targets.of(outbound.url, outbound.query), headers, body };
     const stop = new CallStop();
-    const deadline = { expired: false };
+    // The call's own limit (api.yaml timeoutMs) where it has one, else OUTBOUND_TOTAL_TIMEOUT_MS.
+    const deadline: Deadline = outbound.timeoutMs === undefined
+      ? { expired: false, ms: settings.totalTimeoutMs, setting: 'OUTBOUND_TOTAL_TIMEOUT_MS' }
+      : { expired: false, ms: outbound.timeoutMs, setting: outbound.timeoutSetting ?? 'timeoutMs' };
     const timer = setTimeout(() => {
       deadline.expired = true;
       stop.abort(stopReason('total timeout'));
-    }, settings.totalTimeoutMs);
+    }, deadline.ms);
     const caller = outbound.signal;
     const stopListening = caller ? onAbort(caller, () => stop.abort(caller.reason)) : null;
     if (caller?.aborted) stop.abort(caller.reason);
@@ -87,7 +97,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
     }
   }
 
-  async function sendHops(outbound: OutboundRequest, first: Hop, signal: CallStop, deadline: { expired: boolean }, started: number): Promise<OutboundResponse> {
+  async function sendHops(outbound: OutboundRequest, first: Hop, signal: CallStop, deadline: Deadline, started: number): Promise<OutboundResponse> {
     let hop = first;
 
     for (let redirects = 0; ; redirects++) {
@@ -157,7 +167,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
         return unparsed ? deferBody(answered, new DeferredJson(read.bytes)) : answered;
       } catch (error) {
         if (outbound.signal?.aborted && !deadline.expired) throw error;
-        throw classifyError(error, host, settings, deadline.expired);
+        throw classifyError(error, host, settings, deadline.expired ? deadline : null);
       }
     }
   }

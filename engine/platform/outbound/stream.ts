@@ -204,7 +204,7 @@ export function createStreamSender(parts: Parts): (request: StreamRequest) => Pr
     if (signal?.aborted && !deadline.expired) return error;
     if (error instanceof GatewayError) return error;
     if (deadline.expired) return timeoutError(host, 'total', limits.totalTimeoutMs, limits.settings.totalTimeoutMs);
-    return classifyError(error, host, settings, false);
+    return classifyError(error, host, settings, null);
   }
 }
 

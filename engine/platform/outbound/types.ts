@@ -26,6 +26,12 @@ export interface OutboundRequest {
    * both when first read (deferred-json.ts; `jsonText` is unset). For a caller that maps it in a worker thread.
    */
   deferJsonFrom?: number;
+  /**
+   * How long the whole call may take, its answer read to the end (api.yaml `timeoutMs`), in place of
+   * OUTBOUND_TOTAL_TIMEOUT_MS; `timeoutSetting` names it in the UPSTREAM_TIMEOUT message.
+   */
+  timeoutMs?: number;
+  timeoutSetting?: string;
 }
 
 export interface OutboundResponse {

@@ -95,7 +95,7 @@ describe('the snapshot a run consumes', () => {
     const version = resolveAppVersion(snapshot, { id: 'acme' }, 'published');
     expect(version.api.auths.map((a) => [a.id, a.type])).to.deep.equal([['api-key', 'ApiKey']]);
     expect(version.api.retry).to.deep.equal({ delayMs: 500, multiplier: 2, maxAttempts: 4, retryAfterCapMs: 60_000, budgetMs: 60_000 });
-    expect(version.api.timeoutMs).to.equal(30_000);
+    expect(version.api.timeoutMs, "unset: OUTBOUND_TOTAL_TIMEOUT_MS decides").to.equal(undefined);
     expect(version.api.pagination).to.deep.equal({ type: 'Cursor', location: 'Query', key: 'cursor' });
   });
 

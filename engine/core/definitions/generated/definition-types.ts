@@ -197,7 +197,7 @@ export interface ApiDefinition {
   auths: [string, ...string[]];
   arguments?: Arguments;
   /**
-   * How long one request may take before it fails.
+   * How long one call to the app may take in all, its answer read to the end, before it fails (504 UPSTREAM_TIMEOUT). Unset: OUTBOUND_TOTAL_TIMEOUT_MS (60000 by default). The proxy keeps PROXY_TOTAL_TIMEOUT_MS.
    */
   timeoutMs?: number;
   /**
