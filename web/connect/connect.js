@@ -45,6 +45,10 @@ const OAUTH_PROTOCOL = 'gateway-connect-oauth';
 const OAUTH_WINDOW = 'gateway-connect-oauth';
 const RESUME_KEY = 'gateway-connect-resume';
 const OUTCOME_KEY = 'gateway-connect-oauth-outcome';
+/** Where a return page cut off from this page (no opener: a provider page that isolated itself) hands the outcome over. */
+const OAUTH_CHANNEL = 'gateway-connect-oauth';
+/** How long an outcome is still taken after the sign-in window seemed to close: the sign-in's own lifetime. */
+const LATE_OUTCOME_MS = 10 * 60 * 1000;
 /** The page's language, for the OAuth return page (this tab, and the sign-in popup's copy of its storage). */
 const LANGUAGE_KEY = 'gateway-connect-language';
 
@@ -615,7 +619,7 @@ function oauthStep(app, auth, connection) {
       if (!popup || popup.closed) return popupBlocked(app, data.authorizationUrl, connection);
       popup.location.href = data.authorizationUrl;
       announce(t('oauth.waiting', { app: app.name }));
-      const result = await waitForPopup(popup);
+      const result = await waitForPopup(popup, (late) => oauthOutcome(late, connection, app));
       await oauthOutcome(result, connection, app);
     } catch (error) {
       popup?.close();
@@ -629,37 +633,69 @@ function oauthStep(app, auth, connection) {
   return [form];
 }
 
-/** The return page's message from this popup (same origin), or a closed window. */
-function waitForPopup(popup) {
+/** The channel listener of the last sign-in, still taking a late outcome; a new sign-in ends it. */
+let lateListener = null;
+
+/**
+ * The return page's message from this popup (same origin), or a closed window. A provider's page that sends
+ * Cross-Origin-Opener-Policy cuts the popup off from this page: it reads as closed while the end user is still
+ * signing in there, and the return page has no opener to post to. That page then hands the outcome over on a
+ * BroadcastChannel of this origin; it is taken here, and after the window seemed to close (for LATE_OUTCOME_MS)
+ * by `late`, so the page still updates when the sign-in ends.
+ */
+function waitForPopup(popup, late) {
+  lateListener?.close();
+  const channel = typeof BroadcastChannel === 'function' ? new BroadcastChannel(OAUTH_CHANNEL) : null;
+  lateListener = channel;
   return new Promise((resolve) => {
+    let settled = false;
     const done = (result) => {
       window.removeEventListener('message', onMessage);
       clearInterval(timer);
+      settled = true;
+      if (result.closed && channel) setTimeout(() => channel === lateListener && stopListening(), LATE_OUTCOME_MS);
+      else stopListening();
       resolve(result);
+    };
+    const stopListening = () => {
+      channel?.close();
+      if (lateListener === channel) lateListener = null;
     };
     const onMessage = (event) => {
       if (event.origin !== location.origin || event.source !== popup) return;
-      const data = event.data;
-      if (!data || data.source !== OAUTH_PROTOCOL || data.version !== 1) return;
-      done(
-        typeof data.connectionId === 'string'
-          ? { connectionId: data.connectionId }
-          : typeof data.choiceId === 'string'
-            ? { choiceId: data.choiceId }
-            : { error: String(data.error), description: String(data.description) },
-      );
+      const result = outcomeOf(event.data);
+      if (result) done(result);
     };
     window.addEventListener('message', onMessage);
-    // A window closed without an answer: the end user gave up.
+    if (channel) {
+      channel.onmessage = (event) => {
+        const result = outcomeOf(event.data);
+        if (!result) return;
+        // Heard: the return page closes its window.
+        channel.postMessage({ source: OAUTH_PROTOCOL, version: 1, ack: event.data.nonce });
+        if (!settled) return done(result);
+        stopListening();
+        late(result);
+      };
+    }
+    // A window closed without an answer: the end user gave up (or the provider's page cut it off, see above).
     const timer = setInterval(() => {
-      if (popup.closed) setTimeout(() => done({ closed: true }), 300);
+      if (popup.closed) setTimeout(() => settled || done({ closed: true }), 300);
     }, 400);
   });
 }
 
+/** The return page's outcome in a message, or null when the message is not one. */
+function outcomeOf(data) {
+  if (!data || data.source !== OAUTH_PROTOCOL || data.version !== 1 || data.ack !== undefined) return null;
+  if (typeof data.connectionId === 'string') return { connectionId: data.connectionId };
+  if (typeof data.choiceId === 'string') return { choiceId: data.choiceId };
+  return { error: String(data.error), description: String(data.description) };
+}
+
 async function oauthOutcome(result, connection, app) {
   if (result.closed) {
-    return showStepOrAlert(t('oauth.closed'));
+    return showStepOrAlert(t('oauth.closed', { app: app?.name ?? '' }));
   }
   if (result.error) {
     // The provider's or the gateway's description is for a developer (it may name hosts, ports, codes): the

@@ -61,7 +61,7 @@ export default {
   'oauth.scopes': '{app} bittet Sie um folgende Berechtigungen:',
   'oauth.continue': 'Weiter zu {app}',
   'oauth.waiting': 'Bitte schließen Sie die Anmeldung bei {app} im anderen Fenster ab.',
-  'oauth.closed': 'Das Anmeldefenster wurde geschlossen, bevor die Verbindung hergestellt war. Versuchen Sie es erneut, wenn Sie so weit sind.',
+  'oauth.closed': 'Das Anmeldefenster wurde geschlossen, bevor die Verbindung hergestellt war. Wenn Sie sich dort noch bei {app} anmelden, schließen Sie die Anmeldung ab: Diese Seite aktualisiert sich dann. Andernfalls versuchen Sie es erneut, wenn Sie so weit sind.',
   'oauth.blocked': 'Ihr Browser hat das Anmeldefenster blockiert.',
   'oauth.allowPopups': 'Erlauben Sie Pop-ups für diese Website in Ihrem Browser und versuchen Sie es dann erneut.',
   'oauth.sameWindow': 'Sie können sich stattdessen in diesem Fenster bei {app} anmelden; danach kommen Sie hierher zurück.',

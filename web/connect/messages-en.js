@@ -63,7 +63,7 @@ export default {
   'oauth.scopes': '{app} will ask you to allow:',
   'oauth.continue': 'Continue to {app}',
   'oauth.waiting': 'Waiting for you to finish signing in to {app} in the other window.',
-  'oauth.closed': 'The sign-in window was closed before the connection was made. Try again when you are ready.',
+  'oauth.closed': 'The sign-in window closed before the connection was made. If you are still signing in to {app} there, finish: this page updates when you do. Otherwise, try again when you are ready.',
   'oauth.blocked': 'Your browser blocked the sign-in window.',
   'oauth.allowPopups': 'Allow pop-ups for this site in your browser, then try again.',
   'oauth.sameWindow': 'You can sign in to {app} in this window instead; you will come back here when you are done.',

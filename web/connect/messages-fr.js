@@ -61,7 +61,7 @@ export default {
   'oauth.scopes': '{app} va vous demander d’autoriser\u00a0:',
   'oauth.continue': 'Continuer vers {app}',
   'oauth.waiting': 'Terminez la connexion à {app} dans l’autre fenêtre.',
-  'oauth.closed': 'La fenêtre de connexion a été fermée avant la fin. Réessayez quand vous serez prêt.',
+  'oauth.closed': 'La fenêtre de connexion a été fermée avant la fin. Si vous êtes encore en train de vous connecter à {app} dans cette fenêtre, terminez : cette page se mettra à jour. Sinon, réessayez quand vous serez prêt.',
   'oauth.blocked': 'Votre navigateur a bloqué la fenêtre de connexion.',
   'oauth.allowPopups': 'Autorisez les fenêtres pop-up pour ce site dans votre navigateur, puis réessayez.',
   'oauth.sameWindow': 'Vous pouvez vous connecter à {app} dans cette fenêtre à la place\u00a0; vous reviendrez ici une fois terminé.',

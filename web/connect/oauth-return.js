@@ -7,6 +7,9 @@
 // (a popup opened by it starts with a copy), else the browser's languages choose (messages.js).
 import { t, useLanguage } from './messages.js';
 
+/** How long a Connect page has to answer the outcome handed over on the channel. */
+const HANDOVER_MS = 800;
+
 let kept = null;
 try {
   kept = sessionStorage.getItem('gateway-connect-language');
@@ -28,9 +31,39 @@ const opener = window.name === 'gateway-connect-oauth' ? window.opener : null;
 if (opener && !opener.closed) {
   // targetOrigin is this origin: only a Connect page of this gateway receives it.
   opener.postMessage({ source: 'gateway-connect-oauth', version: 1, ...outcome }, location.origin);
+  done();
+} else {
+  // No opener: the popup was cut off from the Connect page (a provider page that sends Cross-Origin-Opener-Policy
+  // does that, and clears the window's name), or this is the Connect page's own tab (the popup was blocked). A
+  // Connect page of this origin waiting for a sign-in hears the outcome on the channel and answers; else the
+  // outcome is kept for the Connect page this tab goes back to.
+  handOver(outcome).then((heard) => {
+    if (heard) return done();
+    sessionStorage.setItem('gateway-connect-oauth-outcome', JSON.stringify(outcome));
+    location.replace('/connect');
+  });
+}
+
+function done() {
   window.close();
   document.getElementById('message').textContent = t('return.done');
-} else {
-  sessionStorage.setItem('gateway-connect-oauth-outcome', JSON.stringify(outcome));
-  location.replace('/connect');
+}
+
+/** Whether a Connect page waiting for a sign-in took the outcome (it answers within HANDOVER_MS). */
+function handOver(outcome) {
+  if (typeof BroadcastChannel !== 'function') return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const channel = new BroadcastChannel('gateway-connect-oauth');
+    const nonce = `${Date.now()}-${Math.random()}`;
+    const finish = (heard) => {
+      clearTimeout(timer);
+      channel.close();
+      resolve(heard);
+    };
+    const timer = setTimeout(() => finish(false), HANDOVER_MS);
+    channel.onmessage = (event) => {
+      if (event.data?.source === 'gateway-connect-oauth' && event.data.ack === nonce) finish(true);
+    };
+    channel.postMessage({ source: 'gateway-connect-oauth', version: 1, nonce, ...outcome });
+  });
 }

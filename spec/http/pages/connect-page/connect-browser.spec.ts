@@ -26,7 +26,7 @@ describe('the Connect page in a real browser (headless Chromium)', function () {
   let companyName: string;
   let adaId: string;
   /** What the fake provider does at its authorize page: approve (a code) or refuse (an error). */
-  let providerAnswer: { error?: string; description?: string } = {};
+  let providerAnswer: { error?: string; description?: string; isolated?: boolean } = {};
   let tokenCalls = 0;
   /** What the fake provider's token endpoint does: issue tokens, or fail as a provider down does. */
   let tokenEndpointDown = false;
@@ -55,6 +55,11 @@ describe('the Connect page in a real browser (headless Chromium)', function () {
         back.searchParams.set('error_description', providerAnswer.description ?? '');
       } else {
         back.searchParams.set('code', `code-${tokenCalls + 1}`);
+      }
+      // A provider whose sign-in page isolates itself (as many do): the popup is cut off from the Connect page.
+      if (providerAnswer.isolated) {
+        const page = `<!doctype html><meta http-equiv="refresh" content="2;url=${back.toString().replace(/&/g, '&amp;')}"><p>Signing in…</p>`;
+        return { status: 200, headers: { 'content-type': 'text/html', 'cross-origin-opener-policy': 'same-origin' }, body: page };
       }
       return { status: 302, headers: { location: back.toString() } };
     });
@@ -199,6 +204,30 @@ describe('the Connect page in a real browser (headless Chromium)', function () {
       expect(await text(page, '#status')).to.equal('Contact Cloud is connected.');
       expectClean(watched);
     } finally {
+      await page.close();
+    }
+  });
+
+  it("connects through a provider whose sign-in page sends Cross-Origin-Opener-Policy: the popup reads as closed, yet the page updates when the sign-in ends", async () => {
+    const watched = await openPage();
+    const { page } = watched;
+    try {
+      const known = new Set((await mine()).map((c) => c.id));
+      providerAnswer = { isolated: true };
+      await clickApp(page, 'crm');
+      await page.waitForSelector('dialog[open] form');
+      const tabs = (await browser.pages()).length;
+      await page.click('dialog button[type="submit"]');
+      const made = await eventually(async () => (await mine()).find((c) => c.appSlug === 'crm' && !known.has(c.id)), (c) => c !== undefined && c.status === 'active', 'the connection made', 20_000);
+      await connectionRow(page, made!.id);
+      await page.waitForFunction(() => (globalThis as any).document.querySelector('#status').innerText.trim() === 'Contact Cloud is connected.', { timeout: 10_000 });
+      await page.waitForSelector('dialog:not([open])', { timeout: 10_000 });
+      await eventually(async () => (await browser.pages()).length, (n) => n === tabs, 'the sign-in popup closed itself', 20_000);
+      expectClean(watched);
+      // The tests after this one count on one connection per app.
+      expect((await call({ url: gw.url, apiKey: await freshToken() }, 'DELETE', `/v2/end-user/connections/${made!.id}`)).status).to.equal(200);
+    } finally {
+      providerAnswer = {};
       await page.close();
     }
   });
