@@ -812,6 +812,8 @@ function confirmDisconnect(connection, trigger) {
       $('connections-title').focus();
     } catch (error) {
       if (error instanceof ApiError && error.status === 401) fatal(userText(error), 'UNAUTHORIZED', error.message);
+      // 409: an installation of the company's uses this connection; reloading never changes that, only the company can.
+      else if (error instanceof ApiError && error.status === 409) showFormError(summary, t('disconnect.inUse', { app: name, company: productName() }));
       else showFormError(summary, userText(error, state.apps.find((a) => a.slug === connection.appSlug)));
     } finally {
       confirm.disabled = false;

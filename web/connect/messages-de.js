@@ -71,6 +71,7 @@ export default {
   'choice.intro': { one: 'Ihre Anmeldung bei {app} gibt Zugriff auf {count} Konto. Wählen Sie das Konto, das Sie verbinden möchten.', other: 'Ihre Anmeldung bei {app} gibt Zugriff auf {count} Konten. Wählen Sie das Konto, das Sie verbinden möchten.' },
   'choice.legend': 'Konto bei {app}',
 
+  'disconnect.inUse': '{app} kann hier nicht getrennt werden: {company} nutzt diese Verbindung. Bitten Sie {company}, sie zuerst nicht mehr zu verwenden.',
   'disconnect.title': '{app} trennen?',
   'disconnect.text': '{company} kann dann nicht mehr auf Ihr Konto bei {app} zugreifen. Sie können es später jederzeit wieder verbinden.',
 

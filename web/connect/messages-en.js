@@ -73,6 +73,7 @@ export default {
   'choice.intro': { one: 'Your {app} sign-in gives access to {count} account. Choose the one to connect.', other: 'Your {app} sign-in gives access to {count} accounts. Choose the one to connect.' },
   'choice.legend': '{app} account',
 
+  'disconnect.inUse': '{app} cannot be disconnected here: {company} uses this connection. Ask {company} to stop using it first.',
   'disconnect.title': 'Disconnect {app}?',
   'disconnect.text': '{company} will no longer be able to use your {app} account. You can connect it again later.',
 

@@ -71,6 +71,7 @@ export default {
   'choice.intro': { one: 'Votre connexion à {app} donne accès à {count} compte. Choisissez celui à connecter.', other: 'Votre connexion à {app} donne accès à {count} comptes. Choisissez celui à connecter.' },
   'choice.legend': 'Compte {app}',
 
+  'disconnect.inUse': '{app} ne peut pas être déconnecté ici : {company} utilise cette connexion. Demandez d’abord à {company} de ne plus l’utiliser.',
   'disconnect.title': 'Déconnecter {app}\u00a0?',
   'disconnect.text': '{company} ne pourra plus utiliser votre compte {app}. Vous pourrez le reconnecter plus tard.',
 

@@ -93,8 +93,8 @@ describe('the Connect page in a real browser (headless Chromium)', function () {
   const connectionRow = (page: Page, id: string) => page.waitForSelector(`li[data-connection="${id}"]`);
   const expectClean = (watched: WatchedPage) => {
     expect(watched.pageErrors, 'uncaught exceptions').to.deep.equal([]);
-    // The browser logs a failed fetch (a 400 the page shows, the 401 of an expired token) as a console error: only those.
-    expect(watched.consoleErrors.filter((e) => !/the server responded with a status of (400|401)/.test(e)), 'console errors (a CSP refusal is one)').to.deep.equal([]);
+    // The browser logs a failed fetch (a 400 or 409 the page shows, the 401 of an expired token) as a console error: only those.
+    expect(watched.consoleErrors.filter((e) => !/the server responded with a status of (400|401|409)/.test(e)), 'console errors (a CSP refusal is one)').to.deep.equal([]);
     expect(watched.foreignRequests, 'requests to another origin').to.deep.equal([]);
   };
   it('reads the token from the fragment and removes it from the address bar; shows who is signed in and the enabled apps with initials', async () => {
@@ -305,6 +305,18 @@ describe('the Connect page in a real browser (headless Chromium)', function () {
     try {
       const notes = (await mine()).find((c) => c.appSlug === 'notes')!;
       const disconnect = `li[data-connection="${notes.id}"] button.secondary`;
+      // An installation of the company's uses it: a sentence saying who can change that, not "reload and try again".
+      const installation = await call(gw, 'POST', '/v2/installations', { body: { endUserId: adaId, apps: [{ appSlug: 'notes', connectionId: notes.id }] } });
+      expect(installation.status, JSON.stringify(installation.body)).to.equal(201);
+      await page.click(disconnect);
+      await page.waitForSelector('dialog[open]');
+      await page.click('dialog button.danger');
+      await page.waitForSelector('dialog .form-errors:not([hidden])');
+      expect(await text(page, 'dialog .form-errors')).to.equal(`Acme Notes cannot be disconnected here: ${companyName} uses this connection. Ask ${companyName} to stop using it first.`);
+      expect((await call(gw, 'DELETE', `/v2/installations/${installation.body.data.id}`)).status).to.equal(200);
+      await page.click('dialog .actions button.secondary');
+      await page.waitForSelector('dialog:not([open])');
+
       await page.click(disconnect);
       await page.waitForSelector('dialog[open]');
       expect(await text(page, '#step-title')).to.equal('Disconnect Acme Notes?');
