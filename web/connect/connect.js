@@ -89,11 +89,19 @@ function post(type, extra = {}) {
   opener.postMessage({ source: PROTOCOL, version: 1, type, ...extra }, state.openerOrigin);
 }
 
+let announcing = null;
+
 function announce(text) {
   const status = $('status');
-  status.textContent = '';
+  clearStatus();
   // A fresh text node, so a screen reader announces a repeated message too.
-  setTimeout(() => (status.textContent = text), 30);
+  announcing = setTimeout(() => (status.textContent = text), 30);
+}
+
+/** An outcome shown elsewhere (an alert, a step's error) takes the place of what the status said ("Waiting for you…"). */
+function clearStatus() {
+  clearTimeout(announcing);
+  $('status').textContent = '';
 }
 
 function showAlert(text) {
@@ -159,6 +167,7 @@ async function api(path, init = {}) {
 /** A fatal error: the page can do nothing more (no token, expired token, a refused opener). The SDK gets the code and the API's words. */
 function fatal(message, code, detail = message) {
   state.fatal = true;
+  clearStatus();
   closeStep();
   $('loading').hidden = true;
   $('apps-section').hidden = true;
@@ -770,6 +779,7 @@ async function chooseAccount(choiceId, connection, app) {
 }
 
 function showStepOrAlert(text) {
+  clearStatus();
   const summary = $('step').open ? $('step-body').querySelector('.form-errors') : null;
   if (summary) {
     summary.replaceChildren(el('p', {}, text));

@@ -179,6 +179,7 @@ describe('the Connect page in a real browser (headless Chromium)', function () {
       await page.click('dialog button[type="submit"]');
       await page.waitForSelector('dialog .form-errors:not([hidden])');
       expect(await text(page, 'dialog .form-errors')).to.equal('You chose not to connect Contact Cloud, so nothing was shared. You can connect it whenever you like.');
+      expect(await text(page, '#status'), '"Waiting for you to finish signing in" is over').to.equal('');
       await popupClosed();
 
       // The provider approves, its token endpoint fails: no host, port or code of it reaches the end user.
