@@ -22,6 +22,8 @@ export function webhookRoutes(services: Services): Router<AppState> {
   router.post('/v2/webhooks', apiKey, async (ctx) => {
     const { record, secret } = await createWebhook(services, ctx.state.principal!.companyId, validateCreate(requireBody(ctx)));
     ctx.status = 201;
+    // The signing secret is in this answer: no cache (a proxy's, the browser's) may keep it.
+    ctx.set('Cache-Control', 'no-store');
     ctx.body = { success: true, data: { ...webhookView(record), secret } };
   });
 
@@ -45,6 +47,7 @@ export function webhookRoutes(services: Services): Router<AppState> {
 
   router.post('/v2/webhooks/:webhookId/rotate-secret', apiKey, async (ctx) => {
     const { record, secret } = await rotateWebhookSecret(services, ctx.state.principal!.companyId, ctx.params.webhookId!);
+    ctx.set('Cache-Control', 'no-store');
     ctx.body = { success: true, data: { ...webhookView(record), secret } };
   });
 

@@ -86,6 +86,7 @@ describe('connection webhooks (/v2/webhooks)', function () {
     const { id, secret } = created.body.data;
     expect(id).to.match(/^whk_[0-9a-f]{24}$/);
     expect(secret).to.match(/^whsec_[A-Za-z0-9_-]{43}$/);
+    expect(created.headers.get('cache-control'), 'no cache keeps the secret').to.equal('no-store');
     expect(created.body.data).to.include({ url: `${upstream.url}/hooks/a`, description: 'CRM sync', enabled: true, disabledReason: null });
     expect(created.body.data.events).to.deep.equal(['connection.created']);
 
@@ -106,6 +107,7 @@ describe('connection webhooks (/v2/webhooks)', function () {
     const rotated = await documentedCall(gw, 'POST', `/v2/webhooks/${id}/rotate-secret`);
     expect(rotated.status).to.equal(200);
     expect(rotated.body.data.secret).to.match(/^whsec_/).and.not.equal(secret);
+    expect(rotated.headers.get('cache-control')).to.equal('no-store');
 
     const gone = await documentedCall(gw, 'DELETE', `/v2/webhooks/${id}`);
     expect(gone.body).to.deep.equal({ success: true, data: { id, deleted: true } });
