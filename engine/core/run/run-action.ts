@@ -137,8 +137,8 @@ async function runCalls(services: RunServices, run: RunRequest, used: UsedSecret
   // A call waits for one of the connection's slots (api.yaml concurrency) until then at the latest.
   const callKey = services.calls && version.api.concurrency !== undefined ? appCallKey(version, connectionId) : undefined;
   const deadline = callKey ? services.clock.now() + services.settings.maxWaitMs : 0;
-  // Mapping workers take large responses of an action with a response mapping (one without has its body as data).
-  const workers = action.response && services.mappingWorkers?.active ? services.mappingWorkers : undefined;
+  // Mapping workers take large responses (an action without a response mapping has its body as data: parsed and written there too).
+  const workers = services.mappingWorkers?.active ? services.mappingWorkers : undefined;
   for (;;) {
     const applied = credentials.apply(built.variables, plan?.version.fillTemplate);
     const held = credentials.secrets();

@@ -22,6 +22,7 @@ const ACTIONS: Record<string, string> = {
     '  { "data": body.data.records[0].active ? $error("the first record is active") : [] }',
     '',
   ].join('\n'),
+  'shop/versions/1/actions/list-raw.yaml': ['id: list-raw', 'slug: list-raw', 'name: List, as the app answers', 'operation: list', 'method: GET', 'path: /raw', ''].join('\n'),
 };
 
 /** The answer as it came: status and the body's bytes as text. */
@@ -94,6 +95,21 @@ describe('mapping workers: a run answers the same bytes whether its response is 
     const envelope = JSON.parse(answer.text);
     expect(envelope.data).to.have.length(2000);
     expect(envelope.meta.response.body).to.deep.equal(JSON.parse(text));
+  });
+
+  it('an action without a response mapping: the same answer for an array, an object, null, text and a 404, and the main thread never parses a large body', async () => {
+    const rows = JSON.stringify(listing(2000).data.records);
+    upstream.on('GET /api/raw', () => ({ body: rows }));
+    expect(await parsesOf(rows.length, () => run(there, connections.get(there)!, 'list-raw')), 'in the worker: not parsed here').to.equal(0);
+    const answer = await same('GET /api/raw', 'list-raw', { body: rows });
+    expect(JSON.parse(answer.text).data).to.have.length(2000);
+    const object = JSON.parse((await same('GET /api/raw', 'list-raw', { body: listing(3) })).text);
+    expect(object.data).to.deep.equal([listing(3)]);
+    expect(JSON.parse((await same('GET /api/raw', 'list-raw', { body: 'null' })).text).data).to.deep.equal([]);
+    await same('GET /api/raw', 'list-raw', { body: 'not json at all', headers: { 'content-type': 'text/plain' } });
+    await same('GET /api/raw', 'list-raw', { status: 404, body: { error: 'none' } });
+    const secret = JSON.parse((await same('GET /api/raw', 'list-raw', { body: [{ key: SECRET }] })).text);
+    expect(secret.data).to.deep.equal([{ key: '[redacted]' }]);
   });
 
   it('a body holding the connection’s key: redacted alike, in the rows and in meta.response.body', async () => {
