@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
-import { closeSync } from 'node:fs';
+import { closeSync, openSync, readFileSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -18,7 +18,7 @@ import { eventually } from '../../support/eventually.ts';
  * Each runs with stdout a socket (pino's asynchronous destination) and a pipe (pipe-writer.ts).
  */
 /** How the child's stdout is made: Node's `stdio: 'pipe'` (a socket pair: pino's asynchronous destination writes to it), or a pipe of the operating system (a container runtime's, a shell's: pipe-writer.ts writes to it). */
-type StdoutKind = 'socket' | 'pipe';
+type StdoutKind = 'socket' | 'pipe' | 'file';
 
 interface LoggingChild {
   child: ReturnType<typeof spawn>;
@@ -32,6 +32,7 @@ interface LoggingChild {
 
 /** A child running `script` (a .mts file) with stdout of `kind`, its stdout and stderr collected; `paused`: stdout not read until resumed. */
 function spawnLogging(script: string, kind: StdoutKind, dir: string, options: { paused?: boolean } = {}): LoggingChild {
+  if (kind === 'file') return spawnLoggingToFile(script, dir);
   const pipe = kind === 'pipe' ? osPipe(dir) : null;
   const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: PACKAGE_ROOT, stdio: ['ignore', pipe ? pipe.writeFd : 'pipe', 'pipe'] });
   if (pipe) closeSync(pipe.writeFd);
@@ -46,7 +47,23 @@ function spawnLogging(script: string, kind: StdoutKind, dir: string, options: { 
   return { child, out, stdout: () => stdout, stderr: () => stderr, ended: Promise.all([exited, closed(out), closed(child.stderr!)]).then(([code]) => code) };
 }
 
-for (const kind of ['socket', 'pipe'] as const) describe(`the stdout log destination, stdout a ${kind}`, function () {
+/** A child whose stdout is a regular file (`node gateway > gateway.log`); stdout() reads the file once the child has exited. */
+function spawnLoggingToFile(script: string, dir: string): LoggingChild {
+  const file = path.join(dir, 'stdout.log');
+  const fd = openSync(file, 'w');
+  const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: PACKAGE_ROOT, stdio: ['ignore', fd, 'pipe'] });
+  closeSync(fd);
+  let stderr = '';
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  let stdout = '';
+  const ended = new Promise<number | null>((resolve) => child.on('close', resolve)).then((code) => {
+    stdout = readFileSync(file, 'utf8');
+    return code;
+  });
+  return { child, out: child.stderr!, stdout: () => stdout, stderr: () => stderr, ended };
+}
+
+for (const kind of ['socket', 'pipe', 'file'] as const) describe(`the stdout log destination, stdout a ${kind}`, function () {
   this.timeout(60_000);
 
   async function logThrough(body: string): Promise<{ code: number | null; stdout: string }> {
@@ -80,7 +97,8 @@ for (const kind of ['socket', 'pipe'] as const) describe(`the stdout log destina
     lines.forEach((line, i) => expect(line).to.deep.include({ i, word: words[i % words.length], msg: `línea ${i}` }));
   });
 
-  it('holds at most its bound of lines while stdout is not read, drops the rest whole, and says how many once stdout takes lines again', async () => {
+  // A file takes every write: there is no reader to stall.
+  (kind === 'file' ? it.skip : it)('holds at most its bound of lines while stdout is not read, drops the rest whole, and says how many once stdout takes lines again', async () => {
     const temp = await tempDir('igw-stdout-log-');
     try {
       const script = path.join(temp.dir, 'log.mts');
@@ -118,14 +136,38 @@ for (const kind of ['socket', 'pipe'] as const) describe(`the stdout log destina
     }
   });
 
-  it('loses no line when the process exits at once, its last batch not yet written', async () => {
+  if (kind === 'file') {
+    it('writes each filled batch to the file from the logging thread: it is there when the logging call returns, not after a thread-pool round trip', async () => {
+      const temp = await tempDir('igw-stdout-log-');
+      try {
+        const script = path.join(temp.dir, 'log.mts');
+        const logger = pathToFileURL(path.join(PACKAGE_ROOT, 'engine/platform/log/logger.ts')).href;
+        await fs.writeFile(script, `import { fstatSync } from 'node:fs';\nimport { createLogger } from ${JSON.stringify(logger)};\nconst logger = createLogger('info');\nfor (let i = 0; i < 500; i++) logger.info({ i, padding: 'x'.repeat(60) }, 'a line');\nprocess.stderr.write(String(fstatSync(1).size));\n`);
+        const logging = spawnLogging(script, kind, temp.dir);
+        expect(await logging.ended).to.equal(0);
+        // 500 lines of ~130 bytes, logged without a turn of the event loop: every filled batch is in the file (a
+        // thread pool's writer has one write under way and the rest waiting for a turn).
+        const written = logging.stdout().length;
+        expect(written).to.be.above(60_000);
+        expect(Number(logging.stderr()), 'bytes in the file as the last call returned').to.be.at.least(written - 4096);
+        expect(logging.stdout().trimEnd().split('\n')).to.have.length(500);
+      } finally {
+        await temp.cleanup();
+      }
+    });
+  }
+
+  it('loses no line when the process exits at once, its last batch not yet written; 20,000 lines in order', async () => {
     const { code, stdout } = await logThrough(`
-      for (let i = 0; i < 500; i++) logger.info({ i }, 'before exit ✓');
+      for (let i = 0; i < 20000; i++) {
+        logger.info({ i }, 'before exit ✓');
+        if (i % 500 === 0) await new Promise((resolve) => setImmediate(resolve));
+      }
       process.exit(3);
     `);
     expect(code).to.equal(3);
     const lines = stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as { i: number; msg: string });
-    expect(lines.map((line) => line.i)).to.deep.equal(Array.from({ length: 500 }, (_, i) => i));
+    expect(lines.map((line) => line.i)).to.deep.equal(Array.from({ length: 20000 }, (_, i) => i));
     expect(lines.every((line) => line.msg === 'before exit ✓')).to.equal(true);
   });
 
