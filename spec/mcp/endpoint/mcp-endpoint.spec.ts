@@ -63,6 +63,7 @@ describe('/mcp: the MCP endpoint (the SDK client over HTTP)', function () {
         'store_list-orders',
         'store_refund-order',
         'store_request',
+        'store_schedule-order',
         'store_update-order',
       ]);
       const list = tools.find((t) => t.name === 'store_list-orders')!;
@@ -365,7 +366,7 @@ describe('/mcp: the MCP endpoint (the SDK client over HTTP)', function () {
     expect(browser.body.error.message).to.include('origin https://evil.example is not one of your company');
     // Their own key sees their connection and not ours.
     const theirClient = await connect({ Authorization: `Bearer ${other.apiKey}`, 'Connection-Id': theirs });
-    expect((await listTools(theirClient)).length).to.equal(8);
+    expect((await listTools(theirClient)).length).to.equal(9);
     expect((await refused({ Authorization: `Bearer ${other.apiKey}`, 'Connection-Id': storeMain })).body.error.message).to.equal(`connection ${storeMain} does not exist`);
   });
 
