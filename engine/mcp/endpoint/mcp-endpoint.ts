@@ -73,17 +73,19 @@ export function createMcpEndpoint(services: McpServices): McpEndpoint {
   /** The open listen streams of end users: each ends when its token expires, or when a re-check before a notice finds its caller gone. */
   const endUserStreams = new Set<{ token: string; end(message: string): void }>();
 
-  const handler = createMcpHandler((context: McpRequestContext) => serverFor(scopes.get(context.authInfo?.extra ?? {})), {
+  const handler = createMcpHandler((context: McpRequestContext) => serverFor(scopes.get(context.authInfo?.extra ?? {}), context.era), {
     onerror: (error) => services.logger.debug({ err: error }, 'mcp: request refused by the transport'),
     maxSubscriptions: services.config.mcp.maxSubscriptions,
   });
 
-  function serverFor(scope: RequestScope | undefined): Server {
+  function serverFor(scope: RequestScope | undefined, era: McpRequestContext['era']): Server {
     if (!scope) throw new Error('mcp: a request reached the SDK without its scope');
     const server = new Server(
       { name: 'integration-gateway', title: 'Integration gateway', version: VERSION },
       {
-        capabilities: { tools: { listChanged: true } },
+        // A list_changed notice reaches a client only on a 2026-07-28 subscriptions/listen stream: the 2025 revisions'
+        // GET stream is not served (405), so a client that opened with `initialize` is not told it will hear one.
+        capabilities: { tools: era === 'modern' ? { listChanged: true } : {} },
         instructions: 'Each tool runs one action of a connected app account. List actions page: pass the result\'s meta.cursor back as the cursor argument for the next page.',
         cacheHints: { 'tools/list': { ttlMs: 30_000, cacheScope: 'private' } },
       },
