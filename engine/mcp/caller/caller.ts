@@ -5,7 +5,7 @@ import { keyRingFor } from '../../tenancy/end-user-tokens/key-ring.ts';
 import type { McpServices } from '../mcp-services.ts';
 
 /** Who is asking: a company's backend (API key) or one of its end users (end-user token). */
-export type Caller = { kind: 'apiKey'; companyId: string } | { kind: 'endUser'; companyId: string; endUser: EndUserRecord };
+export type Caller = { kind: 'apiKey'; companyId: string } | { kind: 'endUser'; companyId: string; endUser: EndUserRecord; /** When the token expires (its exp), ms since the epoch. */ expiresAt: number };
 
 /**
  * The caller a bearer token stands for, checked as the REST guards check it
@@ -18,7 +18,7 @@ export async function callerOf(services: McpServices, token: string | null, requ
   const key = recentActiveApiKey(services.store, token) ?? (await findActiveApiKey(services.store, token));
   if (key) return { kind: 'apiKey', companyId: key.companyId };
   const check = await verifyEndUserToken(keyRingFor(services.store, services.keyring), services.store, services.config.endUserTokens, token);
-  if (check.ok) return { kind: 'endUser', companyId: check.endUser.companyId, endUser: check.endUser };
+  if (check.ok) return { kind: 'endUser', companyId: check.endUser.companyId, endUser: check.endUser, expiresAt: check.claims.exp * 1000 };
   services.logger.info({ reqId: requestId, reason: check.reason }, 'mcp: bearer token refused');
   return null;
 }

@@ -32,31 +32,65 @@ export class ListenQuota {
     };
   }
 
-  /** `response` with its body watched: `giveBack` runs when the body ends, fails or is cancelled (at once when it has none). */
-  static held(response: Response, giveBack: () => void): Response {
+  /**
+   * `response` with its body watched: `giveBack` runs when the body ends, fails or is cancelled (at once when it has
+   * none). `end(message)` ends it from this side (the caller is no longer valid): the listen request gets a JSON-RPC
+   * error saying why, the client's stream closes, the SDK's stream is cancelled (its subscription torn down), and the
+   * place is given back. Idempotent; nothing is sent after it.
+   */
+  static held(response: Response, giveBack: () => void, requestId: unknown = null): { response: Response; end(message: string): void } {
     if (!response.body) {
       giveBack();
-      return response;
+      return { response, end: () => {} };
     }
     const reader = response.body.getReader();
+    const streaming = (response.headers.get('content-type') ?? '').startsWith('text/event-stream');
+    let ended = false;
+    let controllerOf: ReadableStreamDefaultController<Uint8Array> | undefined;
     const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controllerOf = controller;
+      },
       async pull(controller) {
         try {
           const { done, value } = await reader.read();
+          if (ended) return;
           if (done) {
+            ended = true;
             giveBack();
             controller.close();
           } else controller.enqueue(value);
         } catch (error) {
+          if (ended) return;
+          ended = true;
           giveBack();
           controller.error(error);
         }
       },
       async cancel(reason) {
+        ended = true;
         giveBack();
         await reader.cancel(reason);
       },
     });
-    return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+    const end = (message: string) => {
+      if (ended) return;
+      ended = true;
+      giveBack();
+      try {
+        if (streaming) {
+          const error = { jsonrpc: '2.0', id: requestId, error: { code: CALLER_ENDED, message } };
+          controllerOf?.enqueue(new TextEncoder().encode(`event: message\ndata: ${JSON.stringify(error)}\n\n`));
+        }
+        controllerOf?.close();
+      } catch {
+        // The client's side already closed.
+      }
+      reader.cancel(message).catch(() => undefined);
+    };
+    return { response: new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers }), end };
   }
 }
+
+/** The JSON-RPC error code of a listen stream ended because its caller is no longer valid (a server error of the implementation-defined range, as the 401 body's). */
+export const CALLER_ENDED = -32000;

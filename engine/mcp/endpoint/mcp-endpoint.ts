@@ -70,18 +70,22 @@ export function createMcpEndpoint(services: McpServices): McpEndpoint {
   const ownOrigins = new Set([originOf(services.config.publicBaseUrl), originOf(services.config.embeddedBaseUrl)].filter((o): o is string => o !== null));
   const scopes = new WeakMap<object, RequestScope>();
   const listens = new ListenQuota(services.config.mcp.maxSubscriptionsPerCompany);
+  /** The open listen streams of end users: each ends when its token expires, or when a re-check before a notice finds its caller gone. */
+  const endUserStreams = new Set<{ token: string; end(message: string): void }>();
 
-  const handler = createMcpHandler((context: McpRequestContext) => serverFor(scopes.get(context.authInfo?.extra ?? {})), {
+  const handler = createMcpHandler((context: McpRequestContext) => serverFor(scopes.get(context.authInfo?.extra ?? {}), context.era), {
     onerror: (error) => services.logger.debug({ err: error }, 'mcp: request refused by the transport'),
     maxSubscriptions: services.config.mcp.maxSubscriptions,
   });
 
-  function serverFor(scope: RequestScope | undefined): Server {
+  function serverFor(scope: RequestScope | undefined, era: McpRequestContext['era']): Server {
     if (!scope) throw new Error('mcp: a request reached the SDK without its scope');
     const server = new Server(
       { name: 'integration-gateway', title: 'Integration gateway', version: VERSION },
       {
-        capabilities: { tools: { listChanged: true } },
+        // A list_changed notice reaches a client only on a 2026-07-28 subscriptions/listen stream: the 2025 revisions'
+        // GET stream is not served (405), so a client that opened with `initialize` is not told it will hear one.
+        capabilities: { tools: era === 'modern' ? { listChanged: true } : {} },
         instructions: 'Each tool runs one action of a connected app account. List actions page: pass the result\'s meta.cursor back as the cursor argument for the next page.',
         cacheHints: { 'tools/list': { ttlMs: 30_000, cacheScope: 'private' } },
       },
@@ -128,11 +132,51 @@ export function createMcpEndpoint(services: McpServices): McpEndpoint {
     scopes.set(extra, { caller, tools, exchange });
     const answer = handler.fetch(request, { parsedBody: exchange.body, authInfo: { token: 'verified', clientId: caller.companyId, scopes: [], extra } });
     if (!giveBack) return await answer;
-    try {
-      return ListenQuota.held(await answer, giveBack);
-    } catch (error) {
+    if (caller.kind !== 'endUser') {
+      try {
+        return ListenQuota.held(await answer, giveBack, id).response;
+      } catch (error) {
+        giveBack();
+        throw error;
+      }
+    }
+    // An end user's stream lasts no longer than the token it was opened with (an API key has no expiry; a revoked
+    // key's streams end with nothing: its company's own backend holds them).
+    let timer: NodeJS.Timeout | undefined;
+    const stream = { token: token!, end: (_message: string) => {} };
+    const release = () => {
+      clearTimeout(timer);
+      endUserStreams.delete(stream);
       giveBack();
+    };
+    try {
+      const held = ListenQuota.held(await answer, release, id);
+      stream.end = held.end;
+      endUserStreams.add(stream);
+      timer = setTimeout(() => held.end(TOKEN_EXPIRED), Math.max(0, caller.expiresAt - Date.now()));
+      timer.unref();
+      return held.response;
+    } catch (error) {
+      release();
       throw error;
+    }
+  }
+
+  /**
+   * Before a list_changed notice goes out, each end user's stream has its caller checked again (the token, the end
+   * user still there): a stream whose caller is no longer valid ends instead of hearing it.
+   */
+  async function toolsChanged(): Promise<void> {
+    try {
+      await Promise.all(
+        [...endUserStreams].map(async (stream) => {
+          if (!(await callerOf(services, stream.token, 'mcp-listen-recheck'))) stream.end(CALLER_GONE);
+        }),
+      );
+    } catch (error) {
+      services.logger.warn({ err: error }, 'mcp: listen streams could not be checked again before a tools notice');
+    } finally {
+      handler.notify.toolsChanged();
     }
   }
 
@@ -145,7 +189,7 @@ export function createMcpEndpoint(services: McpServices): McpEndpoint {
         handle: async () => Response.json(protectedResourceMetadata(resource), { headers: { 'cache-control': 'public, max-age=3600' } }),
       },
     ],
-    toolsChanged: () => handler.notify.toolsChanged(),
+    toolsChanged: () => void toolsChanged(),
     close: () => handler.close(),
   };
 }
@@ -163,4 +207,6 @@ function listPage(tools: ToolSet, cursor: string | undefined): { tools: ToolSet[
   return next < tools.tools.length ? { tools: page, nextCursor: String(next) } : { tools: page };
 }
 
+const TOKEN_EXPIRED = 'your end-user token expired, so this subscriptions/listen stream ends: listen again with a new token from GET /v1/users/{userId}/token';
+const CALLER_GONE = 'your end-user token is no longer valid (the end user was deleted, or the token expired), so this subscriptions/listen stream ends';
 const BATCH_REFUSED = 'a JSON-RPC batch (an array of messages) is not accepted: send one message per POST, as MCP 2025-06-18 and later do';

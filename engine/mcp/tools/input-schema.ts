@@ -11,6 +11,21 @@ export type JsonSchema = { [keyword: string]: unknown };
 export type ObjectSchema = JsonSchema & { type: 'object' };
 
 const DATE_DESCRIPTION = 'An ISO 8601 date (2024-05-01) or date-time with a time zone (2024-05-01T12:00:00Z).';
+// What parseIsoDate (core/arguments/dates.ts) takes, as patterns: a real calendar date (month lengths, 29 February
+// of leap years only), years from 0100 (Date.UTC reads 0-99 as 1900-1999, which the engine refuses), hours to 23,
+// minutes and seconds to 59, a fraction of at most 9 digits, and a zone (Z or +hh:mm, +hhmm) on a date-time.
+const YEAR = '(?:0[1-9]\\d{2}|[1-9]\\d{3})';
+const LEAP_YEAR = '(?:(?:0[1-9]|[1-9]\\d)(?:0[48]|[2468][048]|[13579][26])|(?:0[48]|[2468][048]|[13579][26])00)';
+const CALENDAR_DATE = `(?:${YEAR}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|02-(?:0[1-9]|1\\d|2[0-8]))|${LEAP_YEAR}-02-29)`;
+const HOUR = '(?:[01]\\d|2[0-3])';
+const MINUTE = '[0-5]\\d';
+/** A Date argument: a calendar date, or a date-time with the seconds optional and a zone required. */
+export const ISO_8601_PATTERN = `^${CALENDAR_DATE}(?:[Tt]${HOUR}:${MINUTE}(?::${MINUTE}(?:\\.\\d{1,9})?)?(?:[Zz]|[+-]${HOUR}:?${MINUTE}))?$`;
+/** A String of format date-time (string-formats.ts): RFC 3339, seconds and a zone required. */
+export const RFC_3339_PATTERN = `^${CALENDAR_DATE}[Tt]${HOUR}:${MINUTE}:${MINUTE}(?:\\.\\d{1,9})?(?:[Zz]|[+-]${HOUR}:${MINUTE})$`;
+/** What a path parameter with allowSlashes may not hold: a `.` or `..` segment, or an empty one. */
+const SLASHED_SEGMENT_REFUSED = '(?:^|/)\\.{1,2}(?:/|$)|^/|//|/$';
+
 /** A Lookup's value: an id as text or as a number (anyOf of single types: a one-`type` dialect, Gemini's, takes it). */
 const ANY_ID: JsonSchema = { anyOf: [{ type: 'string' }, { type: 'number' }] };
 const CURSOR_SCHEMA: JsonSchema = {
@@ -48,12 +63,32 @@ function fieldsOf(nodes: readonly ArgumentNode[], version: AppVersion, topLevel:
   for (const node of nodes) {
     const { arg } = node;
     if (arg.hidden) continue;
-    properties[arg.key] = propertyOf(node, version);
     // A path parameter needs a value whatever `required` says (unless it may be left out: allowSlashes and optional).
     const inPath = topLevel && arg.location === 'Param' && !(arg.allowSlashes && !arg.required);
+    let schema = propertyOf(node, version);
+    // The engine refuses a blank value ('' or []) for a required argument or a path parameter, default or not (check-arguments.ts).
+    if (arg.required || inPath) schema = nonBlank(schema);
+    if (topLevel && arg.location === 'Param') schema = withPathSegmentRule(schema, arg.allowSlashes === true);
+    properties[arg.key] = schema;
     if ((arg.required || inPath) && arg.default === undefined) required.push(arg.key);
   }
   return { properties, required };
+}
+
+/** A required value is not blank: a string has a character, an array an element (the string branches of an anyOf too). */
+function nonBlank(schema: JsonSchema): JsonSchema {
+  if (schema.type === 'array') return { ...schema, minItems: Math.max(1, (schema.minItems as number | undefined) ?? 0) };
+  if (schema.type === 'string') return { ...schema, minLength: Math.max(1, (schema.minLength as number | undefined) ?? 0) };
+  if (Array.isArray(schema.anyOf)) return { ...schema, anyOf: (schema.anyOf as JsonSchema[]).map((branch) => (branch.type === 'string' ? nonBlank(branch) : branch)) };
+  return schema;
+}
+
+/**
+ * A path parameter's value may not be a `.` or `..` segment (fillPath: URL parsing would climb the path);
+ * with allowSlashes, none of its segments may be, nor empty (a leading, trailing or doubled /).
+ */
+function withPathSegmentRule(schema: JsonSchema, allowSlashes: boolean): JsonSchema {
+  return { ...schema, not: allowSlashes ? { type: 'string', pattern: SLASHED_SEGMENT_REFUSED } : { enum: ['.', '..'] } };
 }
 
 function propertyOf(node: ArgumentNode, version: AppVersion): JsonSchema {
@@ -87,15 +122,20 @@ function structureOf(node: ArgumentNode, version: AppVersion): JsonSchema {
 /** One value: the argument's own, or each of its multipleValues. Notes about the value go to the property's description. */
 function elementOf(arg: ArgumentEntry, dataType: ArgumentEntry['dataType'], version: AppVersion, notes: string[]): JsonSchema {
   switch (dataType) {
-    case 'String':
-      return withRules({ type: 'string' }, arg, ['minLength', 'maxLength', 'pattern'], isStringFormat(arg.format) ? arg.format : undefined);
+    case 'String': {
+      const format = isStringFormat(arg.format) ? arg.format : undefined;
+      const schema = withRules({ type: 'string' }, arg, ['minLength', 'maxLength', 'pattern'], format);
+      // JSON Schema's date-time admits what the engine refuses (a space for the T, second 60, many fraction digits), and a client may not assert formats.
+      if (format === 'date-time') return schema.pattern === undefined ? { ...schema, pattern: RFC_3339_PATTERN } : { ...schema, allOf: [{ pattern: RFC_3339_PATTERN }] };
+      return schema;
+    }
     case 'Number':
       return withRules({ type: arg.integer ? 'integer' : 'number' }, arg, ['minimum', 'maximum']);
     case 'Boolean':
       return { type: 'boolean' };
     case 'Date':
       notes.push(DATE_DESCRIPTION);
-      return { type: 'string' };
+      return { type: 'string', pattern: ISO_8601_PATTERN };
     case 'List':
       return listOf(arg, version, notes);
     default:

@@ -24,13 +24,15 @@ export interface RequestToolBase {
  * The description gives the base URL the path goes under and the path
  * prefixes api.yaml limits it to. Null when the API does not allow the
  * proxy. When an action of the app is itself slugged `request`, the tool is
- * `<app>_proxy-request`, so the action keeps its name.
+ * `<app>_proxy-request`, so the action keeps its name; when that is an
+ * action's too, `<app>_proxy-request-2`, `-3`... the first no action has, so
+ * the tool is always there (an API key's scope always has it).
  */
 export function requestToolOf(version: AppVersion, taken: (name: string) => boolean, baseUrl = version.api.definition.baseUrl): RequestToolBase | null {
   const rules = proxyRulesOf(version.api.definition);
   if (!rules.enabled) return null;
   const app = version.app.name;
-  const name = taken(toolName(version.app.slug, 'request')) ? toolName(version.app.slug, 'proxy-request') : toolName(version.app.slug, 'request');
+  const name = requestToolName(version.app.slug, taken);
   const where = rules.paths === null ? 'any path under it' : `only paths under ${rules.paths.join(', ')}`;
   const summary =
     `Sends one HTTP request of your own to the ${app} API, for what its other tools do not cover: the gateway adds the account's credentials ` +
@@ -62,4 +64,16 @@ export function requestToolOf(version: AppVersion, taken: (name: string) => bool
     },
     annotations: { title, readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   };
+}
+
+/** `<app>_request`, else `<app>_proxy-request`, else `<app>_proxy-request-2`, `-3`...: the first name no action's tool has. */
+export function requestToolName(appSlug: string, taken: (name: string) => boolean): string {
+  for (const slug of ['request', 'proxy-request']) {
+    const name = toolName(appSlug, slug);
+    if (!taken(name)) return name;
+  }
+  for (let n = 2; ; n++) {
+    const name = toolName(appSlug, `proxy-request-${n}`);
+    if (!taken(name)) return name;
+  }
 }

@@ -63,6 +63,7 @@ describe('/mcp: the MCP endpoint (the SDK client over HTTP)', function () {
         'store_list-orders',
         'store_refund-order',
         'store_request',
+        'store_schedule-order',
         'store_update-order',
       ]);
       const list = tools.find((t) => t.name === 'store_list-orders')!;
@@ -194,6 +195,23 @@ describe('/mcp: the MCP endpoint (the SDK client over HTTP)', function () {
     const error: any = await client.callTool({ name: 'desk_list-tickets', arguments: {} }).catch((e: unknown) => e);
     expect(error.code).to.equal(-32602);
     expect(error.message).to.include('unknown tool "desk_list-tickets"');
+  });
+
+  it('promises tools list_changed notices only where one can reach the client: a 2026-07-28 client (subscriptions/listen), not one that opened with initialize (no GET stream is served)', async () => {
+    expect((await asCompany([storeMain], 'modern')).getServerCapabilities()?.tools).to.deep.equal({ listChanged: true });
+    expect((await asCompany([storeMain], 'legacy')).getServerCapabilities()?.tools).to.deep.equal({});
+    for (const protocolVersion of ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05']) {
+      const response = await fetch(`${gw.url}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', Authorization: `Bearer ${gw.apiKey}`, 'Connection-Id': storeMain },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion, capabilities: {}, clientInfo: { name: 'probe', version: '1' } } }),
+      });
+      const text = await response.text();
+      const body = JSON.parse(text.startsWith('event:') ? text.split('\n').find((line) => line.startsWith('data: '))!.slice(6) : text);
+      expect(body.result.capabilities.tools, protocolVersion).to.deep.equal({});
+    }
+    // And no stream to hear one on.
+    expect((await fetch(`${gw.url}/mcp`, { headers: { accept: 'text/event-stream', Authorization: `Bearer ${gw.apiKey}`, 'Connection-Id': storeMain } })).status).to.equal(405);
   });
 
   it('params of the wrong shape are invalid params (-32602) naming the param, not an internal error dumping a validator', async () => {
@@ -365,7 +383,7 @@ describe('/mcp: the MCP endpoint (the SDK client over HTTP)', function () {
     expect(browser.body.error.message).to.include('origin https://evil.example is not one of your company');
     // Their own key sees their connection and not ours.
     const theirClient = await connect({ Authorization: `Bearer ${other.apiKey}`, 'Connection-Id': theirs });
-    expect((await listTools(theirClient)).length).to.equal(8);
+    expect((await listTools(theirClient)).length).to.equal(9);
     expect((await refused({ Authorization: `Bearer ${other.apiKey}`, 'Connection-Id': storeMain })).body.error.message).to.equal(`connection ${storeMain} does not exist`);
   });
 

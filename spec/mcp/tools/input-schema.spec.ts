@@ -2,9 +2,12 @@ import { expect } from 'chai';
 import path from 'node:path';
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
+import { evaluateMapperPlainly, type ArgumentDependencies } from '../../../engine/core/arguments/index.ts';
 import { DefinitionsLoader } from '../../../engine/core/definitions/loader.ts';
+import { planOf } from '../../../engine/core/plan/index.ts';
+import { GatewayError } from '../../../engine/platform/errors/index.ts';
 import type { AppVersion } from '../../../engine/core/definitions/snapshot.ts';
-import { inputSchemaOf } from '../../../engine/mcp/tools/input-schema.ts';
+import { inputSchemaOf, ISO_8601_PATTERN } from '../../../engine/mcp/tools/input-schema.ts';
 import { annotationsOf } from '../../../engine/mcp/tools/annotations.ts';
 import { TOOL_NAME_MAX, toolName } from '../../../engine/mcp/tools/tool-name.ts';
 import { ROOT } from '../../helpers/process.ts';
@@ -23,6 +26,20 @@ describe('MCP tools: names, input schemas and annotations from the definitions',
   after(() => cleanup());
   const action = (id: string) => store.actions.get(id)!;
 
+  /** What the run says of these arguments: 'ok', or the rule of each problem by field (nothing is sent: the plan only builds the request). */
+  async function runSays(version: AppVersion, id: string, args: Record<string, unknown>): Promise<string> {
+    const deps: ArgumentDependencies = { evaluateMapper: evaluateMapperPlainly, lookupOptions: async () => [] };
+    const auth = version.api.auths[0];
+    const connection = Object.fromEntries((auth?.arguments ?? []).map((a) => [a.key, 'k']));
+    try {
+      await planOf(version, version.actions.get(id)!).build({ auth, host: { connection }, arguments: args }, deps);
+      return 'ok';
+    } catch (error) {
+      if (!(error instanceof GatewayError)) throw error;
+      return ((error.details as { problems?: { field: string; rule: string }[] } | undefined)?.problems ?? []).map((p) => `${p.field}: ${p.rule}`).join(', ') || error.message;
+    }
+  }
+
   it('an Object argument with children is an object of exactly them; a Country list an ISO code; multipleValues an array; a Date ISO 8601 text; rules as keywords', () => {
     expect(inputSchemaOf(action('create-order'), store)).to.deep.equal({
       type: 'object',
@@ -30,7 +47,7 @@ describe('MCP tools: names, input schemas and annotations from the definitions',
         customer: {
           type: 'object',
           properties: {
-            email: { type: 'string', format: 'email' },
+            email: { type: 'string', format: 'email', minLength: 1 },
             country: { type: 'string', pattern: '^[A-Za-z]{2}$', description: 'An ISO 3166-1 alpha-2 country code, such as US or DE.' },
           },
           required: ['email'],
@@ -38,7 +55,7 @@ describe('MCP tools: names, input schemas and annotations from the definitions',
         },
         tags: { type: 'array', items: { type: 'string' } },
         note: { type: 'string', maxLength: 20 },
-        placedAt: { type: 'string', description: 'An ISO 8601 date (2024-05-01) or date-time with a time zone (2024-05-01T12:00:00Z).' },
+        placedAt: { type: 'string', pattern: ISO_8601_PATTERN, description: 'An ISO 8601 date (2024-05-01) or date-time with a time zone (2024-05-01T12:00:00Z).' },
       },
       required: ['customer'],
       additionalProperties: false,
@@ -47,10 +64,10 @@ describe('MCP tools: names, input schemas and annotations from the definitions',
 
   it('a Lookup list is described with the tool that lists its options; a path parameter is required, with its pattern', () => {
     expect(inputSchemaOf(action('refund-order'), store).properties).to.deep.equal({
-      orderId: { anyOf: [{ type: 'string' }, { type: 'number' }], description: 'The id of one of the rows the tool store_list-orders returns (its label names it).' },
+      orderId: { anyOf: [{ type: 'string', minLength: 1 }, { type: 'number' }], description: 'The id of one of the rows the tool store_list-orders returns (its label names it).' },
     });
     expect(inputSchemaOf(action('get-order'), store)).to.deep.include({
-      properties: { orderId: { type: 'string', pattern: '^o[0-9]+$', description: "The order's id, such as o1." } },
+      properties: { orderId: { type: 'string', pattern: '^o[0-9]+$', minLength: 1, not: { enum: ['.', '..'] }, description: "The order's id, such as o1." } },
       required: ['orderId'],
     });
   });
@@ -68,6 +85,50 @@ describe('MCP tools: names, input schemas and annotations from the definitions',
     expect(list({ status: 'open', limit: 5, cursor: 'abc' })).to.equal(true);
     expect(list({ region: 'us' })).to.equal(false);
     expect(list({ limit: 2.5 })).to.equal(false);
+  });
+
+  it('what the schema refuses the run refuses, and what it admits the run accepts: blank required values and path parameters, . and .. segments, dates, date-times', async () => {
+    const ajv = new Ajv2020.default({ strict: true, allErrors: true });
+    addFormats.default(ajv);
+    const loaded = await new DefinitionsLoader().loadDirectory(path.join(ROOT, 'definitions'));
+    const todos = loaded.snapshot!.apps.get('demo-todos')!.versions.get(1)!;
+    const cases: { version: AppVersion; id: string; valid: Record<string, unknown>; refused: [Record<string, unknown>, string][] }[] = [
+      { version: todos, id: 'create-todo', valid: { title: 'Buy milk' }, refused: [[{ title: '' }, 'title: required']] },
+      { version: todos, id: 'get-todo', valid: { todoId: 't1' }, refused: [[{ todoId: '' }, 'todoId: required'], [{ todoId: '..' }, 'todoId: pathSegment'], [{ todoId: '.' }, 'todoId: pathSegment']] },
+      {
+        version: store,
+        id: 'schedule-order',
+        valid: { orderId: 'o1', slot: 'morning/early', at: '2024-02-29T09:30+02:00', items: ['a'], confirmedAt: '2024-05-01T12:00:00.5Z' },
+        refused: [
+          [{ orderId: '' }, 'orderId: required'],
+          [{ orderId: '..' }, 'orderId: pathSegment'],
+          [{ slot: '' }, 'slot: required'],
+          [{ slot: 'a/../b' }, 'slot: pathSegment'],
+          [{ slot: './b' }, 'slot: pathSegment'],
+          [{ slot: 'a//b' }, 'slot: pathSegment'],
+          [{ slot: 'a/' }, 'slot: pathSegment'],
+          [{ at: 'yesterday' }, 'at: type'],
+          [{ at: '' }, 'at: required'],
+          [{ at: '2023-02-29' }, 'at: type'],
+          [{ at: '2024-05-01T12:00' }, 'at: type'],
+          [{ at: '2024-05-01T24:00Z' }, 'at: type'],
+          [{ at: '0099-01-01' }, 'at: type'],
+          [{ items: [] }, 'items: required'],
+          [{ confirmedAt: '2024-05-01 12:00:00Z' }, 'confirmedAt: format'],
+          [{ confirmedAt: '2024-05-01T23:59:60Z' }, 'confirmedAt: format'],
+        ],
+      },
+    ];
+    for (const { version, id, valid, refused } of cases) {
+      const admits = ajv.compile(inputSchemaOf(version.actions.get(id)!, version));
+      expect(admits(valid), `${id} ${JSON.stringify(valid)}: ${JSON.stringify(admits.errors)}`).to.equal(true);
+      expect(await runSays(version, id, valid), `${id} ${JSON.stringify(valid)}`).to.equal('ok');
+      for (const [change, rule] of refused) {
+        const args = { ...valid, ...change };
+        expect(await runSays(version, id, args), `${id} ${JSON.stringify(args)}`).to.equal(rule);
+        expect(admits(args), `the schema of ${id} admits ${JSON.stringify(args)}, which the run refuses (${rule})`).to.equal(false);
+      }
+    }
   });
 
   it('annotations follow the operation: reads are read-only and idempotent, delete destroys, update by PUT is idempotent, create is neither', () => {
