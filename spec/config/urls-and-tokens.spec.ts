@@ -8,7 +8,7 @@ describe('configuration: public URLs and end-user tokens', () => {
     const config = loadConfig({ PORT: '9000' }, '/srv/gw');
     expect(config.publicBaseUrl).to.equal('http://localhost:9000');
     expect(config.embeddedBaseUrl).to.equal('http://localhost:9000');
-    expect(config.endUserTokens).to.deep.equal({ issuer: 'http://localhost:9000', audience: 'http://localhost:9000/v1', ttlSeconds: 600 });
+    expect(config.endUserTokens).to.deep.equal({ issuer: 'http://localhost:9000', audience: 'http://localhost:9000/v1', ttlSeconds: 600, connectAttemptsPerMinute: 10 });
   });
 
   it('reads every variable, dropping a trailing slash from URLs', () => {
@@ -19,12 +19,13 @@ describe('configuration: public URLs and end-user tokens', () => {
         END_USER_TOKEN_ISSUER: 'https://issuer.example.com',
         END_USER_TOKEN_AUDIENCE: 'urn:example:embedded',
         END_USER_TOKEN_TTL_SECONDS: '300',
+        END_USER_CONNECT_ATTEMPTS_PER_MINUTE: '30',
       },
       '/srv/gw',
     );
     expect(config.publicBaseUrl).to.equal('https://api.example.com');
     expect(config.embeddedBaseUrl).to.equal('https://embedded.example.com');
-    expect(config.endUserTokens).to.deep.equal({ issuer: 'https://issuer.example.com', audience: 'urn:example:embedded', ttlSeconds: 300 });
+    expect(config.endUserTokens).to.deep.equal({ issuer: 'https://issuer.example.com', audience: 'urn:example:embedded', ttlSeconds: 300, connectAttemptsPerMinute: 30 });
   });
 
   it('derives the default audience from EMBEDDED_BASE_URL', () => {

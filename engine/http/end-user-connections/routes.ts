@@ -17,6 +17,7 @@ import { startAuthorization } from '../connect/authorize.ts';
 import { gatewayOrigins } from '../pages/connect-page/own-origin.ts';
 import { updateConnection } from '../../core/connections/update-connection.ts';
 import type { ConnectionRecord } from '../../platform/store/index.ts';
+import { ConnectAttempts } from '../../tenancy/end-users/connect-attempts.ts';
 
 const validateCreate = compileValidator<CreateOwnConnectionBody>(createOwnConnectionBody, 'body');
 const validateReconnect = compileValidator<ReconnectOwnConnectionBody>(reconnectOwnConnectionBody, 'body');
@@ -30,6 +31,8 @@ const validateReconnect = compileValidator<ReconnectOwnConnectionBody>(reconnect
 export function endUserConnectionRoutes(services: Services): Router<AppState> {
   const router = new Router<AppState>();
   const endUser = requireEndUserToken(services);
+  // Credentials an end user tries (each checked with the app): a bounded number a minute.
+  const attempts = new ConnectAttempts(services.config.endUserTokens.connectAttemptsPerMinute);
 
   router.get('/v2/end-user/apps', endUser, async (ctx) => {
     const apps = await connectApps(services, ctx.state.endUser!.companyId);
@@ -44,6 +47,7 @@ export function endUserConnectionRoutes(services: Services): Router<AppState> {
   router.post('/v2/end-user/connections', endUser, async (ctx) => {
     const { companyId, endUserId } = ctx.state.endUser!;
     const body = validateCreate(requireBody(ctx));
+    attempts.take(`${companyId}/${endUserId}`);
     await requireEnabledApp(services, companyId, body.appSlug);
     const auth = pickAuth(connectableVersion(services, body.appSlug), body.authId);
     if (auth.type === 'OAuth2AuthorizationCode') {
@@ -64,6 +68,7 @@ export function endUserConnectionRoutes(services: Services): Router<AppState> {
   router.patch('/v2/end-user/connections/:connectionId', endUser, async (ctx) => {
     const { companyId } = ctx.state.endUser!;
     const body = validateReconnect(requireBody(ctx));
+    attempts.take(`${companyId}/${ctx.state.endUser!.endUserId}`);
     const own = await ownConnection(services, ctx.state.endUser!, ctx.params.connectionId!);
     await requireEnabledApp(services, companyId, own.appSlug);
     if (own.authType === 'OAuth2AuthorizationCode') {

@@ -118,6 +118,7 @@ function parameter(name: string, location: 'path' | 'query' | 'header', schema: 
 const RETRY_AFTER = new Map<KnownErrorCode, string>([
   ['UPSTREAM_BUSY', 'always'],
   ['AUTH_PROVIDER_UNAVAILABLE', 'when the provider sent one'],
+  ['RATE_LIMITED', 'always'],
 ]);
 
 /**

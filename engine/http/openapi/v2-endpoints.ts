@@ -272,7 +272,7 @@ export const V2_ENDPOINTS: Endpoint[] = [
     security: 'endUserToken',
     body: createOwnConnectionBody,
     response: { status: '201', description: 'The connection.', schema: one(connectionView) },
-    errorCodes: [...WRITE, 'FORBIDDEN', 'APP_NOT_ENABLED', ...VERIFY],
+    errorCodes: [...WRITE, 'FORBIDDEN', 'APP_NOT_ENABLED', 'RATE_LIMITED', ...VERIFY],
   },
   {
     method: 'get',
@@ -298,7 +298,7 @@ export const V2_ENDPOINTS: Endpoint[] = [
     pathParameters: { connectionId: id('connection') },
     body: reconnectOwnConnectionBody,
     response: { description: 'The connection, active.', schema: one(connectionView) },
-    errorCodes: [...WRITE, 'NOT_FOUND', 'CONFLICT', 'FORBIDDEN', 'APP_NOT_ENABLED', ...VERIFY],
+    errorCodes: [...WRITE, 'NOT_FOUND', 'CONFLICT', 'FORBIDDEN', 'APP_NOT_ENABLED', 'RATE_LIMITED', ...VERIFY],
   },
   {
     method: 'get',

@@ -5,19 +5,22 @@ export interface EndUserTokenSettings {
   issuer: string;
   audience: string;
   ttlSeconds: number;
+  /** END_USER_CONNECT_ATTEMPTS_PER_MINUTE: how many connection attempts (credentials tried) one end user may make a minute (connect-attempts.ts). */
+  connectAttemptsPerMinute: number;
 }
 
 /**
  * END_USER_TOKEN_ISSUER (default: where clients reach the gateway, so that
  * `${iss}/.well-known/jwks.json` finds the keys that verify it),
  * END_USER_TOKEN_AUDIENCE (default: the embedded host's /v1) and
- * END_USER_TOKEN_TTL_SECONDS.
+ * END_USER_TOKEN_TTL_SECONDS, END_USER_CONNECT_ATTEMPTS_PER_MINUTE.
  */
 export function endUserTokenSettingsFromEnv(env: Env, urls: { publicBaseUrl: string; embeddedBaseUrl: string }): EndUserTokenSettings {
   return {
     issuer: tokenClaim(env, 'END_USER_TOKEN_ISSUER') ?? urls.publicBaseUrl,
     audience: tokenClaim(env, 'END_USER_TOKEN_AUDIENCE') ?? `${urls.embeddedBaseUrl}/v1`,
     ttlSeconds: integer(env, 'END_USER_TOKEN_TTL_SECONDS', 600, 30, 86_400),
+    connectAttemptsPerMinute: integer(env, 'END_USER_CONNECT_ATTEMPTS_PER_MINUTE', 10, 1, 10_000),
   };
 }
 
