@@ -177,6 +177,29 @@ function fatal(message, code, detail = message) {
   $('title').focus();
 }
 
+/**
+ * After the gateway made (or renewed) a connection: the SDK learns of it and the end user reads it, even when
+ * the list cannot be read again afterwards (the token expired meanwhile: a long sign-in at the provider, an app
+ * slow to check a key). `made` is what the gateway answered; the list's own copy is sent when it could be read.
+ */
+async function madeConnection(made, type, doneText) {
+  let failure = null;
+  try {
+    await refresh();
+  } catch (error) {
+    failure = error;
+  }
+  const shown = state.connections.find((c) => c.id === made.id) ?? (failure ? made : null);
+  if (shown) post(type, { connection: shown });
+  closeStep();
+  if (!failure) return announce(doneText);
+  if (failure instanceof ApiError && failure.status === 401) fatal(userText(failure), 'UNAUTHORIZED', failure.message);
+  else showAlert(userText(failure));
+  // Said above the session's message (fatal clears the status): the connection is there all the same.
+  clearStatus();
+  $('status').textContent = doneText;
+}
+
 function handle(error) {
   if (error instanceof ApiError && error.status === 401) return fatal(userText(error), 'UNAUTHORIZED', error.message);
   showAlert(userText(error));
@@ -466,11 +489,8 @@ function credentialForm(app, auth, connection) {
       const answer = connection
         ? await api(`/v2/end-user/connections/${encodeURIComponent(connection.id)}`, { method: 'PATCH', body: JSON.stringify({ credentials, metadata }) })
         : await api('/v2/end-user/connections', { method: 'POST', body: JSON.stringify({ appSlug: app.slug, authId: auth.id, credentials, metadata }) });
-      await refresh();
-      const shown = state.connections.find((c) => c.id === answer.data.id) ?? answer.data;
-      post(connection ? 'reconnected' : 'connected', { connection: shown });
-      closeStep();
-      announce(t(connection ? 'done.reconnected' : 'done.connected', { app: app.name }));
+      checking.hidden = true;
+      await madeConnection(answer.data, connection ? 'reconnected' : 'connected', t(connection ? 'done.reconnected' : 'done.connected', { app: app.name }));
     } catch (error) {
       checking.hidden = true;
       if (error instanceof ApiError && error.problems.length) showProblems(form, summary, error, app);
@@ -712,12 +732,10 @@ async function oauthOutcome(result, connection, app) {
     return showStepOrAlert(oauthErrorText(result.error, { app: app?.name, company: productName() }));
   }
   if (result.choiceId) return chooseAccount(result.choiceId, connection, app);
-  await refresh();
-  const shown = state.connections.find((c) => c.id === result.connectionId);
   const reconnect = Boolean(connection);
-  if (shown) post(reconnect ? 'reconnected' : 'connected', { connection: shown });
-  closeStep();
-  announce(t(reconnect ? 'done.reconnected' : 'done.connected', { app: appName(shown?.appSlug ?? app?.slug ?? '') }));
+  // All the return page knows is the id: the list tells the rest, when it can still be read.
+  const made = { id: result.connectionId, appSlug: connection?.appSlug ?? app?.slug ?? null };
+  await madeConnection(made, reconnect ? 'reconnected' : 'connected', t(reconnect ? 'done.reconnected' : 'done.connected', { app: appName(made.appSlug ?? '') }));
 }
 
 // ---------------------------------------------------------------------------------------------------- account choice
@@ -762,11 +780,7 @@ async function chooseAccount(choiceId, connection, app) {
     submit.setAttribute('aria-busy', 'true');
     try {
       const made = (await api(`/v2/connect/choices/${encodeURIComponent(choice.id)}`, { method: 'POST', body: JSON.stringify({ optionId }) })).data;
-      await refresh();
-      const shown = state.connections.find((c) => c.id === made.connectionId);
-      if (shown) post(made.created ? 'connected' : 'reconnected', { connection: shown });
-      closeStep();
-      announce(t(made.created ? 'done.connected' : 'done.reconnected', { app: name }));
+      await madeConnection({ id: made.connectionId, appSlug: choice.appSlug }, made.created ? 'connected' : 'reconnected', t(made.created ? 'done.connected' : 'done.reconnected', { app: name }));
     } catch (error) {
       if (error instanceof ApiError && error.status === 401) fatal(userText(error), 'UNAUTHORIZED', error.message);
       else showFormError(summary, userText(error, app));
