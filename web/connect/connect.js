@@ -855,7 +855,8 @@ function confirmDisconnect(connection, trigger) {
 
 /**
  * The company's theme (PUT /v2/embedding): its logo, its primary colour on buttons, links and the focus ring (the
- * text on it white or black, whichever contrasts more), and light, dark or the browser's setting. Set through CSS
+ * text on it white or black, whichever contrasts more; the ring the ink when the colour would not show), and
+ * light, dark or the browser's setting. Set through CSS
  * variables (CSSOM, which the page's CSP allows; no inline style).
  */
 function applyTheme(theme) {
@@ -866,8 +867,11 @@ function applyTheme(theme) {
   const color = typeof theme.primaryColor === 'string' && /^#[0-9a-f]{6}$/i.test(theme.primaryColor) ? theme.primaryColor : null;
   if (!color) return;
   root.style.setProperty('--accent', color);
-  root.style.setProperty('--focus', color);
   root.style.setProperty('--accent-ink', contrastInk(color));
+  // The focus ring must stand out at 3:1 (WCAG 1.4.11) from the card and the page around it; a colour that does
+  // not (yellow on the light card, navy on the dark one) gives way to the ink.
+  root.style.setProperty('--focus-light', Math.min(contrast(color, '#ffffff'), contrast(color, '#f6f7f9')) >= 3 ? color : '#1b1f24');
+  root.style.setProperty('--focus-dark', Math.min(contrast(color, '#1e232a'), contrast(color, '#14171c')) >= 3 ? color : '#e6e9ee');
   // As text on a card (a secondary button's label), the colour must read at 4.5:1; a light colour on the light
   // card (or a dark one on the dark card) gives way to the ink.
   root.style.setProperty('--accent-text-light', contrast(color, '#ffffff') >= 4.5 ? color : '#1b1f24');

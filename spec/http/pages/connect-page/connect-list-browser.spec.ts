@@ -1,0 +1,94 @@
+import { expect } from 'chai';
+import type { Browser, Page } from 'puppeteer-core';
+import { DESKTOP, launchBrowserOrSkip } from '../../../helpers/browser.ts';
+import { call } from '../../../helpers/gateway.ts';
+import { ConnectPageWorld } from './connect-page-world.ts';
+
+/** The WCAG contrast ratio of two colours as getComputedStyle writes them (rgb(r, g, b)). */
+function contrast(a: string, b: string): number {
+  const luminance = (css: string) => {
+    const [r, g, bl] = css.match(/\d+(\.\d+)?/g)!.slice(0, 3).map((v) => {
+      const c = Number(v) / 255;
+      return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * r! + 0.7152 * g! + 0.0722 * bl!;
+  };
+  const [la, lb] = [luminance(a), luminance(b)];
+  return (Math.max(la, lb) + 0.05) / (Math.min(la, lb) + 0.05);
+}
+
+/**
+ * The Connect page's list of connections and its look, in a real headless Chromium: every connection listed
+ * (not only the newest 100), one to an app the company no longer offers said so and still disconnectable, and a
+ * focus ring that shows whatever the company's colour.
+ */
+describe('the Connect page: the whole list, retired apps, a visible focus ring (headless Chromium)', function () {
+  this.timeout(180_000);
+  const world = new ConnectPageWorld();
+  let browser: Browser;
+  let companyName = '';
+
+  before(async function () {
+    browser = await launchBrowserOrSkip(this);
+    await world.start();
+    companyName = (await call(world.gw, 'GET', '/v1/companies')).body.data[0].name;
+  });
+  after(async () => {
+    await browser?.close();
+    await world.stop();
+  });
+
+  const settings = async () => (await call(world.gw, 'GET', '/v2/embedding')).body.data;
+  const putSettings = async (changes: Record<string, unknown>) => {
+    const now = await settings();
+    const put = await call(world.gw, 'PUT', '/v2/embedding', { body: { allowedOrigins: now.allowedOrigins, enabledApps: now.enabledApps, theme: now.theme, ...changes } });
+    expect(put.status, JSON.stringify(put.body)).to.equal(200);
+  };
+  const rows = (page: Page) => page.$$eval('#connections li', (ls) => ls.length);
+  /** Ada's connections to `appSlug` until she has `total` in all, made through the API as the form would. */
+  async function connectUntil(total: number, appSlug: string): Promise<void> {
+    const token = await world.token();
+    const count = async () => (await call({ url: world.gw.url, apiKey: token }, 'GET', '/v2/end-user/connections?limit=1')).body.meta.pagination.totalCount as number;
+    let missing = total - (await count());
+    while (missing > 0) {
+      const batch = Math.min(missing, 25);
+      await Promise.all(
+        Array.from({ length: batch }, async () => {
+          const made = await call({ url: world.gw.url, apiKey: token }, 'POST', '/v2/end-user/connections', { body: { appSlug, credentials: { token: 'tok-listed' } } });
+          expect(made.status, JSON.stringify(made.body)).to.equal(201);
+        }),
+      );
+      missing -= batch;
+    }
+    expect(await count()).to.equal(total);
+  }
+
+  for (const [mode, primaryColor] of [
+    ['light', '#ffeb3b'],
+    ['dark', '#0b1f4a'],
+  ] as const) {
+    it(`${mode} theme with primary colour ${primaryColor}: the focus ring contrasts at least 3:1 with the card it is drawn on`, async () => {
+      await putSettings({ theme: { ...(await settings()).theme, mode, primaryColor } });
+      const { page } = await world.openPage(browser, DESKTOP);
+      try {
+        // Keyboard focus on an app's button (a card): the ring the end user sees around it.
+        let reached = '';
+        for (let i = 0; i < 40 && reached !== 'notes'; i++) {
+          await page.keyboard.press('Tab');
+          reached = await page.evaluate(() => (globalThis as any).document.activeElement?.dataset?.app ?? '');
+        }
+        expect(reached).to.equal('notes');
+        const { outline, style, card } = await page.evaluate(() => {
+          const focused = (globalThis as any).document.activeElement;
+          const computed = (globalThis as any).getComputedStyle(focused);
+          return { outline: computed.outlineColor, style: computed.outlineStyle, card: computed.backgroundColor };
+        });
+        expect(style).to.equal('solid');
+        expect(contrast(outline, card), `focus ring ${outline} on card ${card}`).to.be.at.least(3);
+      } finally {
+        await page.close();
+        await putSettings({ theme: { ...(await settings()).theme, mode: 'light', primaryColor: null } });
+      }
+    });
+  }
+});
