@@ -64,6 +64,8 @@ const state = {
   session: null,
   apps: [],
   connections: [],
+  /** More connections than the page lists (it shows the newest LISTED_AT_MOST). */
+  moreConnections: false,
   /** The element focused before a step opened: focus goes back there when it closes. */
   returnFocus: null,
   fatal: false,
@@ -231,11 +233,31 @@ async function start(token, appSlug, outcome) {
 }
 
 async function refresh() {
-  const [apps, connections] = await Promise.all([api('/v2/end-user/apps'), api('/v2/end-user/connections?sort=-createdOn&limit=100')]);
+  const [apps, connections] = await Promise.all([api('/v2/end-user/apps'), allConnections()]);
   state.apps = apps.data;
-  state.connections = connections.data;
+  state.connections = connections.list;
+  state.moreConnections = connections.more;
   renderApps();
   renderConnections();
+}
+
+/** Connections are read this many at a time, and at most LISTED_AT_MOST of them (the newest): a notice says so. */
+const CONNECTIONS_PAGE = 250;
+const LISTED_AT_MOST = 1000;
+
+/** The end user's connections, newest first, page after page up to LISTED_AT_MOST; `more` when some are left out. */
+async function allConnections() {
+  const list = [];
+  const seen = new Set();
+  let more = true;
+  while (more && list.length < LISTED_AT_MOST) {
+    const limit = Math.min(CONNECTIONS_PAGE, LISTED_AT_MOST - list.length);
+    const answer = await api(`/v2/end-user/connections?sort=-createdOn&limit=${limit}&offset=${list.length}`);
+    // One created meanwhile shifts the pages by one: listed once.
+    for (const connection of answer.data) if (!seen.has(connection.id) && seen.add(connection.id)) list.push(connection);
+    more = answer.meta?.pagination?.hasNextPage === true && answer.data.length > 0;
+  }
+  return { list, more };
 }
 
 // ---------------------------------------------------------------------------------------------------- lists
@@ -334,6 +356,8 @@ function renderConnections() {
     }),
   );
   $('connections-empty').hidden = state.connections.length > 0;
+  $('connections-more').textContent = state.moreConnections ? t('connections.more', { count: state.connections.length }) : '';
+  $('connections-more').hidden = !state.moreConnections;
   $('connections-section').hidden = false;
 }
 

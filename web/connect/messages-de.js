@@ -21,6 +21,7 @@ export default {
   'connections.since': 'Seit dem {date}',
   'connections.reconnect': 'Neu verbinden',
   'connections.disconnect': 'Trennen',
+  'connections.more': { one: 'Hier wird nur Ihre neueste Verbindung angezeigt.', other: 'Hier werden nur Ihre {count} neuesten Verbindungen angezeigt.' },
 
   'apps.title': 'Verfügbare Apps',
   'apps.empty': 'Es stehen noch keine Apps zum Verbinden bereit.',

@@ -23,6 +23,7 @@ export default {
   'connections.since': 'Since {date}',
   'connections.reconnect': 'Reconnect',
   'connections.disconnect': 'Disconnect',
+  'connections.more': { one: 'Only your newest connection is listed here.', other: 'Only your {count} newest connections are listed here.' },
 
   'apps.title': 'Apps you can connect',
   'apps.empty': 'No apps are available to connect yet.',

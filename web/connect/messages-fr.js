@@ -21,6 +21,7 @@ export default {
   'connections.since': 'Depuis le {date}',
   'connections.reconnect': 'Reconnecter',
   'connections.disconnect': 'Déconnecter',
+  'connections.more': { one: 'Seule votre connexion la plus récente est affichée ici.', other: 'Seules vos {count} connexions les plus récentes sont affichées ici.' },
 
   'apps.title': 'Applications disponibles',
   'apps.empty': 'Aucune application n’est encore disponible.',

@@ -26,12 +26,10 @@ describe('the Connect page: the whole list, retired apps, a visible focus ring (
   this.timeout(180_000);
   const world = new ConnectPageWorld();
   let browser: Browser;
-  let companyName = '';
 
   before(async function () {
     browser = await launchBrowserOrSkip(this);
     await world.start();
-    companyName = (await call(world.gw, 'GET', '/v1/companies')).body.data[0].name;
   });
   after(async () => {
     await browser?.close();
@@ -48,7 +46,7 @@ describe('the Connect page: the whole list, retired apps, a visible focus ring (
   /** Ada's connections to `appSlug` until she has `total` in all, made through the API as the form would. */
   async function connectUntil(total: number, appSlug: string): Promise<void> {
     const token = await world.token();
-    const count = async () => (await call({ url: world.gw.url, apiKey: token }, 'GET', '/v2/end-user/connections?limit=1')).body.meta.pagination.totalCount as number;
+    const count = async () => (await call({ url: world.gw.url, apiKey: token }, 'GET', '/v2/end-user/connections?fields=id&limit=1000')).body.meta.pagination.totalCount as number;
     let missing = total - (await count());
     while (missing > 0) {
       const batch = Math.min(missing, 25);
@@ -91,4 +89,25 @@ describe('the Connect page: the whole list, retired apps, a visible focus ring (
       }
     });
   }
+
+  it('lists every connection past the first 100; past 1,000 it shows the newest 1,000 and says that older ones are not listed', async () => {
+    await connectUntil(150, 'billing-desk');
+    let opened = await world.openPage(browser, DESKTOP);
+    try {
+      await opened.page.waitForSelector('#connections li');
+      expect(await rows(opened.page)).to.equal(150);
+      expect(await opened.page.$eval('#connections-more', (e: any) => e.hidden)).to.equal(true);
+    } finally {
+      await opened.page.close();
+    }
+    await connectUntil(1003, 'billing-desk');
+    opened = await world.openPage(browser, DESKTOP);
+    try {
+      await opened.page.waitForSelector('#connections li');
+      expect(await rows(opened.page)).to.equal(1000);
+      expect(await opened.page.$eval('#connections-more', (e: any) => (e.hidden ? '' : e.innerText.trim()))).to.equal('Only your 1,000 newest connections are listed here.');
+    } finally {
+      await opened.page.close();
+    }
+  });
 });
