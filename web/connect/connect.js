@@ -331,7 +331,8 @@ function renderConnections() {
   list.replaceChildren(
     ...state.connections.map((connection) => {
       const app = state.apps.find((a) => a.slug === connection.appSlug);
-      const name = appName(connection.appSlug);
+      // An app the company no longer offers (out of enabledApps): said so, never its slug; it can still be disconnected.
+      const name = app ? app.name : t('connections.retiredName');
       const titleId = `connection-${connection.id}`;
       const actions = [];
       if (connection.status === 'needs_reauthorization' && app) {
@@ -341,14 +342,16 @@ function renderConnections() {
       return el(
         'li',
         { class: 'connection', 'data-connection': connection.id },
-        app ? tile(app) : el('span', { class: 'tile', 'aria-hidden': 'true' }, '?'),
+        app ? tile(app) : el('span', { class: 'tile retired', 'aria-hidden': 'true' }),
         el(
           'div',
           { class: 'connection-text' },
           el('span', { class: 'app-name', id: titleId }, connection.name ? `${name}: ${connection.name}` : name),
           // Who the account is at the app (the auth's verification): how two accounts of one app are told apart.
           connection.accountLabel ? el('span', { class: 'account' }, connection.accountLabel) : null,
-          el('span', { class: `badge ${connection.status}` }, Object.hasOwn(STATUS_TEXT, connection.status) ? t(STATUS_TEXT[connection.status]) : connection.status),
+          app
+            ? el('span', { class: `badge ${connection.status}` }, Object.hasOwn(STATUS_TEXT, connection.status) ? t(STATUS_TEXT[connection.status]) : connection.status)
+            : el('span', { class: 'retired-note' }, t('connections.retired', { company: productName() })),
           el('span', { class: 'muted small' }, t('connections.since', { date: formatDate(new Date(connection.createdOn)) })),
         ),
         el('div', { class: 'actions' }, actions),
@@ -845,7 +848,8 @@ function popupBlocked(app, authorizationUrl, connection) {
 function confirmDisconnect(connection, trigger) {
   showAlert('');
   state.returnFocus = trigger;
-  const name = appName(connection.appSlug);
+  const retired = !state.apps.some((a) => a.slug === connection.appSlug);
+  const name = retired ? t('connections.retiredName') : appName(connection.appSlug);
   const summary = el('div', { class: 'form-errors', role: 'alert', hidden: true, tabindex: '-1' });
   const confirm = el('button', { type: 'button', class: 'button danger' }, t('connections.disconnect'));
   confirm.addEventListener('click', async () => {
@@ -856,7 +860,7 @@ function confirmDisconnect(connection, trigger) {
       state.returnFocus = null;
       closeStep();
       await refresh();
-      announce(t('done.disconnected', { app: name }));
+      announce(retired ? t('done.disconnectedRetired') : t('done.disconnected', { app: name }));
       $('connections-title').focus();
     } catch (error) {
       if (error instanceof ApiError && error.status === 401) fatal(userText(error), 'UNAUTHORIZED', error.message);
@@ -868,8 +872,8 @@ function confirmDisconnect(connection, trigger) {
     }
   });
   openStep(
-    t('disconnect.title', { app: name }),
-    el('p', {}, t('disconnect.text', { app: name, company: productName() })),
+    retired ? t('disconnect.retiredTitle') : t('disconnect.title', { app: name }),
+    el('p', {}, retired ? t('disconnect.retiredText', { company: productName() }) : t('disconnect.text', { app: name, company: productName() })),
     summary,
     el('div', { class: 'actions' }, confirm, el('button', { type: 'button', class: 'button secondary', onclick: () => closeStep() }, t('step.cancel'))),
   );

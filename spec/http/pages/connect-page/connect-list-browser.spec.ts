@@ -26,10 +26,12 @@ describe('the Connect page: the whole list, retired apps, a visible focus ring (
   this.timeout(180_000);
   const world = new ConnectPageWorld();
   let browser: Browser;
+  let companyName = '';
 
   before(async function () {
     browser = await launchBrowserOrSkip(this);
     await world.start();
+    companyName = (await call(world.gw, 'GET', '/v1/companies')).body.data[0].name;
   });
   after(async () => {
     await browser?.close();
@@ -89,6 +91,33 @@ describe('the Connect page: the whole list, retired apps, a visible focus ring (
       }
     });
   }
+
+  it('a connection to an app the company no longer offers: said so in a sentence (no slug, no "?", no "Connected"), and it can be disconnected', async () => {
+    const made = await call({ url: world.gw.url, apiKey: await world.token() }, 'POST', '/v2/end-user/connections', { body: { appSlug: 'git-forge', credentials: { token: 'tok-retired' }, name: 'Work' } });
+    expect(made.status, JSON.stringify(made.body)).to.equal(201);
+    const id = made.body.data.id as string;
+    const enabled = (await settings()).enabledApps as string[];
+    await putSettings({ enabledApps: enabled.filter((slug) => slug !== 'git-forge') });
+    const { page } = await world.openPage(browser, DESKTOP);
+    try {
+      const row = await page.waitForSelector(`li[data-connection="${id}"]`);
+      const shown = await row!.evaluate((e: any) => e.innerText.replace(/\s+/g, ' ').trim());
+      expect(shown).to.match(new RegExp(`^An app no longer offered: Work ${companyName} no longer offers this app\\. You can disconnect it\\. Since .* Disconnect$`));
+      expect(shown).not.to.include('git-forge').and.not.to.include('?').and.not.to.include('Connected');
+      await page.click(`li[data-connection="${id}"] button.secondary`);
+      await page.waitForSelector('dialog[open]');
+      expect(await page.$eval('#step-title', (e: any) => e.innerText.trim())).to.equal('Disconnect this app?');
+      expect(await page.$eval('#step-body', (e: any) => e.innerText)).not.to.include('git-forge');
+      await page.click('dialog button.danger');
+      await page.waitForFunction((gone: string) => !(globalThis as any).document.querySelector(`li[data-connection="${gone}"]`), {}, id);
+      await page.waitForFunction(() => (globalThis as any).document.querySelector('#status').textContent !== '');
+      expect(await page.$eval('#status', (e: any) => e.innerText.trim())).to.equal('The app is disconnected.');
+      expect((await call(world.gw, 'GET', `/v2/connections/${id}`)).status).to.equal(404);
+    } finally {
+      await page.close();
+      await putSettings({ enabledApps: enabled });
+    }
+  });
 
   it('lists every connection past the first 100; past 1,000 it shows the newest 1,000 and says that older ones are not listed', async () => {
     await connectUntil(150, 'billing-desk');
