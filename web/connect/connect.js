@@ -374,7 +374,52 @@ function openStep(title, ...content) {
     state.returnFocus ??= document.activeElement;
     dialog.showModal();
   }
-  $('step-title').focus();
+  placeStep();
+  $('step-title').focus({ preventScroll: framed });
+}
+
+/**
+ * Framed, the SDK grows the iframe to the page's height (thousands of pixels with many connections), so a modal
+ * dialog centred in the frame can open far above or below the customer's window. The part of the frame the end
+ * user sees there is what an IntersectionObserver reports for this document at once when it starts observing
+ * (the top-level viewport is its root, even across origins; a standing observer would only report ratio
+ * changes, not a scroll): the step opens inside it, beside the button that opened it.
+ */
+function seenPart() {
+  return new Promise((resolve) => {
+    if (typeof IntersectionObserver !== 'function') return resolve(null);
+    const observer = new IntersectionObserver((entries) => {
+      observer.disconnect();
+      const entry = entries[entries.length - 1];
+      resolve(entry.isIntersecting ? { top: entry.intersectionRect.top, bottom: entry.intersectionRect.bottom } : null);
+    });
+    observer.observe(document.documentElement);
+  });
+}
+
+const STEP_MARGIN = 12;
+let placing = 0;
+
+async function placeStep() {
+  const dialog = $('step');
+  if (!framed || !dialog.open) return;
+  const trigger = state.returnFocus?.isConnected ? state.returnFocus.getBoundingClientRect() : null;
+  // At once beside the button (it is in view: it was just used), then inside what is seen, once known.
+  if (!dialog.classList.contains('placed')) {
+    dialog.classList.add('placed');
+    dialog.style.setProperty('--step-top', `${Math.round(Math.max(STEP_MARGIN, trigger ? trigger.top : STEP_MARGIN))}px`);
+  }
+  const call = ++placing;
+  const seen = await seenPart();
+  if (call !== placing || !dialog.open) return;
+  const top = Math.max(0, seen ? seen.top : 0);
+  const bottom = Math.min(window.innerHeight, seen ? seen.bottom : top + 720);
+  const room = Math.max(200, bottom - top - 2 * STEP_MARGIN);
+  dialog.style.setProperty('--step-max-height', `${Math.round(room)}px`);
+  const height = Math.min(dialog.getBoundingClientRect().height, room);
+  const wanted = trigger && trigger.bottom > top && trigger.top < bottom ? trigger.top - height / 3 : top + (bottom - top - height) / 2;
+  const at = Math.max(top + STEP_MARGIN, Math.min(wanted, bottom - STEP_MARGIN - height));
+  dialog.style.setProperty('--step-top', `${Math.round(at)}px`);
 }
 
 function closeStep() {
@@ -387,6 +432,7 @@ $('step').addEventListener('close', () => {
   // The close event is queued: a step opened again before it runs (Escape, then Enter at once) keeps its
   // new content and its own way back.
   if ($('step').open) return;
+  $('step').classList.remove('placed');
   $('step-body').replaceChildren();
   const back = state.returnFocus;
   state.returnFocus = null;
@@ -960,7 +1006,7 @@ function reportHeight() {
     const dialog = $('step');
     // The body's own height (the document's scrollHeight is never less than the frame, so it could not shrink).
     const content = Math.ceil(document.body.getBoundingClientRect().height);
-    const step = dialog.open ? Math.ceil(dialog.scrollHeight + 24) : 0;
+    const step = dialog.open ? Math.ceil(Math.max(dialog.scrollHeight + 24, dialog.getBoundingClientRect().bottom + STEP_MARGIN)) : 0;
     const height = Math.max(content, step);
     if (height === last) return;
     last = height;
@@ -972,7 +1018,10 @@ function reportHeight() {
     requestAnimationFrame(measure);
   };
   new ResizeObserver(queue).observe(document.body);
-  new ResizeObserver(queue).observe($('step'));
+  new ResizeObserver(() => {
+    placeStep(); // a step whose content grew (an error shown) stays inside what the end user sees
+    queue();
+  }).observe($('step'));
   new MutationObserver(queue).observe($('step'), { attributes: true, attributeFilter: ['open'] });
   return queue;
 }
