@@ -64,6 +64,8 @@ const state = {
   session: null,
   apps: [],
   connections: [],
+  /** More connections than the page lists (it shows the newest LISTED_AT_MOST). */
+  moreConnections: false,
   /** The element focused before a step opened: focus goes back there when it closes. */
   returnFocus: null,
   fatal: false,
@@ -177,6 +179,29 @@ function fatal(message, code, detail = message) {
   $('title').focus();
 }
 
+/**
+ * After the gateway made (or renewed) a connection: the SDK learns of it and the end user reads it, even when
+ * the list cannot be read again afterwards (the token expired meanwhile: a long sign-in at the provider, an app
+ * slow to check a key). `made` is what the gateway answered; the list's own copy is sent when it could be read.
+ */
+async function madeConnection(made, type, doneText) {
+  let failure = null;
+  try {
+    await refresh();
+  } catch (error) {
+    failure = error;
+  }
+  const shown = state.connections.find((c) => c.id === made.id) ?? (failure ? made : null);
+  if (shown) post(type, { connection: shown });
+  closeStep();
+  if (!failure) return announce(doneText);
+  if (failure instanceof ApiError && failure.status === 401) fatal(userText(failure), 'UNAUTHORIZED', failure.message);
+  else showAlert(userText(failure));
+  // Said above the session's message (fatal clears the status): the connection is there all the same.
+  clearStatus();
+  $('status').textContent = doneText;
+}
+
 function handle(error) {
   if (error instanceof ApiError && error.status === 401) return fatal(userText(error), 'UNAUTHORIZED', error.message);
   showAlert(userText(error));
@@ -208,11 +233,31 @@ async function start(token, appSlug, outcome) {
 }
 
 async function refresh() {
-  const [apps, connections] = await Promise.all([api('/v2/end-user/apps'), api('/v2/end-user/connections?sort=-createdOn&limit=100')]);
+  const [apps, connections] = await Promise.all([api('/v2/end-user/apps'), allConnections()]);
   state.apps = apps.data;
-  state.connections = connections.data;
+  state.connections = connections.list;
+  state.moreConnections = connections.more;
   renderApps();
   renderConnections();
+}
+
+/** Connections are read this many at a time, and at most LISTED_AT_MOST of them (the newest): a notice says so. */
+const CONNECTIONS_PAGE = 250;
+const LISTED_AT_MOST = 1000;
+
+/** The end user's connections, newest first, page after page up to LISTED_AT_MOST; `more` when some are left out. */
+async function allConnections() {
+  const list = [];
+  const seen = new Set();
+  let more = true;
+  while (more && list.length < LISTED_AT_MOST) {
+    const limit = Math.min(CONNECTIONS_PAGE, LISTED_AT_MOST - list.length);
+    const answer = await api(`/v2/end-user/connections?sort=-createdOn&limit=${limit}&offset=${list.length}`);
+    // One created meanwhile shifts the pages by one: listed once.
+    for (const connection of answer.data) if (!seen.has(connection.id) && seen.add(connection.id)) list.push(connection);
+    more = answer.meta?.pagination?.hasNextPage === true && answer.data.length > 0;
+  }
+  return { list, more };
 }
 
 // ---------------------------------------------------------------------------------------------------- lists
@@ -286,7 +331,8 @@ function renderConnections() {
   list.replaceChildren(
     ...state.connections.map((connection) => {
       const app = state.apps.find((a) => a.slug === connection.appSlug);
-      const name = appName(connection.appSlug);
+      // An app the company no longer offers (out of enabledApps): said so, never its slug; it can still be disconnected.
+      const name = app ? app.name : t('connections.retiredName');
       const titleId = `connection-${connection.id}`;
       const actions = [];
       if (connection.status === 'needs_reauthorization' && app) {
@@ -296,14 +342,16 @@ function renderConnections() {
       return el(
         'li',
         { class: 'connection', 'data-connection': connection.id },
-        app ? tile(app) : el('span', { class: 'tile', 'aria-hidden': 'true' }, '?'),
+        app ? tile(app) : el('span', { class: 'tile retired', 'aria-hidden': 'true' }),
         el(
           'div',
           { class: 'connection-text' },
           el('span', { class: 'app-name', id: titleId }, connection.name ? `${name}: ${connection.name}` : name),
           // Who the account is at the app (the auth's verification): how two accounts of one app are told apart.
           connection.accountLabel ? el('span', { class: 'account' }, connection.accountLabel) : null,
-          el('span', { class: `badge ${connection.status}` }, Object.hasOwn(STATUS_TEXT, connection.status) ? t(STATUS_TEXT[connection.status]) : connection.status),
+          app
+            ? el('span', { class: `badge ${connection.status}` }, Object.hasOwn(STATUS_TEXT, connection.status) ? t(STATUS_TEXT[connection.status]) : connection.status)
+            : el('span', { class: 'retired-note' }, t('connections.retired', { company: productName() })),
           el('span', { class: 'muted small' }, t('connections.since', { date: formatDate(new Date(connection.createdOn)) })),
         ),
         el('div', { class: 'actions' }, actions),
@@ -311,6 +359,8 @@ function renderConnections() {
     }),
   );
   $('connections-empty').hidden = state.connections.length > 0;
+  $('connections-more').textContent = state.moreConnections ? t('connections.more', { count: state.connections.length }) : '';
+  $('connections-more').hidden = !state.moreConnections;
   $('connections-section').hidden = false;
 }
 
@@ -324,7 +374,52 @@ function openStep(title, ...content) {
     state.returnFocus ??= document.activeElement;
     dialog.showModal();
   }
-  $('step-title').focus();
+  placeStep();
+  $('step-title').focus({ preventScroll: framed });
+}
+
+/**
+ * Framed, the SDK grows the iframe to the page's height (thousands of pixels with many connections), so a modal
+ * dialog centred in the frame can open far above or below the customer's window. The part of the frame the end
+ * user sees there is what an IntersectionObserver reports for this document at once when it starts observing
+ * (the top-level viewport is its root, even across origins; a standing observer would only report ratio
+ * changes, not a scroll): the step opens inside it, beside the button that opened it.
+ */
+function seenPart() {
+  return new Promise((resolve) => {
+    if (typeof IntersectionObserver !== 'function') return resolve(null);
+    const observer = new IntersectionObserver((entries) => {
+      observer.disconnect();
+      const entry = entries[entries.length - 1];
+      resolve(entry.isIntersecting ? { top: entry.intersectionRect.top, bottom: entry.intersectionRect.bottom } : null);
+    });
+    observer.observe(document.documentElement);
+  });
+}
+
+const STEP_MARGIN = 12;
+let placing = 0;
+
+async function placeStep() {
+  const dialog = $('step');
+  if (!framed || !dialog.open) return;
+  const trigger = state.returnFocus?.isConnected ? state.returnFocus.getBoundingClientRect() : null;
+  // At once beside the button (it is in view: it was just used), then inside what is seen, once known.
+  if (!dialog.classList.contains('placed')) {
+    dialog.classList.add('placed');
+    dialog.style.setProperty('--step-top', `${Math.round(Math.max(STEP_MARGIN, trigger ? trigger.top : STEP_MARGIN))}px`);
+  }
+  const call = ++placing;
+  const seen = await seenPart();
+  if (call !== placing || !dialog.open) return;
+  const top = Math.max(0, seen ? seen.top : 0);
+  const bottom = Math.min(window.innerHeight, seen ? seen.bottom : top + 720);
+  const room = Math.max(200, bottom - top - 2 * STEP_MARGIN);
+  dialog.style.setProperty('--step-max-height', `${Math.round(room)}px`);
+  const height = Math.min(dialog.getBoundingClientRect().height, room);
+  const wanted = trigger && trigger.bottom > top && trigger.top < bottom ? trigger.top - height / 3 : top + (bottom - top - height) / 2;
+  const at = Math.max(top + STEP_MARGIN, Math.min(wanted, bottom - STEP_MARGIN - height));
+  dialog.style.setProperty('--step-top', `${Math.round(at)}px`);
 }
 
 function closeStep() {
@@ -337,6 +432,7 @@ $('step').addEventListener('close', () => {
   // The close event is queued: a step opened again before it runs (Escape, then Enter at once) keeps its
   // new content and its own way back.
   if ($('step').open) return;
+  $('step').classList.remove('placed');
   $('step-body').replaceChildren();
   const back = state.returnFocus;
   state.returnFocus = null;
@@ -466,11 +562,8 @@ function credentialForm(app, auth, connection) {
       const answer = connection
         ? await api(`/v2/end-user/connections/${encodeURIComponent(connection.id)}`, { method: 'PATCH', body: JSON.stringify({ credentials, metadata }) })
         : await api('/v2/end-user/connections', { method: 'POST', body: JSON.stringify({ appSlug: app.slug, authId: auth.id, credentials, metadata }) });
-      await refresh();
-      const shown = state.connections.find((c) => c.id === answer.data.id) ?? answer.data;
-      post(connection ? 'reconnected' : 'connected', { connection: shown });
-      closeStep();
-      announce(t(connection ? 'done.reconnected' : 'done.connected', { app: app.name }));
+      checking.hidden = true;
+      await madeConnection(answer.data, connection ? 'reconnected' : 'connected', t(connection ? 'done.reconnected' : 'done.connected', { app: app.name }));
     } catch (error) {
       checking.hidden = true;
       if (error instanceof ApiError && error.problems.length) showProblems(form, summary, error, app);
@@ -712,12 +805,10 @@ async function oauthOutcome(result, connection, app) {
     return showStepOrAlert(oauthErrorText(result.error, { app: app?.name, company: productName() }));
   }
   if (result.choiceId) return chooseAccount(result.choiceId, connection, app);
-  await refresh();
-  const shown = state.connections.find((c) => c.id === result.connectionId);
   const reconnect = Boolean(connection);
-  if (shown) post(reconnect ? 'reconnected' : 'connected', { connection: shown });
-  closeStep();
-  announce(t(reconnect ? 'done.reconnected' : 'done.connected', { app: appName(shown?.appSlug ?? app?.slug ?? '') }));
+  // All the return page knows is the id: the list tells the rest, when it can still be read.
+  const made = { id: result.connectionId, appSlug: connection?.appSlug ?? app?.slug ?? null };
+  await madeConnection(made, reconnect ? 'reconnected' : 'connected', t(reconnect ? 'done.reconnected' : 'done.connected', { app: appName(made.appSlug ?? '') }));
 }
 
 // ---------------------------------------------------------------------------------------------------- account choice
@@ -762,11 +853,7 @@ async function chooseAccount(choiceId, connection, app) {
     submit.setAttribute('aria-busy', 'true');
     try {
       const made = (await api(`/v2/connect/choices/${encodeURIComponent(choice.id)}`, { method: 'POST', body: JSON.stringify({ optionId }) })).data;
-      await refresh();
-      const shown = state.connections.find((c) => c.id === made.connectionId);
-      if (shown) post(made.created ? 'connected' : 'reconnected', { connection: shown });
-      closeStep();
-      announce(t(made.created ? 'done.connected' : 'done.reconnected', { app: name }));
+      await madeConnection({ id: made.connectionId, appSlug: choice.appSlug }, made.created ? 'connected' : 'reconnected', t(made.created ? 'done.connected' : 'done.reconnected', { app: name }));
     } catch (error) {
       if (error instanceof ApiError && error.status === 401) fatal(userText(error), 'UNAUTHORIZED', error.message);
       else showFormError(summary, userText(error, app));
@@ -807,7 +894,8 @@ function popupBlocked(app, authorizationUrl, connection) {
 function confirmDisconnect(connection, trigger) {
   showAlert('');
   state.returnFocus = trigger;
-  const name = appName(connection.appSlug);
+  const retired = !state.apps.some((a) => a.slug === connection.appSlug);
+  const name = retired ? t('connections.retiredName') : appName(connection.appSlug);
   const summary = el('div', { class: 'form-errors', role: 'alert', hidden: true, tabindex: '-1' });
   const confirm = el('button', { type: 'button', class: 'button danger' }, t('connections.disconnect'));
   confirm.addEventListener('click', async () => {
@@ -818,7 +906,7 @@ function confirmDisconnect(connection, trigger) {
       state.returnFocus = null;
       closeStep();
       await refresh();
-      announce(t('done.disconnected', { app: name }));
+      announce(retired ? t('done.disconnectedRetired') : t('done.disconnected', { app: name }));
       $('connections-title').focus();
     } catch (error) {
       if (error instanceof ApiError && error.status === 401) fatal(userText(error), 'UNAUTHORIZED', error.message);
@@ -830,8 +918,8 @@ function confirmDisconnect(connection, trigger) {
     }
   });
   openStep(
-    t('disconnect.title', { app: name }),
-    el('p', {}, t('disconnect.text', { app: name, company: productName() })),
+    retired ? t('disconnect.retiredTitle') : t('disconnect.title', { app: name }),
+    el('p', {}, retired ? t('disconnect.retiredText', { company: productName() }) : t('disconnect.text', { app: name, company: productName() })),
     summary,
     el('div', { class: 'actions' }, confirm, el('button', { type: 'button', class: 'button secondary', onclick: () => closeStep() }, t('step.cancel'))),
   );
@@ -841,7 +929,8 @@ function confirmDisconnect(connection, trigger) {
 
 /**
  * The company's theme (PUT /v2/embedding): its logo, its primary colour on buttons, links and the focus ring (the
- * text on it white or black, whichever contrasts more), and light, dark or the browser's setting. Set through CSS
+ * text on it white or black, whichever contrasts more; the ring the ink when the colour would not show), and
+ * light, dark or the browser's setting. Set through CSS
  * variables (CSSOM, which the page's CSP allows; no inline style).
  */
 function applyTheme(theme) {
@@ -852,8 +941,11 @@ function applyTheme(theme) {
   const color = typeof theme.primaryColor === 'string' && /^#[0-9a-f]{6}$/i.test(theme.primaryColor) ? theme.primaryColor : null;
   if (!color) return;
   root.style.setProperty('--accent', color);
-  root.style.setProperty('--focus', color);
   root.style.setProperty('--accent-ink', contrastInk(color));
+  // The focus ring must stand out at 3:1 (WCAG 1.4.11) from the card and the page around it; a colour that does
+  // not (yellow on the light card, navy on the dark one) gives way to the ink.
+  root.style.setProperty('--focus-light', Math.min(contrast(color, '#ffffff'), contrast(color, '#f6f7f9')) >= 3 ? color : '#1b1f24');
+  root.style.setProperty('--focus-dark', Math.min(contrast(color, '#1e232a'), contrast(color, '#14171c')) >= 3 ? color : '#e6e9ee');
   // As text on a card (a secondary button's label), the colour must read at 4.5:1; a light colour on the light
   // card (or a dark one on the dark card) gives way to the ink.
   root.style.setProperty('--accent-text-light', contrast(color, '#ffffff') >= 4.5 ? color : '#1b1f24');
@@ -914,7 +1006,7 @@ function reportHeight() {
     const dialog = $('step');
     // The body's own height (the document's scrollHeight is never less than the frame, so it could not shrink).
     const content = Math.ceil(document.body.getBoundingClientRect().height);
-    const step = dialog.open ? Math.ceil(dialog.scrollHeight + 24) : 0;
+    const step = dialog.open ? Math.ceil(Math.max(dialog.scrollHeight + 24, dialog.getBoundingClientRect().bottom + STEP_MARGIN)) : 0;
     const height = Math.max(content, step);
     if (height === last) return;
     last = height;
@@ -926,7 +1018,10 @@ function reportHeight() {
     requestAnimationFrame(measure);
   };
   new ResizeObserver(queue).observe(document.body);
-  new ResizeObserver(queue).observe($('step'));
+  new ResizeObserver(() => {
+    placeStep(); // a step whose content grew (an error shown) stays inside what the end user sees
+    queue();
+  }).observe($('step'));
   new MutationObserver(queue).observe($('step'), { attributes: true, attributeFilter: ['open'] });
   return queue;
 }

@@ -21,6 +21,12 @@ export default {
   'connections.since': 'Seit dem {date}',
   'connections.reconnect': 'Neu verbinden',
   'connections.disconnect': 'Trennen',
+  'connections.retiredName': 'Eine nicht mehr angebotene App',
+  'connections.retired': '{company} bietet diese App nicht mehr an. Sie können sie trennen.',
+  'connections.more': { one: 'Hier wird nur Ihre neueste Verbindung angezeigt.', other: 'Hier werden nur Ihre {count} neuesten Verbindungen angezeigt.' },
+  'disconnect.retiredTitle': 'Diese App trennen?',
+  'disconnect.retiredText': '{company} bietet diese App nicht mehr an. Durch das Trennen wird dieses Konto aus Ihren Verbindungen entfernt.',
+  'done.disconnectedRetired': 'Die App ist getrennt.',
 
   'apps.title': 'Verfügbare Apps',
   'apps.empty': 'Es stehen noch keine Apps zum Verbinden bereit.',

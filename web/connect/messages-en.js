@@ -23,6 +23,12 @@ export default {
   'connections.since': 'Since {date}',
   'connections.reconnect': 'Reconnect',
   'connections.disconnect': 'Disconnect',
+  'connections.retiredName': 'An app no longer offered',
+  'connections.retired': '{company} no longer offers this app. You can disconnect it.',
+  'connections.more': { one: 'Only your newest connection is listed here.', other: 'Only your {count} newest connections are listed here.' },
+  'disconnect.retiredTitle': 'Disconnect this app?',
+  'disconnect.retiredText': '{company} no longer offers this app. Disconnecting removes this account from your connections.',
+  'done.disconnectedRetired': 'The app is disconnected.',
 
   'apps.title': 'Apps you can connect',
   'apps.empty': 'No apps are available to connect yet.',

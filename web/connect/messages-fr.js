@@ -21,6 +21,12 @@ export default {
   'connections.since': 'Depuis le {date}',
   'connections.reconnect': 'Reconnecter',
   'connections.disconnect': 'Déconnecter',
+  'connections.retiredName': 'Une application qui n’est plus proposée',
+  'connections.retired': '{company} ne propose plus cette application. Vous pouvez la déconnecter.',
+  'connections.more': { one: 'Seule votre connexion la plus récente est affichée ici.', other: 'Seules vos {count} connexions les plus récentes sont affichées ici.' },
+  'disconnect.retiredTitle': 'Déconnecter cette application\u00a0?',
+  'disconnect.retiredText': '{company} ne propose plus cette application. La déconnecter retire ce compte de vos connexions.',
+  'done.disconnectedRetired': 'L’application est déconnectée.',
 
   'apps.title': 'Applications disponibles',
   'apps.empty': 'Aucune application n’est encore disponible.',
