@@ -22,6 +22,7 @@ import { universalRunBody } from './schemas.ts';
 import { selectConnection, throughInstallation, type Selected } from '../../core/run/select-connection.ts';
 import type { ActionEntry, AppVersion } from '../../core/definitions/index.ts';
 import type { RunFacts } from '../../core/run/run-facts.ts';
+import { cutAtShutdown } from '../server/shutdown-cut.ts';
 
 
 /** A run without a query string (most): Koa's ctx.query would parse the empty string into a new object each time. */
@@ -153,7 +154,7 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 export function abortOnClose(ctx: AppContext): CallStop {
   const stop = new CallStop();
   ctx.res.once('close', () => {
-    if (!ctx.res.writableEnded) stop.abort(stopReason('the caller went away'));
+    if (!ctx.res.writableEnded) stop.abort(stopReason(cutAtShutdown(ctx.socket) ? 'the gateway shut down (SHUTDOWN_GRACE_MS ran out)' : 'the caller went away'));
   });
   return stop;
 }
