@@ -8,7 +8,7 @@ import { TOKEN_ALGORITHM } from '../../../../engine/tenancy/end-user-tokens/sign
 import { DESKTOP, horizontalOverflow, launchBrowserOrSkip, PHONE, screenshot, watchedPage, type WatchedPage } from '../../../helpers/browser.ts';
 import { call, startTestGateway, type TestGateway } from '../../../helpers/gateway.ts';
 import { ROOT } from '../../../helpers/process.ts';
-import { definitionsFor, Upstream } from '../../../helpers/upstream.ts';
+import { definitionsFor, Upstream, type Reply } from '../../../helpers/upstream.ts';
 import { eventually } from '../../../support/eventually.ts';
 
 const FIXTURE = path.join(ROOT, 'spec/fixtures/connect-page');
@@ -47,7 +47,7 @@ describe('the Connect page in a real browser (headless Chromium)', function () {
     expect((await call(gw, 'PUT', '/v2/embedding', { body: { allowedOrigins: ['https://app.customer.test'], enabledApps: ['notes', 'crm'] } })).status).to.equal(200);
     const configured = await call(gw, 'PUT', '/v2/apps/crm/configuration', { body: { clientId: 'crm-client', clientSecret: 'crm-client-secret', redirectUri: `${gw.url}/v2/connect/callback` } });
     expect(configured.status, JSON.stringify(configured.body)).to.equal(200);
-    upstream.on('GET /oauth/authorize', (request) => {
+    upstream.on('GET /oauth/authorize', (request): Reply => {
       const back = new URL(request.query.get('redirect_uri')!);
       back.searchParams.set('state', request.query.get('state')!);
       if (providerAnswer.error) {
