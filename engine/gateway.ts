@@ -10,6 +10,7 @@ import { AnalysisCache, DefinitionsLoader, DefinitionsRegistry, watchDefinitions
 import type { Logger } from './platform/log/logger.ts';
 import { createApp } from './http/server/app.ts';
 import { createHttpServer } from './http/server/http-server.ts';
+import { connectionCutter } from './http/server/shutdown-cut.ts';
 import { createMcpEndpoint } from './mcp/endpoint/mcp-endpoint.ts';
 import type { ReadinessCheck, Services } from './http/services.ts';
 import { storeLogging } from './platform/store/store-log.ts';
@@ -108,6 +109,7 @@ export async function startGateway(config: Config, logger: Logger, overrides: Ga
   const stopToolsNotices = definitions.onSnapshot(() => mcp.toolsChanged());
   const app = createApp(services, mcp.routes);
   const server = createHttpServer(app.callback(), config.server, logger);
+  const connections = connectionCutter(server);
   // While it shuts down, each answer asks the client to close its connection: a keep-alive client (a load
   // balancer's pool) opens its next one elsewhere, instead of sending on one the gateway is about to close.
   server.prependListener('request', (_request: http.IncomingMessage, response: http.ServerResponse) => {
@@ -147,7 +149,16 @@ export async function startGateway(config: Config, logger: Logger, overrides: Ga
       // Connections left idle by a finished request close at once, not at the keep-alive timeout.
       server.closeIdleConnections();
       const sweep = setInterval(() => server.closeIdleConnections(), 50);
-      const grace = setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs);
+      const grace = setTimeout(() => {
+        // The gateway, not the callers, ends these requests: said once here, and their own lines say so too (errors.ts).
+        const cut = connections.cutAll();
+        if (cut > 0) {
+          logger.warn(
+            { requests: cut, shutdownGraceMs: config.shutdownGraceMs },
+            `shutting down: SHUTDOWN_GRACE_MS (${config.shutdownGraceMs} ms) passed with ${cut} request${cut === 1 ? '' : 's'} in flight; the gateway closed ${cut === 1 ? 'its connection' : 'their connections'}, unanswered`,
+          );
+        }
+      }, config.shutdownGraceMs);
       await closed;
       clearInterval(sweep);
       clearTimeout(grace);

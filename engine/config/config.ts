@@ -15,7 +15,7 @@ import { logLevelFromEnv, type LogLevel } from '../platform/log/log-level.ts';
 import { logQueueMaxBytesFromEnv } from '../platform/log/log-queue.ts';
 import { outboundSettingsFromEnv, type OutboundSettings } from '../platform/outbound/settings.ts';
 import { appCallSettingsFromEnv, type AppCallSettings } from '../core/concurrency/settings.ts';
-import { baseUrl, ConfigError, integer, optional, type Env } from '../platform/settings/env.ts';
+import { baseUrl, ConfigError, integer, listenHost, optional, type Env } from '../platform/settings/env.ts';
 import { storeSettingsFromEnv, type StoreSettings } from '../platform/store/store-settings.ts';
 import { tracingFromEnv, type TracingConfig } from '../platform/tracing/tracing-config.ts';
 import { bootstrapApiKeyFromEnv } from '../tenancy/companies/bootstrap.ts';
@@ -92,7 +92,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     throw new ConfigError('ENCRYPTION_KEY', `is required when ${by} is set: every gateway sharing the store needs the same key (32 bytes, base64; e.g. \`openssl rand -base64 32\`)`);
   }
   const port = integer(env, 'PORT', 8080, 0, 65535);
-  const host = optional(env, 'HOST') ?? '0.0.0.0';
+  const host = listenHost(env, 'HOST') ?? '0.0.0.0';
   const publicBaseUrl = baseUrl(env, 'PUBLIC_BASE_URL') ?? `http://localhost:${port}`;
   const embeddedBaseUrl = baseUrl(env, 'EMBEDDED_BASE_URL') ?? publicBaseUrl;
   const dataDir = path.resolve(cwd, optional(env, 'DATA_DIR') ?? './data');

@@ -45,6 +45,8 @@ describe('configuration', () => {
     expect(loadConfig({ MAPPING_WORKERS: '0', MAPPING_WORKER_FROM_BYTES: '65536' }).mappingWorkers).to.deep.equal({ workers: 0, fromBytes: 65536 });
     expect(loadConfig({ DATABASE_URL: 'postgresql://gw:pw@db.internal:6432/gw?sslmode=require', ENCRYPTION_KEY: KEY })).to.include({ databaseUrl: 'postgresql://gw:pw@db.internal:6432/gw?sslmode=require', databasePoolMax: 10 });
     expect(loadConfig({}).databaseUrl).to.equal(undefined);
+    for (const host of ['::', '::1', '127.0.0.1', 'localhost', 'gw-1.internal', 'gw.example.com.']) expect(loadConfig({ HOST: host }).host).to.equal(host);
+    expect(loadConfig({ OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1', OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment.name=prod,team=a%3Db' }).tracing).to.equal(null);
     expect(loadConfig({ STORE_COMPACTION_INTERVAL_MS: '0' }).storeCompactionIntervalMs).to.equal(0);
     expect(
       loadConfig({
@@ -90,6 +92,16 @@ describe('configuration', () => {
     ['WEBHOOK_TIMEOUT_MS over two minutes', { WEBHOOK_TIMEOUT_MS: '600000' }, /^WEBHOOK_TIMEOUT_MS must be an integer from 100 to 120000/],
     ['PROXY_MAX_RESPONSE_BYTES given as 100MB', { PROXY_MAX_RESPONSE_BYTES: '100MB' }, /^PROXY_MAX_RESPONSE_BYTES must be an integer from 1 to 10737418240 \(got "100MB"\)$/],
     ['PROXY_RETRY_BODY_BYTES over 16 MiB', { PROXY_RETRY_BODY_BYTES: '20000000' }, /^PROXY_RETRY_BODY_BYTES must be an integer from 0 to 16777216/],
+    ['HOST that is not a hostname', { HOST: 'not a host!!' }, /^HOST must be an IP address \(e\.g\. 0\.0\.0\.0, ::, 127\.0\.0\.1\) or a hostname such as localhost \(got "not a host!!"\)$/],
+    ['HOST that looks like an IPv4 address but is not one', { HOST: '999.1.1.1' }, /^HOST must be an IP address .* \(got "999\.1\.1\.1"\)$/],
+    ['METRICS_HOST with a scheme', { METRICS_PORT: '9464', METRICS_HOST: 'http://localhost' }, /^METRICS_HOST must be an IP address .* \(got "http:\/\/localhost"\)$/],
+    ['OTEL_TRACES_SAMPLER unknown', { OTEL_TRACES_SAMPLER: 'sometimes' }, /^OTEL_TRACES_SAMPLER must be one of always_on, always_off, traceidratio, parentbased_always_on, parentbased_always_off, parentbased_traceidratio \(got "sometimes"\)$/],
+    ['OTEL_TRACES_SAMPLER_ARG not a ratio', { OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: 'abc' }, /^OTEL_TRACES_SAMPLER_ARG must be a ratio from 0 to 1 \(e\.g\. 0\.1\) with OTEL_TRACES_SAMPLER=traceidratio \(got "abc"\)$/],
+    ['OTEL_TRACES_SAMPLER_ARG above 1', { OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '1.5' }, /^OTEL_TRACES_SAMPLER_ARG must be a ratio from 0 to 1/],
+    ['OTEL_RESOURCE_ATTRIBUTES entry without a value', { OTEL_RESOURCE_ATTRIBUTES: 'novalue' }, /^OTEL_RESOURCE_ATTRIBUTES must be key=value pairs separated by commas \(with , and = percent-encoded in keys and values\) \(got "novalue"\)$/],
+    ['OTEL_RESOURCE_ATTRIBUTES entry without a key', { OTEL_RESOURCE_ATTRIBUTES: 'a=b,=c' }, /^OTEL_RESOURCE_ATTRIBUTES has an entry without a key \(got "=c"\)$/],
+    ['WEBHOOK_RETRY_BASE_MS above WEBHOOK_RETRY_MAX_DELAY_MS', { WEBHOOK_RETRY_BASE_MS: '100000', WEBHOOK_RETRY_MAX_DELAY_MS: '1000' }, /^WEBHOOK_RETRY_BASE_MS must be at most WEBHOOK_RETRY_MAX_DELAY_MS \(1000\): the first delay cannot be longer than the longest delay \(got 100000\)$/],
+    ['WEBHOOK_RETRY_MAX_DELAY_MS below the default base', { WEBHOOK_RETRY_MAX_DELAY_MS: '1000' }, /^WEBHOOK_RETRY_MAX_DELAY_MS must be at least WEBHOOK_RETRY_BASE_MS \(30000\)/],
     ['BOOTSTRAP_API_KEY too short', { BOOTSTRAP_API_KEY: 'short' }, /^BOOTSTRAP_API_KEY must be 20 to 200 characters/],
     ['BOOTSTRAP_API_KEY with a space', { BOOTSTRAP_API_KEY: 'a key with spaces in it!!' }, /^BOOTSTRAP_API_KEY must be 20 to 200 characters/],
   ];
@@ -105,6 +117,17 @@ describe('configuration', () => {
       const result = await runCommand(['--import', 'tsx', 'engine/main.ts'], { PORT: 'eighty', DATA_DIR: dir });
       expect(result.code).to.equal(1);
       expect(result.stderr.trim()).to.equal('config error: PORT must be an integer from 0 to 65535 (got "eighty")');
+    } finally {
+      await cleanup();
+    }
+  });
+
+  it('stops the start on a HOST that is no address, naming HOST, not with a resolver error after the data directory is locked', async () => {
+    const { dir, cleanup } = await tempDir();
+    try {
+      const result = await runCommand(['--import', 'tsx', 'engine/main.ts'], { HOST: '999.1.1.1', PORT: '0', DATA_DIR: dir });
+      expect(result.code).to.equal(1);
+      expect(result.stderr.trim()).to.equal('config error: HOST must be an IP address (e.g. 0.0.0.0, ::, 127.0.0.1) or a hostname such as localhost (got "999.1.1.1")');
     } finally {
       await cleanup();
     }

@@ -77,9 +77,10 @@ export function createAppCallLimiter(settings: AppCallSettings): AppCallLimiter 
     };
   }
 
-  function busy(key: AppCallKey, lane: Lane, why: string): GatewayError {
-    // The time until this many calls ahead of it would have gone through, at the pace the app has kept (at least a second).
-    const seconds = Math.max(1, Math.ceil(((lane.waiting.length + 1) * (lane.averageMs || 1000)) / lane.limit / 1000));
+  /** `ahead`: the calls waiting before this one (all of them for a call not queued; its own place for a queued one, which is itself in lane.waiting). */
+  function busy(key: AppCallKey, lane: Lane, why: string, ahead = lane.waiting.length): GatewayError {
+    // The time until the calls ahead of it, and one in flight, would have gone through at the pace the app has kept (at least a second).
+    const seconds = Math.max(1, Math.ceil(((ahead + 1) * (lane.averageMs || 1000)) / lane.limit / 1000));
     return GatewayError.of(
       'UPSTREAM_BUSY',
       `${key.app} takes ${lane.limit} call${lane.limit === 1 ? '' : 's'} at once per connection (api.yaml concurrency) and connection ${key.connection} ${why}; try again in ${seconds} s`,
@@ -125,7 +126,10 @@ export function createAppCallLimiter(settings: AppCallSettings): AppCallLimiter 
             reject(error);
           },
         };
-        const timer = setTimeout(() => waiter.refuse(busy(key, queue, `had every one in use until the run's deadline (${Math.round(waitMs)} ms)`)), waitMs);
+        const timer = setTimeout(
+          () => waiter.refuse(busy(key, queue, `had every one in use until the run's deadline (${Math.round(waitMs)} ms)`, Math.max(0, queue.waiting.indexOf(waiter)))),
+          waitMs,
+        );
         if (signal?.aborted) return waiter.refuse(signal.reason);
         if (signal) stopListening = onAbort(signal, () => waiter.refuse(signal.reason));
         queue.waiting.push(waiter);

@@ -1,7 +1,7 @@
 import type { RetryEntry } from '../definitions/index.ts';
 import type { GatewayMetrics } from '../../platform/metrics/gateway-metrics.ts';
 import type { Abortable } from '../../platform/outbound/index.ts';
-import { retryDelayMs, sleep as realSleep, type Sleep } from './rate-limit.ts';
+import { parseReset, parseRetryAfter, retryDelayMs, sleep as realSleep, type Sleep } from './rate-limit.ts';
 
 /**
  * The API's retry policy (api.yaml `retry`) through one run or one proxied
@@ -34,6 +34,11 @@ export class RateLimitRetries {
     if (giveUp || this.retries + 1 >= this.policy.maxAttempts) return null;
     const wait = retryDelayMs(this.policy, this.retries + 1, headers);
     return wait !== null && this.#waitedMs + wait <= this.#budgetMs ? wait : null;
+  }
+
+  /** The wait the app asked for in a rate-limited response's `headers` (its Retry-After, else the policy's reset header), whatever the cap and budget; null when it named none. */
+  askedWaitMs(headers: Readonly<Record<string, string>>): number | null {
+    return parseRetryAfter(headers['retry-after']) ?? parseReset(this.policy.resetHeader, headers);
   }
 
   /** Waits `ms` (as nextWait said), counting the retry. */

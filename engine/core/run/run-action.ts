@@ -56,6 +56,8 @@ export interface RunRequest {
 export interface RunOutcome {
   status: number;
   envelope: Envelope;
+  /** On a 429: the wait the app asked for (Retry-After, or the API's reset header), whole seconds rounded up; the run endpoints answer it as Retry-After. */
+  retryAfterSeconds?: number;
 }
 
 const MAX_LOOKUP_DEPTH = 2;
@@ -196,7 +198,8 @@ async function runCalls(services: RunServices, run: RunRequest, used: UsedSecret
       const envelope = await withAppError(enforceEnvelope({ ...mapped.proposal, success: false }, facts));
       envelope.meta.tooManyRequests = true;
       await setNextCursor(envelope, action.pagination, services.keyring, scope, pageFacts(envelope, built, mappingInput, origin));
-      return { status: 429, envelope };
+      const askedMs = rateLimits.askedWaitMs(response.headers);
+      return askedMs === null ? { status: 429, envelope } : { status: 429, envelope, retryAfterSeconds: Math.ceil(askedMs / 1000) };
     }
 
     // The flag the envelope will carry: the mapping's boolean, else false on a 401.

@@ -6,6 +6,7 @@ import type { Services } from '../services.ts';
 import { argumentOptions } from '../../core/describe/argument-options.ts';
 import { describeAction, describeApp, summarizeAction } from '../../core/describe/descriptions.ts';
 import { versionFrom } from '../../core/describe/version-query.ts';
+import { refuseUnknownQuery } from '../../platform/query/list-query.ts';
 
 /**
  * What workflow builders read to offer an app's actions (API key): the apps,
@@ -23,12 +24,14 @@ export function describeRoutes(services: Services): Router<AppState> {
   const apiKey = requireApiKey(services.store);
 
   router.get('/', apiKey, (ctx) => {
+    refuseUnknownQuery(ctx.query);
     const snapshot = services.definitions.current();
     const apps = [...snapshot.apps.values()].map(describeApp).sort((a, b) => a.slug.localeCompare(b.slug));
     ctx.body = { success: true, data: apps, meta: { count: apps.length, definitionsHash: snapshot.hash } };
   });
 
   router.get('/:appSlug/actions', apiKey, (ctx) => {
+    refuseUnknownQuery(ctx.query, ['version']);
     const { version: asked } = versionFrom(ctx.query);
     const version = resolveAppVersion(services.definitions.current(), { slug: ctx.params.appSlug! }, asked);
     const actions = [...version.actions.values()].map((a) => summarizeAction(a, version)).sort((a, b) => a.slug.localeCompare(b.slug));

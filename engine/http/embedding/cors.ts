@@ -40,7 +40,10 @@ export function browserEndpoints(): BrowserEndpoint[] {
     if (endpoint.security !== 'endUserToken' && endpoint.security !== 'apiKeyOrEndUserToken') continue;
     let entry = byPath.get(endpoint.path);
     if (!entry) {
-      byPath.set(endpoint.path, (entry = { path: endpoint.path, pattern: templatePattern(endpoint.path), methods: new Set(), anyHeaders: endpoint.path.endsWith('/{path}') }));
+      // The proxy's: with {path}, or without (the base URL itself, where a trailing slash is the same request).
+      const proxy = endpoint.path.startsWith('/v2/end-user/proxy/');
+      const pattern = proxy && !endpoint.path.endsWith('/{path}') ? new RegExp(templatePattern(endpoint.path).source.replace(/\$$/, '/?$')) : templatePattern(endpoint.path);
+      byPath.set(endpoint.path, (entry = { path: endpoint.path, pattern, methods: new Set(), anyHeaders: proxy }));
     }
     entry.methods.add(endpoint.method.toUpperCase());
   }

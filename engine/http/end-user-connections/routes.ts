@@ -5,6 +5,7 @@ import { connectableVersion, createConnection, pickAuth } from '../../core/conne
 import { connectionView } from '../../tenancy/connections/view.ts';
 import { GatewayError, validationError } from '../../platform/errors/index.ts';
 import { listPage } from '../../platform/query/list-page.ts';
+import { refuseUnknownQuery } from '../../platform/query/list-query.ts';
 import type { AppState, EndUserPrincipal } from '../server/context.ts';
 import { requireBody } from '../server/require-body.ts';
 import type { Services } from '../services.ts';
@@ -35,6 +36,7 @@ export function endUserConnectionRoutes(services: Services): Router<AppState> {
   const attempts = new ConnectAttempts(services.config.endUserTokens.connectAttemptsPerMinute);
 
   router.get('/v2/end-user/apps', endUser, async (ctx) => {
+    refuseUnknownQuery(ctx.query);
     const apps = await connectApps(services, ctx.state.endUser!.companyId);
     ctx.body = { success: true, data: apps, meta: { count: apps.length } };
   });

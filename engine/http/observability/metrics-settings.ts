@@ -1,4 +1,4 @@
-import { ConfigError, integer, optional, type Env } from '../../platform/settings/env.ts';
+import { ConfigError, integer, listenHost, optional, type Env } from '../../platform/settings/env.ts';
 
 /** GET /metrics: unauthenticated on a listener of its own (METRICS_PORT, METRICS_HOST), and/or on the main port behind a Bearer token (METRICS_TOKEN). */
 export interface MetricsSettings {
@@ -17,5 +17,5 @@ export function metricsSettingsFromEnv(env: Env, port: number, host: string): Me
   if (token !== undefined && !/^[A-Za-z0-9._~+/=-]{32,512}$/.test(token)) {
     throw new ConfigError('METRICS_TOKEN', 'must be 32 to 512 characters of A-Z, a-z, 0-9, ".", "_", "~", "+", "/", "=" or "-" (e.g. `openssl rand -hex 32`)');
   }
-  return { port: metricsPort, host: optional(env, 'METRICS_HOST') ?? host, token };
+  return { port: metricsPort, host: listenHost(env, 'METRICS_HOST') ?? host, token };
 }

@@ -121,6 +121,9 @@ const RETRY_AFTER = new Map<KnownErrorCode, string>([
   ['RATE_LIMITED', 'always'],
 ]);
 
+/** When a run's envelope 429 carries Retry-After (run-action.ts: RunOutcome.retryAfterSeconds). */
+const RUN_RATE_LIMITED_WAIT = "when the app said how long to wait (its Retry-After, or the reset header api.yaml's retry declares), in whole seconds rounded up";
+
 /**
  * Every status the operation answers, each with the body it really sends:
  * its success status; the envelope where a run answers it (429, and 502
@@ -161,9 +164,11 @@ function responses(endpoint: Endpoint, examples: Examples[string]): ResponsesObj
     }
     const named = examples[status];
     const response: ResponseObject = { description };
-    const waits = codes?.filter((code) => RETRY_AFTER.has(code)) ?? [];
+    const waits = (codes?.filter((code) => RETRY_AFTER.has(code)) ?? []).map((code) => `${code} ${RETRY_AFTER.get(code)}`);
+    // A run's envelope 429 (rate-limit retries gave up) passes on the wait the app asked for.
+    if (envelope && status === '429') waits.push(RUN_RATE_LIMITED_WAIT);
     if (waits.length) {
-      response.headers = { 'Retry-After': { description: `Seconds to wait before trying again: ${waits.map((code) => `${code} ${RETRY_AFTER.get(code)}`).join('; ')}.`, schema: { type: 'integer', minimum: 0 } } };
+      response.headers = { 'Retry-After': { description: `Seconds to wait before trying again: ${waits.join('; ')}.`, schema: { type: 'integer', minimum: 0 } } };
     }
     if (schema) {
       const mediaType = status === success ? (endpoint.response.mediaType ?? 'application/json') : 'application/json';

@@ -64,7 +64,7 @@ const title = (method: string) => method[0]!.toUpperCase() + method.slice(1);
  * and /v2/end-user/proxy (end-user token). Both live in the v2 document (the
  * v1 surface has no proxy).
  */
-export const PROXY_ENDPOINTS: Endpoint[] = METHODS.flatMap((method): Endpoint[] => [
+const WITH_PATH: Endpoint[] = METHODS.flatMap((method): Endpoint[] => [
   {
     method,
     path: '/v2/proxy/{connectionId}/{path}',
@@ -96,3 +96,19 @@ export const PROXY_ENDPOINTS: Endpoint[] = METHODS.flatMap((method): Endpoint[] 
     errorCodes: [...PROXY, 'FORBIDDEN', 'APP_NOT_ENABLED'],
   },
 ]);
+
+/**
+ * The same operations without `{path}` (…/{connectionId}, or with a trailing
+ * slash): the request goes to the app's base URL itself, held to the same
+ * rules (api.yaml proxy.paths sees `/`).
+ */
+const BASE_URL: Endpoint[] = WITH_PATH.map((endpoint) => ({
+  ...endpoint,
+  path: endpoint.path.replace('/{path}', ''),
+  operationId: `${endpoint.operationId}BaseUrl`,
+  summary: `${endpoint.summary.replace(/ any endpoint of (a connected|an own connection's) app$/, ' the base URL of $1 app')}`,
+  description: `What ${endpoint.path} does with an empty {path}: the request goes to the app's base URL itself (as \`<base URL>/\`), the query string on it; the trailing slash is optional.`,
+  pathParameters: { connectionId: PATH_PARAMETERS.connectionId! },
+}));
+
+export const PROXY_ENDPOINTS: Endpoint[] = [...WITH_PATH, ...BASE_URL];

@@ -15,10 +15,10 @@ export const V1_ENDPOINTS: V1Endpoint[] = [
     operationId: 'listUsers',
     tag: 'Users',
     summary: 'List users',
-    description: 'Every member of the API key\'s company at once: no parameters, no filters, no pagination.',
+    description: 'Every member of the API key\'s company at once: no parameters, no filters, no pagination. A query parameter is 400 VALIDATION_ERROR naming it (a `limit` is refused, not ignored).',
     security: 'apiKey',
     response: { description: 'The members.', schema: listMembersResponse },
-    errorCodes: [...TRANSPORT, 'UNAUTHORIZED', ...STORE],
+    errorCodes: [...TRANSPORT, 'VALIDATION_ERROR', 'UNAUTHORIZED', ...STORE],
   },
   {
     method: 'post',

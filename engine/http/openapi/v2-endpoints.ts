@@ -92,13 +92,13 @@ export const V2_ENDPOINTS: Endpoint[] = [
     operationId: 'listApps',
     tag: 'Describe',
     summary: 'List apps',
-    description: 'Every app the gateway serves and its versions, by slug.',
+    description: 'Every app the gateway serves and its versions, by slug. A query parameter is 400 VALIDATION_ERROR naming it (a `limit` is refused, not ignored).',
     security: 'apiKey',
     response: {
       description: 'The apps.',
       schema: described(appDescription, { count: { type: 'integer', minimum: 0 }, definitionsHash: { type: 'string' } }),
     },
-    errorCodes: READ,
+    errorCodes: [...READ, 'VALIDATION_ERROR'],
   },
   {
     method: 'get',
@@ -106,7 +106,7 @@ export const V2_ENDPOINTS: Endpoint[] = [
     operationId: 'listActions',
     tag: 'Describe',
     summary: "List an app version's actions",
-    description: 'The actions of one version of an app (published unless ?version= says otherwise), by slug.',
+    description: 'The actions of one version of an app (published unless ?version= says otherwise), by slug. Any other query parameter is 400 VALIDATION_ERROR naming it.',
     security: 'apiKey',
     pathParameters: { appSlug: slug('app') },
     query: versionQuery,
@@ -247,7 +247,7 @@ export const V2_ENDPOINTS: Endpoint[] = [
       "With an end-user token: the apps the company enabled (PUT /v2/embedding enabledApps) that are loaded, with name, initials and website for a tile, and each auth's arguments as the API checks them, its help (where to find the key) and whether the app checks the credentials, for the Connect page's forms.",
     security: 'endUserToken',
     response: { description: 'The apps.', schema: described(connectAppView, { count: { type: 'integer', minimum: 0 } }) },
-    errorCodes: [...READ, 'FORBIDDEN'],
+    errorCodes: [...READ, 'VALIDATION_ERROR', 'FORBIDDEN'],
   },
   {
     method: 'get',
@@ -582,13 +582,13 @@ export const V2_ENDPOINTS: Endpoint[] = [
     operationId: 'listWebhooks',
     tag: 'Webhooks',
     summary: 'List webhook endpoints',
-    description: "The company's webhook endpoints (at most 20), oldest first, without their secrets.",
+    description: "The company's webhook endpoints (at most 20), oldest first, without their secrets. A query parameter is 400 VALIDATION_ERROR naming it (a `limit` is refused, not ignored).",
     security: 'apiKey',
     response: {
       description: 'The endpoints.',
       schema: { type: 'object', additionalProperties: false, required: ['success', 'data'], properties: { success: { const: true }, data: { type: 'array', items: webhookView } } },
     },
-    errorCodes: READ,
+    errorCodes: [...READ, 'VALIDATION_ERROR'],
   },
   {
     method: 'get',
@@ -647,14 +647,14 @@ export const V2_ENDPOINTS: Endpoint[] = [
     summary: 'List recent deliveries',
     description:
       'The endpoint\'s deliveries, newest first: the pending ones and the last WEBHOOK_DELIVERIES_KEPT finished (delivered, or failed: given up after WEBHOOK_RETRY_WINDOW_MS, or answered 410). ' +
-      'Status, attempts, the last answer\'s status and duration, the last error, the next attempt; never the secret, never the answer\'s body.',
+      'Status, attempts, the last answer\'s status and duration, the last error, the next attempt; never the secret, never the answer\'s body. A query parameter is 400 VALIDATION_ERROR naming it (a `limit` is refused, not ignored).',
     security: 'apiKey',
     pathParameters: { webhookId: id('webhook endpoint') },
     response: {
       description: 'The deliveries.',
       schema: { type: 'object', additionalProperties: false, required: ['success', 'data'], properties: { success: { const: true }, data: { type: 'array', items: deliveryView } } },
     },
-    errorCodes: [...READ, 'NOT_FOUND'],
+    errorCodes: [...READ, 'VALIDATION_ERROR', 'NOT_FOUND'],
   },
   {
     method: 'get',

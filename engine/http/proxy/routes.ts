@@ -37,26 +37,31 @@ export function proxyRoutes(services: Services): Router<AppState> {
   const apiKey = requireApiKey(services.store);
   const endUserToken = requireEndUserToken(services);
 
-  for (const method of METHODS) {
-    router[method]('/v2/proxy/:connectionId/*path', apiKey, async (ctx) => {
-      const connection = await findConnection(services, ctx.state.principal!.companyId, ctx.params.connectionId!);
-      await proxied(services, ctx, connection, await connectionEndUser(services, connection), 4);
-    });
+  const viaApiKey = async (ctx: AppContext) => {
+    const connection = await findConnection(services, ctx.state.principal!.companyId, ctx.params.connectionId!);
+    await proxied(services, ctx, connection, await connectionEndUser(services, connection), 4);
+  };
+  const viaEndUserToken = async (ctx: AppContext) => {
+    const { companyId, endUserId, isTestUser } = ctx.state.endUser!;
+    if (!(await embeddingSettings(services.store, companyId)).endUserProxy) {
+      throw GatewayError.of('FORBIDDEN', 'the proxy is not open to end users: the company turns it on with PUT /v2/embedding (endUserProxy: true)');
+    }
+    const connection = await findConnection(services, companyId, ctx.params.connectionId!);
+    // Another end user's connection, or the company's own, is as unknown as a missing one.
+    if (connection.endUserId !== endUserId) throw GatewayError.of('NOT_FOUND', `connection ${ctx.params.connectionId} does not exist`);
+    await requireEnabledApp(services, companyId, connection.appSlug);
+    if (!isTestUser && proxyVersion(services.definitions.current(), connection).version === 'draft') {
+      throw GatewayError.of('FORBIDDEN', `app "${connection.appSlug}" has only a draft, which end users reach only as test end users (isTestUser: true)`);
+    }
+    await proxied(services, ctx, connection, await connectionEndUser(services, connection), 5);
+  };
 
-    router[method]('/v2/end-user/proxy/:connectionId/*path', endUserToken, async (ctx) => {
-      const { companyId, endUserId, isTestUser } = ctx.state.endUser!;
-      if (!(await embeddingSettings(services.store, companyId)).endUserProxy) {
-        throw GatewayError.of('FORBIDDEN', 'the proxy is not open to end users: the company turns it on with PUT /v2/embedding (endUserProxy: true)');
-      }
-      const connection = await findConnection(services, companyId, ctx.params.connectionId!);
-      // Another end user's connection, or the company's own, is as unknown as a missing one.
-      if (connection.endUserId !== endUserId) throw GatewayError.of('NOT_FOUND', `connection ${ctx.params.connectionId} does not exist`);
-      await requireEnabledApp(services, companyId, connection.appSlug);
-      if (!isTestUser && proxyVersion(services.definitions.current(), connection).version === 'draft') {
-        throw GatewayError.of('FORBIDDEN', `app "${connection.appSlug}" has only a draft, which end users reach only as test end users (isTestUser: true)`);
-      }
-      await proxied(services, ctx, connection, await connectionEndUser(services, connection), 5);
-    });
+  for (const method of METHODS) {
+    // With no path (…/{connectionId}, or …/{connectionId}/): the base URL itself.
+    router[method]('/v2/proxy/:connectionId', apiKey, viaApiKey);
+    router[method]('/v2/proxy/:connectionId/*path', apiKey, viaApiKey);
+    router[method]('/v2/end-user/proxy/:connectionId', endUserToken, viaEndUserToken);
+    router[method]('/v2/end-user/proxy/:connectionId/*path', endUserToken, viaEndUserToken);
   }
   return router;
 }

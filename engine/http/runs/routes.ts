@@ -22,6 +22,7 @@ import { universalRunBody } from './schemas.ts';
 import { selectConnection, throughInstallation, type Selected } from '../../core/run/select-connection.ts';
 import type { ActionEntry, AppVersion } from '../../core/definitions/index.ts';
 import type { RunFacts } from '../../core/run/run-facts.ts';
+import { cutAtShutdown } from '../server/shutdown-cut.ts';
 
 
 /** A run without a query string (most): Koa's ctx.query would parse the empty string into a new object each time. */
@@ -124,22 +125,24 @@ export function answer(ctx: AppContext, outcome: RunOutcome): void {
     throw tooDeep;
   }
   ctx.status = outcome.status;
+  const retryAfter = outcome.retryAfterSeconds === undefined ? undefined : String(outcome.retryAfterSeconds);
   if (ctx.req.headers.origin !== undefined) {
     ctx.set('Content-Type', JSON_TYPE);
+    if (retryAfter !== undefined) ctx.set('Retry-After', retryAfter);
     ctx.body = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
     return;
   }
   ctx.respond = false;
   // A caller that went away gets nothing written (as Koa's respond() checks).
   if (!ctx.writable) return;
-  sendEnvelopeParts(ctx.res, outcome.status, parts);
+  sendEnvelopeParts(ctx.res, outcome.status, parts, retryAfter);
 }
 
 /** The envelope's bytes as the answer: one writeHead with its type and length, then its parts; a large envelope's parts (rows and the app's body as they came) are written one after another, not copied into one. */
-export function sendEnvelopeParts(res: ServerResponse, status: number, parts: Buffer[]): void {
+export function sendEnvelopeParts(res: ServerResponse, status: number, parts: Buffer[], retryAfter?: string): void {
   let length = 0;
   for (const part of parts) length += part.length;
-  res.writeHead(status, { 'Content-Type': JSON_TYPE, 'Content-Length': length });
+  res.writeHead(status, retryAfter === undefined ? { 'Content-Type': JSON_TYPE, 'Content-Length': length } : { 'Content-Type': JSON_TYPE, 'Content-Length': length, 'Retry-After': retryAfter });
   for (let i = 0; i < parts.length - 1; i++) res.write(parts[i]);
   res.end(parts[parts.length - 1]);
 }
@@ -151,7 +154,7 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 export function abortOnClose(ctx: AppContext): CallStop {
   const stop = new CallStop();
   ctx.res.once('close', () => {
-    if (!ctx.res.writableEnded) stop.abort(stopReason('the caller went away'));
+    if (!ctx.res.writableEnded) stop.abort(stopReason(cutAtShutdown(ctx.socket) ? 'the gateway shut down (SHUTDOWN_GRACE_MS ran out)' : 'the caller went away'));
   });
   return stop;
 }

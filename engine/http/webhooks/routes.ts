@@ -3,6 +3,7 @@ import { requireApiKey } from '../guards/require-api-key.ts';
 import type { AppState } from '../server/context.ts';
 import { requireBody } from '../server/require-body.ts';
 import type { Services } from '../services.ts';
+import { refuseUnknownQuery } from '../../platform/query/list-query.ts';
 import { compileValidator } from '../../platform/validation/ajv.ts';
 import { createWebhook, deleteWebhook, findWebhook, listWebhooks, rotateWebhookSecret, updateWebhook } from '../../tenancy/webhooks/endpoints.ts';
 import { createWebhookBody, updateWebhookBody, type CreateWebhookBody, type UpdateWebhookBody } from '../../tenancy/webhooks/schemas.ts';
@@ -28,6 +29,7 @@ export function webhookRoutes(services: Services): Router<AppState> {
   });
 
   router.get('/v2/webhooks', apiKey, async (ctx) => {
+    refuseUnknownQuery(ctx.query);
     ctx.body = { success: true, data: (await listWebhooks(services, ctx.state.principal!.companyId)).map(webhookView) };
   });
 
@@ -52,6 +54,7 @@ export function webhookRoutes(services: Services): Router<AppState> {
   });
 
   router.get('/v2/webhooks/:webhookId/deliveries', apiKey, async (ctx) => {
+    refuseUnknownQuery(ctx.query);
     const companyId = ctx.state.principal!.companyId;
     const endpoint = await findWebhook(services, companyId, ctx.params.webhookId!);
     const deliveries = await services.store.webhookDeliveries.find({ companyId, endpointId: endpoint.id }, { sort: { createdOn: -1 }, limit: services.config.webhooks.deliveriesKept });

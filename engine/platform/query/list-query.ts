@@ -197,3 +197,13 @@ function queryWords(p: FieldProblem): FieldProblem {
   if (p.rule === 'type' && p.message === 'must be a string') return { ...p, message: 'must be given once' };
   return p;
 }
+
+/**
+ * A route's query string with only these parameters (none for a list answered
+ * whole): any other is 400 VALIDATION_ERROR naming it, as on the paginated
+ * lists, so a misspelt or unsupported `limit=5` is refused, not ignored.
+ */
+export function refuseUnknownQuery(query: Record<string, unknown>, known: readonly string[] = []): void {
+  const unknown = Object.keys(query).filter((name) => !known.includes(name));
+  if (unknown.length > 0) throw validationError(unknown.map((field) => ({ field, rule: 'additionalProperties', message: 'is not a known query parameter' })));
+}

@@ -1,3 +1,5 @@
+import { isIP } from 'node:net';
+
 /**
  * Reading settings from the environment: the primitives every module's own
  * settings reader uses (a module owns its variables' names, defaults and
@@ -65,4 +67,21 @@ export function baseUrl(env: Env, name: string): string | undefined {
     throw new ConfigError(name, `must be an http:// or https:// URL without query, fragment or credentials (got "${raw}")`);
   }
   return raw.replace(/\/+$/, '');
+}
+
+/**
+ * An address to listen on: an IP literal (0.0.0.0, ::, 127.0.0.1) or a
+ * hostname the resolver can be asked for (letters, digits and hyphens in
+ * dot-separated labels of at most 63 characters, not all-numeric at the end).
+ * Checked here so that a typo stops the start naming the variable, before the
+ * data directory is locked, not as a resolver error when the listener opens.
+ */
+export function listenHost(env: Env, name: string): string | undefined {
+  const raw = optional(env, name);
+  if (raw === undefined || isIP(raw) !== 0) return raw;
+  const labels = raw.replace(/\.$/, '').split('.');
+  const hostname =
+    raw.length <= 253 && labels.every((label) => /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/i.test(label)) && !/^\d+$/.test(labels[labels.length - 1]!);
+  if (!hostname) throw new ConfigError(name, `must be an IP address (e.g. 0.0.0.0, ::, 127.0.0.1) or a hostname such as localhost (got "${raw}")`);
+  return raw;
 }

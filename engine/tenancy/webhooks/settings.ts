@@ -1,4 +1,4 @@
-import { integer, type Env } from '../../platform/settings/env.ts';
+import { ConfigError, integer, type Env } from '../../platform/settings/env.ts';
 
 /** How webhook deliveries are sent and retried (WEBHOOK_* variables; README's Configuration table). */
 export interface WebhookSettings {
@@ -37,7 +37,7 @@ export const DEFAULT_WEBHOOK_SETTINGS: WebhookSettings = {
 /** WEBHOOK_*: the retry window, backoff, time limit, concurrency, history and bounds of webhook deliveries. */
 export function webhookSettingsFromEnv(env: Env): WebhookSettings {
   const d = DEFAULT_WEBHOOK_SETTINGS;
-  return {
+  const settings: WebhookSettings = {
     retryWindowMs: integer(env, 'WEBHOOK_RETRY_WINDOW_MS', d.retryWindowMs, 100, 7 * 86_400_000),
     retryBaseMs: integer(env, 'WEBHOOK_RETRY_BASE_MS', d.retryBaseMs, 10, 86_400_000),
     retryMaxDelayMs: integer(env, 'WEBHOOK_RETRY_MAX_DELAY_MS', d.retryMaxDelayMs, 10, 86_400_000),
@@ -48,4 +48,13 @@ export function webhookSettingsFromEnv(env: Env): WebhookSettings {
     maxPending: integer(env, 'WEBHOOK_MAX_PENDING', d.maxPending, 1, 100_000),
     maxAttempts: integer(env, 'WEBHOOK_MAX_ATTEMPTS', d.maxAttempts, 1, 1_000),
   };
+  // A base above the cap would make every delay the cap: not what either value says.
+  if (settings.retryBaseMs > settings.retryMaxDelayMs) {
+    const base = `WEBHOOK_RETRY_BASE_MS (${settings.retryBaseMs})`;
+    const max = `WEBHOOK_RETRY_MAX_DELAY_MS (${settings.retryMaxDelayMs})`;
+    throw env.WEBHOOK_RETRY_BASE_MS !== undefined
+      ? new ConfigError('WEBHOOK_RETRY_BASE_MS', `must be at most ${max}: the first delay cannot be longer than the longest delay (got ${settings.retryBaseMs})`)
+      : new ConfigError('WEBHOOK_RETRY_MAX_DELAY_MS', `must be at least ${base}: the longest delay cannot be shorter than the first one (got ${settings.retryMaxDelayMs})`);
+  }
+  return settings;
 }

@@ -95,6 +95,22 @@ describe('runs of an app that takes a few calls at once (api.yaml concurrency)',
     expect((await Promise.all(held)).map((a) => a.status)).to.deep.equal([200, 200]);
   });
 
+  it("calls that wait until the deadline are told Retry-After by the calls ahead of each: the front of the queue no later than the back", async () => {
+    const held = [run(), run()];
+    await until(() => inFlight === 2);
+    const front = run();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const back = run(); // the queue (OUTBOUND_QUEUE_LENGTH 2): front, then back; both reach the deadline with every slot held
+    const answers = await Promise.all([front, back]);
+    expect(answers.map((a) => a.status)).to.deep.equal([503, 503]);
+    const retryAfter = answers.map((a) => Number(a.headers.get('retry-after')));
+    // Nobody is ahead of the front one and one call is ahead of the back one; 2 at once at ~1 s a call (no call finished yet): 1 s each.
+    expect(retryAfter).to.deep.equal([1, 1]);
+    expect(answers.map((a) => a.body.error.message.match(/try again in (\d+) s$/)?.[1])).to.deep.equal(['1', '1']);
+    open();
+    expect((await Promise.all(held)).map((a) => a.status)).to.deep.equal([200, 200]);
+  });
+
   it("the proxy takes the same slots as the runs: a proxied call waits its turn, its slot is given back when the answer's body is done, and a full queue is 503 UPSTREAM_BUSY", async () => {
     const proxied = () => call(gw, 'GET', `/v2/proxy/${connectionId}/slow`);
     const runs = [run(), run()];

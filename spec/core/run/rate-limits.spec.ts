@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import path from 'node:path';
 import { parseReset } from '../../../engine/core/run/rate-limit.ts';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
-import { documentedCall } from '../../helpers/openapi.ts';
+import { documentedCall, V1_DOCUMENT, V2_DOCUMENT } from '../../helpers/openapi.ts';
 import { ROOT } from '../../helpers/process.ts';
 import { definitionsFor, Upstream, type Reply } from '../../helpers/upstream.ts';
 
@@ -93,13 +93,45 @@ describe('rate limits declared by the API (api.yaml retry)', function () {
     it('gives up at once (429) when the reset is further away than retryAfterCapMs, rather than wait', async () => {
       upstream.on('GET /api/limited/things', () => ({ status: 403, headers: { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': unixSeconds(3_600_000) }, body: { message: 'API rate limit exceeded' } }));
       const started = Date.now();
-      const { status, body } = await run('limited');
+      const { status, headers, body } = await run('limited');
       expect(status).to.equal(429);
+      // The reset the app named, as a wait in whole seconds the caller can honour.
+      expect(Number(headers.get('retry-after'))).to.be.within(3598, 3601);
       expect(body.success).to.equal(false);
       expect(body.meta).to.include({ tooManyRequests: true, retries: 0 });
       expect(body.meta.appError).to.deep.equal({ status: 403, code: 'HTTP_403', message: 'API rate limit exceeded' });
       expect(upstream.calls('GET /api/limited/things')).to.have.length(1);
       expect(Date.now() - started).to.be.below(1000);
+    });
+
+    it("answers the app's Retry-After (seconds, rounded up) as its own when it gives up because the wait is beyond retryAfterCapMs", async () => {
+      upstream.on('GET /api/limited/things', () => ({ status: 429, headers: { 'retry-after': '119.2' }, body: { message: 'slow down' } }));
+      const { status, headers, body } = await run('limited');
+      expect(status).to.equal(429);
+      expect(headers.get('retry-after')).to.equal('120');
+      expect(body.meta).to.include({ tooManyRequests: true, retries: 0 });
+      expect(body.meta.response.headers['retry-after']).to.equal('119.2');
+    });
+
+    it("declares that Retry-After on every run's 429 in the OpenAPI documents", () => {
+      for (const [document, path] of [
+        [V2_DOCUMENT, '/v2/universal/apps/{appSlug}/actions/{actionSlug}/run'],
+        [V2_DOCUMENT, '/v2/end-user/apps/{appSlug}/actions/{actionSlug}/run'],
+        [V1_DOCUMENT, '/v1/installation/apps/{appId}/{appVersion}/action/{actionId}/run'],
+      ]) {
+        const header = document.paths[path].post.responses['429'].headers?.['Retry-After'];
+        expect(header, path).to.deep.equal({
+          description: "Seconds to wait before trying again: when the app said how long to wait (its Retry-After, or the reset header api.yaml's retry declares), in whole seconds rounded up.",
+          schema: { type: 'integer', minimum: 0 },
+        });
+      }
+    });
+
+    it('answers no Retry-After when the app named no wait', async () => {
+      upstream.on('GET /api/daily/things', () => ({ status: 429, body: { status: 'error', message: 'You have reached your daily limit.', errorType: 'RATE_LIMIT', policyName: 'DAILY' } }));
+      const { status, headers } = await run('daily');
+      expect(status).to.equal(429);
+      expect(headers.get('retry-after')).to.equal(null);
     });
 
     it('takes Retry-After over the reset header (a secondary limit), and a reset in the past means retry now', async () => {
@@ -182,8 +214,9 @@ describe('rate limits declared by the API (api.yaml retry)', function () {
     it('gives up (429) once the next wait would pass the budget, though attempts and the cap allow it', async () => {
       upstream.on('GET /api/budget/things', () => ({ status: 429, headers: { 'retry-after': '1' }, body: {} }));
       const started = Date.now();
-      const { status, body } = await run('budget');
+      const { status, headers, body } = await run('budget');
       expect(status).to.equal(429);
+      expect(headers.get('retry-after')).to.equal('1');
       expect(body.meta).to.include({ tooManyRequests: true, retries: 1 });
       expect(upstream.calls('GET /api/budget/things')).to.have.length(2);
       expect(Date.now() - started).to.be.below(1500 + 1000);

@@ -53,7 +53,12 @@ describe('CORS: end-user-token endpoints open to the allowed origins only, API-k
       'GET,POST /v2/connect/choices/{choiceId}',
       'POST /v2/end-user/apps/{appSlug}/actions/{actionSlug}/run',
       'GET,HEAD,POST,PUT,PATCH,DELETE /v2/end-user/proxy/{connectionId}/{path}',
+      'GET,HEAD,POST,PUT,PATCH,DELETE /v2/end-user/proxy/{connectionId}',
     ]);
+    // The proxy without a path (the app's base URL), with or without the trailing slash; any header a page asks for, as with a path.
+    const base = browserEndpoints().find((e) => e.path === '/v2/end-user/proxy/{connectionId}')!;
+    expect(['/v2/end-user/proxy/con_1', '/v2/end-user/proxy/con_1/', '/v2/end-user/proxy/con_1/x'].map((p) => base.pattern.test(p))).to.deep.equal([true, true, false]);
+    expect(base.anyHeaders).to.equal(true);
     const proxy = browserEndpoints().find((e) => e.path.startsWith('/v2/end-user/proxy'))!;
     expect(proxy.pattern.test('/v2/end-user/proxy/con_1/files/a/b.txt')).to.equal(true);
     expect(proxy.pattern.test('/v2/proxy/con_1/files/a')).to.equal(false);

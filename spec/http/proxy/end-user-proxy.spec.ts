@@ -55,6 +55,16 @@ describe('the proxy for end users: /v2/end-user/proxy/{connectionId}/{path} with
     expect(on.body).to.deep.equal({ key: true });
   });
 
+  it("reaches the app's base URL itself at /v2/end-user/proxy/{connectionId}, with or without the trailing slash", async () => {
+    upstream.on('GET /files/v1/', (req) => ({ body: { root: req.headers['x-api-key'] === 'my-key-0123456' } }));
+    await embedding({ endUserProxy: true });
+    for (const path of [`/v2/end-user/proxy/${mine}`, `/v2/end-user/proxy/${mine}/`]) {
+      const answer = await send(gw, 'GET', path, { auth: token });
+      expect(answer.status, path).to.equal(200);
+      expect(answer.body, path).to.deep.equal({ root: true });
+    }
+  });
+
   it("answers 404 for another end user's connection and for the company's own, as for a missing one; nothing sent", async () => {
     await embedding({ endUserProxy: true });
     for (const id of [theirs, company, 'con_missing']) {

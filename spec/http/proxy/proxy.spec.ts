@@ -63,6 +63,28 @@ describe('the proxy: /v2/proxy/{connectionId}/{path} with the API key', function
       });
     }
 
+    it("reaches the app's base URL itself: /v2/proxy/{connectionId} and /v2/proxy/{connectionId}/ send an empty path, with the query and the auth; held to api.yaml's proxy.paths", async () => {
+      upstream.on('GET /files/v1/', (req) => ({ headers: { 'content-type': 'application/json' }, body: { root: true, query: Object.fromEntries(req.query) } }));
+      upstream.on('POST /files/v1/', (req) => ({ status: 201, headers: { 'content-type': 'application/json' }, body: { posted: req.body } }));
+      for (const path of [`/v2/proxy/${files}`, `/v2/proxy/${files}/`]) {
+        const answer = await send(gw, 'GET', `${path}?page=2`);
+        expect(answer.status, path).to.equal(200);
+        expect(answer.body, path).to.deep.equal({ root: true, query: { page: '2' } });
+        expect(answer.headers['proxy-status']).to.equal('integration-gateway; received-status=200');
+      }
+      const posted = await send(gw, 'POST', `/v2/proxy/${files}`, { headers: { 'content-type': 'text/plain' }, body: 'hello' });
+      expect(posted.status).to.equal(201);
+      expect(posted.body).to.deep.equal({ posted: 'hello' });
+      expect(upstream.calls('GET /files/v1/').map((seen) => seen.headers['x-api-key'])).to.deep.equal([FILES_KEY, FILES_KEY]);
+      upstream.reset();
+      const limited = await connect('limited', { user: 'ada', password: 'pw-123456' });
+      const refused = await send(gw, 'GET', `/v2/proxy/${limited}`);
+      expect(refused.status).to.equal(403);
+      expect(refused.body.error.code).to.equal('PROXY_PATH_NOT_ALLOWED');
+      expect(refused.body.error.message).to.match(/not on \/$/);
+      expect(upstream.received).to.deep.equal([]);
+    });
+
     it("HEAD: answers the app's status and headers, Content-Length included, and no body", async () => {
       upstream.on('HEAD /files/v1/files/big.bin', () => ({ headers: { 'content-type': 'application/octet-stream', 'content-length': '52428800' } }));
       const answer = await send(gw, 'HEAD', `/v2/proxy/${files}/files/big.bin`);

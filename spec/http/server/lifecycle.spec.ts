@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { ROOT, spawnGateway, type GatewayProcess, killIfRunning } from '../../helpers/process.ts';
 import { tempDir } from '../../helpers/temp-dir.ts';
 import { storedFilesInclude } from '../../helpers/stored-files.ts';
+import { definitionsFor, Upstream } from '../../helpers/upstream.ts';
 
 const CHOSEN_KEY = 'chosen-bootstrap-key-0123456789';
 
@@ -154,5 +155,45 @@ describe('the gateway process (npm start)', function () {
     // New connections are refused once it has stopped.
     const refused = await fetch(running.url + '/health').then(() => false, () => true);
     expect(refused).to.equal(true);
+  });
+
+  it('at the end of SHUTDOWN_GRACE_MS, closes what is still in flight and says the gateway did it (a warning with the count), not that the caller went away', async () => {
+    const upstream = new Upstream();
+    await upstream.start();
+    const defs = await definitionsFor(path.join(ROOT, 'spec/fixtures/run'), upstream.url);
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    upstream.on('GET /api/slow', async () => {
+      await held; // an app that takes 30 s: longer than the grace
+      return { body: [] };
+    });
+    try {
+      running = await spawnGateway({ PORT: '0', DATA_DIR: dir, BOOTSTRAP_API_KEY: CHOSEN_KEY, DEFINITIONS_DIR: defs.dir, EGRESS_ALLOW: '127.0.0.1/32', SHUTDOWN_GRACE_MS: '500' });
+      const gw = { url: running.url, apiKey: CHOSEN_KEY };
+      const connectionId = (await call(gw, 'POST', '/v2/connections', { body: { appSlug: 'shop', credentials: { apiKey: 'shop-secret-key' } } })).body.data.id;
+      const ran = fetch(`${running.url}/v2/universal/apps/shop/actions/slow/run`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${CHOSEN_KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ connectionId, arguments: {} }),
+      }).then(
+        () => 'answered',
+        () => 'no answer',
+      );
+      while (upstream.calls('GET /api/slow').length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+      running.child.kill('SIGTERM');
+      expect(await running.exited).to.equal(0);
+      expect(await ran).to.equal('no answer');
+      const logged = running.stdout().split('\n').filter(Boolean).map((line) => JSON.parse(line) as { level: number; msg: string; requests?: number; status?: number; path?: string });
+      const warning = logged.find((line) => line.msg.includes('SHUTDOWN_GRACE_MS (500 ms) passed'));
+      expect(warning, running.stdout()).to.include({ level: 40, requests: 1, msg: 'shutting down: SHUTDOWN_GRACE_MS (500 ms) passed with 1 request in flight; the gateway closed its connection, unanswered' });
+      expect(logged.map((line) => line.msg)).to.include('the gateway closed this request unanswered: it was still in flight when SHUTDOWN_GRACE_MS ran out');
+      expect(logged.map((line) => line.msg)).not.to.include('the caller went away before the answer');
+      const requestLine = logged.find((line) => line.msg === 'request' && line.path === '/v2/universal/apps/shop/actions/slow/run');
+      expect(requestLine?.status, 'the request line: 503, the gateway unavailable, not 499 (the client closed)').to.equal(503);
+    } finally {
+      release();
+      await upstream.stop();
+      await defs.cleanup();
+    }
   });
 });

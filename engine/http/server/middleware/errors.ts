@@ -2,6 +2,7 @@ import type { Middleware } from 'koa';
 import { GatewayError } from '../../../platform/errors/index.ts';
 import type { Logger } from '../../../platform/log/logger.ts';
 import type { AppContext, AppState } from '../context.ts';
+import { cutAtShutdown } from '../shutdown-cut.ts';
 
 /**
  * The one place that decides what a client sees of a failure: a GatewayError
@@ -31,8 +32,14 @@ export function refuseEmptyAnswer(ctx: AppContext): void {
 
 /** What was thrown, answered in the error shape (a 5xx logged with its details, which the answer never holds); a caller already gone is 499 and no answer. */
 export function answerFailure(ctx: AppContext, thrown: unknown, logger: Logger): void {
-  // The caller hung up (a run stops on that): nobody is left to answer, and nothing failed.
   if (ctx.res.destroyed || ctx.socket.destroyed) {
+    // The gateway closed the connection itself, at the end of SHUTDOWN_GRACE_MS (gateway.ts): not the caller's doing.
+    if (cutAtShutdown(ctx.socket)) {
+      logger.info({ reqId: ctx.state.requestId }, 'the gateway closed this request unanswered: it was still in flight when SHUTDOWN_GRACE_MS ran out');
+      ctx.status = 503;
+      return;
+    }
+    // The caller hung up (a run stops on that): nobody is left to answer, and nothing failed.
     logger.info({ reqId: ctx.state.requestId }, 'the caller went away before the answer');
     ctx.status = 499;
     return;
