@@ -8,6 +8,7 @@ import type { Services } from '../services.ts';
 import { startAuthorization } from './authorize.ts';
 import { gatewayOrigins } from '../pages/connect-page/own-origin.ts';
 import { completeAuthorization, outcomeLocation } from './callback.ts';
+import { GatewayError } from '../../platform/errors/index.ts';
 import { completeChoice, describeChoice, type Chooser } from './choices.ts';
 import { chooseBody, type ChooseBody } from './schemas.ts';
 import { requireBody } from '../server/require-body.ts';
@@ -61,7 +62,18 @@ export function connectRoutes(services: Services): Router<AppState> {
   });
 
   router.get('/v2/connect/callback', async (ctx) => {
-    const outcome = await completeAuthorization(services, ctx.query, gatewayOrigins(services.config, `${ctx.protocol}://${ctx.host}`, ctx.req.socket.localPort));
+    let outcome;
+    try {
+      outcome = await completeAuthorization(services, ctx.query, gatewayOrigins(services.config, `${ctx.protocol}://${ctx.host}`, ctx.req.socket.localPort));
+    } catch (error) {
+      // A state with nowhere to go back to (forged, or missing: a provider that drops it on a refusal): a browser, an end
+      // user in the sign-in popup, is sent to the gateway's own return page, which the Connect page words; an API client gets the 400.
+      if (error instanceof GatewayError && error.code === 'OAUTH_STATE_INVALID' && ctx.accepts('json', 'html') === 'html') {
+        ctx.redirect(`/connect/oauth-return?${new URLSearchParams({ error: 'oauth_state_invalid', error_description: error.message })}`);
+        return;
+      }
+      throw error;
+    }
     ctx.redirect(outcomeLocation(outcome));
   });
 

@@ -170,6 +170,15 @@ describe('the OAuth 2.0 connect flow (fake provider: undici MockAgent)', () => {
     expect(forged.status).to.equal(400);
     expect(forged.body.error).to.deep.equal({ code: 'OAUTH_STATE_INVALID', message: 'the authorization state is not one this gateway issued' });
     expect((await callback({ code: 'c' })).body.error.code).to.equal('OAUTH_STATE_INVALID');
+    // A browser (the end user in the sign-in popup) is sent to the gateway's own return page, which the Connect page words: no JSON.
+    for (const query of [{ code: 'c', state: 'forged' }, { error: 'access_denied' }] as Record<string, string>[]) {
+      const browser = await fetch(`${gw.url}/v2/connect/callback?${new URLSearchParams(query)}`, { redirect: 'manual', headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } });
+      expect(browser.status).to.equal(302);
+      const to = new URL(browser.headers.get('location')!, gw.url);
+      expect(`${to.origin}${to.pathname}`).to.equal(`${gw.url}/connect/oauth-return`);
+      expect(to.searchParams.get('error')).to.equal('oauth_state_invalid');
+      expect(to.searchParams.get('error_description')).to.equal('the authorization state is not one this gateway issued');
+    }
 
     const { keyring, store } = gw.gateway.services;
     const companyId = (await store.companies.find({}))[0]!.id;
