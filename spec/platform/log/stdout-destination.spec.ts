@@ -97,8 +97,8 @@ for (const kind of ['socket', 'pipe', 'file'] as const) describe(`the stdout log
     lines.forEach((line, i) => expect(line).to.deep.include({ i, word: words[i % words.length], msg: `línea ${i}` }));
   });
 
-  // A file takes every write: there is no reader to stall.
-  (kind === 'file' ? it.skip : it)('holds at most its bound of lines while stdout is not read, drops the rest whole, and says how many once stdout takes lines again', async () => {
+  // A file takes every write: there is no reader to stall, nothing to hold.
+  if (kind !== 'file') it('holds at most its bound of lines while stdout is not read, drops the rest whole, and says how many once stdout takes lines again', async () => {
     const temp = await tempDir('igw-stdout-log-');
     try {
       const script = path.join(temp.dir, 'log.mts');
