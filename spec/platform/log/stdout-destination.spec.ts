@@ -63,6 +63,32 @@ function spawnLoggingToFile(script: string, dir: string): LoggingChild {
   return { child, out: child.stderr!, stdout: () => stdout, stderr: () => stderr, ended };
 }
 
+describe('the stdout log destination, stdout a full device (/dev/full: every write fails with ENOSPC)', function () {
+  this.timeout(60_000);
+
+  it('logs on, drops the lines stdout refuses, and exits when asked, without waiting for room that never comes', async () => {
+    const temp = await tempDir('igw-stdout-log-');
+    const full = openSync('/dev/full', 'w');
+    try {
+      const script = path.join(temp.dir, 'log.mts');
+      const logger = pathToFileURL(path.join(PACKAGE_ROOT, 'engine/platform/log/logger.ts')).href;
+      await fs.writeFile(
+        script,
+        `import { createLogger, flushLogs } from ${JSON.stringify(logger)};\nconst logger = createLogger('info');\nfor (let i = 0; i < 5000; i++) {\n  logger.info({ i }, 'a line');\n  if (i % 500 === 0) await new Promise((resolve) => setImmediate(resolve));\n}\nawait flushLogs();\nprocess.stderr.write('logged 5000 lines');\n`,
+      );
+      const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: PACKAGE_ROOT, stdio: ['ignore', full, 'pipe'] });
+      let stderr = '';
+      child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+      const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+      expect(code, stderr).to.equal(0);
+      expect(stderr).to.equal('logged 5000 lines');
+    } finally {
+      closeSync(full);
+      await temp.cleanup();
+    }
+  });
+});
+
 for (const kind of ['socket', 'pipe', 'file'] as const) describe(`the stdout log destination, stdout a ${kind}`, function () {
   this.timeout(60_000);
 
