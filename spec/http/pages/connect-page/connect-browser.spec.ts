@@ -202,6 +202,8 @@ describe('the Connect page in a real browser (headless Chromium)', function () {
       const row = await connectionRow(page, crm.id);
       expect(await row!.evaluate((e: any) => e.innerText.replace(/\s+/g, ' '))).to.match(/^Contact Cloud Connected Since/);
       expect(await page.$$eval('#connections li', (ls) => ls.length)).to.equal(2);
+      // announce() writes the status 30 ms after clearing it (so a screen reader repeats it): wait for it.
+      await page.waitForFunction(() => (globalThis as any).document.querySelector('#status').textContent !== '');
       expect(await text(page, '#status')).to.equal('Contact Cloud is connected.');
       expectClean(watched);
     } finally {
@@ -255,6 +257,8 @@ describe('the Connect page in a real browser (headless Chromium)', function () {
       await page.click('dialog button[type="submit"]');
       await page.waitForSelector('dialog:not([open])');
       await page.waitForFunction((id: string) => (globalThis as any).document.querySelector(`li[data-connection="${id}"] .badge`).innerText === 'Connected', {}, notes.id);
+      // The status line is written 30 ms after the step closes and moves the list down: a click before it could land beside the button.
+      await page.waitForFunction(() => (globalThis as any).document.querySelector('#status').textContent !== '');
 
       const calls = tokenCalls;
       await page.click(`li[data-connection="${crm.id}"] button.button:not(.secondary)`);
