@@ -82,42 +82,73 @@ export const STDOUT_STALLED_EXIT_MS = 2000;
  *
  * While stdout takes nothing (a log shipper that stopped reading: the pipe is full), lines wait in the
  * process, at most `maxQueuedBytes` of them: every request adds one, so without a bound a stalled reader
- * would grow the heap until the process died. A line beyond the bound is dropped whole, counted, and once
- * stdout has taken what waited (the destination's `drain`) one warning says how many lines and bytes
- * were lost.
+ * would grow the heap until the process died. A line beyond the bound is dropped whole and counted. Once
+ * stdout takes lines again, one warning says how many lines and bytes were lost, in their place: before the
+ * first line kept after them (or on the destination's `drain`, when none follows).
  */
 function stdoutDestination(maxQueuedBytes: number): DestinationStream {
   if (stdoutLines === null) {
     const pipe = openStdoutPipe({ batchBytes: STDOUT_BATCH_BYTES, flushMs: STDOUT_FLUSH_MS, maxQueuedBytes, stalledMs: STDOUT_STALLED_EXIT_MS });
-    let lines: DestinationStream;
     let destination: AsyncDestination | PipeWriter;
+    let writeBytes: (line: Buffer) => void;
     if (pipe) {
       destination = pipe;
-      lines = { write: (line: string) => pipe.write(Buffer.from(line)) };
+      writeBytes = (line) => pipe.write(line);
       process.on('exit', () => pipe.flushSync());
     } else {
       const sonic = pino.destination({ dest: 1, sync: false, minLength: STDOUT_BATCH_BYTES, periodicFlush: STDOUT_FLUSH_MS, contentMode: 'buffer', maxLength: maxQueuedBytes });
       destination = sonic;
       // sonic.write is looked up on each line: on a broken pipe (EPIPE) pino replaces it with a no-op.
-      lines = { write: (line: string) => sonic.write(Buffer.from(line) as unknown as string) };
+      writeBytes = (line) => sonic.write(line as unknown as string);
     }
     stdout = destination;
-    stdoutLines = lines;
     const dropped = { lines: 0, bytes: 0 };
+    /** Set by the destination's 'drop', which it emits from within write(): whether the line just written was dropped. */
+    let lastDropped = false;
+    /** Whether stdout has taken bytes since the last line was dropped: only then can a line find room again. */
+    let tookBytes = false;
+    destination.on('write', () => (tookBytes = true));
     destination.on('drop', (line: Buffer) => {
+      lastDropped = true;
+      tookBytes = false;
       dropped.lines++;
       dropped.bytes += line.length;
     });
-    destination.on('drain', () => {
-      if (dropped.lines === 0) return;
-      const { lines: droppedLines, bytes: droppedBytes } = dropped;
-      dropped.lines = 0;
-      dropped.bytes = 0;
-      pino({ base: undefined, timestamp: pino.stdTimeFunctions.isoTime }, lines).warn(
-        { droppedLines, droppedBytes },
+    // The warning is written where the lines went missing: before the next line once stdout has taken some of
+    // what waited (there may be room again), or on drain when no line follows. A warning that finds no room is
+    // not counted as a lost line; it is tried again once stdout takes more. While nothing is taken, a line
+    // costs no more than its own dropped write.
+    const notices = pino(
+      { base: undefined, timestamp: pino.stdTimeFunctions.isoTime },
+      {
+        write: (notice: string) => {
+          const { lines: droppedLines, bytes: droppedBytes } = dropped;
+          lastDropped = false;
+          writeBytes(Buffer.from(notice));
+          if (lastDropped) {
+            dropped.lines = droppedLines;
+            dropped.bytes = droppedBytes;
+          } else {
+            dropped.lines -= droppedLines;
+            dropped.bytes -= droppedBytes;
+          }
+        },
+      },
+    );
+    const noteDropped = () =>
+      notices.warn(
+        { droppedLines: dropped.lines, droppedBytes: dropped.bytes },
         `log lines dropped: stdout was not read while ${maxQueuedBytes} bytes of lines waited (LOG_QUEUE_MAX_BYTES)`,
       );
+    destination.on('drain', () => {
+      if (dropped.lines > 0) noteDropped();
     });
+    stdoutLines = {
+      write: (line: string) => {
+        if (dropped.lines > 0 && tookBytes) noteDropped();
+        writeBytes(Buffer.from(line));
+      },
+    };
   }
   return stdoutLines;
 }

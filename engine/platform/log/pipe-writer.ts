@@ -165,6 +165,7 @@ export class PipeWriter extends EventEmitter {
       return 'closed';
     }
     this.queued -= written;
+    this.emit('write', written);
     while (written > 0) {
       const line = lines[this.head]!;
       if (written >= line.length) {

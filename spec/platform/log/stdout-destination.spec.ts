@@ -124,17 +124,46 @@ for (const kind of ['socket', 'pipe', 'file'] as const) describe(`the stdout log
   });
 
   // A file takes every write: there is no reader to stall, nothing to hold.
-  if (kind !== 'file') it('holds at most its bound of lines while stdout is not read, drops the rest whole, and says how many once stdout takes lines again', async () => {
-    const temp = await tempDir('igw-stdout-log-');
-    try {
-      const script = path.join(temp.dir, 'log.mts');
+  if (kind !== 'file') {
+    type Line = { level: number; i?: number; msg: string; droppedLines?: number; droppedBytes?: number };
+
+    /**
+     * Walks what reached stdout: the kept lines in order, each whole, and every gap in them announced by a
+     * warning in its place that counts exactly the lines missing there. Answers the kept lines and the warnings.
+     */
+    function accountFor(stdout: string, logged: number): { kept: Line[]; notices: Line[] } {
+      const lines = stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as Line);
+      const kept: Line[] = [];
+      const notices: Line[] = [];
+      let next = 0;
+      for (const [at, line] of lines.entries()) {
+        if (line.msg === 'request') {
+          expect(line.i, `line ${at + 1} of stdout: the next line logged, or a warning of the lines missing before it`).to.equal(next);
+          next++;
+          kept.push(line);
+        } else {
+          expect(line.level).to.equal(40);
+          expect(line.msg).to.match(/^log lines dropped: stdout was not read while 1048576 bytes of lines waited \(LOG_QUEUE_MAX_BYTES\)/);
+          expect(line.droppedLines).to.be.above(0);
+          expect(line.droppedBytes).to.be.above(line.droppedLines! * 400);
+          next += line.droppedLines!;
+          notices.push(line);
+        }
+      }
+      expect(next, 'every line logged is on stdout or counted by a warning').to.equal(logged);
+      return { kept, notices };
+    }
+
+    /** The child: 8,000 run-sized lines (~3.4 MB) in two halves, `between` run after the first half. */
+    async function writeStalledScript(dir: string, between: string): Promise<string> {
+      const script = path.join(dir, 'log.mts');
       const logger = pathToFileURL(path.join(PACKAGE_ROOT, 'engine/platform/log/logger.ts')).href;
       await fs.writeFile(
         script,
         `import { createLogger, flushLogs } from ${JSON.stringify(logger)};
         const log = createLogger('info', undefined, { maxQueuedBytes: 1024 * 1024 });
-        // 8,000 run-sized lines (~3.4 MB) while nobody reads stdout: a log shipper that stopped.
         for (let i = 0; i < 8000; i++) {
+          if (i === 4000) { ${between} }
           log.info({ i, padding: 'x'.repeat(380) }, 'request');
           if (i % 50 === 49) await new Promise((resolve) => setImmediate(resolve));
         }
@@ -142,25 +171,57 @@ for (const kind of ['socket', 'pipe', 'file'] as const) describe(`the stdout log
         await flushLogs(10_000);
         `,
       );
-      const logging = spawnLogging(script, kind, temp.dir, { paused: true });
-      await eventually(async () => logging.stderr(), (text) => text.includes('logged'), 'the child logged every line');
-      logging.out.resume();
-      const code = await logging.ended;
-      expect(code, logging.stderr()).to.equal(0);
-      const lines = logging.stdout().trimEnd().split('\n').map((line) => JSON.parse(line) as { level: number; i?: number; msg: string; droppedLines?: number; droppedBytes?: number });
-      const kept = lines.filter((line) => line.msg === 'request');
-      // What was kept is the lines up to the bound (and what the pipe and the write under way held), in order, each whole.
-      expect(kept.map((line) => line.i)).to.deep.equal(Array.from({ length: kept.length }, (_, i) => i));
-      expect(kept.length).to.be.within(1000, 3000);
-      const notice = lines.at(-1)!;
-      expect(notice.level).to.equal(40);
-      expect(notice.droppedLines).to.equal(8000 - kept.length);
-      expect(notice.droppedBytes).to.be.above(notice.droppedLines! * 400);
-      expect(notice.msg).to.match(/^log lines dropped: stdout was not read while 1048576 bytes of lines waited \(LOG_QUEUE_MAX_BYTES\)/);
-    } finally {
-      await temp.cleanup();
+      return script;
     }
-  });
+
+    it('holds at most its bound of lines while stdout is not read, drops the rest whole, and says how many once stdout takes lines again', async () => {
+      const temp = await tempDir('igw-stdout-log-');
+      try {
+        // A log shipper that stopped: nobody reads stdout while every line is logged.
+        const logging = spawnLogging(await writeStalledScript(temp.dir, ''), kind, temp.dir, { paused: true });
+        await eventually(async () => logging.stderr(), (text) => text.includes('logged'), 'the child logged every line');
+        logging.out.resume();
+        const code = await logging.ended;
+        expect(code, logging.stderr()).to.equal(0);
+        const { kept, notices } = accountFor(logging.stdout(), 8000);
+        // What was kept is about the bound (and what the pipe and the write under way held).
+        expect(kept.length).to.be.within(1000, 3000);
+        expect(notices.length).to.be.at.least(1);
+      } finally {
+        await temp.cleanup();
+      }
+    });
+
+    it('when stdout takes some lines between drops, says how many went missing where they went missing, not after the lines kept since', async () => {
+      const temp = await tempDir('igw-stdout-log-');
+      try {
+        // After 4,000 lines (the bound long passed) the child says so and waits 1 s; meanwhile the reader takes
+        // ~256 KB and stops again. Room is made: lines after that are kept until the bound is reached again.
+        const script = await writeStalledScript(temp.dir, "process.stderr.write('half\\n'); await new Promise((resolve) => setTimeout(resolve, 1000));");
+        const logging = spawnLogging(script, kind, temp.dir, { paused: true });
+        await eventually(async () => logging.stderr(), (text) => text.includes('half'), 'the child logged half its lines');
+        let taken = 0;
+        const takeSome = (chunk: string) => {
+          taken += Buffer.byteLength(chunk);
+          if (taken >= 256 * 1024) {
+            logging.out.pause();
+            logging.out.off('data', takeSome);
+          }
+        };
+        logging.out.on('data', takeSome);
+        logging.out.resume();
+        await eventually(async () => logging.stderr(), (text) => text.includes('logged'), 'the child logged every line');
+        logging.out.resume();
+        const code = await logging.ended;
+        expect(code, logging.stderr()).to.equal(0);
+        const { kept, notices } = accountFor(logging.stdout(), 8000);
+        expect(kept.at(-1)!.i, 'lines of the second half were kept').to.be.at.least(4000);
+        expect(notices.length, 'a warning in each gap').to.be.at.least(2);
+      } finally {
+        await temp.cleanup();
+      }
+    });
+  }
 
   if (kind === 'file') {
     it('writes each filled batch to the file from the logging thread: it is there when the logging call returns, not after a thread-pool round trip', async () => {
