@@ -8,7 +8,7 @@ describe('configuration: public URLs and end-user tokens', () => {
     const config = loadConfig({ PORT: '9000' }, '/srv/gw');
     expect(config.publicBaseUrl).to.equal('http://localhost:9000');
     expect(config.embeddedBaseUrl).to.equal('http://localhost:9000');
-    expect(config.endUserTokens).to.deep.equal({ issuer: 'http://localhost:9000', audience: 'http://localhost:9000/v1', ttlSeconds: 600, connectAttemptsPerMinute: 10 });
+    expect(config.endUserTokens).to.deep.equal({ issuer: 'http://localhost:9000', audience: 'http://localhost:9000/v1', ttlSeconds: 600, connectAttemptsPerMinute: 10, maxConnections: 1000 });
   });
 
   it('reads every variable, dropping a trailing slash from URLs', () => {
@@ -20,12 +20,13 @@ describe('configuration: public URLs and end-user tokens', () => {
         END_USER_TOKEN_AUDIENCE: 'urn:example:embedded',
         END_USER_TOKEN_TTL_SECONDS: '300',
         END_USER_CONNECT_ATTEMPTS_PER_MINUTE: '30',
+        END_USER_MAX_CONNECTIONS: '50',
       },
       '/srv/gw',
     );
     expect(config.publicBaseUrl).to.equal('https://api.example.com');
     expect(config.embeddedBaseUrl).to.equal('https://embedded.example.com');
-    expect(config.endUserTokens).to.deep.equal({ issuer: 'https://issuer.example.com', audience: 'urn:example:embedded', ttlSeconds: 300, connectAttemptsPerMinute: 30 });
+    expect(config.endUserTokens).to.deep.equal({ issuer: 'https://issuer.example.com', audience: 'urn:example:embedded', ttlSeconds: 300, connectAttemptsPerMinute: 30, maxConnections: 50 });
   });
 
   it('derives the default audience from EMBEDDED_BASE_URL', () => {

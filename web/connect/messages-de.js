@@ -98,6 +98,7 @@ export default {
   'error.APP_NOT_CONFIGURED': 'Die Anmeldung bei {app} ist noch nicht eingerichtet, daher lässt sich die App hier nicht verbinden. Bitte informieren Sie {company}.',
   'error.EGRESS_DENIED': '{app} ist von hier aus nicht erreichbar. Bitte informieren Sie {company}.',
   'error.NOT_FOUND': 'Diese Verbindung gibt es nicht mehr; vielleicht wurde sie in einem anderen Fenster entfernt. Laden Sie die Seite neu, um Ihre Verbindungen zu sehen.',
+  'error.CONNECTION_LIMIT_REACHED': 'Sie haben hier bereits so viele Verbindungen wie möglich. Trennen Sie eine, die Sie nicht mehr nutzen, um eine weitere zu verbinden.',
   'error.CONFLICT': 'In der Zwischenzeit hat sich etwas geändert. Laden Sie die Seite neu und versuchen Sie es erneut.',
   'error.NEEDS_RECONNECT': 'Dieses Konto muss neu verbunden werden: Wählen Sie „Neu verbinden“.',
   'error.CREDENTIALS_REJECTED': '{app} hat diese Angaben nicht akzeptiert. Prüfen Sie sie und versuchen Sie es erneut.',

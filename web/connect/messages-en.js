@@ -102,6 +102,7 @@ export default {
   'error.APP_NOT_CONFIGURED': 'Signing in to {app} is not set up yet, so it cannot be connected here. Please let {company} know.',
   'error.EGRESS_DENIED': '{app} cannot be reached from here. Please let {company} know.',
   'error.NOT_FOUND': 'This connection no longer exists: it may have been removed in another window. Reload the page to see your connections.',
+  'error.CONNECTION_LIMIT_REACHED': 'You have as many connections as you can have here. Disconnect one you no longer use to connect another.',
   'error.CONFLICT': 'Something changed in the meantime. Reload the page and try again.',
   'error.NEEDS_RECONNECT': 'This account needs to be connected again: choose Reconnect.',
   'error.CREDENTIALS_REJECTED': '{app} did not accept these details. Check them and try again.',

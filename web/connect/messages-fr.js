@@ -98,6 +98,7 @@ export default {
   'error.APP_NOT_CONFIGURED': 'La connexion à {app} n’est pas encore configurée, elle ne peut donc pas être connectée ici. Merci de prévenir {company}.',
   'error.EGRESS_DENIED': '{app} est injoignable depuis ce service. Merci de prévenir {company}.',
   'error.NOT_FOUND': 'Cette connexion n’existe plus\u00a0: elle a peut-être été supprimée dans une autre fenêtre. Rechargez la page pour voir vos connexions.',
+  'error.CONNECTION_LIMIT_REACHED': 'Vous avez déjà autant de connexions que possible ici. Déconnectez-en une que vous n’utilisez plus pour en connecter une autre.',
   'error.CONFLICT': 'Quelque chose a changé entre-temps. Rechargez la page et réessayez.',
   'error.NEEDS_RECONNECT': 'Ce compte doit être reconnecté\u00a0: choisissez «\u00a0Reconnecter\u00a0».',
   'error.CREDENTIALS_REJECTED': '{app} n’a pas accepté ces informations. Vérifiez-les et réessayez.',

@@ -6,6 +6,7 @@ import { METADATA_MAX_BYTES, parseJsonParameter } from '../../platform/validatio
 import type { AppState } from '../server/context.ts';
 import type { Services } from '../services.ts';
 import { startAuthorization } from './authorize.ts';
+import { requireRoomForConnection } from '../../tenancy/end-users/connection-room.ts';
 import { gatewayOrigins } from '../pages/connect-page/own-origin.ts';
 import { completeAuthorization, outcomeLocation } from './callback.ts';
 import { GatewayError } from '../../platform/errors/index.ts';
@@ -37,6 +38,7 @@ export function connectRoutes(services: Services): Router<AppState> {
     }
     // An end user connects only the apps the company enabled for end users.
     if (endUser) await requireEnabledApp(services, endUser.companyId, ctx.params.appSlug!);
+    if (endUser) await requireRoomForConnection(services.store, endUser.companyId, endUser.endUserId, services.config.endUserTokens.maxConnections);
     ctx.body = {
       success: true,
       data: await startAuthorization(services, {

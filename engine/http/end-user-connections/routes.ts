@@ -19,6 +19,7 @@ import { gatewayOrigins } from '../pages/connect-page/own-origin.ts';
 import { updateConnection } from '../../core/connections/update-connection.ts';
 import type { ConnectionRecord } from '../../platform/store/index.ts';
 import { ConnectAttempts } from '../../tenancy/end-users/connect-attempts.ts';
+import { requireRoomForConnection } from '../../tenancy/end-users/connection-room.ts';
 
 const validateCreate = compileValidator<CreateOwnConnectionBody>(createOwnConnectionBody, 'body');
 const validateReconnect = compileValidator<ReconnectOwnConnectionBody>(reconnectOwnConnectionBody, 'body');
@@ -49,6 +50,7 @@ export function endUserConnectionRoutes(services: Services): Router<AppState> {
   router.post('/v2/end-user/connections', endUser, async (ctx) => {
     const { companyId, endUserId } = ctx.state.endUser!;
     const body = validateCreate(requireBody(ctx));
+    await requireRoomForConnection(services.store, companyId, endUserId, services.config.endUserTokens.maxConnections);
     attempts.take(`${companyId}/${endUserId}`);
     await requireEnabledApp(services, companyId, body.appSlug);
     const auth = pickAuth(connectableVersion(services, body.appSlug), body.authId);

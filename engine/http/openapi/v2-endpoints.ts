@@ -268,11 +268,11 @@ export const V2_ENDPOINTS: Endpoint[] = [
     tag: 'End-user session',
     summary: 'Create an own connection',
     description:
-      'With an end-user token: stores a connection for that end user to an app the company enabled (else 403 APP_NOT_ENABLED), its credentials checked against the auth exactly as POST /v2/connections checks them. OAuth 2.0 authorization-code auths connect through GET /v2/connect/{appSlug}/authorize instead.' + VERIFIED,
+      'With an end-user token: stores a connection for that end user to an app the company enabled (else 403 APP_NOT_ENABLED), its credentials checked against the auth exactly as POST /v2/connections checks them. OAuth 2.0 authorization-code auths connect through GET /v2/connect/{appSlug}/authorize instead. An end user with END_USER_MAX_CONNECTIONS connections (1,000 by default, whoever made them) gets 409 CONNECTION_LIMIT_REACHED until one is deleted; at most END_USER_CONNECT_ATTEMPTS_PER_MINUTE attempts a minute (429 RATE_LIMITED).' + VERIFIED,
     security: 'endUserToken',
     body: createOwnConnectionBody,
     response: { status: '201', description: 'The connection.', schema: one(connectionView) },
-    errorCodes: [...WRITE, 'FORBIDDEN', 'APP_NOT_ENABLED', 'RATE_LIMITED', ...VERIFY],
+    errorCodes: [...WRITE, 'FORBIDDEN', 'APP_NOT_ENABLED', 'CONNECTION_LIMIT_REACHED', 'RATE_LIMITED', ...VERIFY],
   },
   {
     method: 'get',
@@ -513,12 +513,12 @@ export const V2_ENDPOINTS: Endpoint[] = [
     tag: 'Connect',
     summary: 'Start an OAuth 2.0 connection',
     description:
-      "An authorization URL to send the browser to; the provider sends it back to the callback, which redirects to returnUrl: it must be on one of the company's allowed origins (PUT /v2/embedding), else 400 VALIDATION_ERROR rule origin. With the API key or an end user's token (then only for an app the company enabled for end users, else 403 APP_NOT_ENABLED).",
+      "An authorization URL to send the browser to; the provider sends it back to the callback, which redirects to returnUrl: it must be on one of the company's allowed origins (PUT /v2/embedding), else 400 VALIDATION_ERROR rule origin. With the API key or an end user's token (then only for an app the company enabled for end users, else 403 APP_NOT_ENABLED, and 409 CONNECTION_LIMIT_REACHED when the end user has END_USER_MAX_CONNECTIONS connections). An end user has at most ten authorizations under way: starting an eleventh gives up the oldest, whose callback then redirects with error oauth_state_invalid.",
     security: 'apiKeyOrEndUserToken',
     pathParameters: { appSlug: slug('app') },
     query: authorizeQuery,
     response: { description: 'Where to send the browser.', schema: one(authorization) },
-    errorCodes: [...READ, ...VERSION, 'NOT_FOUND', 'APP_NOT_CONFIGURED', 'CREDENTIALS_UNREADABLE', 'APP_NOT_ENABLED', 'FORBIDDEN'],
+    errorCodes: [...READ, ...VERSION, 'NOT_FOUND', 'APP_NOT_CONFIGURED', 'CREDENTIALS_UNREADABLE', 'APP_NOT_ENABLED', 'FORBIDDEN', 'CONNECTION_LIMIT_REACHED'],
   },
   {
     method: 'get',

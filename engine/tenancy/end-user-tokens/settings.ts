@@ -7,13 +7,15 @@ export interface EndUserTokenSettings {
   ttlSeconds: number;
   /** END_USER_CONNECT_ATTEMPTS_PER_MINUTE: how many connection attempts (credentials tried) one end user may make a minute (connect-attempts.ts). */
   connectAttemptsPerMinute: number;
+  /** END_USER_MAX_CONNECTIONS: how many connections an end user may have for its session to make another (connection-room.ts). */
+  maxConnections: number;
 }
 
 /**
  * END_USER_TOKEN_ISSUER (default: where clients reach the gateway, so that
  * `${iss}/.well-known/jwks.json` finds the keys that verify it),
  * END_USER_TOKEN_AUDIENCE (default: the embedded host's /v1) and
- * END_USER_TOKEN_TTL_SECONDS, END_USER_CONNECT_ATTEMPTS_PER_MINUTE.
+ * END_USER_TOKEN_TTL_SECONDS, END_USER_CONNECT_ATTEMPTS_PER_MINUTE, END_USER_MAX_CONNECTIONS.
  */
 export function endUserTokenSettingsFromEnv(env: Env, urls: { publicBaseUrl: string; embeddedBaseUrl: string }): EndUserTokenSettings {
   return {
@@ -21,6 +23,7 @@ export function endUserTokenSettingsFromEnv(env: Env, urls: { publicBaseUrl: str
     audience: tokenClaim(env, 'END_USER_TOKEN_AUDIENCE') ?? `${urls.embeddedBaseUrl}/v1`,
     ttlSeconds: integer(env, 'END_USER_TOKEN_TTL_SECONDS', 600, 30, 86_400),
     connectAttemptsPerMinute: integer(env, 'END_USER_CONNECT_ATTEMPTS_PER_MINUTE', 10, 1, 10_000),
+    maxConnections: integer(env, 'END_USER_MAX_CONNECTIONS', 1000, 1, 1_000_000),
   };
 }
 

@@ -67,7 +67,7 @@ export class ConnectPageWorld {
     const defs = await definitionsFor(FIXTURE, this.upstream.url, await extraFiles(this.upstream.url));
     this.cleanupDefs = defs.cleanup;
     // The world's end users connect hundreds of times a minute to reach the page's states; the bound has its own spec (connect-attempts.spec.ts).
-    this.gw = await startTestGateway({ DEFINITIONS_DIR: defs.dir, EGRESS_ALLOW: '127.0.0.1/32', END_USER_CONNECT_ATTEMPTS_PER_MINUTE: '10000' });
+    this.gw = await startTestGateway({ DEFINITIONS_DIR: defs.dir, EGRESS_ALLOW: '127.0.0.1/32', END_USER_CONNECT_ATTEMPTS_PER_MINUTE: '10000', END_USER_MAX_CONNECTIONS: '2000' });
     const keyOf = (authorization: unknown) => String(authorization).replace(/^Bearer /, '');
     this.upstream.on('GET /notes/me', async (req) => {
       const key = keyOf(req.headers.authorization);
