@@ -46,10 +46,33 @@ export async function serveAdminSocket(dataDir: string, context: AdminContext, l
   };
 }
 
-/** `keyIds`: the ids of the tool's own ENCRYPTION_KEY values, newest first, compared with the gateway's for commands that use them. */
-export async function sendAdminCommand(dataDir: string, argv: string[], keyIds: string[] = []): Promise<AdminResult> {
+/** How long the tool waits for a gateway that holds DATA_DIR to open its socket (it opens it once its store is open). */
+export const ADMIN_SOCKET_WAIT_MS = 10_000;
+
+/**
+ * `keyIds`: the ids of the tool's own ENCRYPTION_KEY values, newest first, compared with the gateway's for commands
+ * that use them. A gateway that holds DATA_DIR but has no socket yet (it is starting: the lock is taken first) is
+ * waited for, up to `waitMs`; then the error says what was not there.
+ */
+export async function sendAdminCommand(dataDir: string, argv: string[], keyIds: string[] = [], waitMs = ADMIN_SOCKET_WAIT_MS): Promise<AdminResult> {
   const socketPath = path.join(dataDir, ADMIN_SOCKET);
-  return await new Promise<AdminResult>((resolve, reject) => {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    try {
+      return await askOnce(socketPath, argv, keyIds);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' && code !== 'ECONNREFUSED') throw error;
+      if (Date.now() >= deadline) {
+        throw new Error(`the gateway holding DATA_DIR ${dataDir} did not open its admin socket (${socketPath}) within ${waitMs / 1000} s; is it still starting? Try again once it logs that it listens`, { cause: error });
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
+function askOnce(socketPath: string, argv: string[], keyIds: string[]): Promise<AdminResult> {
+  return new Promise<AdminResult>((resolve, reject) => {
     const req = http.request({ socketPath, path: '/', method: 'POST', headers: { 'Content-Type': 'application/json' } }, (res) => {
       const chunks: Uint8Array[] = [];
       res.on('data', (chunk: Uint8Array) => chunks.push(chunk));

@@ -6,6 +6,11 @@ import { openStore, type Store } from '../../engine/platform/store/index.ts';
 import { call } from '../helpers/gateway.ts';
 import { runCommand, spawnGateway, waitForStdout } from '../helpers/process.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
+import fs from 'node:fs/promises';
+import http from 'node:http';
+import path from 'node:path';
+import { ADMIN_SOCKET, sendAdminCommand } from '../../engine/admin/admin-socket.ts';
+import { LOCK_FILE } from '../../engine/platform/store/embedded/data-dir-lock.ts';
 
 const keyring = createKeyring([randomBytes(32).toString('base64')]);
 
@@ -170,6 +175,33 @@ describe('the admin tool (npm run admin)', function () {
       }
       const listed = await admin('keys:list');
       expect(listed.stdout).to.include(`companyId: ${companyId}`);
+    } finally {
+      await cleanup();
+    }
+  });
+
+  it('waits for a gateway that holds DATA_DIR but has not opened its socket yet (it is starting), and says so when it never does', async () => {
+    const { dir, cleanup } = await tempDir();
+    // This process holds the lock, as a starting gateway does before its store is open and its socket listens.
+    await fs.writeFile(path.join(dir, LOCK_FILE), `${process.pid}\n`);
+    const socketPath = path.join(dir, ADMIN_SOCKET);
+    const late = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.end(JSON.stringify({ exitCode: 0, output: 'answered by the gateway' })));
+    });
+    try {
+      const asked = runCommand(['--import', 'tsx', 'scripts/admin.ts', 'companies:list'], { DATA_DIR: dir });
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      await new Promise<void>((resolve) => late.listen(socketPath, () => resolve()));
+      const answered = await asked;
+      expect(answered, answered.stderr).to.deep.include({ code: 0, stdout: 'answered by the gateway\n', stderr: '' });
+
+      await new Promise<void>((resolve) => late.close(() => resolve()));
+      const error = await sendAdminCommand(dir, ['companies:list'], [], 300).then(
+        () => null,
+        (failed: Error) => failed.message,
+      );
+      expect(error).to.equal(`the gateway holding DATA_DIR ${dir} did not open its admin socket (${socketPath}) within 0.3 s; is it still starting? Try again once it logs that it listens`);
     } finally {
       await cleanup();
     }
