@@ -7,7 +7,7 @@ import { CallStop, onAbort, stopReason } from './call-stop.ts';
 import { classifyError } from './classify-error.ts';
 import { encodeBody } from './encode.ts';
 import { OutboundError } from './outbound-error.ts';
-import { isDeferrableJson, parseBody } from './parse-body.ts';
+import { deferrableJsonBytes, parseBody } from './parse-body.ts';
 import { DeferredJson, deferBody } from './deferred-json.ts';
 import { readBody } from './read-body.ts';
 import { redirectHop, type Hop } from './redirect.ts';
@@ -150,21 +150,22 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
         const read = await readBody(response.body, responseHeaders['content-encoding'], { maxBytes: settings.maxResponseBytes, maxBuffered: settings.maxBufferedBytes }, host);
         // A large body is parsed at a turn of its own: ten arriving together are not parsed in one turn (platform/turns).
         if (read.bytes.length >= OWN_TURN_FROM_BYTES) await ownTurn();
-        // A large UTF-8 JSON body the caller will map elsewhere is neither decoded nor parsed here (deferred-json.ts).
-        const unparsed = outbound.deferJsonFrom !== undefined && read.bytes.length >= outbound.deferJsonFrom && isDeferrableJson(read.bytes, responseHeaders['content-type']);
+        // A large JSON body the caller will map elsewhere is not parsed here (deferred-json.ts); in another charset than UTF-8 it is made UTF-8 first.
+        const unparsed = outbound.deferJsonFrom !== undefined && read.bytes.length >= outbound.deferJsonFrom ? deferrableJsonBytes(read.bytes, responseHeaders['content-type']) : null;
         const parsed = unparsed ? { body: null, jsonUtf8: true as const } : parseBody(read.bytes, responseHeaders['content-type']);
         const answered: OutboundResponse = {
           status: response.statusCode,
           headers: responseHeaders,
           ...parsed,
-          rawBody: read.bytes,
+          // A body made UTF-8 (deferrableJsonBytes) is that text's bytes; rawBytes counts what the app sent.
+          rawBody: unparsed ?? read.bytes,
           rawBytes: read.bytes.length,
           wireBytes: read.wireBytes,
           durationMs: Math.round(performance.now() - started),
           url: hop.url.href,
           redirects,
         };
-        return unparsed ? deferBody(answered, new DeferredJson(read.bytes)) : answered;
+        return unparsed ? deferBody(answered, new DeferredJson(unparsed)) : answered;
       } catch (error) {
         if (outbound.signal?.aborted && !deadline.expired) throw error;
         throw classifyError(error, host, settings, deadline.expired ? deadline : null);

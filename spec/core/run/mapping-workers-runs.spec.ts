@@ -112,6 +112,22 @@ describe('mapping workers: a run answers the same bytes whether its response is 
     expect(secret.data).to.deep.equal([{ key: '[redacted]' }]);
   });
 
+  it('a large JSON body in another charset (ISO-8859-1): the same answer, its text intact, and the main thread never parses it', async () => {
+    const records = listing(2000);
+    for (const record of records.data.records) record.first_name = `Café Ñandú ${record.id}`;
+    const text = JSON.stringify(records);
+    const latin1 = { body: Buffer.from(text, 'latin1'), headers: { 'content-type': 'application/json; charset=iso-8859-1' } };
+    upstream.on('GET /api/records', () => latin1);
+    expect(await parsesOf(text.length, () => run(there, connections.get(there)!, 'list-records')), 'mapped in the worker: not parsed here').to.equal(0);
+    upstream.on('GET /api/raw', () => latin1);
+    expect(await parsesOf(text.length, () => run(there, connections.get(there)!, 'list-raw')), 'no mapping, in the worker: not parsed here').to.equal(0);
+    const mapped = JSON.parse((await same('GET /api/records', 'list-records', latin1)).text);
+    expect(mapped.data).to.have.length(2000);
+    expect(mapped.meta.response.body).to.deep.equal(records);
+    const raw = JSON.parse((await same('GET /api/raw', 'list-raw', latin1)).text);
+    expect(raw.data).to.deep.equal([records]);
+  });
+
   it('a body holding the connection’s key: redacted alike, in the rows and in meta.response.body', async () => {
     const records = listing(50);
     records.data.records[3]!.email = `leaked ${SECRET}`;
