@@ -142,7 +142,8 @@ export const LOOKUP_INDEXES: Record<CollectionName, string[]> = {
   installations: ['companyId'],
   signingKeys: [],
   appConfigurations: ['companyId'],
-  pendingAuthorizations: [],
+  // Each authorization's start deletes the expired ones and reads its end user's under way (authorize.ts).
+  pendingAuthorizations: ['expiresAt', 'companyId'],
   // A CORS preflight asks whether any company allows an origin (a multikey index on the array).
   embeddingSettings: ['allowedOrigins'],
   webhookEndpoints: ['companyId'],
