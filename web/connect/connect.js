@@ -34,8 +34,10 @@
 // OAUTH APPS open the provider in a popup named 'gateway-connect-oauth' through
 // GET /v2/connect/{app}/authorize?returnUrl=<this origin>/connect/oauth-return (a reconnect through
 // GET /v2/end-user/connections/{id}/reauthorize); the return page posts {source: 'gateway-connect-oauth',
-// version: 1, connectionId}, {..., choiceId} (the grant reaches several accounts: the page then shows a step to choose
-// one, GET and POST /v2/connect/choices/{choiceId}) or {..., error, description} back to this page (same origin) and closes. When the
+// version: 1, choiceId} (the page then confirms it with this session's token, GET and POST /v2/connect/choices/{choiceId},
+// or shows a step to choose one of several accounts the grant reaches) or {..., error, description} back to this page
+// (same origin) and closes. The callback stores nothing for a sign-in an end-user session started: only that session's
+// confirmation does, so a consent page opened by someone else connects nothing. When the
 // browser blocks the popup the page offers a redirect instead; the return page then comes back to /connect.
 
 import { currentLanguage, errorText, formatDate, oauthErrorText, t, useLanguage } from './messages.js';
@@ -822,10 +824,10 @@ async function chooseAccount(choiceId, connection, app) {
   try {
     choice = (await api(`/v2/connect/choices/${encodeURIComponent(choiceId)}`)).data;
   } catch (error) {
-    if (error instanceof ApiError && error.status === 401) return fatal(userText(error), 'UNAUTHORIZED', error.message);
-    return showStepOrAlert(userText(error, app));
+    return choiceFailed(error, app);
   }
   const name = app?.name ?? appName(choice.appSlug);
+  if (choice.confirm) return confirmAuthorization(choice, name, app);
   const summary = el('div', { class: 'form-errors', role: 'alert', hidden: true, tabindex: '-1' });
   const submit = el('button', { type: 'submit', class: 'button' }, connection ? t('form.submitReconnect') : t('form.submitConnect'));
   const options = choice.options.map((option, i) =>
@@ -863,6 +865,26 @@ async function chooseAccount(choiceId, connection, app) {
     }
   });
   openStep(t('choice.title', { app: name }), form);
+}
+
+/**
+ * A sign-in this page started comes back as a choice of one to confirm: only this session can make it, so a
+ * consent page someone else was sent to never connects their account here. Made at once, without a step.
+ */
+async function confirmAuthorization(choice, name, app) {
+  try {
+    const made = (await api(`/v2/connect/choices/${encodeURIComponent(choice.id)}`, { method: 'POST', body: JSON.stringify({ optionId: choice.options[0].id }) })).data;
+    await madeConnection({ id: made.connectionId, appSlug: choice.appSlug }, made.created ? 'connected' : 'reconnected', t(made.created ? 'done.connected' : 'done.reconnected', { app: name }));
+  } catch (error) {
+    choiceFailed(error, app ?? { name });
+  }
+}
+
+/** A choice this session cannot see or make (404: another session's sign-in, made already, or expired) says so in the end user's words. */
+function choiceFailed(error, app) {
+  if (error instanceof ApiError && error.status === 401) return fatal(userText(error), 'UNAUTHORIZED', error.message);
+  if (error instanceof ApiError && error.status === 404) return showStepOrAlert(t('choice.gone', { app: app?.name ?? t('names.app') }));
+  return showStepOrAlert(userText(error, app));
 }
 
 function showStepOrAlert(text) {

@@ -31,7 +31,8 @@ export type CallbackOutcome = { returnUrl: string; connectionId: string } | { re
  * and the accounts of the postAuthorization request), and the connection is
  * stored (or, for a reconnect, the named connection gets the new tokens). A
  * grant that reaches several accounts, for an auth whose end user chooses,
- * waits as a pending choice instead (`choiceId`). A state that cannot be
+ * waits as a pending choice instead (`choiceId`), as does every authorization
+ * an end user's session started: that session confirms it. A state that cannot be
  * trusted is a 400 OAUTH_STATE_INVALID; one this gateway signed that was
  * used already, or expired, goes back to its return URL with
  * `error=oauth_state_invalid` (an expired one only while that URL is still
@@ -105,6 +106,12 @@ export async function completeAuthorization(services: Services, query: Record<st
     // Without an account chosen, the auth's verify names it ("who am I" with the new token).
     if (finish.accountLabel === null && definition.verify) {
       finish.accountLabel = await accountOf(services.run, version, auth, tokens.accessToken, { ...pending.metadata, ...given });
+    }
+    // Started by an end user's session: that session confirms (choices.ts), or whoever the consent URL was sent to
+    // would connect their account to the end user who started it.
+    if (state.endUserSession) {
+      const options = [{ label: finish.accountLabel ?? version.app.name, metadata: {} }];
+      return { returnUrl: state.returnUrl, choiceId: await awaitChoice(services, state, { ...finish, options, confirm: { accountLabel: finish.accountLabel } }) };
     }
     const { connectionId } = await finishConnection(services, state, finish);
     return { returnUrl: state.returnUrl, connectionId };

@@ -23,19 +23,31 @@ export interface ChoiceView {
   endUserId: string | null;
   connectionId: string | null;
   expiresAt: string;
+  /** One option to confirm, not a choice: the end user's session that started the authorization finishes it. */
+  confirm: boolean;
   options: { id: string; label: string; metadata: Record<string, string> }[];
 }
 
 /**
  * The provider's grant reaches several accounts (Xero organisations) and the
- * end user chooses one: the tokens wait, sealed, in a pending authorization
- * with the options, for as long as an authorization may take (10 minutes).
- * Answers its id, which the callback hands to the return URL as `choiceId`.
+ * end user chooses one, or an end user's session started the authorization
+ * and confirms it (`confirm`: one option, the account the grant reached): the
+ * tokens wait, sealed, in a pending authorization with the options, for as
+ * long as an authorization may take (10 minutes). Answers its id, which the
+ * callback hands to the return URL as `choiceId`.
  */
 export async function awaitChoice(
   services: Services,
   owner: AuthorizationOwner,
-  input: { secrets: ConnectionSecrets; tokenExpiresAt: Date | null; started: Record<string, unknown>; given: Record<string, unknown>; options: AccountOption[] },
+  input: {
+    secrets: ConnectionSecrets;
+    tokenExpiresAt: Date | null;
+    started: Record<string, unknown>;
+    given: Record<string, unknown>;
+    options: AccountOption[];
+    /** A confirmation: the account's label as the connection keeps it (null: not known), whatever its option shows. */
+    confirm?: { accountLabel: string | null };
+  },
 ): Promise<string> {
   const id = newId('cho');
   const now = Date.now();
@@ -49,7 +61,14 @@ export async function awaitChoice(
     secrets: seal(services.keyring, id, { connection: input.secrets }),
     expiresAt: new Date(now + STATE_LIFETIME_SECONDS * 1000),
     createdOn: new Date(now),
-    choice: { options: input.options, given: input.given, returnUrl: owner.returnUrl, connectionId: owner.connectionId, tokenExpiresAt: input.tokenExpiresAt },
+    choice: {
+      options: input.options,
+      given: input.given,
+      returnUrl: owner.returnUrl,
+      connectionId: owner.connectionId,
+      tokenExpiresAt: input.tokenExpiresAt,
+      ...(input.confirm ? { confirm: true, accountLabel: input.confirm.accountLabel } : {}),
+    },
   });
   return id;
 }
@@ -72,6 +91,7 @@ export async function describeChoice(services: Services, chooser: Chooser, id: s
     endUserId: found.endUserId,
     connectionId: found.choice.connectionId,
     expiresAt: found.expiresAt.toISOString(),
+    confirm: found.choice.confirm === true,
     options: found.choice.options.map((option, i) => ({ id: String(i + 1), label: option.label, metadata: option.metadata })),
   };
 }
@@ -107,6 +127,6 @@ export async function completeChoice(services: Services, chooser: Chooser, id: s
     tokenExpiresAt: found.choice.tokenExpiresAt === null ? null : new Date(found.choice.tokenExpiresAt),
     started: found.metadata,
     given: { ...found.choice.given, ...option.metadata },
-    accountLabel: option.label,
+    accountLabel: found.choice.confirm ? (found.choice.accountLabel ?? null) : option.label,
   });
 }

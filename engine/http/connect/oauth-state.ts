@@ -19,16 +19,26 @@ export interface OAuthState {
   returnUrl: string;
   /** A reconnect: the connection that gets the new tokens (null: a new connection). */
   connectionId: string | null;
+  /**
+   * Started by the end user's own session (an end-user token), not by the company's backend: the callback
+   * stores nothing until that session confirms (choices.ts), so a consent URL sent to someone else cannot
+   * connect their account to the end user who started it.
+   */
+  endUserSession: boolean;
 }
 
 export const STATE_LIFETIME_SECONDS = 600;
 const PURPOSE = 'oauth-state';
 const ISSUER = 'integration-gateway/connect';
 
-export async function signState(keyring: Keyring, state: Omit<OAuthState, 'id' | 'connectionId'> & { connectionId?: string | null }, now = Date.now()): Promise<{ token: string; id: string }> {
+export async function signState(
+  keyring: Keyring,
+  state: Omit<OAuthState, 'id' | 'connectionId' | 'endUserSession'> & { connectionId?: string | null; endUserSession?: boolean },
+  now = Date.now(),
+): Promise<{ token: string; id: string }> {
   const [{ kid, key }] = derivedKeys(keyring, PURPOSE) as [{ kid: string; key: Uint8Array }];
   const id = randomUUID();
-  const token = await new SignJWT({ cid: state.companyId, app: state.appSlug, auth: state.authId, eu: state.endUserId, ret: state.returnUrl, ...(state.connectionId ? { con: state.connectionId } : {}) })
+  const token = await new SignJWT({ cid: state.companyId, app: state.appSlug, auth: state.authId, eu: state.endUserId, ret: state.returnUrl, ...(state.connectionId ? { con: state.connectionId } : {}), ...(state.endUserSession ? { ses: true } : {}) })
     .setProtectedHeader({ alg: 'HS256', kid })
     .setIssuer(ISSUER)
     .setJti(id)
@@ -73,6 +83,7 @@ export async function verifyState(keyring: Keyring, token: string, now = Date.no
       endUserId: typeof claims.eu === 'string' ? claims.eu : null,
       returnUrl: claims.ret,
       connectionId: typeof claims.con === 'string' ? claims.con : null,
+      endUserSession: claims.ses === true,
     };
   } catch (error) {
     if (error instanceof InvalidStateError) throw error;

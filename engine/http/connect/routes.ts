@@ -11,6 +11,7 @@ import { gatewayOrigins } from '../pages/connect-page/own-origin.ts';
 import { completeAuthorization, outcomeLocation } from './callback.ts';
 import { GatewayError } from '../../platform/errors/index.ts';
 import { completeChoice, describeChoice, type Chooser } from './choices.ts';
+import { STATE_LIFETIME_SECONDS } from './oauth-state.ts';
 import { chooseBody, type ChooseBody } from './schemas.ts';
 import { requireBody } from '../server/require-body.ts';
 import { compileValidator } from '../../platform/validation/ajv.ts';
@@ -21,7 +22,8 @@ const validateChoose = compileValidator<ChooseBody>(chooseBody, 'body');
  * The OAuth 2.0 connect flow. Your backend (API key) or an end user's
  * embedded session (end-user token) asks for an authorization URL and
  * sends the browser there; the provider sends it back to the callback, which stores the connection and redirects to your return URL
- * with `connectionId` (or `error` and `error_description`).
+ * with `connectionId` (or `error` and `error_description`). One an end user's session started comes back with `choiceId`
+ * instead: that session confirms it (POST /v2/connect/choices/{choiceId}), and only then is the connection stored.
  */
 export function connectRoutes(services: Services): Router<AppState> {
   const router = new Router<AppState>();
@@ -49,16 +51,20 @@ export function connectRoutes(services: Services): Router<AppState> {
         returnUrl,
         metadata: parseMetadata(one('metadata')),
         ownOrigins: gatewayOrigins(services.config, `${ctx.protocol}://${ctx.host}`, ctx.req.socket.localPort),
+        endUserSession: Boolean(endUser),
       }),
     };
   });
 
-  // A grant that reaches several accounts (Xero organisations): the Connect page, or your own page, shows them and sends the choice.
-  router.get('/v2/connect/choices/:choiceId', requireApiKeyOrEndUserToken(services), async (ctx) => {
+  // A grant that reaches several accounts (Xero organisations): the Connect page, or your own page, shows them and sends
+  // the choice; a sign-in an end user's session started, that session confirms. A sign-in may end after the session
+  // that started it (a slow consent page): its token is still taken here for as long as an authorization may take.
+  const chooser = requireApiKeyOrEndUserToken(services, STATE_LIFETIME_SECONDS);
+  router.get('/v2/connect/choices/:choiceId', chooser, async (ctx) => {
     ctx.body = { success: true, data: await describeChoice(services, chooserOf(ctx.state), ctx.params.choiceId!) };
   });
 
-  router.post('/v2/connect/choices/:choiceId', requireApiKeyOrEndUserToken(services), async (ctx) => {
+  router.post('/v2/connect/choices/:choiceId', chooser, async (ctx) => {
     const body = validateChoose(requireBody(ctx));
     ctx.body = { success: true, data: await completeChoice(services, chooserOf(ctx.state), ctx.params.choiceId!, body.optionId) };
   });

@@ -33,7 +33,7 @@ export const callbackQuery = {
 export const choiceView = {
   type: 'object',
   additionalProperties: false,
-  required: ['id', 'appSlug', 'authId', 'endUserId', 'connectionId', 'expiresAt', 'options'],
+  required: ['id', 'appSlug', 'authId', 'endUserId', 'connectionId', 'expiresAt', 'confirm', 'options'],
   properties: {
     id: { type: 'string', description: 'The pending choice (cho_…), as the callback handed it to the return URL (choiceId).' },
     appSlug: { type: 'string' },
@@ -41,11 +41,16 @@ export const choiceView = {
     endUserId: { type: ['string', 'null'], description: 'The end user the connection is for.' },
     connectionId: { type: ['string', 'null'], description: 'A reconnect: the connection the choice renews; null for a new connection.' },
     expiresAt: { type: 'string', format: 'date-time', description: 'The choice must be made before this (10 minutes after the callback).' },
+    confirm: {
+      type: 'boolean',
+      description:
+        "true: the end user's session (end-user token) started this authorization and confirms it, with optionId 1 (the one option: the account the grant reached, or the app's name when the account is not known); the Connect page does it at once. false: the end user chooses one of several accounts.",
+    },
     options: {
       type: 'array',
-      minItems: 2,
+      minItems: 1,
       maxItems: 100,
-      description: "The accounts the provider's grant reaches, in its order (the auth's postAuthorization options).",
+      description: "The accounts the provider's grant reaches, in its order (the auth's postAuthorization options); one, to confirm, when confirm is true.",
       items: {
         type: 'object',
         additionalProperties: false,

@@ -14,13 +14,14 @@ export const END_USER_TOKEN_REJECTED =
 /**
  * For endpoints an end user's embedded session calls (the installation run
  * endpoint): admits a valid end-user token and sets `ctx.state.endUser`.
+ * `expiredGraceSeconds`: one that ran out at most that long ago too (verifyEndUserToken).
  */
-export function requireEndUserToken(services: Services): Middleware<AppState> {
+export function requireEndUserToken(services: Services, expiredGraceSeconds = 0): Middleware<AppState> {
   const { store, config, logger, keyring } = services;
   const ring = keyRingFor(store, keyring);
   return async (ctx, next) => {
     const token = bearerToken(ctx);
-    const check = token === null ? { ok: false as const, reason: 'ERR_NO_BEARER' } : await verifyEndUserToken(ring, store, config.endUserTokens, token);
+    const check = token === null ? { ok: false as const, reason: 'ERR_NO_BEARER' } : await verifyEndUserToken(ring, store, config.endUserTokens, token, expiredGraceSeconds);
     if (!check.ok) {
       // The reason (a jose error code or ours) helps an operator; the token itself is never logged.
       logger.info({ reqId: ctx.state.requestId, reason: check.reason }, 'end-user token refused');

@@ -528,6 +528,7 @@ export const V2_ENDPOINTS: Endpoint[] = [
     summary: 'OAuth 2.0 callback',
     description:
       "The provider's redirect back (not called by clients): stores the connection and redirects the browser to the return URL with connectionId, with choiceId when the grant reaches several accounts and the end user chooses one (GET and POST /v2/connect/choices/{choiceId}), or with error and error_description. " +
+      "An authorization an end-user token started stores nothing here: it comes back with choiceId, a choice of one (confirm: true) that only that end user's session (or the API key) can make, so a consent link sent to someone else never connects their account to the end user who started it. " +
       'A state used already, or expired, goes back to its return URL with error=oauth_state_invalid (an expired one while its return URL is still allowed); a state the gateway did not sign is 400 OAUTH_STATE_INVALID, as there is no return URL to go to.',
     security: null,
     query: callbackQuery,
@@ -542,7 +543,8 @@ export const V2_ENDPOINTS: Endpoint[] = [
     summary: 'The accounts an authorization reaches, to choose one',
     description:
       "When a provider's grant reaches several accounts (Xero organisations, Atlassian sites: the auth's postAuthorization) and the auth lets the end user choose, the callback redirects to the return URL with choiceId instead of connectionId. " +
-      'This answers the options to show (the Connect page does it for you). With the API key, or the token of the end user the authorization is for. A choice made, expired (10 minutes) or not yours is 404.',
+      "It also comes back for every authorization an end-user token started (confirm: true, one option): that end user's session confirms it. " +
+      'This answers the options to show (the Connect page does it for you). With the API key, or the token of the end user the authorization is for (one that ran out at most 10 minutes ago is still taken here: a sign-in may end after the session). A choice made, expired (10 minutes) or not yours is 404.',
     security: 'apiKeyOrEndUserToken',
     pathParameters: { choiceId: id('pending choice') },
     response: { description: 'The pending choice and its options.', schema: one(choiceView) },
@@ -555,7 +557,7 @@ export const V2_ENDPOINTS: Endpoint[] = [
     tag: 'Connect',
     summary: 'Choose the account a connection is for',
     description:
-      'Makes the connection (or renews the one a reconnect named) with the chosen option: its metadata (tenantId, …) joins what the authorization gave, the tokens are the ones the provider issued. Once: a second answer, an expired choice or one that is not yours is 404; an optionId that is not one of the options is 400 VALIDATION_ERROR.',
+      'Makes the connection (or renews the one a reconnect named) with the chosen option (optionId 1 to confirm a choice of one): its metadata (tenantId, …) joins what the authorization gave, the tokens are the ones the provider issued. Once: a second answer, an expired choice or one that is not yours is 404; an optionId that is not one of the options is 400 VALIDATION_ERROR. With the API key, or the token of the end user the authorization is for (one that ran out at most 10 minutes ago is still taken).',
     security: 'apiKeyOrEndUserToken',
     pathParameters: { choiceId: id('pending choice') },
     body: chooseBody,

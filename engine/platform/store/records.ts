@@ -171,7 +171,8 @@ export interface PendingAuthorizationRecord {
   createdOn: Date;
   /**
    * Set on a pending choice (id cho_…): the provider answered, its grant reaches
-   * several accounts, and the end user picks one (POST /v2/connect/choices/{id}).
+   * several accounts, and the end user picks one (POST /v2/connect/choices/{id}),
+   * or the end user's session that started it confirms the one it reached.
    */
   choice?: {
     /** The accounts, in the provider's order: what the connection keeps of each (host variables) and its name. */
@@ -182,6 +183,10 @@ export interface PendingAuthorizationRecord {
     /** A reconnect: the connection the choice renews. */
     connectionId: string | null;
     tokenExpiresAt: Date | null;
+    /** The end user's session that started the authorization confirms its one option (OAuthState.endUserSession). */
+    confirm?: boolean;
+    /** With confirm: the account's name as the connection keeps it (null: not known). */
+    accountLabel?: string | null;
   };
 }
 

@@ -50,7 +50,11 @@ export type TokenCheck =
  * existing in that company. The reason is for the log only: a client gets one
  * answer for every failure.
  */
-export async function verifyEndUserToken(ring: KeyRing, store: Store, config: EndUserTokenSettings, token: string): Promise<TokenCheck> {
+/**
+ * `expiredGraceSeconds`: a token that ran out at most that long ago is still taken (only where a route says so:
+ * the end user confirming a sign-in their session started, which may end after the session did).
+ */
+export async function verifyEndUserToken(ring: KeyRing, store: Store, config: EndUserTokenSettings, token: string, expiredGraceSeconds = 0): Promise<TokenCheck> {
   let claims: EndUserTokenClaims;
   try {
     const verified = await jwtVerify(token, async (header: JWTHeaderParameters) => {
@@ -63,7 +67,7 @@ export async function verifyEndUserToken(ring: KeyRing, store: Store, config: En
       typ: 'JWT',
       issuer: config.issuer,
       audience: config.audience,
-      clockTolerance: CLOCK_TOLERANCE_SECONDS,
+      clockTolerance: CLOCK_TOLERANCE_SECONDS + expiredGraceSeconds,
       maxTokenAge: config.ttlSeconds,
       requiredClaims: ['exp', 'iat', 'sub', 'jti', COMPANY_CLAIM],
     });

@@ -58,6 +58,17 @@ describe('OAuth 2.0: values the provider gives at authorization (callbackMetadat
     return new URL(back.headers.get('location')!).searchParams;
   }
 
+  /** The end user's session confirms what its authorization got (a choice of one, `confirm`): the connection made. */
+  async function confirmed(outcome: URLSearchParams): Promise<string> {
+    const choiceId = outcome.get('choiceId');
+    expect(choiceId, outcome.toString()).to.match(/^cho_/);
+    const shown = await call(asEndUser(endUserToken), 'GET', `/v2/connect/choices/${choiceId}`);
+    expect(shown.body.data, JSON.stringify(shown.body)).to.include({ confirm: true });
+    const made = await call(asEndUser(endUserToken), 'POST', `/v2/connect/choices/${choiceId}`, { body: { optionId: '1' } });
+    expect(made.status, JSON.stringify(made.body)).to.equal(200);
+    return made.body.data.connectionId;
+  }
+
   function tokenEndpoint(route: string): void {
     let issued = 0;
     upstream.on(route, () => ({ body: { access_token: `at-${++issued}`, refresh_token: `rt-${issued}`, expires_in: 1800, token_type: 'Bearer' } }));
@@ -68,9 +79,8 @@ describe('OAuth 2.0: values the provider gives at authorization (callbackMetadat
       tokenEndpoint('POST /oauth2/v1/tokens/bearer');
       upstream.on('GET /v3/company/9130357766900456/preferences', () => ({ body: { Preferences: { Id: '1' } } }));
       // realmId is a required API argument: the authorization gives it, so authorize does not ask for it.
-      const outcome = await authorizeAndReturn('books', { realmId: '9130357766900456' });
-      const connectionId = outcome.get('connectionId')!;
-      expect(connectionId, outcome.toString()).to.match(/^con_/);
+      const connectionId = await confirmed(await authorizeAndReturn('books', { realmId: '9130357766900456' }));
+      expect(connectionId).to.match(/^con_/);
       const connection = await call(gw, 'GET', `/v2/connections/${connectionId}`);
       expect(connection.body.data.metadata).to.deep.equal({ realmId: '9130357766900456' });
       const run = await call(asEndUser(endUserToken), 'POST', '/v2/end-user/apps/books/actions/get-preferences/run', { body: { connectionId } });
@@ -81,7 +91,7 @@ describe('OAuth 2.0: values the provider gives at authorization (callbackMetadat
 
     it('keeps nothing the redirect lacks: every run then says which value is missing', async () => {
       tokenEndpoint('POST /oauth2/v1/tokens/bearer');
-      const connectionId = (await authorizeAndReturn('books')).get('connectionId')!;
+      const connectionId = await confirmed(await authorizeAndReturn('books'));
       const run = await call(asEndUser(endUserToken), 'POST', '/v2/end-user/apps/books/actions/get-preferences/run', { body: { connectionId } });
       expect(run.status).to.equal(400);
       expect(run.body.error.message).to.match(/^connection\.realmId: /);
@@ -97,7 +107,10 @@ describe('OAuth 2.0: values the provider gives at authorization (callbackMetadat
       tokenEndpoint('POST /connect/token');
       connections([DEMO, PRACTICE]);
       upstream.on('GET /api.xro/2.0/Invoices', () => ({ body: { Invoices: [{ InvoiceID: 'i-1' }] } }));
-      const connectionId = (await authorizeAndReturn('tenants')).get('connectionId')!;
+      const outcome = await authorizeAndReturn('tenants');
+      const shown = await call(asEndUser(endUserToken), 'GET', `/v2/connect/choices/${outcome.get('choiceId')}`);
+      expect(shown.body.data.options, 'the one account, to confirm').to.deep.equal([{ id: '1', label: DEMO.tenantName, metadata: {} }]);
+      const connectionId = await confirmed(outcome);
       const connection = await call(gw, 'GET', `/v2/connections/${connectionId}`);
       expect(connection.body.data.metadata).to.deep.equal({ tenantId: DEMO.tenantId, tenantName: DEMO.tenantName });
       expect(connection.body.data.accountLabel, "the account's label is the connection's").to.equal(DEMO.tenantName);
@@ -118,7 +131,7 @@ describe('OAuth 2.0: values the provider gives at authorization (callbackMetadat
 
       const shown = await call(asEndUser(endUserToken), 'GET', `/v2/connect/choices/${choiceId}`);
       expect(shown.status).to.equal(200);
-      expect(shown.body.data).to.deep.include({ id: choiceId, appSlug: 'tenants', authId: 'oauth2', endUserId, connectionId: null });
+      expect(shown.body.data).to.deep.include({ id: choiceId, appSlug: 'tenants', authId: 'oauth2', endUserId, connectionId: null, confirm: false });
       expect(shown.body.data.options).to.deep.equal([
         { id: '1', label: DEMO.tenantName, metadata: { tenantId: DEMO.tenantId, tenantName: DEMO.tenantName } },
         { id: '2', label: MAPLE.tenantName, metadata: { tenantId: MAPLE.tenantId, tenantName: MAPLE.tenantName } },
@@ -153,7 +166,7 @@ describe('OAuth 2.0: values the provider gives at authorization (callbackMetadat
       expect(again.status, JSON.stringify(again.body)).to.equal(200);
       const state = new URL(again.body.data.authorizationUrl).searchParams.get('state')!;
       const back = await fetch(`${gw.url}/v2/connect/callback?code=code-2&state=${encodeURIComponent(state)}`, { redirect: 'manual' });
-      expect(new URL(back.headers.get('location')!).searchParams.get('connectionId')).to.equal(connectionId);
+      expect(await confirmed(new URL(back.headers.get('location')!).searchParams)).to.equal(connectionId);
       const connection = await call(gw, 'GET', `/v2/connections/${connectionId}`);
       expect(connection.body.data.metadata).to.deep.equal({ tenantId: MAPLE.tenantId, tenantName: MAPLE.tenantName });
     });
@@ -161,7 +174,7 @@ describe('OAuth 2.0: values the provider gives at authorization (callbackMetadat
     it('takes the first by rule (choice: First)', async () => {
       tokenEndpoint('POST /connect/token');
       connections([MAPLE, DEMO]);
-      const connectionId = (await authorizeAndReturn('tenants', {}, '&authId=oauth2-first')).get('connectionId')!;
+      const connectionId = await confirmed(await authorizeAndReturn('tenants', {}, '&authId=oauth2-first'));
       const connection = await call(gw, 'GET', `/v2/connections/${connectionId}`);
       expect(connection.body.data.metadata).to.deep.equal({ tenantId: MAPLE.tenantId, tenantName: MAPLE.tenantName });
     });

@@ -329,24 +329,31 @@ describe('end users (/v2/end-users)', () => {
       expect((await documentedCall(gw, 'GET', `/v2/connections?where=endUserId==${id}`)).body.data).to.deep.equal([]);
     });
 
-    it('nor does one whose callback is exchanging its code while the end user is deleted', async () => {
+    it('nor does one whose connection is being stored while the end user is deleted', async () => {
       const id = await newEndUser({ externalId: 'delete-oauth-2' });
-      const state = await authorizeOAuth(await tokenOf(id));
+      const token = await tokenOf(id);
+      const state = await authorizeOAuth(token);
       providerIssuesTokens();
-      // The delete is sent after the callback consumed its authorization and got the tokens, just as it stores the
-      // connection. The connection and its event are one transaction, and so is the delete: the delete waits for
-      // the callback's commit, then sweeps that connection with the rest. Nothing is left half-way either way.
+      // The end user's session started it: the callback keeps the tokens for that session to confirm, and the
+      // confirmation stores the connection.
+      const back = await callback({ code: 'code-2', state });
+      expect(back.status).to.equal(302);
+      const choiceId = new URL(back.location!).searchParams.get('choiceId')!;
+      expect(choiceId).to.match(/^cho_/);
+      // The delete is sent just as the confirmation stores the connection. The connection and its event are one
+      // transaction, and so is the delete: the delete waits for that commit, then sweeps that connection with the
+      // rest. Nothing is left half-way either way.
       let deleting: Promise<number> | null = null;
       beforeNextConnectionInsert = async () => {
         deleting = documentedCall(gw, 'DELETE', `/v2/end-users/${id}`).then((r) => r.status);
       };
-      const back = await callback({ code: 'code-2', state });
-      expect(back.status).to.equal(302);
+      const made = await documentedCall(gw, 'POST', `/v2/connect/choices/${choiceId}`, { auth: token, body: { optionId: '1' } });
+      expect(made.status, JSON.stringify(made.body)).to.equal(200);
       expect(await deleting).to.equal(200);
-      const location = new URL(back.location!);
-      expect(location.searchParams.get('connectionId')).to.match(/^con_/);
+      const connectionId = made.body.data.connectionId;
+      expect(connectionId).to.match(/^con_/);
       expect((await documentedCall(gw, 'GET', `/v2/connections?where=endUserId==${id}`)).body.data).to.deep.equal([]);
-      expect((await documentedCall(gw, 'GET', `/v2/connections/${location.searchParams.get('connectionId')}`)).status).to.equal(404);
+      expect((await documentedCall(gw, 'GET', `/v2/connections/${connectionId}`)).status).to.equal(404);
     });
 
     it('an installation being created while its end user is deleted does not outlive them', async () => {

@@ -26,7 +26,7 @@ describe('the Connect page in a real browser (headless Chromium)', function () {
   let companyName: string;
   let adaId: string;
   /** What the fake provider does at its authorize page: approve (a code) or refuse (an error). */
-  let providerAnswer: { error?: string; description?: string; isolated?: boolean } = {};
+  let providerAnswer: { error?: string; description?: string; isolated?: boolean; holdAllBut?: string } = {};
   let tokenCalls = 0;
   /** What the fake provider's token endpoint does: issue tokens, or fail as a provider down does. */
   let tokenEndpointDown = false;
@@ -48,6 +48,10 @@ describe('the Connect page in a real browser (headless Chromium)', function () {
     const configured = await call(gw, 'PUT', '/v2/apps/crm/configuration', { body: { clientId: 'crm-client', clientSecret: 'crm-client-secret', redirectUri: `${gw.url}/v2/connect/callback` } });
     expect(configured.status, JSON.stringify(configured.body)).to.equal(200);
     upstream.on('GET /oauth/authorize', (request): Reply => {
+      // A sign-in still under way: the provider's page, waiting for the end user (every state but the one named).
+      if (providerAnswer.holdAllBut !== undefined && request.query.get('state') !== providerAnswer.holdAllBut) {
+        return { status: 200, headers: { 'content-type': 'text/html' }, body: '<!doctype html><p>Sign in to Contact Cloud…</p>' };
+      }
       const back = new URL(request.query.get('redirect_uri')!);
       back.searchParams.set('state', request.query.get('state')!);
       if (providerAnswer.error) {
@@ -231,6 +235,41 @@ describe('the Connect page in a real browser (headless Chromium)', function () {
       expect((await call({ url: gw.url, apiKey: await freshToken() }, 'DELETE', `/v2/end-user/connections/${made!.id}`)).status).to.equal(200);
     } finally {
       providerAnswer = {};
+      await page.close();
+    }
+  });
+
+  it("a consent link another end user's session started, opened in Ada's sign-in window, connects nothing: her page says the sign-in was not started there", async () => {
+    // Mallory, another end user of the company, starts a sign-in from his own session and sends Ada the provider's link.
+    const malloryId = (await call(gw, 'POST', '/v1/users', { body: { externalId: 'mallory' } })).body.data.userId;
+    const mallory = { url: gw.url, apiKey: (await call(gw, 'GET', `/v1/users/${malloryId}/token`)).body.token };
+    const started = await call(mallory, 'GET', `/v2/connect/crm/authorize?returnUrl=${encodeURIComponent(`${gw.url}/connect/oauth-return`)}`);
+    expect(started.status, JSON.stringify(started.body)).to.equal(200);
+    const link = started.body.data.authorizationUrl as string;
+    const adaBefore = (await mine()).map((c) => c.id);
+    const watched = await openPage();
+    const { page } = watched;
+    const tabs = (await browser.pages()).length;
+    try {
+      // Ada is signing in to Contact Cloud herself (her popup waits at the provider) when she opens Mallory's link.
+      providerAnswer = { holdAllBut: new URL(link).searchParams.get('state')! };
+      await clickApp(page, 'crm');
+      await page.waitForSelector('dialog[open] form');
+      await page.click('dialog button[type="submit"]');
+      const [popup] = await eventually(async () => (await browser.pages()).slice(tabs), (extra) => extra.length === 1, 'her sign-in popup', 10_000);
+      // The page opens the window first and sends it to the provider once the gateway answered: wait for her sign-in page.
+      await eventually(async () => popup!.url(), (url) => url.includes('/oauth/authorize?'), 'her sign-in page at the provider', 10_000);
+      // The sign-in window ends at the consent Mallory started (his link, opened there), which sends it back to the return page.
+      await popup!.goto(link, { waitUntil: 'load' });
+      // Her page hears the outcome of that sign-in and cannot confirm it: it was not her session's.
+      await page.waitForFunction(() => (globalThis as any).document.querySelector('dialog .form-errors')?.innerText.includes('not started here'), { timeout: 20_000 });
+      expect(await text(page, 'dialog .form-errors')).to.equal('This Contact Cloud sign-in was not started here, or it took too long, so nothing was connected. Start connecting Contact Cloud again on this page.');
+      expect((await call(mallory, 'GET', '/v2/end-user/connections')).body.data, "nothing reaches Mallory's end user").to.deep.equal([]);
+      expect((await mine()).map((c) => c.id), 'nor Ada').to.deep.equal(adaBefore);
+      expect(watched.pageErrors, 'uncaught exceptions').to.deep.equal([]);
+    } finally {
+      providerAnswer = {};
+      for (const extra of (await browser.pages()).slice(tabs)) await extra.close();
       await page.close();
     }
   });

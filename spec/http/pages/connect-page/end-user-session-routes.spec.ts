@@ -97,7 +97,7 @@ describe('the Connect page\'s end-user routes: session, reconnect (form and OAut
     await call(gw, 'DELETE', `/v2/webhooks/${hook.body.data.id}`);
   });
 
-  it('GET /v2/end-user/connections/{id}/reauthorize renews an own OAuth connection in place: the callback gives the SAME id new tokens, active, webhook fired', async () => {
+  it('GET /v2/end-user/connections/{id}/reauthorize renews an own OAuth connection in place: once the session confirms what the callback got, the SAME id has new tokens, active, webhook fired', async () => {
     const hook = await documentedCall(gw, 'POST', '/v2/webhooks', { body: { url: `${upstream.url}/oauth-hooks`, events: ['connection.reauthorized', 'connection.created'] } });
     upstream.on('POST /oauth-hooks', () => ({ status: 204 }));
     let tokenCalls = 0;
@@ -109,7 +109,12 @@ describe('the Connect page\'s end-user routes: session, reconnect (form and OAut
     const first = await documentedCall(ada, 'GET', `/v2/connect/crm/authorize?returnUrl=${encodeURIComponent(returnUrl)}`);
     expect(first.status, JSON.stringify(first.body)).to.equal(200);
     const back = await fetch(`${gw.url}/v2/connect/callback?${new URLSearchParams({ code: 'c1', state: new URL(first.body.data.authorizationUrl).searchParams.get('state')! })}`, { redirect: 'manual' });
-    const id = new URL(back.headers.get('location')!).searchParams.get('connectionId')!;
+    // Started by Ada's session: nothing is stored until that session confirms what came back.
+    const firstChoice = new URL(back.headers.get('location')!).searchParams.get('choiceId')!;
+    expect(firstChoice).to.match(/^cho_/);
+    const confirmed = await documentedCall(ada, 'POST', `/v2/connect/choices/${firstChoice}`, { body: { optionId: '1' } });
+    expect(confirmed.status, JSON.stringify(confirmed.body)).to.equal(200);
+    const id = confirmed.body.data.connectionId;
     expect(id).to.match(/^con_/);
     await markNeedsReauthorization(id);
 
@@ -131,7 +136,10 @@ describe('the Connect page\'s end-user routes: session, reconnect (form and OAut
     expect(done.status).to.equal(302);
     const location = new URL(done.headers.get('location')!);
     expect(`${location.origin}${location.pathname}`).to.equal(returnUrl);
-    expect(location.searchParams.get('connectionId')).to.equal(id);
+    const renewal = location.searchParams.get('choiceId')!;
+    expect((await documentedCall(bob, 'POST', `/v2/connect/choices/${renewal}`, { body: { optionId: '1' } })).status, "another end user's session").to.equal(404);
+    const renewed = await documentedCall(ada, 'POST', `/v2/connect/choices/${renewal}`, { body: { optionId: '1' } });
+    expect(renewed.body.data).to.deep.equal({ connectionId: id, created: false });
 
     const mine = (await call(ada, 'GET', '/v2/end-user/connections')).body.data.filter((c: { appSlug: string }) => c.appSlug === 'crm');
     expect(mine.map((c: { id: string; status: string }) => [c.id, c.status])).to.deep.equal([[id, 'active']]);
