@@ -12,6 +12,7 @@ import { GatewayError, validationError } from '../../platform/errors/index.ts';
 import type { Services } from '../services.ts';
 import { signState, STATE_LIFETIME_SECONDS } from './oauth-state.ts';
 import { createPkcePair } from './pkce.ts';
+import { makeRoomUnderWay } from './under-way.ts';
 import { fillTemplate } from '../../core/oauth/templates.ts';
 import { authUrl } from '../../core/oauth/auth-url-overrides.ts';
 import { authorizationMetadataKeys } from '../../core/oauth/post-authorization.ts';
@@ -75,7 +76,7 @@ export async function startAuthorization(services: Services, request: AuthorizeR
   const pkce = definition.pkce ? createPkcePair() : null;
   const expiresAt = new Date(now + STATE_LIFETIME_SECONDS * 1000);
   await services.store.pendingAuthorizations.deleteMany({ expiresAt: { $lt: new Date(now) } });
-  if (request.endUserId) await giveUpOldestAuthorizations(services, request.companyId, request.endUserId, now);
+  if (request.endUserId) await makeRoomUnderWay(services, request.companyId, request.endUserId, 'authorization', now);
   await services.store.pendingAuthorizations.insert({
     id,
     companyId: request.companyId,
@@ -102,26 +103,6 @@ export async function startAuthorization(services: Services, request: AuthorizeR
     params.set('code_challenge_method', pkce.method);
   }
   return { authorizationUrl: url.toString(), expiresAt: expiresAt.toISOString() };
-}
-
-/** The most authorizations one end user has under way at once; starting one more gives up the oldest. */
-export const MAX_PENDING_AUTHORIZATIONS_PER_END_USER = 10;
-
-/**
- * Each start stores a pending authorization for the state's ten minutes, and an end-user token (which lives
- * in a browser) may start as many as it likes: without a bound, a loop over the authorize URL would fill the
- * store. So an end user has at most MAX_PENDING_AUTHORIZATIONS_PER_END_USER under way: before another is
- * stored, the oldest beyond room for it are deleted, and their callbacks answer "already completed or
- * abandoned; start again" (a person who clicked Connect twice finishes the newest). Choices waiting for an
- * account (choices.ts, ids cho_…) are finished authorizations and are left alone.
- */
-async function giveUpOldestAuthorizations(services: Services, companyId: string, endUserId: string, now: number): Promise<void> {
-  const underWay = await services.store.pendingAuthorizations.find(
-    { companyId, endUserId, expiresAt: { $gt: new Date(now) } },
-    { sort: { createdOn: -1 }, limit: 1000 },
-  );
-  const started = underWay.filter((record) => !record.id.startsWith('cho_'));
-  for (const old of started.slice(MAX_PENDING_AUTHORIZATIONS_PER_END_USER - 1)) await services.store.pendingAuthorizations.deleteOne({ id: old.id, companyId });
 }
 
 /**

@@ -7,6 +7,7 @@ import type { PendingAuthorizationRecord } from '../../platform/store/index.ts';
 import type { Services } from '../services.ts';
 import { finishConnection, type AuthorizationOwner } from './finish-connection.ts';
 import { STATE_LIFETIME_SECONDS } from './oauth-state.ts';
+import { makeRoomUnderWay } from './under-way.ts';
 
 /** Who may see and make a choice: the company (API key), or the end user it is for (end-user token). */
 export interface Chooser {
@@ -51,6 +52,7 @@ export async function awaitChoice(
 ): Promise<string> {
   const id = newId('cho');
   const now = Date.now();
+  if (owner.endUserId !== null) await makeRoomUnderWay(services, owner.companyId, owner.endUserId, 'choice', now);
   await services.store.pendingAuthorizations.insert({
     id,
     companyId: owner.companyId,

@@ -25,6 +25,7 @@ describe('an authorization an end-user session starts is finished by that sessio
   let mallory: { url: string; apiKey: string };
   let victim: { url: string; apiKey: string };
   let malloryId: string;
+  let victimId: string;
 
   before(async () => {
     gw = await startTestGateway({ DEFINITIONS_DIR, PUBLIC_BASE_URL: 'https://gateway.example.test' }, { dispatcher: provider });
@@ -37,7 +38,9 @@ describe('an authorization an end-user session starts is finished by that sessio
     const m = await session('mallory');
     malloryId = m.id;
     mallory = m.session;
-    victim = (await session('victim')).session;
+    const v = await session('victim');
+    victimId = v.id;
+    victim = v.session;
   });
   after(async () => {
     await gw.stop();
@@ -143,6 +146,23 @@ describe('an authorization an end-user session starts is finished by that sessio
     const made = await documentedCall(late, 'POST', `/v2/connect/choices/${choiceId}`, { body: { optionId: '1' } });
     expect(made.status, JSON.stringify(made.body)).to.equal(200);
     expect(made.body.data.created).to.equal(true);
+  });
+
+  it('keeps at most ten sign-ins waiting for one end user to confirm: the eleventh gives up the oldest, which is then 404', async () => {
+    const choices: string[] = [];
+    for (let i = 0; i < 11; i++) {
+      const started = await documentedCall(victim, 'GET', `/v2/connect/oauthy/authorize?returnUrl=${encodeURIComponent(RETURN_URL)}`);
+      choices.push((await consent(started.body.data.authorizationUrl, `loop-${i}`)).searchParams.get('choiceId')!);
+    }
+    const oldest = await documentedCall(victim, 'POST', `/v2/connect/choices/${choices[0]}`, { body: { optionId: '1' } });
+    expect(oldest.status).to.equal(404);
+    expect(oldest.body.error.code).to.equal('NOT_FOUND');
+    for (const kept of [choices[1], choices[10]]) {
+      const made = await documentedCall(victim, 'POST', `/v2/connect/choices/${kept}`, { body: { optionId: '1' } });
+      expect(made.status, JSON.stringify(made.body)).to.equal(200);
+    }
+    const waiting = await gw.gateway.services.store.pendingAuthorizations.find({ endUserId: victimId });
+    expect(waiting.length, 'what is left waiting').to.equal(8);
   });
 
   it("leaves a backend's authorization (API key) as it was: the callback makes the connection", async () => {
