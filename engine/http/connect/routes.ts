@@ -38,6 +38,10 @@ export function connectRoutes(services: Services): Router<AppState> {
     if (endUser && one('endUserId') !== undefined && one('endUserId') !== endUser.endUserId) {
       throw validationError([{ field: 'endUserId', rule: 'token', message: "must be left out (or be the token's own end user) when calling with an end-user token" }]);
     }
+    const confirm = one('confirm');
+    if (confirm !== undefined && confirm !== 'true' && confirm !== 'false') {
+      throw validationError([{ field: 'confirm', rule: 'boolean', message: 'must be true or false' }]);
+    }
     // An end user connects only the apps the company enabled for end users.
     if (endUser) await requireEnabledApp(services, endUser.companyId, ctx.params.appSlug!);
     if (endUser) await requireRoomForConnection(services.store, endUser.companyId, endUser.endUserId, services.config.endUserTokens.maxConnections);
@@ -51,7 +55,8 @@ export function connectRoutes(services: Services): Router<AppState> {
         returnUrl,
         metadata: parseMetadata(one('metadata')),
         ownOrigins: gatewayOrigins(services.config, `${ctx.protocol}://${ctx.host}`, ctx.req.socket.localPort),
-        endUserSession: Boolean(endUser),
+        // Always for an end user's session; a backend asks for it to bind the sign-in to a browser of its own.
+        endUserSession: Boolean(endUser) || confirm === 'true',
       }),
     };
   });

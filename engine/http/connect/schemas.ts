@@ -5,6 +5,12 @@ export const authorizeQuery = {
     returnUrl: { type: 'string', minLength: 1, description: 'Where the browser goes when the connection is made (an absolute http(s) URL), with connectionId, or error and error_description, in its query.' },
     authId: { type: 'string', minLength: 1, description: "The OAuth 2.0 auth to use; the app version's default when omitted." },
     endUserId: { type: 'string', minLength: 1, description: "The end user the connection is for (API key only; with an end-user token it is the token's own)." },
+    confirm: {
+      type: 'string',
+      enum: ['true', 'false'],
+      description:
+        "true: the callback stores nothing and redirects with choiceId, a choice of one that POST /v2/connect/choices/{choiceId} (optionId 1) makes, so your backend can first check the browser that came back is the one it sent. Always so with an end-user token; false (the default) with the API key: the callback stores the connection.",
+    },
     metadata: { type: 'string', description: 'Host variables of the connection as a JSON object, e.g. {"subdomain":"acme"}: at most 16384 bytes, nested at most 32 levels, without a __proto__ member (as request bodies).' },
   },
 } as const;

@@ -170,4 +170,20 @@ describe('an authorization an end-user session starts is finished by that sessio
     const back = await consent(started.body.data.authorizationUrl, 'backend-access');
     expect(back.searchParams.get('connectionId')).to.match(/^con_/);
   });
+
+  it('binds a backend\'s authorization too when it asks (confirm=true): the API key makes the choice once it checked its browser', async () => {
+    const bad = await documentedCall(gw, 'GET', `/v2/connect/oauthy/authorize?endUserId=${malloryId}&confirm=yes&returnUrl=${encodeURIComponent(RETURN_URL)}`);
+    expect(bad.status).to.equal(400);
+    expect(bad.body.error.message).to.equal('confirm: must be true or false');
+    const started = await documentedCall(gw, 'GET', `/v2/connect/oauthy/authorize?endUserId=${malloryId}&confirm=true&returnUrl=${encodeURIComponent(RETURN_URL)}`);
+    expect(started.status, JSON.stringify(started.body)).to.equal(200);
+    const before = (await connectionsOf(mallory)).length;
+    const back = await consent(started.body.data.authorizationUrl, 'bound-backend-access');
+    expect(back.searchParams.has('connectionId')).to.equal(false);
+    const choiceId = back.searchParams.get('choiceId')!;
+    expect((await connectionsOf(mallory)).length, 'nothing stored yet').to.equal(before);
+    const made = await documentedCall(gw, 'POST', `/v2/connect/choices/${choiceId}`, { body: { optionId: '1' } });
+    expect(made.status, JSON.stringify(made.body)).to.equal(200);
+    expect((await connectionsOf(mallory)).length).to.equal(before + 1);
+  });
 });
