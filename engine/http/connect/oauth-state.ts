@@ -20,9 +20,9 @@ export interface OAuthState {
   /** A reconnect: the connection that gets the new tokens (null: a new connection). */
   connectionId: string | null;
   /**
-   * Started by the end user's own session (an end-user token), not by the company's backend: the callback
-   * stores nothing until that session confirms (choices.ts), so a consent URL sent to someone else cannot
-   * connect their account to the end user who started it.
+   * The callback stores nothing until the starter confirms (choices.ts), so a consent URL sent to someone else
+   * cannot connect their account to the end user it was started for. Always set when an end user's own session
+   * (an end-user token) started it; set for the company's backend when it asked (authorize's `confirm=true`).
    */
   endUserSession: boolean;
 }
