@@ -854,11 +854,10 @@ async function chooseAccount(choiceId, connection, app) {
     submit.disabled = true;
     submit.setAttribute('aria-busy', 'true');
     try {
-      const made = (await api(`/v2/connect/choices/${encodeURIComponent(choice.id)}`, { method: 'POST', body: JSON.stringify({ optionId }) })).data;
-      await madeConnection({ id: made.connectionId, appSlug: choice.appSlug }, made.created ? 'connected' : 'reconnected', t(made.created ? 'done.connected' : 'done.reconnected', { app: name }));
+      await makeChoice(choice, optionId, name);
     } catch (error) {
       if (error instanceof ApiError && error.status === 401) fatal(userText(error), 'UNAUTHORIZED', error.message);
-      else showFormError(summary, userText(error, app));
+      else showFormError(summary, choiceErrorText(error, app));
     } finally {
       submit.disabled = false;
       submit.removeAttribute('aria-busy');
@@ -873,18 +872,27 @@ async function chooseAccount(choiceId, connection, app) {
  */
 async function confirmAuthorization(choice, name, app) {
   try {
-    const made = (await api(`/v2/connect/choices/${encodeURIComponent(choice.id)}`, { method: 'POST', body: JSON.stringify({ optionId: choice.options[0].id }) })).data;
-    await madeConnection({ id: made.connectionId, appSlug: choice.appSlug }, made.created ? 'connected' : 'reconnected', t(made.created ? 'done.connected' : 'done.reconnected', { app: name }));
+    await makeChoice(choice, choice.options[0].id, name);
   } catch (error) {
     choiceFailed(error, app ?? { name });
   }
 }
 
-/** A choice this session cannot see or make (404: another session's sign-in, made already, or expired) says so in the end user's words. */
+/** Makes the choice (POST /v2/connect/choices/{id}) and shows the connection made or renewed. */
+async function makeChoice(choice, optionId, name) {
+  const made = (await api(`/v2/connect/choices/${encodeURIComponent(choice.id)}`, { method: 'POST', body: JSON.stringify({ optionId }) })).data;
+  await madeConnection({ id: made.connectionId, appSlug: choice.appSlug }, made.created ? 'connected' : 'reconnected', t(made.created ? 'done.connected' : 'done.reconnected', { app: name }));
+}
+
+/** A choice this session cannot see or make (404: another session's sign-in, made already, or expired) in the end user's words. */
+function choiceErrorText(error, app) {
+  if (error instanceof ApiError && error.status === 404) return t('choice.gone', { app: app?.name ?? t('names.app') });
+  return userText(error, app);
+}
+
 function choiceFailed(error, app) {
   if (error instanceof ApiError && error.status === 401) return fatal(userText(error), 'UNAUTHORIZED', error.message);
-  if (error instanceof ApiError && error.status === 404) return showStepOrAlert(t('choice.gone', { app: app?.name ?? t('names.app') }));
-  return showStepOrAlert(userText(error, app));
+  return showStepOrAlert(choiceErrorText(error, app));
 }
 
 function showStepOrAlert(text) {

@@ -76,7 +76,7 @@ export default {
   'choice.title': 'Ihr Konto bei {app} wählen',
   'choice.intro': { one: 'Ihre Anmeldung bei {app} gibt Zugriff auf {count} Konto. Wählen Sie das Konto, das Sie verbinden möchten.', other: 'Ihre Anmeldung bei {app} gibt Zugriff auf {count} Konten. Wählen Sie das Konto, das Sie verbinden möchten.' },
   'choice.legend': 'Konto bei {app}',
-  'choice.gone': 'Diese Anmeldung bei {app} wurde nicht hier begonnen oder hat zu lange gedauert; es wurde nichts verbunden. Verbinden Sie {app} auf dieser Seite erneut.',
+  'choice.gone': 'Diese Anmeldung bei {app} kann hier nicht mehr abgeschlossen werden: Sie wurde in einem anderen Fenster begonnen, ist schon abgeschlossen oder hat zu lange gedauert. Steht {app} nicht in Ihrer Liste, verbinden Sie es erneut.',
 
   'disconnect.inUse': '{app} kann hier nicht getrennt werden: {company} nutzt diese Verbindung. Bitten Sie {company}, sie zuerst nicht mehr zu verwenden.',
   'disconnect.title': '{app} trennen?',

@@ -78,7 +78,7 @@ export default {
   'choice.title': 'Choose your {app} account',
   'choice.intro': { one: 'Your {app} sign-in gives access to {count} account. Choose the one to connect.', other: 'Your {app} sign-in gives access to {count} accounts. Choose the one to connect.' },
   'choice.legend': '{app} account',
-  'choice.gone': 'This {app} sign-in was not started here, or it took too long, so nothing was connected. Start connecting {app} again on this page.',
+  'choice.gone': 'This {app} sign-in can no longer be finished here: it was started in another window, finished already, or took too long. If {app} is not in your list, start connecting it again.',
 
   'disconnect.inUse': '{app} cannot be disconnected here: {company} uses this connection. Ask {company} to stop using it first.',
   'disconnect.title': 'Disconnect {app}?',

@@ -76,7 +76,7 @@ export default {
   'choice.title': 'Choisissez votre compte {app}',
   'choice.intro': { one: 'Votre connexion à {app} donne accès à {count} compte. Choisissez celui à connecter.', other: 'Votre connexion à {app} donne accès à {count} comptes. Choisissez celui à connecter.' },
   'choice.legend': 'Compte {app}',
-  'choice.gone': 'Cette connexion à {app} n’a pas été commencée ici, ou elle a pris trop de temps : rien n’a été connecté. Recommencez à connecter {app} sur cette page.',
+  'choice.gone': 'Cette connexion à {app} ne peut plus être terminée ici\u00a0: elle a été commencée dans une autre fenêtre, est déjà terminée ou a pris trop de temps. Si {app} n’est pas dans votre liste, recommencez à le connecter.',
 
   'disconnect.inUse': '{app} ne peut pas être déconnecté ici : {company} utilise cette connexion. Demandez d’abord à {company} de ne plus l’utiliser.',
   'disconnect.title': 'Déconnecter {app}\u00a0?',

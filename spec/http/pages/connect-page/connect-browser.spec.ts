@@ -239,7 +239,7 @@ describe('the Connect page in a real browser (headless Chromium)', function () {
     }
   });
 
-  it("a consent link another end user's session started, opened in Ada's sign-in window, connects nothing: her page says the sign-in was not started there", async () => {
+  it("a consent link another end user's session started, opened in Ada's sign-in window, connects nothing: her page says the sign-in can no longer be finished there", async () => {
     // Mallory, another end user of the company, starts a sign-in from his own session and sends Ada the provider's link.
     const malloryId = (await call(gw, 'POST', '/v1/users', { body: { externalId: 'mallory' } })).body.data.userId;
     const mallory = { url: gw.url, apiKey: (await call(gw, 'GET', `/v1/users/${malloryId}/token`)).body.token };
@@ -262,8 +262,10 @@ describe('the Connect page in a real browser (headless Chromium)', function () {
       // The sign-in window ends at the consent Mallory started (his link, opened there), which sends it back to the return page.
       await popup!.goto(link, { waitUntil: 'load' });
       // Her page hears the outcome of that sign-in and cannot confirm it: it was not her session's.
-      await page.waitForFunction(() => (globalThis as any).document.querySelector('dialog .form-errors')?.innerText.includes('not started here'), { timeout: 20_000 });
-      expect(await text(page, 'dialog .form-errors')).to.equal('This Contact Cloud sign-in was not started here, or it took too long, so nothing was connected. Start connecting Contact Cloud again on this page.');
+      await page.waitForFunction(() => (globalThis as any).document.querySelector('dialog .form-errors')?.innerText.includes('can no longer be finished here'), { timeout: 20_000 });
+      expect(await text(page, 'dialog .form-errors')).to.equal(
+        'This Contact Cloud sign-in can no longer be finished here: it was started in another window, finished already, or took too long. If Contact Cloud is not in your list, start connecting it again.',
+      );
       expect((await call(mallory, 'GET', '/v2/end-user/connections')).body.data, "nothing reaches Mallory's end user").to.deep.equal([]);
       expect((await mine()).map((c) => c.id), 'nor Ada').to.deep.equal(adaBefore);
       expect(watched.pageErrors, 'uncaught exceptions').to.deep.equal([]);

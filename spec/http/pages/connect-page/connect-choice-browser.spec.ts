@@ -141,6 +141,28 @@ describe('the Connect page: values asked before the redirect, and the choice of 
     }
   });
 
+  it('a choice made meanwhile in another window: the step says it can no longer be finished here, not that a connection is gone', async () => {
+    const watched = await openPage();
+    const { page } = watched;
+    try {
+      await page.click('button[data-app="ledgers"]');
+      await page.waitForSelector('dialog[open] form');
+      await page.click('dialog button[type="submit"]');
+      const form = await page.waitForSelector('dialog[open] form.choose-account', { timeout: 30_000 });
+      const choiceId = await form!.evaluate((f: any) => f.dataset.choice);
+      const elsewhere = await call({ url: gw.url, apiKey: await freshToken() }, 'POST', `/v2/connect/choices/${choiceId}`, { body: { optionId: '1' } });
+      expect(elsewhere.status, JSON.stringify(elsewhere.body)).to.equal(200);
+      await page.click('dialog button[type="submit"]');
+      await page.waitForSelector('dialog .form-errors:not([hidden])');
+      expect(await text(page, 'dialog .form-errors')).to.equal(
+        'This Ledgers sign-in can no longer be finished here: it was started in another window, finished already, or took too long. If Ledgers is not in your list, start connecting it again.',
+      );
+      expect(watched.pageErrors, 'uncaught exceptions').to.deep.equal([]);
+    } finally {
+      await page.close();
+    }
+  });
+
   it('fits a phone: the choice step has no horizontal scrolling', async () => {
     const watched = await openPage(PHONE);
     const { page } = watched;
