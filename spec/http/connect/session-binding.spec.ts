@@ -1,10 +1,7 @@
 import { expect } from 'chai';
 import { MockAgent } from 'undici';
 import path from 'node:path';
-import { SignJWT } from 'jose';
-import { COMPANY_CLAIM } from '../../../engine/tenancy/end-user-tokens/end-user-tokens.ts';
-import { keyRingFor } from '../../../engine/tenancy/end-user-tokens/key-ring.ts';
-import { TOKEN_ALGORITHM } from '../../../engine/tenancy/end-user-tokens/signing-keys.ts';
+import { tokenRunningOut } from '../pages/connect-page/customer-page.ts';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 import { documentedCall, expectDocumentedIfDescribed } from '../../helpers/openapi.ts';
 import { ROOT } from '../../helpers/process.ts';
@@ -117,20 +114,8 @@ describe('an authorization an end-user session starts is finished by that sessio
 
   /** Mallory's session token, as if issued earlier: it ran out `secondsAgo` seconds ago. */
   async function tokenExpired(secondsAgo: number): Promise<{ url: string; apiKey: string }> {
-    const { services } = gw.gateway;
-    const { kid, key } = await keyRingFor(services.store, services.keyring).signingKey();
-    const exp = Math.floor(Date.now() / 1000) - secondsAgo;
-    const companyId = (await services.store.endUsers.findOne({ id: malloryId }))!.companyId;
-    const token = await new SignJWT({ [COMPANY_CLAIM]: companyId })
-      .setProtectedHeader({ alg: TOKEN_ALGORITHM, typ: 'JWT', kid })
-      .setSubject(malloryId)
-      .setIssuer(services.config.endUserTokens.issuer)
-      .setAudience(services.config.endUserTokens.audience)
-      .setIssuedAt(exp - 600)
-      .setExpirationTime(exp)
-      .setJti(`expired-${secondsAgo}`)
-      .sign(key);
-    return { url: gw.url, apiKey: token };
+    // tokenRunningOut's exp is validForMs from now, less the 30 s clock tolerance.
+    return { url: gw.url, apiKey: (await tokenRunningOut(gw, malloryId, -(secondsAgo - 30) * 1000)).token };
   }
 
   it('takes the starting session\'s token up to 10 minutes after it ran out (a sign-in that ends late), for its choices only', async () => {
