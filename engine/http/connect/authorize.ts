@@ -28,8 +28,8 @@ export interface AuthorizeRequest {
   ownOrigins: readonly string[];
   /** A reconnect: the connection (of this company, and this end user when there is one) that gets the new tokens. */
   connectionId?: string;
-  /** The caller is the end user's own session (an end-user token): that session confirms what the callback got (oauth-state.ts). */
-  endUserSession: boolean;
+  /** The callback stores nothing until the starter confirms (oauth-state.ts): always for an end user's own session, for the backend when it asked (`confirm=true`). */
+  confirm: boolean;
 }
 
 /** The auth of an app that connects through the browser, or a 400 saying why this one does not. */
@@ -70,7 +70,7 @@ export async function startAuthorization(services: Services, request: AuthorizeR
   const now = Date.now();
   const { token, id } = await signState(
     services.keyring,
-    { companyId: request.companyId, appSlug: request.appSlug, authId: auth.id, endUserId: request.endUserId, returnUrl: request.returnUrl, connectionId: request.connectionId ?? null, endUserSession: request.endUserSession },
+    { companyId: request.companyId, appSlug: request.appSlug, authId: auth.id, endUserId: request.endUserId, returnUrl: request.returnUrl, connectionId: request.connectionId ?? null, confirm: request.confirm },
     now,
   );
   const pkce = definition.pkce ? createPkcePair() : null;

@@ -109,7 +109,7 @@ export async function completeAuthorization(services: Services, query: Record<st
     }
     // Started by an end user's session: that session confirms (choices.ts), or whoever the consent URL was sent to
     // would connect their account to the end user who started it.
-    if (state.endUserSession) {
+    if (state.confirm) {
       const options = [{ label: finish.accountLabel ?? version.app.name, metadata: {} }];
       return { returnUrl: state.returnUrl, choiceId: await awaitChoice(services, state, { ...finish, options, confirm: { accountLabel: finish.accountLabel } }) };
     }

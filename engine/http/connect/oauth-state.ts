@@ -23,8 +23,10 @@ export interface OAuthState {
    * The callback stores nothing until the starter confirms (choices.ts), so a consent URL sent to someone else
    * cannot connect their account to the end user it was started for. Always set when an end user's own session
    * (an end-user token) started it; set for the company's backend when it asked (authorize's `confirm=true`).
+   * Signed as the claim `ses` (its name before it also meant the backend's request), so a sign-in started before an
+   * upgrade is still bound after it.
    */
-  endUserSession: boolean;
+  confirm: boolean;
 }
 
 export const STATE_LIFETIME_SECONDS = 600;
@@ -33,12 +35,12 @@ const ISSUER = 'integration-gateway/connect';
 
 export async function signState(
   keyring: Keyring,
-  state: Omit<OAuthState, 'id' | 'connectionId' | 'endUserSession'> & { connectionId?: string | null; endUserSession?: boolean },
+  state: Omit<OAuthState, 'id' | 'connectionId' | 'confirm'> & { connectionId?: string | null; confirm?: boolean },
   now = Date.now(),
 ): Promise<{ token: string; id: string }> {
   const [{ kid, key }] = derivedKeys(keyring, PURPOSE) as [{ kid: string; key: Uint8Array }];
   const id = randomUUID();
-  const token = await new SignJWT({ cid: state.companyId, app: state.appSlug, auth: state.authId, eu: state.endUserId, ret: state.returnUrl, ...(state.connectionId ? { con: state.connectionId } : {}), ...(state.endUserSession ? { ses: true } : {}) })
+  const token = await new SignJWT({ cid: state.companyId, app: state.appSlug, auth: state.authId, eu: state.endUserId, ret: state.returnUrl, ...(state.connectionId ? { con: state.connectionId } : {}), ...(state.confirm ? { ses: true } : {}) })
     .setProtectedHeader({ alg: 'HS256', kid })
     .setIssuer(ISSUER)
     .setJti(id)
@@ -83,7 +85,7 @@ export async function verifyState(keyring: Keyring, token: string, now = Date.no
       endUserId: typeof claims.eu === 'string' ? claims.eu : null,
       returnUrl: claims.ret,
       connectionId: typeof claims.con === 'string' ? claims.con : null,
-      endUserSession: claims.ses === true,
+      confirm: claims.ses === true,
     };
   } catch (error) {
     if (error instanceof InvalidStateError) throw error;

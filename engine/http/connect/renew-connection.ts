@@ -18,7 +18,7 @@ import type { OAuthState } from './oauth-state.ts';
  */
 export async function renewConnection(
   services: Services,
-  state: Omit<OAuthState, 'endUserSession'> & { connectionId: string },
+  state: Omit<OAuthState, 'confirm'> & { connectionId: string },
   renewed: { secrets: ConnectionSecrets; tokenExpiresAt: Date | null; kept: Record<string, unknown> },
 ): Promise<ConnectionRecord> {
   const current = await services.store.connections.findOne({ id: state.connectionId, companyId: state.companyId });

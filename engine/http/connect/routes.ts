@@ -56,7 +56,7 @@ export function connectRoutes(services: Services): Router<AppState> {
         metadata: parseMetadata(one('metadata')),
         ownOrigins: gatewayOrigins(services.config, `${ctx.protocol}://${ctx.host}`, ctx.req.socket.localPort),
         // Always for an end user's session; a backend asks for it to bind the sign-in to a browser of its own.
-        endUserSession: Boolean(endUser) || confirm === 'true',
+        confirm: Boolean(endUser) || confirm === 'true',
       }),
     };
   });

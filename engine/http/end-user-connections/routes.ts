@@ -107,7 +107,7 @@ export function endUserConnectionRoutes(services: Services): Router<AppState> {
         metadata: own.metadata,
         ownOrigins: gatewayOrigins(services.config, `${ctx.protocol}://${ctx.host}`, ctx.req.socket.localPort),
         connectionId: own.id,
-        endUserSession: true,
+        confirm: true,
       }),
     };
   });

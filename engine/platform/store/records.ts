@@ -183,7 +183,7 @@ export interface PendingAuthorizationRecord {
     /** A reconnect: the connection the choice renews. */
     connectionId: string | null;
     tokenExpiresAt: Date | null;
-    /** The end user's session that started the authorization confirms its one option (OAuthState.endUserSession). */
+    /** The end user's session that started the authorization confirms its one option (OAuthState.confirm). */
     confirm?: boolean;
     /** With confirm: the account's name as the connection keeps it (null: not known). */
     accountLabel?: string | null;

@@ -18,20 +18,20 @@ describe('OAuth state', () => {
     const ring = createKeyring([keyA]);
     const one = await signState(ring, state);
     const two = await signState(ring, state);
-    expect(await verifyState(ring, one.token)).to.deep.equal({ ...state, connectionId: null, endUserSession: false, id: one.id });
+    expect(await verifyState(ring, one.token)).to.deep.equal({ ...state, connectionId: null, confirm: false, id: one.id });
     expect(one.id).not.to.equal(two.id);
   });
 
   it('carries the connection a reconnect renews', async () => {
     const ring = createKeyring([keyA]);
     const signed = await signState(ring, { ...state, connectionId: 'con_123' });
-    expect(await verifyState(ring, signed.token)).to.deep.equal({ ...state, connectionId: 'con_123', endUserSession: false, id: signed.id });
+    expect(await verifyState(ring, signed.token)).to.deep.equal({ ...state, connectionId: 'con_123', confirm: false, id: signed.id });
   });
 
   it("carries whether an end user's own session started it (that session confirms what the callback gets)", async () => {
     const ring = createKeyring([keyA]);
-    const signed = await signState(ring, { ...state, endUserSession: true });
-    expect((await verifyState(ring, signed.token)).endUserSession).to.equal(true);
+    const signed = await signState(ring, { ...state, confirm: true });
+    expect((await verifyState(ring, signed.token)).confirm).to.equal(true);
   });
 
   it('is refused once expired', async () => {
