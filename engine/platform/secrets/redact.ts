@@ -1,5 +1,6 @@
 import { REDACTED } from './provider-text.ts';
 import { percentEncodedForms } from './secret-values.ts';
+import { replaceSpelled, spellingsOf, type Spellings } from './spellings.ts';
 
 /**
  * Secret values shorter than this are not looked for in an app's response: a password of four digits or a
@@ -22,9 +23,15 @@ export { REDACTED };
 export interface SecretForms {
   plain: readonly string[];
   inJsonText: readonly string[];
+  /**
+   * The plain forms in every spelling a JSON string may give them, escapes mixed (spellings.ts): for a text
+   * that holds JSON as text (a body labelled text/html or text/plain, a string holding JSON), where a secret
+   * may be written `k3y\/AbC` or `\u00e9`. Only a text with a backslash can hold one that `plain` misses.
+   */
+  spelled: Spellings | null;
 }
 
-export const NO_SECRETS: SecretForms = Object.freeze({ plain: Object.freeze([]), inJsonText: Object.freeze([]) });
+export const NO_SECRETS: SecretForms = Object.freeze({ plain: Object.freeze([]), inJsonText: Object.freeze([]), spelled: null });
 
 /**
  * The forms of every secret string among `values` (strings, and the string leaves of objects and arrays
@@ -51,14 +58,26 @@ export function secretForms(...values: unknown[]): SecretForms {
     inJsonText.add(escaped.replace(/\//g, '\\/'));
   }
   const longestFirst = (set: Set<string>) => [...set].sort((a, b) => b.length - a.length);
-  return { plain: longestFirst(plain), inJsonText: longestFirst(inJsonText) };
+  const forms = longestFirst(plain);
+  return { plain: forms, inJsonText: longestFirst(inJsonText), spelled: spellingsOf(forms, 'text') };
 }
 
-/** `text` with every occurrence of every plain form replaced by the marker (the same string when there is none). */
+/** `text` with every occurrence of every plain form, in any spelling (`spelled`), replaced by the marker (the same string when there is none). */
 export function redactText(text: string, secrets: SecretForms): string {
   let out = text;
   for (const form of secrets.plain) if (out.includes(form)) out = out.split(form).join(REDACTED);
-  return out;
+  return secrets.spelled && out.includes('\\') ? replaceSpelled(out, secrets.spelled, REDACTED) : out;
+}
+
+/** Whether `text` holds a plain form, in any spelling: what redactText would change. */
+function textHolds(text: string, secrets: SecretForms): boolean {
+  if (secrets.plain.some((form) => text.includes(form))) return true;
+  if (!secrets.spelled || !text.includes('\\')) return false;
+  const pattern = secrets.spelled.pattern;
+  pattern.lastIndex = 0;
+  const found = pattern.test(text);
+  pattern.lastIndex = 0;
+  return found;
 }
 
 /**
@@ -109,13 +128,13 @@ export function redactJson<T>(value: T, secrets: SecretForms): T {
 /** Whether any string of a JSON value (keys included) holds a secret: what redactJson would change. */
 export function jsonHolds(value: unknown, secrets: SecretForms): boolean {
   if (secrets.plain.length === 0) return false;
-  if (typeof value === 'string') return secrets.plain.some((form) => value.includes(form));
+  if (typeof value === 'string') return textHolds(value, secrets);
   return !!value && typeof value === 'object' && holds(value, secrets);
 }
 
 /** Whether any string of `value` (keys included) holds a plain form; a stack, not recursion. */
 function holds(value: object, secrets: SecretForms): boolean {
-  const has = (text: string) => secrets.plain.some((form) => text.includes(form));
+  const has = (text: string) => textHolds(text, secrets);
   const pending: object[] = [value];
   while (pending.length) {
     const node = pending.pop()!;

@@ -1,61 +1,39 @@
 import { Transform, type TransformCallback } from 'node:stream';
 import { REDACTED } from './provider-text.ts';
 import { secretValues } from './secret-values.ts';
+import { couldBegin, replaceSpelled, spelledRanges, spellingsOf, type Alphabet, type Spellings } from './spellings.ts';
 
 /**
- * Every form the secret strings among `values` may take in an app's answer,
- * longest first: as secretValues gives them (as they are, percent-encoded,
- * `+` for spaces), and inside a JSON string, escaped as JSON encoders write
- * them: JSON.stringify's (quotes, backslashes, control characters), with `/`
- * as `\/` (PHP), and with the characters each common encoder escapes as
- * `\uXXXX` (ENCODER_ESCAPES: Go and Rails, Gson, .NET, PHP's JSON_HEX_*
- * flags, Python's json.dumps and Jackson beyond ASCII), in lower- and
- * upper-case hex. An app that echoes a credential back, in its body or a
- * header, echoes one of these. (The run path reads the JSON it maps, so any
- * escape is seen there; the proxy passes bytes on and knows these forms.)
+ * What to look for in an app's answer: the secret strings among `values` as secretValues gives them (as
+ * they are, percent-encoded, `+` for spaces), longest first. SecretRedactor and redactText find each in
+ * every spelling a JSON string may give it (spellings.ts: any character as `\uXXXX`, `/` as `\/`, quotes and
+ * backslashes escaped, in any mix), which is how Go and Rails, Gson, .NET, PHP (with or without its
+ * JSON_HEX_* flags), Python and Jackson write a credential an app echoes back, in its body or a header.
+ * (The run path reads the JSON it maps, so any escape is seen there; the proxy passes bytes on.)
  */
 export function redactionForms(...values: unknown[]): string[] {
-  const forms = new Set<string>();
-  for (const value of secretValues(...values)) {
-    forms.add(value);
-    const json = JSON.stringify(value).slice(1, -1);
-    forms.add(json);
-    forms.add(json.replace(/\//g, '\\/'));
-    for (const escapes of ENCODER_ESCAPES) {
-      forms.add(json.replace(escapes, unicodeEscape));
-      forms.add(json.replace(escapes, upperUnicodeEscape));
-    }
+  return secretValues(...values);
+}
+
+/** Spellings by the forms they were made of: a proxied call of a connection asks for the same ones again. */
+const remembered = new Map<string, Spellings | null>();
+const REMEMBERED = 64;
+
+function spellingsFor(forms: readonly string[], alphabet: Alphabet): Spellings | null {
+  const key = `${alphabet}\0${forms.join('\0')}`;
+  let found = remembered.get(key);
+  if (found === undefined) {
+    found = spellingsOf(forms, alphabet);
+    if (remembered.size >= REMEMBERED) remembered.delete(remembered.keys().next().value!);
+    remembered.set(key, found);
   }
-  return [...forms].sort((a, b) => b.length - a.length);
+  return found;
 }
 
-/**
- * The characters JSON encoders write as `\uXXXX` in a string (besides JSON.stringify's own escapes), one set
- * per encoder: Go and Rails (`<>&'`), Gson's default HTML-safe mode (`<>&='`), .NET's System.Text.Json
- * (`<>&'+` and a backquote, and everything beyond ASCII), PHP's JSON_HEX_TAG|AMP|APOS|QUOT (`<>&'` and the
- * quote, already `\"` in `json`: its escape is written over it), and everything beyond ASCII alone (Python,
- * Jackson's ESCAPE_NON_ASCII).
- */
-const ENCODER_ESCAPES = [/[<>&']/g, /[<>&=']/g, /[<>&'+`]|[^\x00-\x7f]/g, /[<>&']|\\"/g, /[^\x00-\x7f]/g];
-
-function unicodeEscape(char: string): string {
-  return `\\u${codeOf(char).toString(16).padStart(4, '0')}`;
-}
-
-function upperUnicodeEscape(char: string): string {
-  return `\\u${codeOf(char).toString(16).toUpperCase().padStart(4, '0')}`;
-}
-
-/** The character's code: an escaped quote (`\"`, as JSON.stringify wrote it) is the quote's. */
-function codeOf(char: string): number {
-  return char === '\\"' ? 0x22 : char.charCodeAt(0);
-}
-
-/** `text` with every one of `forms` (redactionForms) replaced by `[redacted]`: a header value of the app's answer, say. */
+/** `text` with every one of `forms` (redactionForms), in any spelling, replaced by `[redacted]`: a header value of the app's answer, say. */
 export function redactText(text: string, forms: readonly string[]): string {
-  let safe = text;
-  for (const form of forms) if (safe.includes(form)) safe = safe.split(form).join(REDACTED);
-  return safe;
+  const found = spellingsFor(forms, 'text');
+  return found ? replaceSpelled(text, found, REDACTED) : text;
 }
 
 const MARKER = Buffer.from(REDACTED);
@@ -72,18 +50,19 @@ const EMPTY = Buffer.alloc(0);
  * most about twice the longest form, whatever the body's size.
  */
 export class SecretRedactor {
-  readonly #forms: Buffer[];
+  readonly #found: Spellings | null;
   readonly #longest: number;
   #held: Buffer = EMPTY;
 
+  /** `forms`: redactionForms, each found in any of its spellings (spellings.ts). */
   constructor(forms: readonly string[]) {
-    this.#forms = [...new Set(forms)].filter((f) => f.length > 0).map((f) => Buffer.from(f, 'utf8'));
-    this.#longest = this.#forms.reduce((max, f) => Math.max(max, f.length), 0);
+    this.#found = spellingsFor(forms, 'bytes');
+    this.#longest = this.#found?.longest ?? 0;
   }
 
   /** Whether there is anything to look for. */
   get active(): boolean {
-    return this.#forms.length > 0;
+    return this.#found !== null;
   }
 
   /** The next chunk in; what can be let out now (possibly nothing). Pieces are views of the chunk where they can be: a chunk is not copied. */
@@ -133,26 +112,17 @@ export class SecretRedactor {
    */
   #undecidedFrom(data: Joined): number {
     const from = Math.max(0, data.length - (this.#longest - 1));
-    const end = data.from(from);
-    for (let at = 0; at < end.length; at++) {
-      const rest = end.length - at;
-      for (const form of this.#forms) if (form.length > rest && form[0] === end[at] && form.compare(end, at, end.length, 0, rest) === 0) return from + at;
-    }
+    const end = data.from(from).toString('latin1');
+    for (let at = 0; at < end.length; at++) if (couldBegin(end, at, this.#found!)) return from + at;
     return data.length;
   }
 
   /** The byte ranges to redact: occurrences starting before `decided`, and any overlapping them, merged. */
   #ranges(data: Joined, decided: number): { start: number; end: number }[] {
     const found: { start: number; end: number }[] = [];
+    // Bytes read as latin1: one character a byte, so a range of the text is the same range of the bytes.
     const collect = (bytes: Buffer, offset: number) => {
-      for (const form of this.#forms) {
-        let run: { start: number; end: number } | null = null;
-        for (let at = bytes.indexOf(form); at !== -1; at = bytes.indexOf(form, at + 1)) {
-          // Overlapping occurrences of one form (a run of a repeating secret) grow one range, not a range each.
-          if (run && at + offset < run.end) run.end = at + offset + form.length;
-          else found.push((run = { start: at + offset, end: at + offset + form.length }));
-        }
-      }
+      for (const range of spelledRanges(bytes.toString('latin1'), this.#found!, offset)) found.push(range);
     };
     // What was held, with the chunk's first bytes (any occurrence that starts in what was held ends there), then the chunk itself.
     if (data.head.length === 0) collect(data.tail, 0);

@@ -97,6 +97,18 @@ describe('a credential the app repeats never leaves the gateway: every run endpo
     expect(await raw.text()).to.include(untouched);
   });
 
+  it("an answer labelled text/html holding JSON as PHP and .NET write it (escapes mixed: \\/ with \\u002B) is redacted too", async () => {
+    // PHP's json_encode writes / as \/ and sends text/html by default; .NET escapes + as \u002B: one string may mix them.
+    const php = KEY.replace('/', '\\/');
+    const mixed = php.replace('+', '\\u002B');
+    const text = `{"error":"invalid key ${php}","net":"${mixed}","lower":"${mixed.replace('u002B', 'u002b')}"}`;
+    upstream.on('GET /echo/whoami', () => ({ status: 401, headers: { 'content-type': 'text/html; charset=UTF-8' }, body: text }));
+    const { status, body } = await documentedCall(ada, 'POST', '/v2/end-user/apps/echo/actions/whoami/run', { body: { connectionId: adaConnection, arguments: {} } });
+    expect(status, answered(body)).to.equal(200);
+    expect(body.meta.response.body).to.equal(`{"error":"invalid key ${MARK}","net":"${MARK}","lower":"${MARK}"}`);
+    expect(answered(body)).not.to.include('7f3a');
+  });
+
   it("the v1 installation run: the installation's connection's key is redacted", async () => {
     echoing(upstream, 400);
     const installation = (await call(gw, 'POST', '/v2/installations', { body: { endUserId: adaId, apps: [{ appSlug: 'echo', connectionId: adaConnection }] } })).body.data.id;

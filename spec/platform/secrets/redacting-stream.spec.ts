@@ -75,6 +75,24 @@ describe('redacting secrets from a body that streams (SecretRedactor, redactingS
     written('key"quoted"<x>', 'key\\u0022quoted\\u0022\\u003Cx\\u003E');
   });
 
+  it('finds a secret written with escapes of several styles in one string (PHP\'s \\/ with \\u00e9, JSON_HEX_* with \\/, .NET), at every cut', () => {
+    const cases: [string, string][] = [
+      ['a/\u00e9-SECRET-1', 'a\\/\\u00e9-SECRET-1'],
+      ['a&b/c-SECRET-7', 'a\\u0026b\\/c-SECRET-7'],
+      ['a"b/c-SECRET-8', 'a\\u0022b\\/c-SECRET-8'],
+      ['a\u2039\u00e9-SECRET-11', 'a\\u2039\\u00E9-SECRET-11'],
+      ['a<\u00e9-SECRET-12', 'a\\u003C\\u00e9-SECRET-12'],
+      ['p<&>\u00e9"/ x-SECRET-99', 'p\\u003C\\u0026\\u003E\\u00E9\\u0022/ x-SECRET-99'],
+    ];
+    for (const [secret, written] of cases) {
+      const body = Buffer.from(`{"error":"invalid password ${written}","after":"é"}`);
+      for (let cut = 0; cut <= body.length; cut++) {
+        expect(throughCuts(redactionForms(secret), body, [cut]), `${written} cut at ${cut}`).to.equal('{"error":"invalid password [redacted]","after":"é"}');
+      }
+      expect(redactText(body.toString(), redactionForms(secret)), written).to.equal('{"error":"invalid password [redacted]","after":"é"}');
+    }
+  });
+
   it('merges overlapping secrets, also when the overlap spans two chunks (no tail of the longer one left)', () => {
     const overlapping = redactionForms('XYZW', 'ZW12345678');
     const body = Buffer.from('before XYZW12345678 after');
