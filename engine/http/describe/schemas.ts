@@ -9,7 +9,8 @@ export const versionQuery = {
     version: {
       // No pattern: the handler reads any name and answers one the app lacks (latest, say) with 404, as this says.
       type: 'string',
-      description: 'published (the default), draft, or a version number. Any other name, or a version the app lacks, is 404 APP_VERSION_NOT_FOUND.',
+      minLength: 1,
+      description: 'published (the default), draft, or a version number. Any other name, or a version the app lacks, is 404 APP_VERSION_NOT_FOUND; empty is 400 VALIDATION_ERROR.',
       examples: ['published', 'draft', '3'],
     },
   },

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import path from 'node:path';
 import type { LookupRun, RunAction } from '../../../engine/core/arguments/index.ts';
 import { ARGUMENT_FIXTURES } from '../../support/argument-cases.ts';
-import { startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
+import { call, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { documentedCall, V2_DOCUMENT } from '../../helpers/openapi.ts';
 
@@ -56,6 +56,15 @@ describe('describe endpoints for workflow builders', () => {
     expect(new Ajv2020({ strict: false }).validate(documented, 'latest'), 'the document refuses version=latest').to.equal(true);
     const latest = await documentedCall(gw, 'GET', `${APPS}/shop/actions?version=latest`);
     expect([latest.status, latest.body.error.code]).to.deep.equal([404, 'APP_VERSION_NOT_FOUND']);
+  });
+
+  it('refuse an empty ?version= (400 naming version) rather than reading it as published', async () => {
+    const listed = await call(gw, 'GET', `${APPS}/shop/actions?version=`);
+    const run = await call(gw, 'POST', `${APPS}/shop/actions/cancel-order/run?version=`, { body: { connectionId: 'con_nothing', arguments: {} } });
+    for (const empty of [listed, run]) {
+      expect([empty.status, empty.body.error.code]).to.deep.equal([400, 'VALIDATION_ERROR']);
+      expect(empty.body.error.message).to.include('version: must be published, draft or a version number, not empty');
+    }
   });
 
   it('answer APP_NOT_FOUND, APP_VERSION_NOT_FOUND and ACTION_NOT_FOUND (404)', async () => {
