@@ -11,7 +11,7 @@ export const authorizeQuery = {
       description:
         "true: the callback stores nothing and redirects with choiceId, a choice of one that POST /v2/connect/choices/{choiceId} (optionId 1) makes, so your backend can first check the browser that came back is the one it sent. Always so with an end-user token; false (the default) with the API key: the callback stores the connection.",
     },
-    metadata: { type: 'string', description: 'Host variables of the connection as a JSON object, e.g. {"subdomain":"acme"}: at most 16384 bytes, nested at most 32 levels, without a __proto__ member (as request bodies).' },
+    metadata: { type: 'string', description: 'Host variables of the connection as a JSON object, e.g. {"subdomain":"acme"}: at most 16384 bytes, nested at most 32 levels, without a __proto__ member, a number beyond a double or a string or key that is not well-formed Unicode (a lone surrogate escape such as \\ud800) (as request bodies).' },
   },
 } as const;
 

@@ -72,8 +72,10 @@ export function checkJsonSize(value: unknown, field: string, maxBytes: number): 
 
 /**
  * A JSON object given as text in a query parameter: at most `maxBytes`
- * long, valid JSON, an object, within the depth limit, and without a
- * `__proto__` member (as a request body), each checked before the next. `shape` completes "must be a JSON object …" in the message.
+ * long, valid JSON, an object, within the depth limit, without a
+ * `__proto__` member, and without a string or key that is not well-formed
+ * Unicode or a number too large to hold (as a request body), each checked
+ * before the next. `shape` completes "must be a JSON object …" in the message.
  */
 export function parseJsonParameter(raw: string, field: string, maxBytes: number, shape: string): Record<string, unknown> {
   if (Buffer.byteLength(raw) > maxBytes) {
@@ -95,7 +97,72 @@ export function parseJsonParameter(raw: string, field: string, maxBytes: number,
     // As a request body's: a member that would set the prototype of an object it is copied into.
     throw validationError([{ field, rule: 'json', message: 'has a member named "__proto__", which no JSON the gateway takes may hold (it would set an object\'s prototype): rename or remove it' }]);
   }
+  // As a request body's: a lone surrogate (`{"a":"\ud800"}`) or a number too large to hold, named by its path.
+  checkJsonValues(raw, parsed, field);
   return parsed as Record<string, unknown>;
+}
+
+/** An exponent of three digits or more, or 309 digits in a row: where a number too large for a double may be. */
+const MAYBE_TOO_LARGE = /[eE]\+?\d{3}|\d{309}/;
+/**
+ * A `\u` escape of a surrogate (U+D800–U+DFFF, in either case): where a string that is not well-formed Unicode may be.
+ * JSON text decoded from UTF-8 (a body, a query parameter) holds none of its own: bytes that are not UTF-8, an encoded
+ * surrogate among them, become U+FFFD as they are decoded. Only an escape makes one, alone or as half of a pair.
+ */
+const MAYBE_LONE_SURROGATE = /\\u[dD][89a-fA-F]/;
+const TOO_LARGE = 'is a number too large to hold (beyond ±1.7976931348623157e308)';
+
+/**
+ * What JSON.parse makes of valid JSON that no handler or store may be given, refused naming where it is
+ * (`metadata.big`, `items[2].price`, under `field`, the parameter's name or '' for a request body), in document order:
+ * - a number beyond a double's range, which parses to ±Infinity and JSON.stringify writes as null (stored or sent
+ *   on, it would be null without a word): rule `range`;
+ * - a string, or an object's key, that is not well-formed Unicode (a lone surrogate, `"\ud800"`), which PostgreSQL's
+ *   jsonb refuses (a 500), text columns store as U+FFFD (`"\ud800a"` and `"\udbffa"` one external id), and UTF-8
+ *   cannot carry on: rule `wellFormed`.
+ * `text` is the JSON `value` was parsed from: the value is walked only when the text holds what the walk looks for,
+ * so most JSON costs two regular-expression scans and no walk.
+ */
+export function checkJsonValues(text: string, value: unknown, field: string): void {
+  const numbers = MAYBE_TOO_LARGE.test(text);
+  const strings = MAYBE_LONE_SURROGATE.test(text);
+  if (!numbers && !strings) return;
+  // [value, its path, the key it is held under when that key is to be checked]
+  const pending: [unknown, string, string | null][] = [[value, field, null]];
+  while (pending.length) {
+    const [at, path, key] = pending.pop()!;
+    if (key !== null && !key.isWellFormed()) {
+      throw validationError([{ field: path, rule: 'wellFormed', message: `must be a key of well-formed Unicode text (a lone surrogate ${escapeLoneSurrogate(key)} is not)` }]);
+    }
+    if (typeof at === 'string') {
+      if (strings && !at.isWellFormed()) throw validationError([{ field: path, rule: 'wellFormed', message: `must be well-formed Unicode text (a lone surrogate ${escapeLoneSurrogate(at)} is not)` }]);
+    } else if (typeof at === 'number') {
+      if (!Number.isFinite(at)) throw validationError([{ field: path, rule: 'range', message: TOO_LARGE }]);
+    } else if (Array.isArray(at)) {
+      for (let i = at.length - 1; i >= 0; i--) pending.push([at[i], `${path}[${i}]`, null]);
+    } else if (at !== null && typeof at === 'object') {
+      const keys = Object.keys(at);
+      for (let i = keys.length - 1; i >= 0; i--) {
+        const name = keys[i]!;
+        pending.push([(at as Record<string, unknown>)[name], path === '' ? shownKey(name) : `${path}.${shownKey(name)}`, strings ? name : null]);
+      }
+    }
+  }
+}
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/** A key as a path shows it: a lone surrogate written as its escape (`\ud800`), so the answer is well-formed text too. */
+function shownKey(key: string): string {
+  return key.isWellFormed() ? key : key.replace(LONE_SURROGATE, (s) => `\\u${s.charCodeAt(0).toString(16)}`);
+}
+
+/** The first lone surrogate of `text`, as its escape: `\ud800`. */
+function escapeLoneSurrogate(text: string): string {
+  LONE_SURROGATE.lastIndex = 0;
+  const found = LONE_SURROGATE.exec(text);
+  LONE_SURROGATE.lastIndex = 0;
+  return found ? `\\u${found[0].charCodeAt(0).toString(16)}` : '';
 }
 
 function jsonPath(node: Node, field: string): string {

@@ -129,6 +129,34 @@ describe('jsonBody: what a request body reads as', () => {
     expect(await post('{"max":1.7976931348623157e308,"tiny":1e-400,"text":"1e400"}')).to.deep.equal({ status: 200, body: { had: true, body: { max: 1.7976931348623157e308, tiny: 0, text: '1e400' } } });
   });
 
+  it('answers 400 VALIDATION_ERROR naming a string or key that is not well-formed Unicode (a lone surrogate escape), which no store keeps as given', async () => {
+    const notWellFormed = (field: string, message: string) => ({
+      status: 400,
+      body: { success: false, error: { code: 'VALIDATION_ERROR', message: `${field}: ${message}`, details: { problems: [{ field, rule: 'wellFormed', message }] } } },
+    });
+    const value = (surrogate: string) => `must be well-formed Unicode text (a lone surrogate ${surrogate} is not)`;
+    const key = (surrogate: string) => `must be a key of well-formed Unicode text (a lone surrogate ${surrogate} is not)`;
+    // A value, at the top and nested in objects and arrays; either half of a pair alone, in either case, within text.
+    expect(await post('{"name":"\\ud800"}')).to.deep.equal(notWellFormed('name', value('\\ud800')));
+    expect(await post('{"metadata":{"a":"\\ud800"}}')).to.deep.equal(notWellFormed('metadata.a', value('\\ud800')));
+    expect(await post('{"a":[1,{"b":["ok","x\\uDC00y"]}]}')).to.deep.equal(notWellFormed('a[1].b[1]', value('\\udc00')));
+    expect(await post('{"externalId":"\\udbffzz1"}')).to.deep.equal(notWellFormed('externalId', value('\\udbff')));
+    expect(await post('{"a":"\\ude00\\ud83d"}')).to.deep.equal(notWellFormed('a', value('\\ude00')));
+    expect(await post('["\\ud800"]')).to.deep.equal(notWellFormed('[0]', value('\\ud800')));
+    // A key: named by its path, the surrogate written as an escape.
+    expect(await post('{"\\ud800":1}')).to.deep.equal(notWellFormed('\\ud800', key('\\ud800')));
+    expect(await post('{"metadata":{"x\\udfffy":"ok"}}')).to.deep.equal(notWellFormed('metadata.x\\udfffy', key('\\udfff')));
+    // The first in the document is named.
+    expect(await post('{"a":{"b":"\\ud800"},"\\udc00":1}')).to.deep.equal(notWellFormed('a.b', value('\\ud800')));
+  });
+
+  it('takes well-formed text written with escapes: a surrogate pair (an emoji), U+FFFD, and a backslash before "ud800"', async () => {
+    expect(await post('{"a":"\\ud83d\\ude00","\\uD83D\\uDE00":"x\\uFFFDy","c":"\\\\ud800"}')).to.deep.equal({
+      status: 200,
+      body: { had: true, body: { a: '😀', '😀': 'x\uFFFDy', c: '\\ud800' } },
+    });
+  });
+
   it('answers 413 for a chunked body over 1 MiB (no Content-Length to refuse it by) and closes the connection', async () => {
     const chunk = Buffer.from(`${(256 * 1024).toString(16)}\r\n${'x'.repeat(256 * 1024)}\r\n`);
     const answer = await raw('POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n', chunk, chunk, chunk, chunk, chunk, chunk, chunk);

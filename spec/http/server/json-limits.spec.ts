@@ -22,6 +22,15 @@ function expectDepthRefused(response: { status: number; body: any }, field: stri
   expect(response.body.error.message).to.equal(`${field}: is nested too deep: JSON may nest objects and arrays at most ${JSON_MAX_DEPTH} levels`);
 }
 
+/** 400 VALIDATION_ERROR naming `field` and rule wellFormed, as a user sees it. */
+function expectNotWellFormed(response: { status: number; body: any }, field: string, message: string): void {
+  expect(response.status, JSON.stringify(response.body).slice(0, 300)).to.equal(400);
+  expect(response.body).to.deep.equal({
+    success: false,
+    error: { code: 'VALIDATION_ERROR', message: `${field}: ${message}`, details: { problems: [{ field, rule: 'wellFormed', message }] } },
+  });
+}
+
 function expectNoDepthProblem(response: { status: number; body: any }): void {
   expect(response.status).to.not.equal(500);
   const problems: { rule: string }[] = response.body?.error?.details?.problems ?? [];
@@ -74,6 +83,20 @@ describe('JSON depth and size limits (every body, JSON query parameters)', () =>
       expect(ms, 'a generous bound: the old code takes 10+ s').to.be.below(3000);
       const stored = await gw.gateway.services.store.endUsers.findOne({ id: response.body.data.userId });
       expect(JSON.stringify(stored!.metadata)).to.equal(`{"d":${arrays(26)}}`);
+    });
+
+    it('refuses a lone surrogate in metadata (a value or a key) and in text fields with 400, not 500 or U+FFFD', async () => {
+      const count = async () => (await gw.gateway.services.store.endUsers.find({})).length;
+      const before = await count();
+      expectNotWellFormed(await call(gw, 'POST', '/v1/users', { body: '{"externalId":"s1","metadata":{"a":"\\ud800"}}' }), 'metadata.a', 'must be well-formed Unicode text (a lone surrogate \\ud800 is not)');
+      expectNotWellFormed(await call(gw, 'POST', '/v1/users', { body: '{"externalId":"s2","metadata":{"\\ud800":1}}' }), 'metadata.\\ud800', 'must be a key of well-formed Unicode text (a lone surrogate \\ud800 is not)');
+      expectNotWellFormed(await call(gw, 'POST', '/v1/users', { body: '{"externalId":"\\ud800zz1"}' }), 'externalId', 'must be well-formed Unicode text (a lone surrogate \\ud800 is not)');
+      expectNotWellFormed(await call(gw, 'POST', '/v1/users', { body: '{"externalId":"s3","name":"\\udbff"}' }), 'name', 'must be well-formed Unicode text (a lone surrogate \\udbff is not)');
+      expect(await count()).to.equal(before);
+      const emoji = await call(gw, 'POST', '/v1/users', { body: '{"externalId":"\\ud83d\\ude00zz1","metadata":{"\\ud83d\\ude00":"\\ud83d\\ude00"}}' });
+      expect(emoji.status, JSON.stringify(emoji.body)).to.equal(200);
+      const stored = await gw.gateway.services.store.endUsers.findOne({ id: emoji.body.data.userId });
+      expect(stored!.metadata).to.deep.equal({ '😀': '😀' });
     });
 
     it('keeps the metadata size limit (16 KiB as JSON)', async () => {
@@ -161,6 +184,20 @@ describe('JSON depth and size limits (every body, JSON query parameters)', () =>
     it('refuses metadata over the depth limit with 400 naming the parameter and the path', async () => {
       expectDepthRefused(await authorize(`{"d":${arrays(JSON_MAX_DEPTH)}}`), indexPath('metadata.d', JSON_MAX_DEPTH));
       expectDepthRefused(await authorize(`{"d":${arrays(2000)}}`), indexPath('metadata.d', JSON_MAX_DEPTH));
+    });
+
+    it('refuses a lone surrogate (a value or a key) and a number too large to hold with 400 naming the parameter and the path, and takes a surrogate pair', async () => {
+      expectNotWellFormed(await authorize('{"a":"\\ud800"}'), 'metadata.a', 'must be well-formed Unicode text (a lone surrogate \\ud800 is not)');
+      expectNotWellFormed(await authorize('{"a":{"\\uDC00":"x"}}'), 'metadata.a.\\udc00', 'must be a key of well-formed Unicode text (a lone surrogate \\udc00 is not)');
+      expectNotWellFormed(await authorize('{"a":["ok","\\ud800x"]}'), 'metadata.a[1]', 'must be well-formed Unicode text (a lone surrogate \\ud800 is not)');
+      // The same walk refuses a number too large to hold, as in a body (it was stored as null).
+      const big = await authorize('{"big":1e400}');
+      expect(big.status).to.equal(400);
+      expect(big.body.error.details.problems).to.deep.equal([{ field: 'metadata.big', rule: 'range', message: 'is a number too large to hold (beyond ±1.7976931348623157e308)' }]);
+      const pair = await authorize('{"emoji":"\\ud83d\\ude00"}');
+      expect(pair.status, JSON.stringify(pair.body)).to.equal(200);
+      const pending = await gw.gateway.services.store.pendingAuthorizations.find({});
+      expect(pending.map((p) => p.metadata)).to.deep.include({ emoji: '😀' });
     });
 
     // Node's own limit on a request line and headers (16 KiB) comes first over HTTP; the parameter's holds whatever that limit is.

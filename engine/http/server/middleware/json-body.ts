@@ -1,8 +1,8 @@
 import bourne from '@hapi/bourne';
 import type { IncomingMessage } from 'node:http';
 import type { Middleware } from 'koa';
-import { GatewayError, validationError } from '../../../platform/errors/index.ts';
-import { checkJsonTextDepth } from '../../../platform/validation/json-limits.ts';
+import { GatewayError } from '../../../platform/errors/index.ts';
+import { checkJsonTextDepth, checkJsonValues } from '../../../platform/validation/json-limits.ts';
 import type { AppState } from '../context.ts';
 import { contentCoding } from './content-coding.ts';
 import { decodedBody } from './decoded-body.ts';
@@ -13,8 +13,9 @@ const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
 
 /**
  * Request bodies are JSON only: any other media type is 415, more than 1 MiB
- * is 413, malformed JSON is 400, JSON nested deeper than JSON_MAX_DEPTH is
- * 400 VALIDATION_ERROR naming the path. A body may be gzip, deflate or br
+ * is 413, malformed JSON is 400, JSON nested deeper than JSON_MAX_DEPTH, a
+ * number too large for a double, or a string or key that is not well-formed
+ * Unicode (`"\ud800"`) is 400 VALIDATION_ERROR naming the path. A body may be gzip, deflate or br
  * encoded: another Content-Encoding is 415, one that does not decode is 400
  * INVALID_BODY_ENCODING, and the 1 MiB limit counts the bytes as sent and as
  * decoded (decoding stops there). A request without a body leaves
@@ -58,7 +59,9 @@ function hasBody(req: IncomingMessage): boolean {
  * for a gzip, deflate or br body), its depth checked on the text before it is parsed (JSON.parse of a 1 MiB
  * body of nested arrays holds the event loop ~0.5 s; the scan ~10 ms), then
  * parsed as co-body's strict JSON parser does: an object or array only, and
- * a `__proto__` key refused (@hapi/bourne).
+ * a `__proto__` key refused (@hapi/bourne); then a number too large for a
+ * double or a string or key that is not well-formed Unicode (a lone
+ * surrogate escape) is refused, naming its path (checkJsonValues).
  */
 async function readJson(req: IncomingMessage): Promise<unknown> {
   const text = await readText(req);
@@ -75,31 +78,10 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
     if ((error as Error).message === BOURNE_PROTO_MESSAGE) throw GatewayError.of('INVALID_JSON', PROTO_REFUSED);
     throw GatewayError.of('INVALID_JSON', `request body is not valid JSON: ${(error as Error).message.slice(0, 200)}`);
   }
-  // Only a text with a long exponent or a long run of digits can hold a number JSON.parse makes Infinity: walked only then.
-  if (MAYBE_TOO_LARGE.test(text)) refuseInfinity(parsed);
+  // Numbers too large to hold and strings or keys that are not well-formed Unicode: the parsed body is walked only
+  // when its text has a long exponent, a long run of digits or a surrogate's escape.
+  checkJsonValues(text, parsed, '');
   return parsed;
-}
-
-/** An exponent of three digits or more, or 309 digits in a row: where a number too large for a double may be. */
-const MAYBE_TOO_LARGE = /[eE]\+?\d{3}|\d{309}/;
-const TOO_LARGE = 'is a number too large to hold (beyond ±1.7976931348623157e308)';
-
-/**
- * A number beyond a double's range parses to ±Infinity, which JSON.stringify writes as null: stored or sent on,
- * it would be null without a word. Refused, naming where it is (metadata.big, items[2].price).
- */
-function refuseInfinity(body: unknown): void {
-  const pending: [unknown, string][] = [[body, '']];
-  while (pending.length) {
-    const [value, path] = pending.pop()!;
-    if (typeof value === 'number') {
-      if (!Number.isFinite(value)) throw validationError([{ field: path, rule: 'range', message: TOO_LARGE }]);
-    } else if (Array.isArray(value)) {
-      for (let i = value.length - 1; i >= 0; i--) pending.push([value[i], `${path}[${i}]`]);
-    } else if (value !== null && typeof value === 'object') {
-      for (const key of Object.keys(value).reverse()) pending.push([(value as Record<string, unknown>)[key], path === '' ? key : `${path}.${key}`]);
-    }
-  }
 }
 
 /** What @hapi/bourne throws for an own `__proto__` member (json-body.spec.ts holds the answer to it). */
