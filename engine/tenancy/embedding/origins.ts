@@ -19,7 +19,7 @@ export function parseOrigin(raw: string, field: string): { origin: string } | { 
   }
   if (url.hostname.includes('*')) return fail('exact', 'must be an exact origin: wildcards are not allowed, list each origin');
   if (url.protocol === 'http:' && !LOOPBACK_HOSTS.has(url.hostname)) {
-    return fail('https', 'must use https:// (plain http:// is allowed for localhost and 127.0.0.1 only)');
+    return fail('https', 'must use https:// (plain http:// is allowed for localhost, 127.0.0.1 and [::1] only)');
   }
   return { origin: url.origin };
 }

@@ -34,12 +34,12 @@ describe('embedding settings: GET/PUT /v2/embedding (API key)', () => {
 
   it('keeps the origins normalised as a browser sends them (host lower-cased, default port dropped) and the enabled apps', async () => {
     const put = await documentedCall(gw, 'PUT', '/v2/embedding', {
-      body: { allowedOrigins: ['https://App.Example.com:443', 'http://localhost:5173', 'http://127.0.0.1:8080', 'https://app.example.com'], enabledApps: ['acme-crm', 'oauthy'] },
+      body: { allowedOrigins: ['https://App.Example.com:443', 'http://localhost:5173', 'http://127.0.0.1:8080', 'http://[::1]:3000', 'https://app.example.com'], enabledApps: ['acme-crm', 'oauthy'] },
     });
     expect(put.status, JSON.stringify(put.body)).to.equal(200);
-    expect(put.body.data).to.deep.include({ allowedOrigins: ['https://app.example.com', 'http://localhost:5173', 'http://127.0.0.1:8080'], enabledApps: ['acme-crm', 'oauthy'] });
+    expect(put.body.data).to.deep.include({ allowedOrigins: ['https://app.example.com', 'http://localhost:5173', 'http://127.0.0.1:8080', 'http://[::1]:3000'], enabledApps: ['acme-crm', 'oauthy'] });
     const shown = await documentedCall(gw, 'GET', '/v2/embedding');
-    expect(shown.body.data.allowedOrigins).to.deep.equal(['https://app.example.com', 'http://localhost:5173', 'http://127.0.0.1:8080']);
+    expect(shown.body.data.allowedOrigins).to.deep.equal(['https://app.example.com', 'http://localhost:5173', 'http://127.0.0.1:8080', 'http://[::1]:3000']);
     expect(Date.parse(shown.body.data.updatedOn)).to.be.closeTo(Date.now(), 60_000);
     // A second PUT replaces both lists whole.
     await documentedCall(gw, 'PUT', '/v2/embedding', { body: { allowedOrigins: ['https://other.example.com'], enabledApps: [] } });
@@ -64,7 +64,7 @@ describe('embedding settings: GET/PUT /v2/embedding (API key)', () => {
       'allowedOrigins[5] origin',
       'enabledApps[1] exists',
     ]);
-    expect(put.body.error.message).to.include('allowedOrigins[2]: must use https://').and.include('enabledApps[1]: no app with slug "no-such-app" is loaded');
+    expect(put.body.error.message).to.include('allowedOrigins[2]: must use https:// (plain http:// is allowed for localhost, 127.0.0.1 and [::1] only)').and.include('enabledApps[1]: no app with slug "no-such-app" is loaded');
     // Nothing was kept.
     expect((await documentedCall(gw, 'GET', '/v2/embedding')).body.data.allowedOrigins).to.deep.equal(['https://other.example.com']);
   });
