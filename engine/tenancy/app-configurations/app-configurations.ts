@@ -1,5 +1,6 @@
 import { open, seal } from '../../platform/crypto/cipher.ts';
-import { GatewayError } from '../../platform/errors/index.ts';
+import { GatewayError, validationError, type FieldProblem } from '../../platform/errors/index.ts';
+import { createEgressPolicy } from '../../platform/egress/policy.ts';
 import { newId } from '../../platform/ids.ts';
 import type { TenancyServices } from '../tenancy-services.ts';
 import { DuplicateKeyError, type AppConfigurationRecord } from '../../platform/store/index.ts';
@@ -12,6 +13,7 @@ import type { AppConfigurationSecrets, PutAppConfigurationBody } from './schemas
  * caller could not send it back).
  */
 export async function putAppConfiguration(services: TenancyServices, companyId: string, appSlug: string, body: PutAppConfigurationBody, raced = false): Promise<AppConfigurationRecord> {
+  refuseUnusable(services, body);
   const configKey = `${companyId}:${appSlug}`;
   const existing = await services.store.appConfigurations.findOne({ configKey });
   const id = existing?.id ?? newId('cfg');
@@ -73,4 +75,22 @@ export function appConfigurationView(record: AppConfigurationRecord) {
     createdOn: record.createdOn.toISOString(),
     updatedOn: record.updatedOn.toISOString(),
   };
+}
+
+/** Control characters: no provider issues a client id holding one. */
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+/**
+ * What could never work, refused when it is saved rather than on every run: an exchange URL whose host is an
+ * address the egress policy refuses (the exchange would be 403 EGRESS_DENIED each time; a name is resolved, and
+ * checked, on each exchange, as a DNS answer may change), and a client id with a control character.
+ */
+function refuseUnusable(services: TenancyServices, body: PutAppConfigurationBody): void {
+  const problems: FieldProblem[] = [];
+  if (body.clientId !== undefined && CONTROL.test(body.clientId)) problems.push({ field: 'clientId', rule: 'pattern', message: 'must not hold control characters (a line break, a tab, ...)' });
+  if (body.exchangeUrl !== undefined) {
+    const denied = createEgressPolicy(services.config.egressAllow).checkHost(new URL(body.exchangeUrl).hostname);
+    if (denied) problems.push({ field: 'exchangeUrl', rule: 'egress', message: `refused by the egress policy: ${denied.message}` });
+  }
+  if (problems.length > 0) throw validationError(problems);
 }

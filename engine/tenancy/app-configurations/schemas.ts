@@ -5,10 +5,10 @@ export const putAppConfigurationBody = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    clientId: { type: 'string', minLength: 1, maxLength: 500, description: "Your OAuth 2.0 client id at the app's provider." },
+    clientId: { type: 'string', minLength: 1, maxLength: 500, description: "Your OAuth 2.0 client id at the app's provider; one with a control character is 400 (rule pattern)." },
     clientSecret: { type: 'string', minLength: 1, maxLength: 2000, description: 'Your OAuth 2.0 client secret. Stored encrypted; never returned. Omit to keep the stored one.' },
     redirectUri: { ...httpsUrl, description: "The redirect URI registered with the provider; the gateway's /v2/connect/callback on PUBLIC_BASE_URL when omitted." },
-    exchangeUrl: { ...httpsUrl, description: 'Credential exchange: your endpoint the gateway POSTs {integrationId, installationId, endUserId} to.' },
+    exchangeUrl: { ...httpsUrl, description: 'Credential exchange: your endpoint the gateway POSTs {integrationId, installationId, endUserId} to. An address the egress policy refuses (EGRESS_ALLOW; loopback, private, link-local, metadata) is 400 (rule egress); a host name is checked when each exchange resolves it.' },
     exchangeSecret: { type: 'string', minLength: 16, maxLength: 500, description: 'Credential exchange: the shared secret of the X-Signature HMAC. Stored encrypted; never returned. Omit to keep the stored one.' },
   },
 } as const;
