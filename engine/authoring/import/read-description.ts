@@ -98,8 +98,9 @@ function formatOf(root: Obj, file: string): { format: SourceFormat; declaredVers
 
 /**
  * The value of a description file: JSON when it starts as JSON, YAML
- * otherwise, with YAML aliases bounded as the definitions loader bounds them
- * (an alias bomb is refused before it is expanded).
+ * otherwise, with YAML aliases bounded by the definitions loader's check, at
+ * DESCRIPTION_LIMITS (a description may be far larger than a definition file;
+ * an alias bomb is refused before it is expanded).
  */
 export function parseText(raw: string, where: string): unknown {
   const text = raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw;
