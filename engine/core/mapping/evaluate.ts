@@ -96,7 +96,7 @@ function mappingError(error: unknown, compiled: GuardedExpression, limits: Mappi
     what = `the mapping was stopped after ${limit} ms (MAPPING_TIMEOUT_MS); check for an infinite loop`;
   } else if (e.code === 'D1011' || (error instanceof RangeError && /call stack/i.test(error.message))) {
     [reason, limit, setting] = ['stack', limits.maxDepth, 'MAPPING_MAX_DEPTH'];
-    what = `the mapping was stopped at evaluation depth ${limit} (MAPPING_MAX_DEPTH); check for recursion without a base case, or make it tail-recursive`;
+    what = `the mapping was stopped at evaluation depth ${limit} (MAPPING_MAX_DEPTH): a recursion without a base case (make it tail-recursive), or the app answered data nested deeper than that`;
   } else if (e.code === 'D2015' || e.code === 'D2014') {
     [reason, limit, setting] = ['sequence', e.code === 'D2014' ? 10_000_000 : limits.maxSequence, e.code === 'D2014' ? undefined : 'MAPPING_MAX_SEQUENCE'];
     what = `the mapping built a sequence of more than ${limit} items${setting ? ` (${setting})` : ''}`;

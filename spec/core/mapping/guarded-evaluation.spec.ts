@@ -77,6 +77,14 @@ describe('JSONata mappings with guardrails', () => {
       expect(error.message).to.match(/:14:\d+: the mapping was stopped at evaluation depth 200 \(MAPPING_MAX_DEPTH\)/);
     });
 
+    it('says the data may be what is too deep when a mapping without recursion reaches the limit', async () => {
+      let nested: unknown = [1];
+      for (let i = 0; i < 100_000; i++) nested = [nested];
+      const error = await mappingFailure(compileExpression('{ "data": [body] }', ORIGIN, UNHURRIED), { body: nested });
+      expect(error.details).to.include({ reason: 'stack', limit: 200 });
+      expect(error.message).to.include('a recursion without a base case (make it tail-recursive), or the app answered data nested deeper than that');
+    });
+
     it('lets recursion with a base case finish within the limit', async () => {
       const compiled = compileExpression('( $fact := function($n) { $n <= 1 ? 1 : $n * $fact($n - 1) }; $fact(10) )', ORIGIN, UNHURRIED);
       expect(await evaluateGuarded(compiled, {})).to.equal(3628800);
