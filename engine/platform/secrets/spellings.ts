@@ -34,24 +34,35 @@ export function spellingsOf(secrets: readonly string[], alphabet: Alphabet): Spe
   const unique = [...new Set(secrets)].filter((secret) => secret.length > 0);
   if (unique.length === 0) return null;
   // Longest first: where two secrets start at one place, the longer is found.
-  const spellings = unique.sort((a, b) => b.length - a.length).map((secret) => spell(secret, alphabet));
+  const spellings = unique.sort((a, b) => b.length - a.length).flatMap((secret) => spell(secret, alphabet));
   const source = spellings.map((spelling) => spelling.map((ways) => `(?:${ways.map(escapeRegExp).join('|')})`).join('')).join('|');
   const longest = Math.max(...spellings.map((spelling) => spelling.reduce((sum, ways) => sum + Math.max(...ways.map((way) => way.length)), 0)));
   const firsts = new Set(spellings.flatMap((spelling) => spelling[0]!.map((way) => way[0]!)));
   return { spellings, pattern: new RegExp(source, 'g'), longest, firsts };
 }
 
-function spell(secret: string, alphabet: Alphabet): Spelling {
+/**
+ * The ways of one character are prefix-free (none begins another: a character other than the backslash is
+ * itself, or an escape beginning with a backslash, and the escapes differ by their second character or their
+ * hex), so matching a spelling never backtracks within it: linear in the text, whatever the secret. A
+ * backslash would break that (itself, and the first half of `\\`): a secret holding one has two spellings
+ * instead, as raw text has it (every character itself) and as JSON must write it (each backslash escaped, the
+ * rest in any way), which are also the only two ways it can be written (in a JSON string a bare backslash
+ * always begins an escape).
+ */
+function spell(secret: string, alphabet: Alphabet): Spelling[] {
+  const literal = (char: string) => (alphabet === 'bytes' ? Buffer.from(char, 'utf8').toString('latin1') : char);
   const units: string[][] = [];
   for (const char of secret) {
-    const ways = new Set<string>([alphabet === 'bytes' ? Buffer.from(char, 'utf8').toString('latin1') : char]);
+    const ways = new Set<string>(char === '\\' ? [] : [literal(char)]);
     const short = SHORT_ESCAPES[char];
     if (short) ways.add(short);
     ways.add(unicodeEscapes(char, false));
     ways.add(unicodeEscapes(char, true));
     units.push([...ways]);
   }
-  return units;
+  if (!secret.includes('\\')) return [units];
+  return [[...secret].map((char) => [literal(char)]), units];
 }
 
 /** `\uXXXX` for each UTF-16 unit of `char` (two for a character beyond the BMP). */

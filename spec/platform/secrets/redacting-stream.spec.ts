@@ -93,6 +93,19 @@ describe('redacting secrets from a body that streams (SecretRedactor, redactingS
     }
   });
 
+  it('finds a secret holding backslashes as raw text has it and as JSON writes it, in time linear in the body however many it holds', function () {
+    // Matching that backtracked over the ways to read a run of backslashes would take longer than the universe here.
+    this.timeout(30_000);
+    const secret = `${'\\'.repeat(40)}tail-SECRET`;
+    const json = JSON.stringify({ error: `bad ${secret}` });
+    expect(throughCuts(redactionForms(secret), Buffer.from(json), [7])).to.equal('{"error":"bad [redacted]"}');
+    expect(redactText(`raw: ${secret}.`, redactionForms(secret))).to.equal('raw: [redacted].');
+    // A body of backslashes that never completes it: each of its chunks ends in what could begin the secret.
+    const body = Buffer.from('\\'.repeat(20_000));
+    expect(throughCuts(redactionForms(secret), body, [5_000, 10_000, 15_000])).to.equal(body.toString());
+    expect(redactText(body.toString(), redactionForms(secret))).to.equal(body.toString());
+  });
+
   it('merges overlapping secrets, also when the overlap spans two chunks (no tail of the longer one left)', () => {
     const overlapping = redactionForms('XYZW', 'ZW12345678');
     const body = Buffer.from('before XYZW12345678 after');
