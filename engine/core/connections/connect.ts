@@ -52,7 +52,8 @@ export function checkConnectionSizes(body: { credentials?: unknown; metadata?: u
   checkJsonSize(body.credentials, 'credentials', CREDENTIALS_MAX_BYTES);
 }
 
-export async function createConnection(services: ConnectServices, companyId: string, body: CreateConnectionBody): Promise<ConnectionRecord> {
+/** `maxConnections`: an end user's session makes it, held to END_USER_MAX_CONNECTIONS where it is stored (storeConnection). */
+export async function createConnection(services: ConnectServices, companyId: string, body: CreateConnectionBody, limits: { maxConnections?: number } = {}): Promise<ConnectionRecord> {
   checkConnectionSizes(body);
   const version = connectableVersion(services, body.appSlug);
   const auth = pickAuth(version, body.authId);
@@ -78,6 +79,7 @@ export async function createConnection(services: ConnectServices, companyId: str
     metadata: body.metadata ?? {},
     secrets,
     tokenExpiresAt,
+    maxConnections: limits.maxConnections,
   });
 }
 

@@ -8,6 +8,7 @@ import type { Services } from '../services.ts';
 import { finishConnection, type AuthorizationOwner } from './finish-connection.ts';
 import { STATE_LIFETIME_SECONDS } from './oauth-state.ts';
 import { makeRoomUnderWay } from './under-way.ts';
+import { requireRoomForConnection } from '../../tenancy/end-users/connection-room.ts';
 
 /** Who may see and make a choice: the company (API key), or the end user it is for (end-user token). */
 export interface Chooser {
@@ -110,6 +111,10 @@ export async function completeChoice(services: Services, chooser: Chooser, id: s
   if (!option) {
     throw validationError([{ field: 'optionId', rule: 'option', message: `must be the id of one of the ${found.choice.options.length} options of this choice (1 to ${found.choice.options.length})` }]);
   }
+  // An end user's session makes no new connection past END_USER_MAX_CONNECTIONS: refused before the choice is used up, so it
+  // can still be confirmed after a disconnect; held where the connection is stored (a confirmation sent at once with others).
+  const maxConnections = chooser.endUserId !== null && found.choice.connectionId === null ? services.config.endUserTokens.maxConnections : undefined;
+  if (maxConnections !== undefined) await requireRoomForConnection(services.store, found.companyId, chooser.endUserId!, maxConnections);
   if (!(await services.store.pendingAuthorizations.deleteOne({ id: found.id }))) {
     throw GatewayError.of('NOT_FOUND', `no pending choice ${id}: it was made already`);
   }
@@ -123,12 +128,19 @@ export async function completeChoice(services: Services, chooser: Chooser, id: s
     returnUrl: found.choice.returnUrl,
     connectionId: found.choice.connectionId,
   };
-  return finishConnection(services, owner, {
-    secrets: connection,
-    // Kept as JSON by the SQL stores: a Date again, whichever store kept it.
-    tokenExpiresAt: found.choice.tokenExpiresAt === null ? null : new Date(found.choice.tokenExpiresAt),
-    started: found.metadata,
-    given: { ...found.choice.given, ...option.metadata },
-    accountLabel: found.choice.confirm ? (found.choice.accountLabel ?? null) : option.label,
-  });
+  try {
+    return await finishConnection(services, owner, {
+      secrets: connection,
+      // Kept as JSON by the SQL stores: a Date again, whichever store kept it.
+      tokenExpiresAt: found.choice.tokenExpiresAt === null ? null : new Date(found.choice.tokenExpiresAt),
+      started: found.metadata,
+      given: { ...found.choice.given, ...option.metadata },
+      accountLabel: found.choice.confirm ? (found.choice.accountLabel ?? null) : option.label,
+      maxConnections,
+    });
+  } catch (error) {
+    // Another confirmation took the last room first: the choice waits again, as one refused before it was used up.
+    if (error instanceof GatewayError && error.code === 'CONNECTION_LIMIT_REACHED') await services.store.pendingAuthorizations.insert(found).catch(() => undefined);
+    throw error;
+  }
 }

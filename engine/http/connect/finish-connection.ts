@@ -27,7 +27,15 @@ export interface AuthorizationOwner {
 export async function finishConnection(
   services: Services,
   owner: AuthorizationOwner,
-  input: { secrets: ConnectionSecrets; tokenExpiresAt: Date | null; started: Record<string, unknown>; given: Record<string, unknown>; accountLabel?: string | null },
+  input: {
+    secrets: ConnectionSecrets;
+    tokenExpiresAt: Date | null;
+    started: Record<string, unknown>;
+    given: Record<string, unknown>;
+    accountLabel?: string | null;
+    /** An end user's session finishes it: a new connection is held to END_USER_MAX_CONNECTIONS (storeConnection). */
+    maxConnections?: number;
+  },
 ): Promise<{ connectionId: string; created: boolean }> {
   if (owner.connectionId !== null) {
     const renewed = await renewConnection(services, { ...owner, connectionId: owner.connectionId }, { secrets: input.secrets, tokenExpiresAt: input.tokenExpiresAt, kept: input.given });
@@ -48,6 +56,7 @@ export async function finishConnection(
     metadata: { ...input.started, ...input.given },
     secrets: input.secrets,
     tokenExpiresAt: input.tokenExpiresAt,
+    maxConnections: input.maxConnections,
   });
   return { connectionId: connection.id, created: true };
 }

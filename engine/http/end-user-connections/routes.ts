@@ -50,7 +50,9 @@ export function endUserConnectionRoutes(services: Services): Router<AppState> {
   router.post('/v2/end-user/connections', endUser, async (ctx) => {
     const { companyId, endUserId } = ctx.state.endUser!;
     const body = validateCreate(requireBody(ctx));
-    await requireRoomForConnection(services.store, companyId, endUserId, services.config.endUserTokens.maxConnections);
+    const { maxConnections } = services.config.endUserTokens;
+    // Refused early here (before an attempt is taken and the credentials checked); held where it is stored.
+    await requireRoomForConnection(services.store, companyId, endUserId, maxConnections);
     attempts.take(`${companyId}/${endUserId}`);
     await requireEnabledApp(services, companyId, body.appSlug);
     const auth = pickAuth(connectableVersion(services, body.appSlug), body.authId);
@@ -59,7 +61,7 @@ export function endUserConnectionRoutes(services: Services): Router<AppState> {
         { field: 'authId', rule: 'oauth2', message: `auth "${auth.id}" is OAuth2AuthorizationCode: it connects through the browser (GET /v2/connect/${body.appSlug}/authorize), not with credentials` },
       ]);
     }
-    const record = await createConnection(services, companyId, { ...body, endUserId });
+    const record = await createConnection(services, companyId, { ...body, endUserId }, { maxConnections });
     ctx.status = 201;
     ctx.body = { success: true, data: connectionView(record) };
   });

@@ -557,12 +557,12 @@ export const V2_ENDPOINTS: Endpoint[] = [
     tag: 'Connect',
     summary: 'Choose the account a connection is for',
     description:
-      'Makes the connection (or renews the one a reconnect named) with the chosen option (optionId 1 to confirm a choice of one): its metadata (tenantId, …) joins what the authorization gave, the tokens are the ones the provider issued. Once: a second answer, an expired choice or one that is not yours is 404; an optionId that is not one of the options is 400 VALIDATION_ERROR. With the API key, or the token of the end user the authorization is for (one that ran out at most 10 minutes ago is still taken).',
+      'Makes the connection (or renews the one a reconnect named) with the chosen option (optionId 1 to confirm a choice of one): its metadata (tenantId, …) joins what the authorization gave, the tokens are the ones the provider issued. Once: a second answer, an expired choice or one that is not yours is 404; an optionId that is not one of the options is 400 VALIDATION_ERROR. With the API key, or the token of the end user the authorization is for (one that ran out at most 10 minutes ago is still taken): with the token, a new connection is 409 CONNECTION_LIMIT_REACHED while the end user has END_USER_MAX_CONNECTIONS connections, and the choice waits until one is deleted (for as long as it lives).',
     security: 'apiKeyOrEndUserToken',
     pathParameters: { choiceId: id('pending choice') },
     body: chooseBody,
     response: { description: 'The connection made with the chosen account.', schema: one(chosenConnection) },
-    errorCodes: [...WRITE, 'NOT_FOUND', 'FORBIDDEN', 'CONFLICT', 'APP_NOT_FOUND', 'APP_VERSION_NOT_FOUND', 'CREDENTIALS_UNREADABLE'],
+    errorCodes: [...WRITE, 'NOT_FOUND', 'FORBIDDEN', 'CONFLICT', 'CONNECTION_LIMIT_REACHED', 'APP_NOT_FOUND', 'APP_VERSION_NOT_FOUND', 'CREDENTIALS_UNREADABLE'],
   },
   {
     method: 'post',

@@ -90,9 +90,12 @@ export interface Store {
    * empty store: both would see no company and both write one): on the SQL stores the transaction
    * first takes a lock of that name (held until it ends), so the second runs after the first and
    * sees its writes; begun inside another transaction, it takes the lock there, held until that one
-   * ends. NeDB has one writer (the DATA_DIR lock). MongoDB takes no lock: its bootstrap is resumable
+   * ends. NeDB has one writer (the DATA_DIR lock). MongoDB takes no lock another process sees, only
+   * one within its own (works of one name that process runs wait for each other; a work must not
+   * begin another of its own name inside it, which would wait forever): its bootstrap is resumable
    * instead, a connection's delete is checked again after it (and written back when an installation
-   * appeared meanwhile), and creates sent at once can pass the webhook endpoints' cap there.
+   * appeared meanwhile), and creates sent at once to different gateways can pass the webhook
+   * endpoints' cap and END_USER_MAX_CONNECTIONS there (N gateways: by at most N - 1).
    */
   transaction<R>(work: (store: Store) => Promise<R>, options?: { exclusive?: string }): Promise<R>;
   /** Throws when the store cannot be reached. */

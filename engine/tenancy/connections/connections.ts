@@ -7,6 +7,7 @@ import { RecentRecords } from '../../platform/store/recent-records.ts';
 import { connectionView } from './view.ts';
 import { publishEvent } from '../webhooks/publish.ts';
 import { withEvents } from '../webhooks/with-events.ts';
+import { endUserConnectionsLock, requireRoomForConnection } from '../end-users/connection-room.ts';
 
 /** What a connection keeps, sealed: the auth's argument values and any tokens. */
 export interface ConnectionSecrets {
@@ -40,6 +41,11 @@ export async function storeConnection(
     metadata: Record<string, unknown>;
     secrets: ConnectionSecrets;
     tokenExpiresAt: Date | null;
+    /**
+     * Set when an end user's session makes it (END_USER_MAX_CONNECTIONS, connection-room.ts): the end user's
+     * connections are counted and this one written under their lock, and only while they are fewer.
+     */
+    maxConnections?: number;
   },
 ): Promise<ConnectionRecord> {
   const id = newId('con');
@@ -62,8 +68,11 @@ export async function storeConnection(
     createdOn: now,
     updatedOn: now,
   };
-  // The connection and its connection.created deliveries are one transaction.
-  return await withEvents(services, async () => {
+  const { endUserId, maxConnections } = input;
+  const bounded = endUserId !== null && maxConnections !== undefined;
+  const write = async (): Promise<ConnectionRecord> => {
+    // Counted under the lock, in the transaction that inserts: creates sent at once cannot each count one fewer than the bound and all insert.
+    if (bounded) await requireRoomForConnection(services.store, input.companyId, endUserId, maxConnections);
     const stored = await services.store.connections.insert(record);
     // An end user deleted while this was under way (during an OAuth callback's token exchange, say) has had their
     // connections swept already: checked again after the insert, so either that sweep or this check removes it.
@@ -73,7 +82,9 @@ export async function storeConnection(
     }
     await publishEvent(services, record.companyId, { type: 'connection.created', data: connectionView(record) });
     return stored;
-  });
+  };
+  // The connection and its connection.created deliveries are one transaction.
+  return await withEvents(services, () => (bounded ? services.store.transaction(write, { exclusive: endUserConnectionsLock(input.companyId, endUserId) }) : write()));
 }
 
 /** Connections recently found (every run looks one up); one cache per collection. */

@@ -7,6 +7,7 @@ import { ROOT } from '../../helpers/process.ts';
 import { tempDir } from '../../helpers/temp-dir.ts';
 import { parseSamples, sampleValue } from '../../helpers/prometheus.ts';
 import { definitionsFor, Upstream } from '../../helpers/upstream.ts';
+import { rawExchange } from '../../helpers/raw-http.ts';
 
 const FIXTURE = path.join(ROOT, 'spec/fixtures/run');
 const METRICS_TOKEN = 'metrics-token-0123456789abcdefghijklmnop';
@@ -143,6 +144,11 @@ describe('GET /metrics (Prometheus, prom-client)', function () {
     const other = await fetch(`http://127.0.0.1:${port}/v2/connections`, { headers: { authorization: `Bearer ${gw.apiKey}` } });
     expect(other.status).to.equal(404);
     expect(await other.json()).to.deep.equal({ success: false, error: { code: 'NOT_FOUND', message: 'no route for GET /v2/connections' } });
+    // Its server is the gateway's (http-server.ts): an HTTP/1.1 request without Host is refused in the error shape there too.
+    const hostless = await rawExchange(`http://127.0.0.1:${port}`, 'GET /metrics HTTP/1.1\r\n\r\n');
+    expect(hostless.status).to.equal(400);
+    expect(hostless.headers['x-request-id']).to.be.a('string');
+    expect(hostless.body).to.deep.equal({ success: false, error: { code: 'BAD_REQUEST', message: 'an HTTP/1.1 request must have a Host header' } });
   });
 });
 

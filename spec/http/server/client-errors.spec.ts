@@ -43,6 +43,24 @@ describe('requests the server cannot read (the error shape, not a bare status or
     expectErrorAnswer(await rawExchange(gw.url, 'HELLO / WORLD\r\n\r\n'), 400, 'BAD_REQUEST', /^the request is not valid HTTP\/1\.1: .+/);
   });
 
+  it('answers 400 BAD_REQUEST naming the rule to an HTTP/1.1 request without a Host header, logged as a request with its X-Request-Id', async () => {
+    const answer = await rawExchange(gw.url, 'GET /health HTTP/1.1\r\n\r\n');
+    expectErrorAnswer(answer, 400, 'BAD_REQUEST', 'an HTTP/1.1 request must have a Host header');
+    const lines = gw
+      .logs()
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line))
+      .filter((line) => line.reqId === answer.headers['x-request-id']);
+    expect(lines.map((line) => [line.msg, line.method, line.path, line.status])).to.deep.include(['request', 'GET', '/health', 400]);
+  });
+
+  it('serves an HTTP/1.0 request without a Host header (HTTP/1.0 has no Host rule)', async () => {
+    const answer = await rawExchange(gw.url, 'GET /health HTTP/1.0\r\n\r\n');
+    expect(answer.status, answer.text.slice(0, 200)).to.equal(200);
+    expect(answer.body).to.deep.equal({ status: 'ok' });
+  });
+
   it('answers 405 METHOD_NOT_ALLOWED to CONNECT (the gateway is no tunnel), not a dropped connection', async () => {
     for (const target of ['127.0.0.1:9', '/v2/proxy/con_1/x']) {
       expectErrorAnswer(await rawExchange(gw.url, `CONNECT ${target} HTTP/1.1\r\nHost: x\r\n\r\n`), 405, 'METHOD_NOT_ALLOWED', 'CONNECT is not supported: the gateway is no tunnel (the proxy forwards GET, HEAD, POST, PUT, PATCH and DELETE)');

@@ -6,10 +6,12 @@ import { requestMetrics } from '../../observability/http-metrics.ts';
 import { answerFailure, refuseEmptyAnswer } from './errors.ts';
 import { closeIfUnread } from './close-unread.ts';
 import { requestLineWriter } from './request-log.ts';
+import { refuseMissingHost } from './host-header.ts';
 
 /**
- * What happens around every request, in one async frame: the error envelope
- * (errors.ts) turns a failure, or a route's empty 404/405, into the answer;
+ * What happens around every request, in one async frame: an HTTP/1.1 request
+ * without Host is refused (host-header.ts); the error envelope (errors.ts)
+ * turns a failure, or a route's empty 404/405, into the answer;
  * then the request is counted and timed (http-metrics.ts), its line logged
  * (request-log.ts), and a body left unread closes the connection
  * (close-unread.ts), in that order, whatever happened. These were four
@@ -22,6 +24,7 @@ export function requestEdges(logger: Logger, metrics: GatewayMetrics | undefined
   return async (ctx, next) => {
     const started = performance.now();
     try {
+      refuseMissingHost(ctx);
       await next();
       refuseEmptyAnswer(ctx);
     } catch (thrown) {

@@ -14,6 +14,7 @@ import {
 import type * as R from '../records.ts';
 import { decodeValue, encodeFilter, encodeSort, encodeUpdate, encodeValue } from '../field-encoding.ts';
 import { likeAsRegex } from './like-regex.ts';
+import { NamedLocks } from '../named-locks.ts';
 import { DEFAULT_STORE_QUERY_TIMEOUT_MS, queryTimeoutError } from './query-timeout.ts';
 
 const MAX_TIME_MS_EXPIRED = 50;
@@ -51,6 +52,7 @@ export async function openMongoStore(uri: string, dbName?: string, options: Mong
     for (const field of LOOKUP_INDEXES[name]) await collection.createIndex({ [field]: 1 });
     collections[name] = new MongoCollectionAdapter(name, collection, queryTimeoutMs);
   }
+  const locks = new NamedLocks();
   const store: Store = {
     kind: 'mongodb',
     companies: collections.companies as unknown as Collection<R.CompanyRecord>,
@@ -65,8 +67,9 @@ export async function openMongoStore(uri: string, dbName?: string, options: Mong
     embeddingSettings: collections.embeddingSettings as unknown as Collection<R.EmbeddingSettingsRecord>,
     webhookEndpoints: collections.webhookEndpoints as unknown as Collection<R.WebhookEndpointRecord>,
     webhookDeliveries: collections.webhookDeliveries as unknown as Collection<R.WebhookDeliveryRecord>,
-    // Without a replica set MongoDB has no transactions: the writes run one after another (port.ts).
-    transaction: (work) => work(store),
+    // Without a replica set MongoDB has no transactions: the writes run one after another (port.ts). An `exclusive`
+    // work waits for the one of that name this process runs, not for another process's.
+    transaction: (work, options) => (options?.exclusive === undefined ? work(store) : locks.run(options.exclusive, () => work(store))),
     async ping() {
       await db.command({ ping: 1 });
     },
