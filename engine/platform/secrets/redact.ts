@@ -1,6 +1,6 @@
 import { REDACTED } from './provider-text.ts';
 import { percentEncodedForms } from './secret-values.ts';
-import { replaceSpelled, spellingsOf, type Spellings } from './spellings.ts';
+import { jsonStringForms } from './json-forms.ts';
 
 /**
  * Secret values shorter than this are not looked for in an app's response: a password of four digits or a
@@ -23,15 +23,9 @@ export { REDACTED };
 export interface SecretForms {
   plain: readonly string[];
   inJsonText: readonly string[];
-  /**
-   * The plain forms in every spelling a JSON string may give them, escapes mixed (spellings.ts): for a text
-   * that holds JSON as text (a body labelled text/html or text/plain, a string holding JSON), where a secret
-   * may be written `k3y\/AbC` or `\u00e9`. Only a text with a backslash can hold one that `plain` misses.
-   */
-  spelled: Spellings | null;
 }
 
-export const NO_SECRETS: SecretForms = Object.freeze({ plain: Object.freeze([]), inJsonText: Object.freeze([]), spelled: null });
+export const NO_SECRETS: SecretForms = Object.freeze({ plain: Object.freeze([]), inJsonText: Object.freeze([]) });
 
 /**
  * The forms of every secret string among `values` (strings, and the string leaves of objects and arrays
@@ -52,32 +46,28 @@ export function secretForms(...values: unknown[]): SecretForms {
   for (const value of values) visit(value, 0);
   if (plain.size === 0) return NO_SECRETS;
   const inJsonText = new Set<string>();
-  for (const form of plain) {
-    const escaped = JSON.stringify(form).slice(1, -1);
-    inJsonText.add(escaped);
-    inJsonText.add(escaped.replace(/\//g, '\\/'));
-  }
+  for (const form of plain) for (const escaped of jsonStringForms(form)) inJsonText.add(escaped);
   const longestFirst = (set: Set<string>) => [...set].sort((a, b) => b.length - a.length);
-  const forms = longestFirst(plain);
-  return { plain: forms, inJsonText: longestFirst(inJsonText), spelled: spellingsOf(forms, 'text') };
+  return { plain: longestFirst(plain), inJsonText: longestFirst(inJsonText) };
 }
 
-/** `text` with every occurrence of every plain form, in any spelling (`spelled`), replaced by the marker (the same string when there is none). */
+/**
+ * `text` with every occurrence of every plain form replaced by the marker, and, in a text with a backslash,
+ * every form as a JSON string writes it (`inJsonText`): a body labelled text/html may be JSON as PHP writes it,
+ * `k3y\/AbC` (the same string when there is none).
+ */
 export function redactText(text: string, secrets: SecretForms): string {
   let out = text;
   for (const form of secrets.plain) if (out.includes(form)) out = out.split(form).join(REDACTED);
-  return secrets.spelled && out.includes('\\') ? replaceSpelled(out, secrets.spelled, REDACTED) : out;
+  if (!out.includes('\\')) return out;
+  for (const form of secrets.inJsonText) if (out.includes(form)) out = out.split(form).join(REDACTED);
+  return out;
 }
 
-/** Whether `text` holds a plain form, in any spelling: what redactText would change. */
+/** Whether `text` holds a form redactText would replace. */
 function textHolds(text: string, secrets: SecretForms): boolean {
   if (secrets.plain.some((form) => text.includes(form))) return true;
-  if (!secrets.spelled || !text.includes('\\')) return false;
-  const pattern = secrets.spelled.pattern;
-  pattern.lastIndex = 0;
-  const found = pattern.test(text);
-  pattern.lastIndex = 0;
-  return found;
+  return text.includes('\\') && secrets.inJsonText.some((form) => text.includes(form));
 }
 
 /**

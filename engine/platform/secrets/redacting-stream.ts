@@ -1,40 +1,37 @@
 import { Transform, type TransformCallback } from 'node:stream';
 import { REDACTED } from './provider-text.ts';
 import { secretValues } from './secret-values.ts';
-import { couldBegin, replaceSpelled, spelledRanges, spellingsOf, type Alphabet, type Spellings } from './spellings.ts';
+import { jsonStringForms } from './json-forms.ts';
 
 /**
- * What to look for in an app's answer: the secret strings among `values` as secretValues gives them (as
- * they are, percent-encoded, `+` for spaces), longest first. SecretRedactor and redactText find each in
- * every spelling a JSON string may give it (spellings.ts: any character as `\uXXXX`, `/` as `\/`, quotes and
- * backslashes escaped, in any mix), which is how Go and Rails, Gson, .NET, PHP (with or without its
- * JSON_HEX_* flags), Python and Jackson write a credential an app echoes back, in its body or a header.
- * (The run path reads the JSON it maps, so any escape is seen there; the proxy passes bytes on.)
+ * Every form the secret strings among `values` may take in an app's answer,
+ * longest first: as secretValues gives them (as they are, percent-encoded,
+ * `+` for spaces), and inside a JSON string as encoders write them
+ * (json-forms.ts: JSON.stringify's escapes, `\/`, and the characters Go and
+ * Rails, Gson, .NET, PHP (with or without its JSON_HEX_* flags), Python and
+ * Jackson escape as `\uXXXX`, in lower- and upper-case hex). An app that
+ * echoes a credential back, in its body or a header, echoes one of these.
+ * (The run path reads the JSON it maps, so any escape is seen there; the
+ * proxy passes bytes on and knows these forms.)
  */
 export function redactionForms(...values: unknown[]): string[] {
-  return secretValues(...values);
-}
-
-/** Spellings by the forms they were made of: a proxied call of a connection asks for the same ones again. */
-const remembered = new Map<string, Spellings | null>();
-const REMEMBERED = 64;
-
-function spellingsFor(forms: readonly string[], alphabet: Alphabet): Spellings | null {
-  const key = `${alphabet}\0${forms.join('\0')}`;
-  let found = remembered.get(key);
-  if (found === undefined) {
-    found = spellingsOf(forms, alphabet);
-    if (remembered.size >= REMEMBERED) remembered.delete(remembered.keys().next().value!);
-    remembered.set(key, found);
+  const forms = new Set<string>();
+  for (const value of secretValues(...values)) {
+    forms.add(value);
+    for (const form of jsonStringForms(value)) forms.add(form);
   }
-  return found;
+  return [...forms].sort((a, b) => b.length - a.length);
 }
 
-/** `text` with every one of `forms` (redactionForms), in any spelling, replaced by `[redacted]`: a header value of the app's answer, say. */
+/** `text` with every one of `forms` (redactionForms) replaced by `[redacted]`: a header value of the app's answer, say. */
 export function redactText(text: string, forms: readonly string[]): string {
-  const found = spellingsFor(forms, 'text');
-  return found ? replaceSpelled(text, found, REDACTED) : text;
+  let safe = text;
+  for (const form of forms) if (safe.includes(form)) safe = safe.split(form).join(REDACTED);
+  return safe;
 }
+
+/** The bytes #undecidedFrom compares for one chunk before it holds back all it may (64 KiB: a few µs of memcmp). */
+const UNDECIDED_BUDGET_BYTES = 64 * 1024;
 
 const MARKER = Buffer.from(REDACTED);
 const EMPTY = Buffer.alloc(0);
@@ -50,19 +47,18 @@ const EMPTY = Buffer.alloc(0);
  * most about twice the longest form, whatever the body's size.
  */
 export class SecretRedactor {
-  readonly #found: Spellings | null;
+  readonly #forms: Buffer[];
   readonly #longest: number;
   #held: Buffer = EMPTY;
 
-  /** `forms`: redactionForms, each found in any of its spellings (spellings.ts). */
   constructor(forms: readonly string[]) {
-    this.#found = spellingsFor(forms, 'bytes');
-    this.#longest = this.#found?.longest ?? 0;
+    this.#forms = [...new Set(forms)].filter((f) => f.length > 0).map((f) => Buffer.from(f, 'utf8'));
+    this.#longest = this.#forms.reduce((max, f) => Math.max(max, f.length), 0);
   }
 
   /** Whether there is anything to look for. */
   get active(): boolean {
-    return this.#found !== null;
+    return this.#forms.length > 0;
   }
 
   /** The next chunk in; what can be let out now (possibly nothing). Pieces are views of the chunk where they can be: a chunk is not copied. */
@@ -112,17 +108,34 @@ export class SecretRedactor {
    */
   #undecidedFrom(data: Joined): number {
     const from = Math.max(0, data.length - (this.#longest - 1));
-    const end = data.from(from).toString('latin1');
-    for (let at = 0; at < end.length; at++) if (couldBegin(end, at, this.#found!)) return from + at;
+    const end = data.from(from);
+    // Each comparison reads the rest of the end: with a long secret that the end almost begins at every byte (a
+    // credential of 60,000 'a's, an answer of 'a's), ~120 ms a chunk. Past the budget, all of the end waits for the
+    // next chunk, which is always safe (a secret cannot begin before it), just later.
+    let budget = UNDECIDED_BUDGET_BYTES;
+    for (let at = 0; at < end.length; at++) {
+      const rest = end.length - at;
+      for (const form of this.#forms) {
+        if (form.length <= rest || form[0] !== end[at]) continue;
+        if ((budget -= rest) < 0) return from;
+        if (form.compare(end, at, end.length, 0, rest) === 0) return from + at;
+      }
+    }
     return data.length;
   }
 
   /** The byte ranges to redact: occurrences starting before `decided`, and any overlapping them, merged. */
   #ranges(data: Joined, decided: number): { start: number; end: number }[] {
     const found: { start: number; end: number }[] = [];
-    // Bytes read as latin1: one character a byte, so a range of the text is the same range of the bytes.
     const collect = (bytes: Buffer, offset: number) => {
-      for (const range of spelledRanges(bytes.toString('latin1'), this.#found!, offset)) found.push(range);
+      for (const form of this.#forms) {
+        let run: { start: number; end: number } | null = null;
+        for (let at = bytes.indexOf(form); at !== -1; at = bytes.indexOf(form, at + 1)) {
+          // Overlapping occurrences of one form (a run of a repeating secret) grow one range, not a range each.
+          if (run && at + offset < run.end) run.end = at + offset + form.length;
+          else found.push((run = { start: at + offset, end: at + offset + form.length }));
+        }
+      }
     };
     // What was held, with the chunk's first bytes (any occurrence that starts in what was held ends there), then the chunk itself.
     if (data.head.length === 0) collect(data.tail, 0);

@@ -75,13 +75,14 @@ describe('redacting secrets from a body that streams (SecretRedactor, redactingS
     written('key"quoted"<x>', 'key\\u0022quoted\\u0022\\u003Cx\\u003E');
   });
 
-  it('finds a secret written with escapes of several styles in one string (PHP\'s \\/ with \\u00e9, JSON_HEX_* with \\/, .NET), at every cut', () => {
+  it('finds a secret written with escapes of several kinds in one string, as encoders write them (PHP\'s \\/ with \\u00e9, JSON_HEX_* with \\/, .NET), at every cut', () => {
     const cases: [string, string][] = [
       ['a/\u00e9-SECRET-1', 'a\\/\\u00e9-SECRET-1'],
       ['a&b/c-SECRET-7', 'a\\u0026b\\/c-SECRET-7'],
       ['a"b/c-SECRET-8', 'a\\u0022b\\/c-SECRET-8'],
       ['a\u2039\u00e9-SECRET-11', 'a\\u2039\\u00E9-SECRET-11'],
-      ['a<\u00e9-SECRET-12', 'a\\u003C\\u00e9-SECRET-12'],
+      ['a<\u00e9-SECRET-12', 'a\\u003c\\u00e9-SECRET-12'],
+      ['a<\u00e9-SECRET-13', 'a\\u003C\\u00E9-SECRET-13'],
       ['p<&>\u00e9"/ x-SECRET-99', 'p\\u003C\\u0026\\u003E\\u00E9\\u0022/ x-SECRET-99'],
     ];
     for (const [secret, written] of cases) {
@@ -104,6 +105,14 @@ describe('redacting secrets from a body that streams (SecretRedactor, redactingS
     const body = Buffer.from('\\'.repeat(20_000));
     expect(throughCuts(redactionForms(secret), body, [5_000, 10_000, 15_000])).to.equal(body.toString());
     expect(redactText(body.toString(), redactionForms(secret))).to.equal(body.toString());
+  });
+
+  it('still finds a long secret that the ends of chunks almost begin at every byte (its check of each end is bounded), and lets the rest through', () => {
+    const secret = `${'a'.repeat(60_000)}b`;
+    const chunk = `${'a'.repeat(65_535)}c`;
+    const body = Buffer.from(chunk.repeat(3) + secret + chunk);
+    const cuts = [65_536, 131_072, 196_608, 200_000];
+    expect(throughCuts(redactionForms(secret), body, cuts)).to.equal(`${chunk.repeat(3)}[redacted]${chunk}`);
   });
 
   it('merges overlapping secrets, also when the overlap spans two chunks (no tail of the longer one left)', () => {
