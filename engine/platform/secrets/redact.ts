@@ -78,7 +78,8 @@ function textHolds(text: string, secrets: SecretForms): boolean {
 export function jsonTextMayHold(text: string | Buffer, secrets: SecretForms): boolean {
   if (secrets.inJsonText.length === 0) return false;
   if (text.includes('\\u')) return true;
-  return secrets.inJsonText.some((form) => text.includes(form));
+  // A form with a `\u` escape cannot be in a text without one: only the others are searched.
+  return secrets.inJsonText.some((form) => !form.includes('\\u') && text.includes(form));
 }
 
 /**
