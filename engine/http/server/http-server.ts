@@ -7,7 +7,7 @@ import type { HttpServerSettings } from './settings.ts';
  * The gateway's HTTP server: slow clients are cut by the request and header
  * timeouts, oversize headers refused at `maxHeaderBytes`, and whatever Node
  * cannot read is answered in the error shape (client-errors.ts), as is an
- * HTTP/1.1 request without Host (middleware/host-header.ts). A request
+ * request without the one valid Host header HTTP/1.1 asks for (middleware/host-header.ts). A request
  * received in time may take as long as its work takes: Node's requestTimeout
  * ends when the request is received, not when it is answered.
  */
@@ -19,8 +19,8 @@ export function createHttpServer(handler: http.RequestListener, settings: HttpSe
       headersTimeout: settings.headersTimeoutMs,
       // Node checks the two timeouts every this often (30 s by default, which would stretch small limits).
       connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(settings.headersTimeoutMs / 4))),
-      // Node's own refusal of an HTTP/1.1 request without Host is a bare 400 the app never sees: the app refuses it
-      // in the error shape instead (middleware/host-header.ts), so every app this server runs must call refuseMissingHost.
+      // Node's own refusal of an HTTP/1.1 request without Host is a bare 400 (and it serves two Hosts, or one naming no host) the app never sees: the app refuses it
+      // in the error shape instead (middleware/host-header.ts), so every app this server runs must call refuseBadHost.
       requireHostHeader: false,
     },
     handler,

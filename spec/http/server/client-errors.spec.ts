@@ -55,6 +55,23 @@ describe('requests the server cannot read (the error shape, not a bare status or
     expect(lines.map((line) => [line.msg, line.method, line.path, line.status])).to.deep.include(['request', 'GET', '/health', 400]);
   });
 
+  it('answers 400 BAD_REQUEST to a Host header that is empty or not a host (an http URI must name one, RFC 9110, section 4.2.1)', async () => {
+    for (const [host, version] of [['', '1.1'], ['', '1.0'], ['a b', '1.1'], ['x/y', '1.1'], ['x@y', '1.1'], ['[::1', '1.1'], ['x:80a', '1.1']]) {
+      expectErrorAnswer(await rawExchange(gw.url, `GET /health HTTP/${version}\r\nHost: ${host}\r\n\r\n`), 400, 'BAD_REQUEST', `the Host header must be a host with an optional port (RFC 9110, section 7.2), not ${JSON.stringify(host)}`);
+    }
+  });
+
+  it('answers 400 BAD_REQUEST to a request with two Host headers (RFC 9112, section 3.2), which Node would serve by the first', async () => {
+    expectErrorAnswer(await rawExchange(gw.url, 'GET /health HTTP/1.1\r\nHost: a.example\r\nHost: b.example\r\n\r\n'), 400, 'BAD_REQUEST', 'a request must have one Host header, not 2');
+  });
+
+  it('serves the hosts a client may send: a name, an IPv4 or IPv6 address, each with or without a port', async () => {
+    for (const host of ['x', 'gateway.example.com', 'gateway.example.com:8080', '127.0.0.1:80', '[::1]', '[::1]:8080', 'xn--bcher-kva.example', 'GATEWAY.EXAMPLE.']) {
+      const answer = await rawExchange(gw.url, `GET /health HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
+      expect(answer.status, `${host}: ${answer.text.slice(0, 200)}`).to.equal(200);
+    }
+  });
+
   it('serves an HTTP/1.0 request without a Host header (HTTP/1.0 has no Host rule)', async () => {
     const answer = await rawExchange(gw.url, 'GET /health HTTP/1.0\r\n\r\n');
     expect(answer.status, answer.text.slice(0, 200)).to.equal(200);

@@ -3,19 +3,19 @@ import { GatewayError } from '../../../platform/errors/index.ts';
 import type { Logger } from '../../../platform/log/logger.ts';
 import type { AppContext, AppState } from '../context.ts';
 import { cutAtShutdown } from '../shutdown-cut.ts';
-import { refuseMissingHost } from './host-header.ts';
+import { refuseBadHost } from './host-header.ts';
 
 /**
  * The one place that decides what a client sees of a failure: a GatewayError
  * as it is, an HTTP error raised by Koa or the router mapped to a stable code,
  * anything else as INTERNAL_ERROR with its details only in the log.
- * An HTTP/1.1 request without Host is refused first (host-header.ts).
+ * A request without the one valid Host header HTTP/1.1 asks for is refused first (host-header.ts).
  * (requestEdges, request-edges.ts, runs the same steps for the gateway's own app.)
  */
 export function errorEnvelope(logger: Logger): Middleware<AppState> {
   return async (ctx, next) => {
     try {
-      refuseMissingHost(ctx);
+      refuseBadHost(ctx);
       await next();
       refuseEmptyAnswer(ctx);
     } catch (thrown) {

@@ -6,11 +6,12 @@ import { requestMetrics } from '../../observability/http-metrics.ts';
 import { answerFailure, refuseEmptyAnswer } from './errors.ts';
 import { closeIfUnread } from './close-unread.ts';
 import { requestLineWriter } from './request-log.ts';
-import { refuseMissingHost } from './host-header.ts';
+import { refuseBadHost } from './host-header.ts';
 
 /**
  * What happens around every request, in one async frame: an HTTP/1.1 request
- * without Host is refused (host-header.ts); the error envelope (errors.ts)
+ * without Host, with two, or with one that names no host is refused
+ * (host-header.ts); the error envelope (errors.ts)
  * turns a failure, or a route's empty 404/405, into the answer;
  * then the request is counted and timed (http-metrics.ts), its line logged
  * (request-log.ts), and a body left unread closes the connection
@@ -24,7 +25,7 @@ export function requestEdges(logger: Logger, metrics: GatewayMetrics | undefined
   return async (ctx, next) => {
     const started = performance.now();
     try {
-      refuseMissingHost(ctx);
+      refuseBadHost(ctx);
       await next();
       refuseEmptyAnswer(ctx);
     } catch (thrown) {
