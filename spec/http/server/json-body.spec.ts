@@ -52,7 +52,7 @@ describe('jsonBody: what a request body reads as', () => {
     expect(await post(bytes([0xef, 0xbb, 0xbf], '{"a":1}'))).to.deep.equal({ status: 200, body: { had: true, body: { a: 1 } } });
     expect(await post('{"a":"\uFEFF"}')).to.deep.equal({ status: 200, body: { had: true, body: { a: '\uFEFF' } } });
     const twice = await post(bytes([0xef, 0xbb, 0xbf, 0xef, 0xbb, 0xbf], '{}'));
-    expect(twice).to.deep.equal({ status: 400, body: { success: false, error: { code: 'INVALID_JSON', message: 'request body is not valid JSON: invalid JSON, only supports object and array' } } });
+    expect(twice).to.deep.equal({ status: 400, body: { success: false, error: { code: 'INVALID_JSON', message: 'request body is not valid JSON: it does not start with { or [' } } });
   });
 
   it('decodes UTF-8 split across chunks, and replaces bytes that are not UTF-8 with U+FFFD', async () => {
@@ -100,9 +100,14 @@ describe('jsonBody: what a request body reads as', () => {
 
   it('answers 400 INVALID_JSON for white space only, a bare value, malformed JSON, and a __proto__ key said as such', async () => {
     const invalid = (message: string) => ({ status: 400, body: { success: false, error: { code: 'INVALID_JSON', message: `request body is not valid JSON: ${message}` } } });
-    expect(await post('  ')).to.deep.equal(invalid('invalid JSON, only supports object and array'));
-    expect(await post('"text"')).to.deep.equal(invalid('invalid JSON, only supports object and array'));
-    expect(await post('12')).to.deep.equal(invalid('invalid JSON, only supports object and array'));
+    expect(await post('  ')).to.deep.equal(invalid('it holds only white space'));
+    // Valid JSON of another shape is said as such: "not valid JSON" was untrue of null, a string or a number.
+    const notContainer = (what: string) => ({ status: 400, body: { success: false, error: { code: 'INVALID_JSON', message: `request body must be a JSON object or array, not ${what}` } } });
+    expect(await post('"text"')).to.deep.equal(notContainer('a string'));
+    expect(await post('12')).to.deep.equal(notContainer('a number'));
+    expect(await post(' null ')).to.deep.equal(notContainer('null'));
+    expect(await post('true')).to.deep.equal(notContainer('a boolean'));
+    expect(await post('12 x')).to.deep.equal(invalid('it does not start with { or ['));
     const malformed = await post('{"a":');
     expect(malformed.status).to.equal(400);
     expect(malformed.body.error.code).to.equal('INVALID_JSON');

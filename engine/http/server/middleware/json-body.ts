@@ -58,7 +58,8 @@ function hasBody(req: IncomingMessage): boolean {
  * The body's text (readBody, which stops at the limit; decodedBody first
  * for a gzip, deflate or br body), its depth checked on the text before it is parsed (JSON.parse of a 1 MiB
  * body of nested arrays holds the event loop ~0.5 s; the scan ~10 ms), then
- * parsed as co-body's strict JSON parser does: an object or array only, and
+ * parsed as co-body's strict JSON parser does: an object or array only (another
+ * value named, notContainer), and
  * a `__proto__` key refused (@hapi/bourne); then a number too large for a
  * double or a string or key that is not well-formed Unicode (a lone
  * surrogate escape) is refused, naming its path (checkJsonValues).
@@ -68,7 +69,7 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
   if (!text) return {};
   // Before anything else walks it: no parser, handler, validator or store sees JSON nested deeper than the limit.
   checkJsonTextDepth(text, '');
-  if (!STRICT_JSON_START.test(text)) throw GatewayError.of('INVALID_JSON', 'request body is not valid JSON: invalid JSON, only supports object and array');
+  if (!STRICT_JSON_START.test(text)) throw GatewayError.of('INVALID_JSON', notContainer(text));
   let parsed: unknown;
   try {
     parsed = bourne.parse(text, { protoAction: 'error' });
@@ -87,6 +88,23 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
 /** What @hapi/bourne throws for an own `__proto__` member (json-body.spec.ts holds the answer to it). */
 const BOURNE_PROTO_MESSAGE = 'Object contains forbidden prototype property';
 const PROTO_REFUSED = 'request body has a member named "__proto__", which no body may hold (it would set an object\'s prototype): rename or remove it';
+
+/**
+ * Why a body that does not start with `{` or `[` is refused (co-body's strict mode refused it as "invalid JSON, only
+ * supports object and array", untrue of null, a string or a number): valid JSON of another shape is named as such.
+ */
+function notContainer(text: string): string {
+  if (/^[\x20\x09\x0a\x0d]*$/.test(text)) return 'request body is not valid JSON: it holds only white space';
+  let value: unknown;
+  try {
+    // Not an object or array, so one value without nesting: parsed in time linear in the body's bounded size.
+    value = JSON.parse(text);
+  } catch {
+    return 'request body is not valid JSON: it does not start with { or [';
+  }
+  const what = value === null ? 'null' : typeof value === 'string' ? 'a string' : typeof value === 'number' ? 'a number' : 'a boolean';
+  return `request body must be a JSON object or array, not ${what}`;
+}
 
 /** JSON text that is an object or an array (RFC 7159 whitespace first), as co-body's strict mode has it. */
 const STRICT_JSON_START = /^[\x20\x09\x0a\x0d]*(\[|\{)/;
