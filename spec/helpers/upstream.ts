@@ -68,6 +68,8 @@ export class Upstream {
   }
 
   async stop(): Promise<void> {
+    // Never started (a browser spec's before hook skipped without Chromium, its after hook still runs): nothing to stop.
+    if (this.server === undefined) return;
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }

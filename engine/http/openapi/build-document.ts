@@ -12,7 +12,7 @@ import {
 } from 'openapi3-ts/oas31';
 import { ERROR_STATUS, type KnownErrorCode } from '../../platform/errors/index.ts';
 import { errorResponseSchema } from '../../platform/errors/schema.ts';
-import type { Endpoint } from './endpoint.ts';
+import { refusesUnknownQuery, type Endpoint } from './endpoint.ts';
 
 /** Real answers by operationId, status and example name. */
 export type Examples = Record<string, Record<string, Record<string, unknown>>>;
@@ -134,7 +134,8 @@ function responses(endpoint: Endpoint, examples: Examples[string]): ResponsesObj
   const success = endpoint.response.status ?? '200';
   const byStatus = new Map<string, KnownErrorCode[]>();
   // An operation's codes are gathered from shared lists (JSON_BODY, RUN, …) that overlap: each code once.
-  for (const code of new Set(endpoint.errorCodes)) {
+  // An operation that refuses a query parameter it does not declare answers 400 VALIDATION_ERROR for it (known-query.ts).
+  for (const code of new Set([...endpoint.errorCodes, ...(refusesUnknownQuery(endpoint) ? (['VALIDATION_ERROR'] as const) : [])])) {
     const status = String(ERROR_STATUS[code]);
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
@@ -180,7 +181,7 @@ function responses(endpoint: Endpoint, examples: Examples[string]): ResponsesObj
     }
     out[status] = response;
   }
-  if (endpoint.errorCodes.length) out.default = { $ref: '#/components/responses/Error' };
+  if (endpoint.errorCodes.length || refusesUnknownQuery(endpoint)) out.default = { $ref: '#/components/responses/Error' };
   return out;
 }
 

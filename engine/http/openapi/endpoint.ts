@@ -24,6 +24,11 @@ export interface Endpoint {
   passthrough?: { request?: string; response: string };
   /** An object schema whose properties are the query parameters. */
   query?: { properties: Record<string, Schema>; required?: readonly string[] };
+  /**
+   * 'ignored': query parameters it does not declare are ignored (the OAuth callback: a provider adds its own,
+   * scope, iss, session_state). Otherwise each is 400 VALIDATION_ERROR naming it (refusesUnknownQuery).
+   */
+  unknownQuery?: 'ignored';
   body?: Schema;
   /** false when the body may be left out (the handler reads a missing body as {}). */
   bodyRequired?: boolean;
@@ -36,6 +41,14 @@ export interface Endpoint {
   errorCodes: readonly KnownErrorCode[];
   /** Statuses it answers with the envelope (the runs: 429, 502), and when. */
   envelopeStatuses?: Record<string, string>;
+}
+
+/**
+ * Whether a query parameter the operation does not declare is refused (middleware/known-query.ts): on every
+ * operation but those that ignore them (unknownQuery) and the proxy's, which forward the query as it is.
+ */
+export function refusesUnknownQuery(endpoint: Endpoint): boolean {
+  return endpoint.passthrough === undefined && endpoint.unknownQuery !== 'ignored';
 }
 
 /** What any request may meet before a handler runs: a malformed, slow or oversized request, or an unexpected failure. */

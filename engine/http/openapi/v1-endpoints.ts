@@ -100,5 +100,7 @@ export const V1_ENDPOINTS: V1Endpoint[] = [
     response: { description: 'The OpenAPI 3.1 document.', schema: { type: 'object', additionalProperties: true } },
     // The specification: this operation declares only its 200 (a malformed or slow request fails before any route, as on every path).
     errorCodes: [],
+    // So a query string is ignored, not refused (a tool's cache-busting ?v=…), which would be a 400 the document does not declare.
+    unknownQuery: 'ignored',
   },
 ];

@@ -529,9 +529,11 @@ export const V2_ENDPOINTS: Endpoint[] = [
     description:
       "The provider's redirect back (not called by clients): stores the connection and redirects the browser to the return URL with connectionId, with choiceId when the grant reaches several accounts and the end user chooses one (GET and POST /v2/connect/choices/{choiceId}), or with error and error_description. " +
       "An authorization an end-user token started stores nothing here: it comes back with choiceId, a choice of one (confirm: true) that only that end user's session (or the API key) can make, so a consent link sent to someone else never connects their account to the end user who started it. " +
-      'A state used already, or expired, goes back to its return URL with error=oauth_state_invalid (an expired one while its return URL is still allowed); a state the gateway did not sign is 400 OAUTH_STATE_INVALID, as there is no return URL to go to.',
+      'A state used already, or expired, goes back to its return URL with error=oauth_state_invalid (an expired one while its return URL is still allowed); a state the gateway did not sign is 400 OAUTH_STATE_INVALID, as there is no return URL to go to. ' +
+      'Other query parameters (scope, iss, session_state: what a provider adds) are ignored.',
     security: null,
     query: callbackQuery,
+    unknownQuery: 'ignored',
     response: { status: '302', description: 'The browser goes to the return URL, the outcome in its query.' },
     errorCodes: [...TRANSPORT, ...STORE, 'OAUTH_STATE_INVALID', 'CREDENTIALS_UNREADABLE'],
   },
@@ -668,6 +670,8 @@ export const V2_ENDPOINTS: Endpoint[] = [
     security: null,
     response: { description: 'The OpenAPI 3.1 document.', schema: { type: 'object', additionalProperties: true } },
     errorCodes: [],
+    // As /v1/openapi.json: only its 200, a query string ignored.
+    unknownQuery: 'ignored',
   },
   ...PROXY_ENDPOINTS,
 ];

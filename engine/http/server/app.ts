@@ -4,6 +4,9 @@ import type { Services } from '../services.ts';
 import type { AppState } from './context.ts';
 import { directRoutes } from './direct-routes.ts';
 import { jsonBody } from './middleware/json-body.ts';
+import { knownQuery } from './middleware/known-query.ts';
+import { V1_ENDPOINTS } from '../openapi/v1-endpoints.ts';
+import { V2_ENDPOINTS } from '../openapi/v2-endpoints.ts';
 import { requestId } from './middleware/request-id.ts';
 import { requestEdges } from './middleware/request-edges.ts';
 import { traceRequests } from '../observability/server-span.ts';
@@ -72,6 +75,8 @@ export function createApp(services: Services, mounts: readonly MountedHandler[] 
   app.use(requestEdges(services.logger, services.metrics));
   app.use(endUserCors(services));
   app.use(jsonBody({ streamed: PROXY_PATHS }));
+  // A query parameter an operation's document does not declare is refused, not ignored.
+  app.use(knownQuery([...V1_ENDPOINTS, ...V2_ENDPOINTS]));
   // One root router, so 405 answers know every method any feature mounts on a path.
   const root = new Router<AppState>();
   const routers = featureRoutes(services, mounts);

@@ -1,5 +1,8 @@
 import { expect } from 'chai';
 import { call, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
+import { V1_ENDPOINTS } from '../../../engine/http/openapi/v1-endpoints.ts';
+import { V2_ENDPOINTS } from '../../../engine/http/openapi/v2-endpoints.ts';
+import { refusesUnknownQuery } from '../../../engine/http/openapi/endpoint.ts';
 
 /**
  * The lists answered whole (no pagination) take no query parameter, or only
@@ -64,5 +67,50 @@ describe('lists answered whole refuse an unknown query parameter', function () {
   it('GET /v2/end-user/apps?limit=1 (end-user token)', async () => {
     expectRefused(await call(endUser, 'GET', '/v2/end-user/apps?limit=1'), 'limit');
     expect((await call(endUser, 'GET', '/v2/end-user/apps')).status).to.equal(200);
+  });
+});
+
+/**
+ * Every documented operation, not only the lists: a query parameter its document does not declare is refused
+ * (`GET /v1/users/{id}/token?ttl=60` answered a token of the default lifetime, as if ttl were read), before the
+ * handler looks anything up, so the ids below need not exist. The proxy forwards a query as it is, the OAuth
+ * callback takes what a provider adds (scope, iss, session_state), and the two documents declare only their 200
+ * (the specification), so they are not among them.
+ */
+describe('every documented operation refuses a query parameter it does not declare', function () {
+  this.timeout(60_000);
+  let gw: TestGateway;
+  let endUserToken: string;
+
+  before(async () => {
+    gw = await startTestGateway();
+    const userId = (await call(gw, 'POST', '/v1/users', { body: { externalId: 'ada' } })).body.data.userId;
+    endUserToken = (await call(gw, 'GET', `/v1/users/${userId}/token`)).body.token;
+  });
+  after(async () => {
+    await gw?.stop();
+  });
+
+  it('answers 400 VALIDATION_ERROR naming it, held to the documents', async () => {
+    const checked: string[] = [];
+    for (const endpoint of [...V1_ENDPOINTS, ...V2_ENDPOINTS]) {
+      if (!refusesUnknownQuery(endpoint)) continue;
+      const path = endpoint.path.replace(/\{[^}]+\}/g, 'x1');
+      const auth = endpoint.security === 'endUserToken' ? endUserToken : undefined;
+      const body = ['post', 'put', 'patch'].includes(endpoint.method) ? {} : undefined;
+      const answer = await call(gw, endpoint.method.toUpperCase(), `${path}?zz=1`, { ...(auth ? { auth } : {}), ...(body ? { body } : {}) });
+      expect(answer.status, `${endpoint.method} ${endpoint.path}: ${JSON.stringify(answer.body)}`).to.equal(400);
+      expect(answer.body.error, `${endpoint.method} ${endpoint.path}`).to.deep.include({ code: 'VALIDATION_ERROR', message: 'zz: is not a known query parameter' });
+      checked.push(`${endpoint.method} ${endpoint.path}`);
+    }
+    expect(checked).to.include.members(['get /v1/users/{userId}/token', 'post /v1/users', 'get /v2/embedding', 'get /v2/definitions/status']);
+  });
+
+  it('still takes a documented one, and the OAuth callback what a provider adds', async () => {
+    const userId = (await call(gw, 'POST', '/v1/users', { body: { externalId: 'grace' } })).body.data.userId;
+    const token = await call(gw, 'GET', `/v1/users/${userId}/token`);
+    expect(token.status).to.equal(200);
+    const callback = await call(gw, 'GET', '/v2/connect/callback?state=unknown&code=c&scope=a+b&iss=https%3A%2F%2Fid.example&session_state=s', { auth: null });
+    expect(callback.body.error?.code, JSON.stringify(callback.body)).to.equal('OAUTH_STATE_INVALID');
   });
 });

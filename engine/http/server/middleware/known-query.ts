@@ -1,0 +1,36 @@
+import type { Middleware } from 'koa';
+import { refuseUnknownQuery } from '../../../platform/query/list-query.ts';
+import { refusesUnknownQuery, type Endpoint } from '../../openapi/endpoint.ts';
+import { templatePattern } from '../../openapi/path-pattern.ts';
+import type { AppState } from '../context.ts';
+
+interface QueryRule {
+  pattern: RegExp;
+  known: readonly string[];
+}
+
+/**
+ * A query parameter a documented operation does not declare is 400 VALIDATION_ERROR naming it, on every
+ * operation the OpenAPI documents describe (but the proxy's and those that ignore them: refusesUnknownQuery), as
+ * the lists always did: a misspelt `limt=5`, or a `ttl=60` the token endpoint never read, is refused, not
+ * silently ignored. The rules come from the documents' own endpoint lists, so a parameter is accepted by
+ * describing it. A request without a query string (most, and the runs) costs one comparison; a path no
+ * operation matches (the pages, /health, /mcp) is left alone.
+ */
+export function knownQuery(endpoints: readonly Endpoint[]): Middleware<AppState> {
+  const byMethod = new Map<string, QueryRule[]>();
+  for (const endpoint of endpoints) {
+    if (!refusesUnknownQuery(endpoint)) continue;
+    const rule = { pattern: new RegExp(templatePattern(endpoint.path).source, 'i'), known: Object.keys(endpoint.query?.properties ?? {}) };
+    const methods = endpoint.method === 'get' ? ['GET', 'HEAD'] : [endpoint.method.toUpperCase()];
+    for (const method of methods) byMethod.set(method, [...(byMethod.get(method) ?? []), rule]);
+  }
+  return (ctx, next) => {
+    if (ctx.querystring === '') return next();
+    const rules = byMethod.get(ctx.method);
+    const path = ctx.path;
+    const rule = rules?.find((candidate) => candidate.pattern.test(path));
+    if (rule) refuseUnknownQuery(ctx.query, rule.known);
+    return next();
+  };
+}
