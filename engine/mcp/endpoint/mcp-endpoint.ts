@@ -10,7 +10,7 @@ import { originOf } from '../../tenancy/embedding/origins.ts';
 import { callRequest } from '../calls/call-request.ts';
 import { callTool } from '../calls/call-tool.ts';
 import { callerOf, type Caller } from '../caller/caller.ts';
-import { paramsProblem } from './params-check.ts';
+import { messageProblem } from './params-check.ts';
 import { CONNECTION_ID_HEADER, scopeOf } from '../caller/scope.ts';
 import type { McpServices } from '../mcp-services.ts';
 import { toolSetOf, type ToolSet } from '../tools/tool-set.ts';
@@ -122,8 +122,8 @@ export function createMcpEndpoint(services: McpServices): McpEndpoint {
       if (!(error instanceof GatewayError) || error.status >= 500) throw error;
       return jsonRpcError(400, ProtocolErrorCode.InvalidParams, error.message, id);
     }
-    const invalid = paramsProblem(exchange.body);
-    if (invalid) return jsonRpcError(400, ProtocolErrorCode.InvalidParams, invalid, id);
+    const invalid = messageProblem(exchange.body);
+    if (invalid) return jsonRpcError(400, invalid.code, invalid.message, id);
     const giveBack = ListenQuota.asksToListen(exchange.body) ? listens.take(caller.companyId) : undefined;
     if (giveBack === null) {
       return jsonRpcError(200, -32603, `subscription limit reached for your company: it holds ${listens.perCompany} subscriptions/listen streams open on this gateway (MCP_MAX_SUBSCRIPTIONS_PER_COMPANY); close one before listening again`, id);

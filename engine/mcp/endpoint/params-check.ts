@@ -1,10 +1,37 @@
+import { ProtocolErrorCode, specTypeSchemas } from '@modelcontextprotocol/server';
+
+/** Why a message is refused before the SDK sees it: the JSON-RPC error code and the words for the agent. */
+export interface MessageProblem {
+  code: number;
+  message: string;
+}
+
 /**
- * Params the SDK would refuse as an internal error for the methods whose params it checks itself (-32603,
- * its validator's issues dumped as the message), said here as what they are: invalid params (-32602), in
- * words, naming the param. A batch never gets here (mcp-endpoint.ts refuses it).
+ * What the SDK would answer unhelpfully, said here as what it is, naming the member and what it must be:
+ *
+ * - a body that is not a JSON-RPC 2.0 request or notification (the SDK: "the request body is not a valid
+ *   JSON-RPC message", whatever was wrong): invalid request (-32600);
+ * - params of the wrong shape for the methods whose params the SDK checks itself (it answers an internal
+ *   error, -32603, or invalid params, with its validator's issues dumped as JSON for the message): invalid
+ *   params (-32602), in words.
+ *
+ * A client's response (a result or an error, no method) is left to the SDK. A batch never gets here
+ * (mcp-endpoint.ts refuses it).
  */
-export function paramsProblem(body: unknown): string | null {
+export function messageProblem(body: unknown): MessageProblem | null {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return null;
+  const message = body as Record<string, unknown>;
+  if (!('method' in message) && ('result' in message || 'error' in message)) return null;
+  // params that are not an object are said below, with the method's name.
+  const shapeIssues = issuesOf('id' in message ? specTypeSchemas.JSONRPCRequest : specTypeSchemas.JSONRPCNotification, body).filter(
+    (issue) => !(issue.path.length === 1 && issue.path[0] === 'params'),
+  );
+  if (shapeIssues.length) return { code: ProtocolErrorCode.InvalidRequest, message: `not a JSON-RPC 2.0 request or notification: ${said(shapeIssues)}` };
+  const problem = paramsProblem(message);
+  return problem === null ? null : { code: ProtocolErrorCode.InvalidParams, message: problem };
+}
+
+function paramsProblem(body: Record<string, unknown>): string | null {
   const { method, params } = body as { method?: unknown; params?: unknown };
   if (typeof method !== 'string') return null;
   if (params !== undefined && (params === null || typeof params !== 'object' || Array.isArray(params))) return `params of ${method}: must be an object (or left out)`;
@@ -21,7 +48,78 @@ export function paramsProblem(body: unknown): string | null {
     const missing = INITIALIZE_PARAMS.filter((name) => given[name] === undefined);
     if (missing.length) return `params of initialize: ${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} required`;
   }
-  return null;
+  const schema = METHOD_SCHEMAS[method];
+  if (!schema) return null;
+  const issues = issuesOf(schema, body);
+  return issues.length === 0 ? null : `params of ${method}: ${said(issues)}`;
 }
 
 const INITIALIZE_PARAMS = ['protocolVersion', 'capabilities', 'clientInfo'] as const;
+
+/** A zod issue as the SDK's schemas give it. */
+interface Issue {
+  code: string;
+  path: PropertyKey[];
+  message: string;
+  expected?: string;
+  values?: unknown[];
+  errors?: Issue[][];
+}
+
+/** A Standard Schema's synchronous check, as the SDK's spec type schemas give it. */
+interface Checkable {
+  '~standard': { validate(value: unknown): { issues?: ReadonlyArray<unknown> } | Promise<unknown> };
+}
+
+/** The issues `schema` finds in `value` (zod's, with their code, as the SDK's schemas are zod's); none when it passes. */
+function issuesOf(schema: Checkable, value: unknown): Issue[] {
+  const result = schema['~standard'].validate(value);
+  if (result instanceof Promise) return [];
+  return (result.issues ?? []) as Issue[];
+}
+
+/** The schemas the SDK checks these methods' params with (the same ones, so what passes here the SDK takes). */
+const METHOD_SCHEMAS: Record<string, Checkable | undefined> = {
+  initialize: specTypeSchemas.InitializeRequest,
+  'tools/list': specTypeSchemas.ListToolsRequest,
+  'tools/call': specTypeSchemas.CallToolRequest,
+};
+
+/** The most issues one answer lists (a message can have as many wrong members as it likes). */
+const MAX_ISSUES = 5;
+
+function said(issues: Issue[]): string {
+  const listed = issues.slice(0, MAX_ISSUES).map((issue) => `${pathOf(issue.path)}: ${ruleOf(issue)}`);
+  if (issues.length > MAX_ISSUES) listed.push(`and ${issues.length - MAX_ISSUES} more`);
+  return listed.join('; ');
+}
+
+function pathOf(path: PropertyKey[]): string {
+  return path.map((key, i) => (typeof key === 'number' ? `[${key}]` : `${i === 0 ? '' : '.'}${String(key).slice(0, 60)}`)).join('') || 'the message';
+}
+
+/** What the member must be, in words: `must be a string (got a number)`, `is required (a string)`, `must be "2.0"`. */
+function ruleOf(issue: Issue): string {
+  const isId = issue.path.length === 1 && issue.path[0] === 'id';
+  const rule = ruleWords(issue);
+  return isId ? `${rule} (leave it out for a notification)` : rule;
+}
+
+function ruleWords(issue: Issue): string {
+  if (issue.code === 'invalid_type' && issue.expected) {
+    const received = /received (\w+)$/.exec(issue.message)?.[1];
+    if (received === 'undefined') return `is required (${article(issue.expected)})`;
+    return received ? `must be ${article(issue.expected)} (got ${received === 'null' ? 'null' : article(received)})` : `must be ${article(issue.expected)}`;
+  }
+  if (issue.code === 'invalid_value' && issue.values?.length) return `must be ${issue.values.map((v) => JSON.stringify(v)).join(' or ')}`;
+  if (issue.code === 'invalid_union' && issue.errors?.length) {
+    const expected = issue.errors.map((branch) => (branch.length === 1 && branch[0]!.code === 'invalid_type' && branch[0]!.path.length === 0 ? branch[0]!.expected : undefined));
+    if (expected.every((e): e is string => e !== undefined)) return `must be ${[...new Set(expected)].map(article).join(' or ')}`;
+    return 'is none of the forms it may take';
+  }
+  return issue.message.replace(/^Invalid input: /, '').slice(0, 200);
+}
+
+function article(type: string): string {
+  return `${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`;
+}
