@@ -73,6 +73,9 @@ export async function callRequest(services: McpServices, call: ToolCall<RequestT
   }
 }
 
+/** An HTTP header name (RFC 9110 token). */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
 /** The tool's arguments checked: every problem named with its field and rule, as an action's are. */
 function agentRequest(args: unknown): AgentRequest | GatewayError {
   const given = args !== null && typeof args === 'object' && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
@@ -86,8 +89,10 @@ function agentRequest(args: unknown): AgentRequest | GatewayError {
   if (typeof method !== 'string' || !(REQUEST_METHODS as readonly string[]).includes(method.toUpperCase())) {
     problems.push({ field: 'method', rule: method === undefined ? 'required' : 'option', message: `must be one of ${REQUEST_METHODS.join(', ')} (got ${JSON.stringify(method)?.slice(0, 40) ?? 'nothing'})` });
   }
-  if (typeof path !== 'string' || path === '') {
+  if (path === undefined || path === null || path === '') {
     problems.push({ field: 'path', rule: 'required', message: "is required: the path under the app's base URL, e.g. /users/42" });
+  } else if (typeof path !== 'string') {
+    problems.push({ field: 'path', rule: 'type', message: `must be a string: the path under the app's base URL, e.g. /users/42 (got ${JSON.stringify(path).slice(0, 40)})` });
   } else if (path.length > 2048) {
     problems.push({ field: 'path', rule: 'maxLength', message: 'must be at most 2048 characters' });
   }
@@ -108,7 +113,9 @@ function agentRequest(args: unknown): AgentRequest | GatewayError {
       problems.push({ field: 'headers', rule: 'type', message: 'must be an object of header names and values' });
     } else {
       for (const [name, value] of Object.entries(headers)) {
-        if (typeof value === 'string') sentHeaders[name.toLowerCase()] = value;
+        // Named here: the proxy's own check says only that some header name is not a token.
+        if (!HEADER_NAME.test(name)) problems.push({ field: `headers.${name.slice(0, 60)}`, rule: 'header-name', message: "is not a valid header name: an HTTP token of letters, digits and !#$%&'*+.^_`|~-" });
+        else if (typeof value === 'string') sentHeaders[name.toLowerCase()] = value;
         else problems.push({ field: `headers.${name}`, rule: 'type', message: 'must be a string' });
       }
     }
