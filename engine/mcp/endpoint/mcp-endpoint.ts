@@ -90,10 +90,14 @@ export function createMcpEndpoint(services: McpServices): McpEndpoint {
         cacheHints: { 'tools/list': { ttlMs: 30_000, cacheScope: 'private' } },
       },
     );
+    // A method of no handler: named, with what is served (the SDK says only "Method not found").
+    server.fallbackRequestHandler = async (request) => {
+      throw new ProtocolError(ProtocolErrorCode.MethodNotFound, `method ${quoted(request.method)} is not served: ${era === 'modern' ? SERVED_MODERN : SERVED_LEGACY}`);
+    };
     server.setRequestHandler('tools/list', async (request) => listPage(scope.tools, request.params?.cursor));
     server.setRequestHandler('tools/call', async (request, ctx) => {
       const target = scope.tools.targets.get(request.params.name);
-      if (!target) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `unknown tool "${request.params.name}": tools/list names the tools of the connections in scope`);
+      if (!target) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `unknown tool ${quoted(request.params.name)}: tools/list names the tools of the connections in scope`);
       const call = { companyId: scope.caller.companyId, arguments: request.params.arguments, signal: ctx.mcpReq.signal, requestId: scope.exchange.requestId, recordRun: scope.exchange.recordRun };
       return target.kind === 'request' ? await callRequest(services, { ...call, target }) : await callTool(services, { ...call, target });
     });
@@ -205,6 +209,14 @@ function listPage(tools: ToolSet, cursor: string | undefined): { tools: ToolSet[
   const page = offset === 0 && tools.tools.length <= TOOLS_PAGE_SIZE ? (tools.tools as ToolSet['tools'][number][]) : tools.tools.slice(offset, offset + TOOLS_PAGE_SIZE);
   const next = offset + TOOLS_PAGE_SIZE;
   return next < tools.tools.length ? { tools: page, nextCursor: String(next) } : { tools: page };
+}
+
+const SERVED_LEGACY = 'this server serves tools (tools/list, tools/call), besides initialize and ping; not resources, prompts, completions or logging';
+const SERVED_MODERN = 'this server serves tools (tools/list, tools/call), besides server/discover and subscriptions/listen; not resources, prompts, completions or logging';
+
+/** A name the client sent, in quotes, its first 100 characters (and how long it was) when longer: no tool or method name is that long. */
+function quoted(name: string): string {
+  return name.length <= 100 ? JSON.stringify(name) : `${JSON.stringify(name.slice(0, 100)).slice(0, -1)}..." (${name.length} characters)`;
 }
 
 const TOKEN_EXPIRED = 'your end-user token expired, so this subscriptions/listen stream ends: listen again with a new token from GET /v1/users/{userId}/token';
