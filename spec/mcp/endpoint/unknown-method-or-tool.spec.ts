@@ -46,6 +46,26 @@ describe('/mcp: an unknown method or tool is named, briefly, with what is served
     }
   });
 
+  it('the same for a 2026-07-28 request', async () => {
+    const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'agent', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} };
+    const response = await fetch(`${gw.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'resources/list',
+        Authorization: `Bearer ${gw.apiKey}`,
+        'Connection-Id': connectionId,
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'resources/list', params: { _meta: meta } }),
+    });
+    expect(((await response.json()) as any).error).to.deep.equal({
+      code: -32601,
+      message: 'method "resources/list" is not served: this server serves tools (tools/list, tools/call), besides server/discover and subscriptions/listen; not resources, prompts, completions or logging',
+    });
+  });
+
   it('an unknown tool name of any length is quoted at most 100 characters', async () => {
     const name = `store_${'x'.repeat(200_000)}`;
     const { body } = await answer({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name, arguments: {} } });
