@@ -22,6 +22,12 @@ export function messageProblem(body: unknown): MessageProblem | null {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return null;
   const message = body as Record<string, unknown>;
   if (!('method' in message) && ('result' in message || 'error' in message)) return null;
+  if (valuesBeyond(message, MAX_MESSAGE_VALUES)) {
+    return {
+      code: ProtocolErrorCode.InvalidRequest,
+      message: `the message holds more than ${MAX_MESSAGE_VALUES} values besides params.arguments: no MCP request needs that many (a tool's arguments go in params.arguments)`,
+    };
+  }
   // params that are not an object are said below, with the method's name.
   const shapeIssues = issuesOf('id' in message ? specTypeSchemas.JSONRPCRequest : specTypeSchemas.JSONRPCNotification, body).filter(
     (issue) => !(issue.path.length === 1 && issue.path[0] === 'params'),
@@ -29,6 +35,36 @@ export function messageProblem(body: unknown): MessageProblem | null {
   if (shapeIssues.length) return { code: ProtocolErrorCode.InvalidRequest, message: `not a JSON-RPC 2.0 request or notification: ${said(shapeIssues)}` };
   const problem = paramsProblem(message);
   return problem === null ? null : { code: ProtocolErrorCode.InvalidParams, message: problem };
+}
+
+/**
+ * The most values (members and items, at any depth) a message may hold outside a tool call's `params.arguments`: an
+ * initialize or a tools/list of a real client holds a few dozen. The SDK's schemas check every one of them on the
+ * event loop (80,000 members of capabilities.experimental took it 1.2 s, and the gateway as long again to say which
+ * were wrong), so a larger message is refused before either looks at it. A tool's arguments are the run's to check.
+ */
+const MAX_MESSAGE_VALUES = 1000;
+
+/** Whether `message` holds more than `limit` values outside params.arguments; stops counting there (never lists a large object's keys). */
+function valuesBeyond(message: Record<string, unknown>, limit: number): boolean {
+  let count = 0;
+  const visit = (value: unknown, skipArguments: boolean): boolean => {
+    if (++count > limit) return true;
+    if (value === null || typeof value !== 'object') return false;
+    if (Array.isArray(value)) {
+      for (const item of value) if (visit(item, false)) return true;
+      return false;
+    }
+    for (const key in value) {
+      if (skipArguments && key === 'arguments') continue;
+      if (visit((value as Record<string, unknown>)[key], false)) return true;
+    }
+    return false;
+  };
+  for (const key in message) {
+    if (visit(message[key], key === 'params')) return true;
+  }
+  return false;
 }
 
 function paramsProblem(body: Record<string, unknown>): string | null {
@@ -50,7 +86,9 @@ function paramsProblem(body: Record<string, unknown>): string | null {
   }
   const schema = METHOD_SCHEMAS[method];
   if (!schema) return null;
-  const issues = issuesOf(schema, body);
+  // The tool's arguments are checked as an object above and by the run; the schema would walk each of their keys again.
+  const shallow = method === 'tools/call' && given.arguments !== undefined ? { ...body, params: { ...given, arguments: {} } } : body;
+  const issues = issuesOf(schema, shallow);
   return issues.length === 0 ? null : `params of ${method}: ${said(issues)}`;
 }
 
@@ -121,5 +159,7 @@ function ruleWords(issue: Issue): string {
 }
 
 function article(type: string): string {
+  // zod's record is, on the wire, an object of any keys.
+  if (type === 'record') type = 'object';
   return `${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`;
 }
