@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { createMcpHandler, ProtocolError, ProtocolErrorCode, Server, type McpRequestContext } from '@modelcontextprotocol/server';
+import { createMcpHandler, PROTOCOL_VERSION_META_KEY, ProtocolError, ProtocolErrorCode, Server, SUPPORTED_PROTOCOL_VERSIONS, type McpRequestContext } from '@modelcontextprotocol/server';
 import type { RunFacts } from '../../core/run/run-facts.ts';
 import { bearerTokenOf } from '../../platform/auth/bearer.ts';
 import { GatewayError } from '../../platform/errors/index.ts';
@@ -128,6 +128,8 @@ export function createMcpEndpoint(services: McpServices): McpEndpoint {
     }
     const invalid = messageProblem(exchange.body);
     if (invalid) return jsonRpcError(400, invalid.code, invalid.message, id);
+    const unspoken = unspokenVersion(request.headers.get('mcp-protocol-version'), exchange.body);
+    if (unspoken) return jsonRpcError(400, -32000, unspoken, id);
     const giveBack = ListenQuota.asksToListen(exchange.body) ? listens.take(caller.companyId) : undefined;
     if (giveBack === null) {
       return jsonRpcError(200, -32603, `subscription limit reached for your company: it holds ${listens.perCompany} subscriptions/listen streams open on this gateway (MCP_MAX_SUBSCRIPTIONS_PER_COMPANY); close one before listening again`, id);
@@ -209,6 +211,22 @@ function listPage(tools: ToolSet, cursor: string | undefined): { tools: ToolSet[
   const page = offset === 0 && tools.tools.length <= TOOLS_PAGE_SIZE ? (tools.tools as ToolSet['tools'][number][]) : tools.tools.slice(offset, offset + TOOLS_PAGE_SIZE);
   const next = offset + TOOLS_PAGE_SIZE;
   return next < tools.tools.length ? { tools: page, nextCursor: String(next) } : { tools: page };
+}
+
+/** The revisions served with the per-request _meta envelope (the SDK does not export its list). */
+const MODERN_REVISIONS = ['2026-07-28'];
+
+/**
+ * An MCP-Protocol-Version header naming no revision the server speaks, on a message without the 2026-07-28 _meta
+ * envelope, said with every revision it does speak: the SDK's legacy transport answers it with only the 2025 ones, as
+ * if 2026-07-28 were not served. A message with the envelope is left to the SDK, which names the envelope's revisions.
+ */
+function unspokenVersion(header: string | null, body: unknown): string | null {
+  const version = header?.trim();
+  if (!version || MODERN_REVISIONS.includes(version) || (SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(version)) return null;
+  const meta = (body as { params?: { _meta?: Record<string, unknown> } } | null)?.params?._meta;
+  if (meta !== null && typeof meta === 'object' && PROTOCOL_VERSION_META_KEY in meta) return null;
+  return `MCP-Protocol-Version ${JSON.stringify(version.slice(0, 40)).slice(1, -1)} is not supported: send ${MODERN_REVISIONS.join(', ')} (with the per-request _meta), or one of ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')} after initialize`;
 }
 
 const SERVED_LEGACY = 'this server serves tools (tools/list, tools/call), besides initialize and ping; not resources, prompts, completions or logging';
