@@ -9,6 +9,7 @@ export interface MessageProblem {
 /**
  * What the SDK would answer unhelpfully, said here as what it is, naming the member and what it must be:
  *
+ * - an empty body: a parse error (-32700) saying so;
  * - a body that is not a JSON-RPC 2.0 request or notification (the SDK: "the request body is not a valid
  *   JSON-RPC message", whatever was wrong): invalid request (-32600);
  * - params of the wrong shape for the methods whose params the SDK checks itself (it answers an internal
@@ -19,6 +20,8 @@ export interface MessageProblem {
  * (mcp-endpoint.ts refuses it).
  */
 export function messageProblem(body: unknown): MessageProblem | null {
+  // No body at all (the SDK: "Parse error: Invalid JSON", as if it had read one).
+  if (body === undefined) return { code: ProtocolErrorCode.ParseError, message: 'the request body is empty: send one JSON-RPC message, e.g. {"jsonrpc":"2.0","id":1,"method":"tools/list"}' };
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return null;
   const message = body as Record<string, unknown>;
   if (!('method' in message) && ('result' in message || 'error' in message)) return null;

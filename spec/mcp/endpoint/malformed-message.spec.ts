@@ -87,6 +87,19 @@ describe('/mcp: a message of the wrong shape is told what to fix, naming the mem
     expect(upstream.received).to.have.length(0);
   });
 
+  it('an empty body is told it is empty and what to send, as a JSON-RPC parse error', async () => {
+    const response = await fetch(`${gw.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', Authorization: `Bearer ${gw.apiKey}`, 'Connection-Id': connectionId },
+    });
+    expect(response.status).to.equal(400);
+    expect(await response.json()).to.deep.equal({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32700, message: 'the request body is empty: send one JSON-RPC message, e.g. {"jsonrpc":"2.0","id":1,"method":"tools/list"}' },
+    });
+  });
+
   it('what the SDK serves is untouched: a valid initialize, tools/list, a notification, a client response', async () => {
     const init = await answer({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: { sampling: {} }, clientInfo: { name: 'agent', version: '1' } } });
     expect(init.body.result.protocolVersion).to.equal('2025-06-18');
