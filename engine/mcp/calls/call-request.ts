@@ -8,7 +8,7 @@ import type { McpServices } from '../mcp-services.ts';
 import { REQUEST_ARGUMENTS, REQUEST_METHODS } from '../tools/request-tool.ts';
 import type { RequestTarget } from '../tools/tool-set.ts';
 import { pickConnection, type ToolCall } from './call-tool.ts';
-import { cancelledResult, errorResult, type ToolResult } from './tool-result.ts';
+import { cancelledResult, cutText, errorResult, type ToolResult } from './tool-result.ts';
 
 /** The request the agent asked for, its arguments checked. */
 interface AgentRequest {
@@ -114,7 +114,7 @@ function agentRequest(args: unknown): AgentRequest | GatewayError {
     } else {
       for (const [name, value] of Object.entries(headers)) {
         // Named here: the proxy's own check says only that some header name is not a token.
-        if (!HEADER_NAME.test(name)) problems.push({ field: `headers.${name.slice(0, 60)}`, rule: 'header-name', message: "is not a valid header name: an HTTP token of letters, digits and !#$%&'*+.^_`|~-" });
+        if (!HEADER_NAME.test(name)) problems.push({ field: `headers.${cutText(name, 60)}`, rule: 'header-name', message: "is not a valid header name: an HTTP token of letters, digits and !#$%&'*+.^_`|~-" });
         else if (typeof value === 'string') sentHeaders[name.toLowerCase()] = value;
         else problems.push({ field: `headers.${name}`, rule: 'type', message: 'must be a string' });
       }
@@ -177,7 +177,8 @@ function answerResult(status: number, headers: Record<string, string>, read: { b
         ? `\n[the answer is ${bodyText.length} characters: the text shows the first ${kept}; structuredContent.body holds it whole]`
         : `\n[the answer is longer than ${read.bytes.length} bytes: the text shows the first ${kept} characters and the rest was not read; ask for less (the app's paging or filter parameters)]`;
     const room = Math.max(0, maxChars - head.length - 1 - note(bodyText.length).length);
-    shownText = `${head}\n${bodyText.slice(0, room)}${note(Math.min(room, bodyText.length))}`;
+    const shown = cutText(bodyText, room);
+    shownText = `${head}\n${shown}${note(shown.length)}`;
   }
   return { content: [{ type: 'text', text: shownText }], structuredContent: structured, isError: status >= 400 };
 }

@@ -52,7 +52,19 @@ export function cancelledResult(): ToolResult {
 function capped(text: string, room: number): string {
   if (text.length <= room) return text;
   const tail = `... [cut: ${text.length} characters in all]`;
-  return `${text.slice(0, Math.max(0, room - tail.length))}${tail}`;
+  return `${cutText(text, room - tail.length)}${tail}`;
+}
+
+/**
+ * The first `length` UTF-16 units of `text` (none when `length` is not positive), one fewer when the cut would fall
+ * inside a surrogate pair: a text cut for a result stays well-formed Unicode (half an emoji is a lone surrogate,
+ * which the gateway itself refuses in a request, and which a client re-encoding the text as UTF-8 may fail on).
+ */
+export function cutText(text: string, length: number): string {
+  if (length <= 0) return '';
+  if (length >= text.length) return text;
+  const last = text.charCodeAt(length - 1);
+  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? length - 1 : length);
 }
 
 function failureText(status: number, envelope: Envelope): string | null {
@@ -92,7 +104,7 @@ function rowsText(data: unknown[], cursor: string | undefined, room: number): st
     const first = JSON.stringify(data[0]) ?? 'null';
     const cut = '... (row 1 cut)';
     const keep = room - note(0).length - cut.length;
-    return keep > 0 ? `${first.slice(0, keep)}${cut}${note(0)}` : note(0).slice(1);
+    return keep > 0 ? `${cutText(first, keep)}${cut}${note(0)}` : note(0).slice(1);
   }
   return `{"data":[${rows.join(',')}]}${note(rows.length)}`;
 }

@@ -9,6 +9,7 @@ import { embeddingSettings } from '../../tenancy/embedding/settings.ts';
 import { originOf } from '../../tenancy/embedding/origins.ts';
 import { callRequest } from '../calls/call-request.ts';
 import { callTool } from '../calls/call-tool.ts';
+import { cutText } from '../calls/tool-result.ts';
 import { callerOf, type Caller } from '../caller/caller.ts';
 import { messageProblem } from './params-check.ts';
 import { CONNECTION_ID_HEADER, scopeOf } from '../caller/scope.ts';
@@ -234,7 +235,7 @@ const SERVED_MODERN = 'this server serves tools (tools/list, tools/call), beside
 
 /** A name the client sent, in quotes, its first 100 characters (and how long it was) when longer: no tool or method name is that long. */
 function quoted(name: string): string {
-  return name.length <= 100 ? JSON.stringify(name) : `${JSON.stringify(name.slice(0, 100)).slice(0, -1)}..." (${name.length} characters)`;
+  return name.length <= 100 ? JSON.stringify(name) : `${JSON.stringify(cutText(name, 100)).slice(0, -1)}..." (${name.length} characters)`;
 }
 
 const TOKEN_EXPIRED = 'your end-user token expired, so this subscriptions/listen stream ends: listen again with a new token from GET /v1/users/{userId}/token';
