@@ -8,7 +8,8 @@ import type { McpServices } from '../mcp-services.ts';
 import { REQUEST_ARGUMENTS, REQUEST_METHODS } from '../tools/request-tool.ts';
 import type { RequestTarget } from '../tools/tool-set.ts';
 import { pickConnection, type ToolCall } from './call-tool.ts';
-import { cancelledResult, cutText, errorResult, type ToolResult } from './tool-result.ts';
+import { cutText } from '../../platform/cut-text.ts';
+import { cancelledResult, errorResult, type ToolResult } from './tool-result.ts';
 
 /** The request the agent asked for, its arguments checked. */
 interface AgentRequest {
@@ -87,12 +88,12 @@ function agentRequest(args: unknown): AgentRequest | GatewayError {
   }
   const { method, path, query, headers, body } = given;
   if (typeof method !== 'string' || !(REQUEST_METHODS as readonly string[]).includes(method.toUpperCase())) {
-    problems.push({ field: 'method', rule: method === undefined ? 'required' : 'option', message: `must be one of ${REQUEST_METHODS.join(', ')} (got ${JSON.stringify(method)?.slice(0, 40) ?? 'nothing'})` });
+    problems.push({ field: 'method', rule: method === undefined ? 'required' : 'option', message: `must be one of ${REQUEST_METHODS.join(', ')} (got ${method === undefined ? 'nothing' : cutText(JSON.stringify(method), 40)})` });
   }
   if (path === undefined || path === null || path === '') {
     problems.push({ field: 'path', rule: 'required', message: "is required: the path under the app's base URL, e.g. /users/42" });
   } else if (typeof path !== 'string') {
-    problems.push({ field: 'path', rule: 'type', message: `must be a string: the path under the app's base URL, e.g. /users/42 (got ${JSON.stringify(path).slice(0, 40)})` });
+    problems.push({ field: 'path', rule: 'type', message: `must be a string: the path under the app's base URL, e.g. /users/42 (got ${cutText(JSON.stringify(path), 40)})` });
   } else if (path.length > 2048) {
     problems.push({ field: 'path', rule: 'maxLength', message: 'must be at most 2048 characters' });
   }

@@ -1,5 +1,6 @@
 import type { Envelope } from '../../core/run/envelope.ts';
 import type { FieldProblem, GatewayError } from '../../platform/errors/index.ts';
+import { cutText } from '../../platform/cut-text.ts';
 
 /** A tools/call result as the MCP specification shapes it. */
 export interface ToolResult {
@@ -53,18 +54,6 @@ function capped(text: string, room: number): string {
   if (text.length <= room) return text;
   const tail = `... [cut: ${text.length} characters in all]`;
   return `${cutText(text, room - tail.length)}${tail}`;
-}
-
-/**
- * The first `length` UTF-16 units of `text` (none when `length` is not positive), one fewer when the cut would fall
- * inside a surrogate pair: a text cut for a result stays well-formed Unicode (half an emoji is a lone surrogate,
- * which the gateway itself refuses in a request, and which a client re-encoding the text as UTF-8 may fail on).
- */
-export function cutText(text: string, length: number): string {
-  if (length <= 0) return '';
-  if (length >= text.length) return text;
-  const last = text.charCodeAt(length - 1);
-  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? length - 1 : length);
 }
 
 function failureText(status: number, envelope: Envelope): string | null {

@@ -4,12 +4,12 @@ import { createMcpHandler, PROTOCOL_VERSION_META_KEY, ProtocolError, ProtocolErr
 import type { RunFacts } from '../../core/run/run-facts.ts';
 import { bearerTokenOf } from '../../platform/auth/bearer.ts';
 import { GatewayError } from '../../platform/errors/index.ts';
+import { cutText } from '../../platform/cut-text.ts';
 import { PACKAGE_ROOT } from '../../platform/package-root.ts';
 import { embeddingSettings } from '../../tenancy/embedding/settings.ts';
 import { originOf } from '../../tenancy/embedding/origins.ts';
 import { callRequest } from '../calls/call-request.ts';
 import { callTool } from '../calls/call-tool.ts';
-import { cutText } from '../calls/tool-result.ts';
 import { callerOf, type Caller } from '../caller/caller.ts';
 import { messageProblem } from './params-check.ts';
 import { CONNECTION_ID_HEADER, scopeOf } from '../caller/scope.ts';
@@ -207,7 +207,7 @@ function listPage(tools: ToolSet, cursor: string | undefined): { tools: ToolSet[
   if (cursor !== undefined) {
     offset = /^\d{1,9}$/.test(cursor) ? Number(cursor) : -1;
     // Only what a page gave (a multiple of the page size): "1" would skip a tool.
-    if (offset <= 0 || offset % TOOLS_PAGE_SIZE !== 0 || offset >= tools.tools.length) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `cursor ${JSON.stringify(cursor.slice(0, 40))} is not one tools/list gave`);
+    if (offset <= 0 || offset % TOOLS_PAGE_SIZE !== 0 || offset >= tools.tools.length) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `cursor ${JSON.stringify(cutText(cursor, 40))} is not one tools/list gave`);
   }
   const page = offset === 0 && tools.tools.length <= TOOLS_PAGE_SIZE ? (tools.tools as ToolSet['tools'][number][]) : tools.tools.slice(offset, offset + TOOLS_PAGE_SIZE);
   const next = offset + TOOLS_PAGE_SIZE;

@@ -1,4 +1,5 @@
 import { ProtocolErrorCode, specTypeSchemas } from '@modelcontextprotocol/server';
+import { cutText } from '../../platform/cut-text.ts';
 
 /** Why a message is refused before the SDK sees it: the JSON-RPC error code and the words for the agent. */
 export interface MessageProblem {
@@ -136,7 +137,7 @@ function said(issues: Issue[]): string {
 }
 
 function pathOf(path: PropertyKey[]): string {
-  return path.map((key, i) => (typeof key === 'number' ? `[${key}]` : `${i === 0 ? '' : '.'}${String(key).slice(0, 60)}`)).join('') || 'the message';
+  return path.map((key, i) => (typeof key === 'number' ? `[${key}]` : `${i === 0 ? '' : '.'}${cutText(String(key), 60)}`)).join('') || 'the message';
 }
 
 /** What the member must be, in words: `must be a string (got a number)`, `is required (a string)`, `must be "2.0"`. */

@@ -51,4 +51,22 @@ describe('/mcp: a text cut at MCP_RESULT_MAX_CHARS is cut between characters, ne
       }
     });
   }
+
+  for (const prefix of ['', 'a']) {
+    it(`a value quoted in an argument problem, "(got ...)" (${prefix ? 'odd' : 'even'} cut)`, async () => {
+      const value = emoji(prefix).slice(0, 200 + prefix.length);
+      const results: any[] = [
+        await client.callTool({ name: 'store_list-orders', arguments: { status: value } }),
+        await client.callTool({ name: 'store_get-order', arguments: { orderId: value } }),
+        await client.callTool({ name: 'store_request', arguments: { method: value, path: '/x' } }),
+      ];
+      for (const [i, result] of results.entries()) {
+        expect(result.isError, `result ${i}`).to.equal(true);
+        expect(text(result), `result ${i}`).to.include('(got ');
+        expect(text(result).isWellFormed(), `result ${i}: ${JSON.stringify(text(result).slice(0, 200))}`).to.equal(true);
+        expect(JSON.stringify(result.structuredContent).includes('\\ud83d'), `result ${i}`).to.equal(false);
+      }
+      expect(upstream.received).to.have.length(0);
+    });
+  }
 });
