@@ -100,7 +100,12 @@ export async function proxyCall(services: RunServices, settings: ProxySettings, 
   const fill = versionPlanOf(version).fillTemplate;
   const authNames = credentials.apply(host.variables, fill);
   const target = proxyTarget(host.baseUrl, request.path, request.query, new Set([...Object.keys(authNames.query), ...Object.keys(host.query)]));
-  const forwarded = forwardedRequestHeaders(request.headers, { listed: rules.headers, apiHeaders: version.api.headers, authHeaders: Object.keys(authNames.headers) });
+  const forwarded = forwardedRequestHeaders(request.headers, {
+    listed: rules.headers,
+    apiHeaders: version.api.headers,
+    hostHeaders: host.headers,
+    authHeaders: Object.keys(authNames.headers),
+  });
   const body = await outgoingBody(request.body, settings);
   const method = request.method.toUpperCase();
   const resendable = body.kind !== 'stream';

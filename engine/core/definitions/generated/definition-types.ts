@@ -53,7 +53,7 @@ export type ProxyRules =
        */
       paths?: [string, ...string[]];
       /**
-       * Request headers a caller may forward to the app besides Accept, Content-Type, Content-Encoding and the If-* conditionals (the API's own `headers` may be overridden too, unless their value uses a {{placeholder}}). Authorization, Cookie, Host, hop-by-hop headers and any header the auth sets are never forwarded, whatever is listed here.
+       * Request headers a caller may forward to the app besides Accept, Content-Type, Content-Encoding and the If-* conditionals (the API's own `headers` may be overridden too, unless their value uses a {{placeholder}}). Authorization, Cookie, Host, hop-by-hop headers, any header the auth sets and any filled from the connection (an API header with a {{placeholder}}, a Header argument of the API) are never forwarded, whatever is listed here.
        */
       headers?: string[];
     };
