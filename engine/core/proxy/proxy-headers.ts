@@ -13,9 +13,21 @@ const ALWAYS_FORWARDED = new Set(['accept', 'content-type', 'content-encoding'])
  * Never passed back from the app: hop-by-hop headers, its cookies, the
  * framing the gateway sets itself, and what would speak for the gateway's
  * own origin rather than the app's (HSTS, Alt-Svc, CORS: the gateway's CORS
- * is its own), and its request id (the gateway's X-Request-Id stands).
+ * is its own; Clear-Site-Data, which would wipe the gateway origin's storage
+ * in a browser, the API docs' key and the Connect page's state, and reload
+ * its pages), and its request id (the gateway's X-Request-Id stands).
  */
-const NEVER_RETURNED = new Set([...HOP_BY_HOP, 'set-cookie', 'set-cookie2', 'content-length', 'strict-transport-security', 'alt-svc', 'x-request-id', 'vary']);
+const NEVER_RETURNED = new Set([
+  ...HOP_BY_HOP,
+  'set-cookie',
+  'set-cookie2',
+  'content-length',
+  'strict-transport-security',
+  'alt-svc',
+  'clear-site-data',
+  'x-request-id',
+  'vary',
+]);
 
 /** What decides which caller headers go on. */
 export interface HeaderRules {
