@@ -93,6 +93,8 @@ export function redirectWithin(baseUrl: string, url: URL, allowed: (path: string
   const base = new URL(baseUrl);
   if (url.origin !== base.origin) return true;
   const basePath = base.pathname.replace(/\/+$/, '');
+  // The base URL itself, without its trailing slash, is the caller's `/`.
+  if (url.pathname === basePath) return allowed('/');
   if (!url.pathname.startsWith(`${basePath}/`)) return false;
   const path = url.pathname.slice(basePath.length);
   return brokenPathRule(path.slice(1)) === null && allowed(path);

@@ -53,6 +53,15 @@ describe("the proxy: the app's redirects", function () {
     expect(upstream.calls('GET /limited/api/public/new')[0]!.headers.authorization).to.match(/^Basic /);
   });
 
+  it('follows one to the base URL itself, with or without its trailing slash', async () => {
+    upstream.on('GET /files/v1/home', () => ({ status: 301, headers: { location: '/files/v1' } }));
+    upstream.on('GET /files/v1', () => ({ status: 301, headers: { location: '/files/v1/' } }));
+    upstream.on('GET /files/v1/', () => ({ body: { root: true } }));
+    const answer = await send(gw, 'GET', `/v2/proxy/${files}/home`);
+    expect(answer.status).to.equal(200);
+    expect(answer.body).to.deep.equal({ root: true });
+  });
+
   it("answers, as it came, one back into the app outside api.yaml's proxy.paths: nothing is sent there", async () => {
     upstream.on('GET /limited/api/public/next', () => ({ status: 302, headers: { location: '/limited/api/admin/users' } }));
     upstream.on('GET /limited/api/admin/users', () => ({ body: { users: ['everyone'] } }));
