@@ -7,7 +7,7 @@ import { traceCall } from '../tracing/index.ts';
 import { CallStop, onAbort, type Abortable } from './call-stop.ts';
 import { classifyError } from './classify-error.ts';
 import { OutboundError, timeoutError, tooLargeError } from './outbound-error.ts';
-import { decodersFor, decodingError } from './read-body.ts';
+import { decodersFor, decodingError, notModifiedLength } from './read-body.ts';
 import { redirectHop, type Hop, type RedirectPolicy } from './redirect.ts';
 import type { OutboundSettings } from './settings.ts';
 import type { UrlTargets } from './targets.ts';
@@ -171,7 +171,7 @@ export function createStreamSender(parts: Parts): (request: StreamRequest) => Pr
           response.body.destroy();
           throw tooLargeError(host, limits.maxResponseBytes, limits.settings.maxResponseBytes);
         }
-        const body = deliveredBody(response.body, responseHeaders['content-encoding'], host, limits, (error) => classified(error, host, deadline, request.signal, limits), finish);
+        const body = deliveredBody(response.statusCode, response.body, responseHeaders['content-encoding'], host, limits, (error) => classified(error, host, deadline, request.signal, limits), finish);
         return {
           status: response.statusCode,
           headers: responseHeaders,
@@ -243,6 +243,7 @@ function countedUpload(source: Readable, limits: StreamLimits): Readable {
  * ends, fails or is destroyed (the call's timer stops).
  */
 function deliveredBody(
+  status: number,
   raw: Readable,
   contentEncoding: string | undefined,
   host: string,
@@ -281,6 +282,8 @@ function deliveredBody(
       if (error instanceof OutboundError) throw error;
       // No bytes at all under a Content-Encoding (a HEAD's, a 204's or 304's answer): no content, not a broken gzip.
       if (wireBytes === 0 && decodingError(error, host, contentEncoding ?? '')) return;
+      // A 304 with the Content-Length its 200 would have: no content either.
+      if (wireBytes === 0 && notModifiedLength(status, error)) return;
       throw decodingError(error, host, contentEncoding ?? '') ?? classify(error);
     } finally {
       finish();
