@@ -134,6 +134,9 @@ function describePath(path: DefinitionPath): string | null {
 function typeName(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
+  // YAML's .nan and .inf are numbers to JavaScript, not to JSON: "must be a number, not a number" would name no rule.
+  if (typeof value === 'number' && Number.isNaN(value)) return 'NaN (.nan: JSON has no such number)';
+  if (typeof value === 'number' && !Number.isFinite(value)) return 'an infinite number (.inf, or one too large for JSON)';
   return article(typeof value);
 }
 
