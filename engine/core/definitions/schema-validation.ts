@@ -100,6 +100,7 @@ const PATTERN_HINTS: Record<string, string> = {
   '^https://\\S+$': ' (an absolute https URL)',
   '^https://[^\\s/?#@]+([/?#][^\\s]*)?$': ' (an absolute https URL, without a user name)',
   '^/\\S*$': ' (a path starting with /)',
+  '^[\\u0001-\\u0009\\u000b\\u000c\\u000e-\\u00ff]*$': ' (one line of Latin-1 text: no line break or NUL, and no character beyond U+00FF such as typographic quotes or a euro sign, which HTTP cannot send)',
 };
 
 function patternHint(pattern: string): string {

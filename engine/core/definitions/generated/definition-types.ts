@@ -217,7 +217,7 @@ export interface ApiDefinition {
  */
 export interface Headers {
   /**
-   * The header's value.
+   * The header's value: one line of Latin-1 text (no line break or NUL, nothing beyond U+00FF), which is what HTTP can send.
    */
   [k: string]: string | undefined;
 }
@@ -778,7 +778,7 @@ export interface PostAuthorization {
  */
 export interface Headers1 {
   /**
-   * The header's value.
+   * The header's value: one line of Latin-1 text (no line break or NUL, nothing beyond U+00FF), which is what HTTP can send.
    */
   [k: string]: string | undefined;
 }
@@ -1148,7 +1148,7 @@ export interface AuthHelp5 {
  */
 export interface Headers2 {
   /**
-   * The header's value.
+   * The header's value: one line of Latin-1 text (no line break or NUL, nothing beyond U+00FF), which is what HTTP can send.
    */
   [k: string]: string | undefined;
 }
