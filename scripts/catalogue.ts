@@ -36,8 +36,20 @@ if (args) {
   const dir = path.resolve(args.values.dir ?? 'definitions');
   const out = path.resolve(args.values.out ?? 'docs/catalogue.md');
   const display = (file: string) => path.relative(process.cwd(), file) || '.';
-  const loaded = await loadDefinitions(dir);
-  if (!loaded.ok) {
+  const descriptions = path.resolve(args.values.descriptions ?? DESCRIPTIONS_DIR);
+  const isFolder = (at: string) => fs.stat(at).then((s) => s.isDirectory(), () => false);
+  // Usage errors, before any work: a folder as the page (EISDIR and a stack otherwise), a descriptions folder that is not
+  // there (a typo would write a page without one description check).
+  const usage = (await isFolder(out))
+    ? `--out ${args.values.out ?? display(out)} is a folder: give the page to write (${path.join(args.values.out ?? 'docs', 'catalogue.md')})`
+    : args.values.descriptions !== undefined && !(await isFolder(descriptions))
+      ? `--descriptions ${args.values.descriptions} is not a folder`
+      : null;
+  const loaded = usage ? null : await loadDefinitions(dir);
+  if (!loaded) {
+    process.stderr.write(`${usage}\n`);
+    process.exitCode = 2;
+  } else if (!loaded.ok) {
     for (const problem of loaded.problems) process.stderr.write(`${formatProblem(problem, (file) => display(path.join(dir, file)))}\n`);
     process.stderr.write(`${display(dir)} does not load: fix it (npm run validate) before writing the catalogue\n`);
     process.exitCode = 2;
@@ -54,7 +66,7 @@ if (args) {
       const exists = await fs.stat(icon).then((s) => s.isFile(), () => false);
       icons.set(app, exists ? path.relative(path.dirname(out), icon).split(path.sep).join('/') : undefined);
     }
-    const checks = new Map(checkDescriptions(loaded.snapshot, await readDescriptions(path.resolve(args.values.descriptions ?? DESCRIPTIONS_DIR))).map((o) => [o.app, o]));
+    const checks = new Map(checkDescriptions(loaded.snapshot, await readDescriptions(descriptions)).map((o) => [o.app, o]));
     const descriptionCheck = (app: AppEntry) => {
       const outcome = checks.get(app.slug);
       if (!outcome) return undefined;

@@ -11,6 +11,7 @@ export const SLUG_MAX_LENGTH = 100;
 export function nameFromSlug(slug: string): string {
   return slug
     .split('-')
+    .filter(Boolean)
     .map((word) => word[0]!.toUpperCase() + word.slice(1))
     .join(' ');
 }

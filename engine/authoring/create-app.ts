@@ -16,9 +16,11 @@ export type CreateAppOutcome = { ok: true; folder: string; files: string[] } | {
  * definitions (`bundled`, default this repository's definitions/), already
  * uses: an app written elsewhere is meant to be served beside them.
  */
-export async function createApp(dir: string, slug: string, name: string = nameFromSlug(slug), bundled: string = BUNDLED_DEFINITIONS): Promise<CreateAppOutcome> {
+export async function createApp(dir: string, slug: string, given?: string, bundled: string = BUNDLED_DEFINITIONS): Promise<CreateAppOutcome> {
   const problem = slugProblem(slug);
   if (problem) return { ok: false, reason: problem };
+  // Made from the slug once it is known to be one: an empty word (a--b) has no letter to capitalise.
+  const name = given ?? nameFromSlug(slug);
   if (!name.trim()) return { ok: false, reason: 'the display name must not be empty' };
   const folder = path.join(dir, slug);
   if (await fs.lstat(folder).catch(() => null)) return { ok: false, reason: `${folder} already exists; choose another slug or remove it first` };

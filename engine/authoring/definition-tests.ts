@@ -8,6 +8,7 @@ import { createKeyring } from '../platform/crypto/keyring.ts';
 import { DefinitionsRegistry, formatProblem, type AppEntry, type AppVersion, type DefinitionsSnapshot } from '../core/definitions/index.ts';
 import { DefinitionsLoader, type LoadResult } from '../core/definitions/loader.ts';
 import { versionLabel, versionName } from '../core/definitions/layout.ts';
+import { readDefinitionFile } from '../core/definitions/source-files.ts';
 import { GatewayError } from '../platform/errors/index.ts';
 import { newId } from '../platform/ids.ts';
 import { createLogger } from '../platform/log/logger.ts';
@@ -104,7 +105,9 @@ export async function runDefinitionTests(dir: string, options: TestRunOptions): 
         write(`✘ ${title}: ${display(found.file)} tests an action the version does not have (name the file after the action's id)`);
         continue;
       }
-      const parsed = parseCaseFile(await fs.readFile(path.join(dir, found.file), 'utf8'));
+      // Read as the loader reads a definition: a FIFO would never end, a Latin-1 letter would turn into U+FFFD.
+      const read = readDefinitionFile(dir, found.file);
+      const parsed = read === null ? parseCaseFile('') : 'problem' in read ? { ok: false as const, problems: [{ ...read.problem, message: `${read.problem.code} ${read.problem.message}` }] } : parseCaseFile(read.text);
       if (!parsed.ok) {
         failed++;
         write(`✘ ${title}: ${display(found.file)} is not a valid case file`);

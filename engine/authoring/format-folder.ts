@@ -29,6 +29,12 @@ export async function formatFolder(dir: string, options: { write: boolean; progr
   const missing = problems.find((p) => p.code === 'DEFINITIONS_DIR_MISSING');
   if (missing) return { files: [], folderProblem: missing.message };
   const results: FileFormatStatus[] = [];
+  // A file that cannot be read as text (not UTF-8, too large, not a file) cannot be formatted: said, and left as it is.
+  for (const problem of problems) {
+    if (problem.code === 'FILE_UNREADABLE' && placeOf(problem.file).kind !== 'unexpected') {
+      results.push({ file: problem.file, status: 'refused', line: problem.line, column: problem.column, reason: `FILE_UNREADABLE ${problem.message}` });
+    }
+  }
   for (const [index, source] of files.entries()) {
     options.progress?.(index, files.length);
     const place = placeOf(source.file);
@@ -46,5 +52,6 @@ export async function formatFolder(dir: string, options: { write: boolean; progr
     }
   }
   options.progress?.(files.length, files.length);
+  results.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
   return { files: results, folderProblem: null };
 }

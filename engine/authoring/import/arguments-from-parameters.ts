@@ -33,7 +33,7 @@ export function parameterArguments(op: OperationInfo, prefix: string, scope: Arg
   const byPath = new Map(op.parameters.filter((p) => p.in === 'path').map((p) => [str(p.name)!, p]));
   if (/:[A-Za-z_]/.test(op.path) || /:[A-Za-z_]/.test(prefix)) return { skip: `its path ${op.path} has a literal ":" before a letter, which an action path would read as a parameter` };
   let unsupported: string | undefined;
-  const path = (prefix + op.path).replace(/\{([^{}]+)\}/g, (_whole, name: string, offset: number, whole: string) => {
+  const path = encodeLiteral(prefix + op.path).replace(/\{([^{}]+)\}/g, (_whole, name: string, offset: number, whole: string) => {
     const parameter = byPath.get(name) ?? { name, in: 'path', required: true, schema: { type: 'string' } };
     if (!byPath.has(name)) scope.note(`path parameter {${name}} is not declared; taken as a required String`);
     byPath.delete(name);
@@ -72,6 +72,22 @@ export function parameterArguments(op: OperationInfo, prefix: string, scope: Arg
     args.push(...parameterArgument(parameter, scope, {}));
   }
   return { path, arguments: args };
+}
+
+/**
+ * The path's literal text as the engine sends it (a URL's path): a space, a
+ * letter beyond ASCII or a quote percent-encoded (`/a b` is `/a%20b`, `ü` is
+ * `%C3%BC`), what a path may hold as it is kept (an escape already there,
+ * `%20`, included), and the `{name}` templates left for the caller to fill.
+ */
+function encodeLiteral(path: string): string {
+  return path.replace(/[^A-Za-z0-9\-._~!$&'()*+,;=:@/%{}]/gu, (character) => {
+    try {
+      return encodeURIComponent(character);
+    } catch {
+      return '%EF%BF%BD'; // a lone surrogate: U+FFFD, as a URL writes it
+    }
+  });
 }
 
 function parameterArgument(parameter: Obj, scope: ArgumentScope, naming: { key?: string; externalKey?: string }): Argument[] {

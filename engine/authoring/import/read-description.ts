@@ -70,6 +70,8 @@ export async function readDescription(file: string): Promise<Description> {
     try {
       document = upgrade(document, '3.1') as unknown as Obj;
     } catch (error) {
+      // A schema nested deeper than the converter's stack reaches: in the importer's words, as the resolver's below.
+      if (error instanceof RangeError) throw new ImportError(`${file} is nested too deeply to convert from ${format} to OpenAPI 3.1`);
       throw new ImportError(`${file} cannot be converted from ${format} to OpenAPI 3.1: ${firstLine(error)}`);
     }
   }

@@ -1,4 +1,5 @@
 import type { FieldProblem } from '../../platform/errors/index.ts';
+import { cutText } from '../../platform/cut-text.ts';
 
 /**
  * Every rule a caller's arguments can break, by stable name. A VALIDATION_ERROR
@@ -45,5 +46,5 @@ export function shown(value: unknown): string {
   } catch {
     text = String(value);
   }
-  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+  return text.length > 60 ? `${cutText(text, 57)}...` : text;
 }

@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { isDefinitionPath, sourceFile, type SourceFile } from './source-files.ts';
+import { isDefinitionPath, readDefinitionFile, sourceFile, type SourceFile } from './source-files.ts';
 
 /** What a set of changed paths holds now, by file (relative, forward slashes): its content, or null when it is gone. */
 export type FileChanges = Map<string, SourceFile | null>;
@@ -50,7 +50,11 @@ async function readIfListed(dir: string, file: string): Promise<string | null> {
     if (!listed) return null;
   }
   // Deleted between listing and reading (an editor's save in progress): readSourceFiles skips it too.
-  return fs.readFile(path.join(dir, file), 'utf8').catch((error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? null : Promise.reject(error)));
+  const read = readDefinitionFile(dir, file);
+  if (read === null) return null;
+  // Not a regular file, too large, not UTF-8: a full read reports its FILE_UNREADABLE problem.
+  if ('problem' in read) throw new Error(read.problem.message);
+  return read.text;
 }
 
 /** Null for a path that is not there (or runs through a file); any other error is rethrown. */

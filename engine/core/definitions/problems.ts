@@ -5,7 +5,7 @@
  */
 export const PROBLEM_CODES = {
   DEFINITIONS_DIR_MISSING: 'the definitions folder does not exist or is not a folder',
-  FILE_UNREADABLE: 'a definition file could not be read',
+  FILE_UNREADABLE: 'a definition file could not be read (not a regular file, larger than 1 MB, not UTF-8 text, or a read error)',
   YAML_SYNTAX: 'the file is not valid YAML (or has an alias naming no anchor before it, or inside its own anchor, a tag that is not a core one, or a value that is not JSON)',
   YAML_ALIAS_LIMIT: 'more than 1,000 aliases in a file, or aliases expanding it to more than 100,000 values (an alias bomb)',
   YAML_TOO_DEEP: 'mappings and sequences nested more than 100 levels deep',

@@ -100,6 +100,7 @@ const PATTERN_HINTS: Record<string, string> = {
   '^https://\\S+$': ' (an absolute https URL)',
   '^https://[^\\s/?#@]+([/?#][^\\s]*)?$': ' (an absolute https URL, without a user name)',
   '^/\\S*$': ' (a path starting with /)',
+  '^[\\u0001-\\u0009\\u000b\\u000c\\u000e-\\u00ff]*$': ' (one line of Latin-1 text: no line break or NUL, and no character beyond U+00FF such as typographic quotes or a euro sign, which HTTP cannot send)',
 };
 
 function patternHint(pattern: string): string {
@@ -134,6 +135,9 @@ function describePath(path: DefinitionPath): string | null {
 function typeName(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
+  // YAML's .nan and .inf are numbers to JavaScript, not to JSON: "must be a number, not a number" would name no rule.
+  if (typeof value === 'number' && Number.isNaN(value)) return 'NaN (.nan: JSON has no such number)';
+  if (typeof value === 'number' && !Number.isFinite(value)) return 'an infinite number (.inf, or one too large for JSON)';
   return article(typeof value);
 }
 

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -52,15 +53,103 @@ export async function readSourceFiles(dir: string, listed?: (count: number) => v
       await new Promise((resolve) => setImmediate(resolve));
       sliceStart = performance.now();
     }
-    try {
-      files.push(sourceFile(file, fs.readFileSync(path.join(dir, file), 'utf8')));
-    } catch (error) {
-      // A file deleted between listing and reading is a normal race while an editor saves.
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
-      problems.push({ file, line: 1, column: 1, code: 'FILE_UNREADABLE', message: (error as Error).message });
-    }
+    const read = readDefinitionFile(dir, file);
+    // A file deleted between listing and reading is a normal race while an editor saves.
+    if (read === null) continue;
+    if ('problem' in read) problems.push(read.problem);
+    else files.push(sourceFile(file, read.text));
   }
   return { files, problems };
+}
+
+/**
+ * The most a definition file may hold. The largest bundled one is under
+ * 40 KB (and a Kubernetes ConfigMap holds at most 1 MB); a file of hundreds of megabytes took the whole gateway down (its
+ * analysis worker ran out of memory, and with it the process).
+ */
+export const MAX_DEFINITION_FILE_BYTES = 1024 * 1024;
+
+/**
+ * The text of one listed file, or its FILE_UNREADABLE problem: a file that
+ * is not a regular file (a symlink to a FIFO, a device, a socket: reading one
+ * could wait forever, or never end), one larger than
+ * MAX_DEFINITION_FILE_BYTES, one that is not UTF-8 text (Latin-1, UTF-16:
+ * read as UTF-8 its bytes would silently become U+FFFD, or nothing the
+ * parser can read), or any other read error. Null when the file is gone.
+ *
+ * Opened without blocking (a FIFO's open waits for a writer otherwise) and
+ * checked on the descriptor, so what is checked is what is read.
+ */
+export function readDefinitionFile(dir: string, file: string): { text: string } | { problem: DefinitionProblem } | null {
+  const unreadable = (message: string, line = 1, column = 1) => ({ problem: { file, line, column, code: 'FILE_UNREADABLE' as const, message } });
+  let fd: number;
+  try {
+    fd = fs.openSync(path.join(dir, file), fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    return unreadable((error as Error).message);
+  }
+  try {
+    const stat = fs.fstatSync(fd);
+    if (!stat.isFile()) return unreadable(`not a regular file (${fileKind(stat)}): a definition file must be a file of YAML text`);
+    const limit = MAX_DEFINITION_FILE_BYTES;
+    const tooLarge = (size: string) => unreadable(`the file is ${size}; a definition file may have at most ${limit} bytes (${limit / 1024 / 1024} MB): split it, or shorten it`);
+    if (stat.size > limit) return tooLarge(`${stat.size} bytes`);
+    // Read to the end, not to the size fstat gave: a file still being written may have grown since.
+    let buffer = Buffer.allocUnsafe(stat.size + 1);
+    let length = 0;
+    for (;;) {
+      if (length === buffer.length) {
+        if (length > limit) return tooLarge(`more than ${limit} bytes`);
+        const grown = Buffer.allocUnsafe(Math.min(buffer.length * 2, limit + 1));
+        buffer.copy(grown, 0, 0, length);
+        buffer = grown;
+      }
+      const read = fs.readSync(fd, buffer, length, buffer.length - length, null);
+      if (read === 0) break;
+      length += read;
+    }
+    const bytes = buffer.subarray(0, length);
+    if (!isUtf8(bytes)) {
+      const at = firstInvalidUtf8(bytes);
+      const utf16 = bytes.length >= 2 && ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff));
+      const { line, column } = lineAndColumn(bytes.subarray(0, at).toString('utf8'));
+      const hex = bytes[at]!.toString(16).toUpperCase().padStart(2, '0');
+      return unreadable(`the file is not UTF-8 text: byte 0x${hex} at line ${line}, column ${column}${utf16 ? ' (it starts as UTF-16 does)' : ''}; save it as UTF-8`, line, column);
+    }
+    return { text: bytes.toString('utf8') };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    return unreadable((error as Error).message);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function fileKind(stat: fs.Stats): string {
+  if (stat.isDirectory()) return 'a folder';
+  if (stat.isFIFO()) return 'a FIFO';
+  if (stat.isCharacterDevice() || stat.isBlockDevice()) return 'a device';
+  if (stat.isSocket()) return 'a socket';
+  return 'not a file';
+}
+
+/** The offset of the first byte of `bytes` that does not start or continue a valid UTF-8 sequence (it has one). */
+function firstInvalidUtf8(bytes: Buffer): number {
+  let i = 0;
+  while (i < bytes.length) {
+    const b = bytes[i]!;
+    const need = b < 0x80 ? 0 : b >= 0xc2 && b <= 0xdf ? 1 : b >= 0xe0 && b <= 0xef ? 2 : b >= 0xf0 && b <= 0xf4 ? 3 : -1;
+    if (need < 0) return i;
+    if (need > 0 && !isUtf8(bytes.subarray(i, i + need + 1))) return i;
+    i += need + 1;
+  }
+  return i;
+}
+
+function lineAndColumn(before: string): { line: number; column: number } {
+  const lines = before.split('\n');
+  return { line: lines.length, column: lines.at(-1)!.length + 1 };
 }
 
 /**

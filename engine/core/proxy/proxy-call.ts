@@ -19,7 +19,7 @@ import { lookupsFor } from '../run/run-action.ts';
 import type { RunFacts } from '../run/run-facts.ts';
 import type { RunServices } from '../run/run-services.ts';
 import { forwardedRequestHeaders, returnedResponseHeaders } from './proxy-headers.ts';
-import { brokenPathRule, proxyTarget, refused } from './proxy-path.ts';
+import { brokenPathRule, proxyTarget, redirectWithin, refused } from './proxy-path.ts';
 import { pathAllowed, proxyRulesOf } from './proxy-rules.ts';
 import { outgoingBody, type IncomingBody, type OutgoingBody } from './request-body.ts';
 import { streamLimitsOf, type ProxySettings } from './settings.ts';
@@ -100,13 +100,20 @@ export async function proxyCall(services: RunServices, settings: ProxySettings, 
   const fill = versionPlanOf(version).fillTemplate;
   const authNames = credentials.apply(host.variables, fill);
   const target = proxyTarget(host.baseUrl, request.path, request.query, new Set([...Object.keys(authNames.query), ...Object.keys(host.query)]));
-  const forwarded = forwardedRequestHeaders(request.headers, { listed: rules.headers, apiHeaders: version.api.headers, authHeaders: Object.keys(authNames.headers) });
+  const forwarded = forwardedRequestHeaders(request.headers, {
+    listed: rules.headers,
+    apiHeaders: version.api.headers,
+    hostHeaders: host.headers,
+    authHeaders: Object.keys(authNames.headers),
+  });
   const body = await outgoingBody(request.body, settings);
   const method = request.method.toUpperCase();
   const resendable = body.kind !== 'stream';
   const retryRateLimits = resendable && (request.retry === 'always' || (request.retry === 'idempotent' && IDEMPOTENT.has(method)));
   const rateLimits = new RateLimitRetries(version.api.retry, services.settings.maxWaitMs, { metrics: services.metrics, app });
   const limits = streamLimitsOf(settings);
+  // A redirect back into the app goes only where the caller's own path could: under the base path, within proxy.paths.
+  const follows = (url: URL) => redirectWithin(host.baseUrl, url, (path) => pathAllowed(rules, path));
 
   // The connection's slots when the app bounds its calls at once (api.yaml concurrency), shared with its runs: one per
   // attempt, waited for until the request's deadline (REQUEST_TIMEOUT_MS), given back when the attempt's answer is done.
@@ -128,6 +135,7 @@ export async function proxyCall(services: RunServices, settings: ProxySettings, 
             query: applied.query,
             ...bodyOf(body),
             redirect: applied.redirect,
+            follows,
             ...(request.signal ? { signal: request.signal } : {}),
             limits,
           }),

@@ -13,9 +13,21 @@ const ALWAYS_FORWARDED = new Set(['accept', 'content-type', 'content-encoding'])
  * Never passed back from the app: hop-by-hop headers, its cookies, the
  * framing the gateway sets itself, and what would speak for the gateway's
  * own origin rather than the app's (HSTS, Alt-Svc, CORS: the gateway's CORS
- * is its own), and its request id (the gateway's X-Request-Id stands).
+ * is its own; Clear-Site-Data, which would wipe the gateway origin's storage
+ * in a browser, the API docs' key and the Connect page's state, and reload
+ * its pages), and its request id (the gateway's X-Request-Id stands).
  */
-const NEVER_RETURNED = new Set([...HOP_BY_HOP, 'set-cookie', 'set-cookie2', 'content-length', 'strict-transport-security', 'alt-svc', 'x-request-id', 'vary']);
+const NEVER_RETURNED = new Set([
+  ...HOP_BY_HOP,
+  'set-cookie',
+  'set-cookie2',
+  'content-length',
+  'strict-transport-security',
+  'alt-svc',
+  'clear-site-data',
+  'x-request-id',
+  'vary',
+]);
 
 /** What decides which caller headers go on. */
 export interface HeaderRules {
@@ -23,6 +35,11 @@ export interface HeaderRules {
   listed: readonly string[];
   /** api.yaml's `headers` as written (name → template): a caller may replace one whose value uses no {{placeholder}}. */
   apiHeaders: Readonly<Record<string, string>>;
+  /**
+   * The headers the API sends on every call, filled (its `headers` and its Header arguments, HostRequest.headers):
+   * those filled from the connection are never a caller's, whatever `proxy.headers` lists.
+   */
+  hostHeaders: Readonly<Record<string, string>>;
   /** The headers the auth sets on the call (lower-cased): never a caller's. */
   authHeaders: readonly string[];
 }
@@ -32,18 +49,26 @@ export interface HeaderRules {
  * Content-Encoding and the If-* conditionals; the headers api.yaml's
  * `proxy.headers` lists; and the API's own `headers` whose value is fixed
  * (an API version, say) — never Authorization, Cookie, Host, a hop-by-hop
- * header (or one the caller's Connection header names), framing, or
- * anything the auth sets. Names lower-cased; a header sent twice is joined
+ * header (or one the caller's Connection header names), framing, anything
+ * the auth sets, or an API header filled from the connection (`{{tenant}}`,
+ * a Header argument), even one `proxy.headers` lists. Names lower-cased; a header sent twice is joined
  * with ", " as HTTP combines it.
  */
 export function forwardedRequestHeaders(given: Readonly<Record<string, string | string[] | undefined>>, rules: HeaderRules): Record<string, string> {
   const named = connectionNamed(given.connection);
-  const fixedApiHeaders = new Set(Object.entries(rules.apiHeaders).filter(([, value]) => !value.includes('{{')).map(([name]) => name.toLowerCase()));
+  const sent = new Map(Object.entries(rules.hostHeaders).map(([name, value]) => [name.toLowerCase(), value]));
+  // api.yaml's headers sent with the fixed value it writes; one with a {{placeholder}}, or replaced by a Header argument, is the connection's.
+  const fixedApiHeaders = new Set(
+    Object.entries(rules.apiHeaders)
+      .filter(([name, value]) => !value.includes('{{') && sent.get(name.toLowerCase()) === value)
+      .map(([name]) => name.toLowerCase()),
+  );
+  const fromConnection = new Set([...sent.keys()].filter((name) => !fixedApiHeaders.has(name)));
   const forwarded: Record<string, string> = {};
   for (const [name, value] of Object.entries(given)) {
     if (value === undefined) continue;
     const lower = name.toLowerCase();
-    if (NEVER_FORWARDED.has(lower) || named.has(lower) || rules.authHeaders.includes(lower)) continue;
+    if (NEVER_FORWARDED.has(lower) || named.has(lower) || rules.authHeaders.includes(lower) || fromConnection.has(lower)) continue;
     if (ALWAYS_FORWARDED.has(lower) || lower.startsWith('if-') || rules.listed.includes(lower) || fixedApiHeaders.has(lower)) {
       forwarded[lower] = Array.isArray(value) ? value.join(', ') : value;
     }

@@ -81,6 +81,25 @@ export function proxyTarget(baseUrl: string, raw: string, query: string, reserve
   return { url: url.href, path: url.pathname.slice(basePath.length) };
 }
 
+/**
+ * Whether a redirect to `url` stays within what a caller's own path could
+ * reach: another origin (where the credentials are dropped), or the base
+ * URL's origin under its base path, by a path that breaks no rule and that
+ * `allowed` (api.yaml's proxy.paths, given the path under the base URL)
+ * admits. An app's redirect back into itself elsewhere (an open redirect,
+ * `?next=/admin`) is not followed with the connection's credentials.
+ */
+export function redirectWithin(baseUrl: string, url: URL, allowed: (path: string) => boolean): boolean {
+  const base = new URL(baseUrl);
+  if (url.origin !== base.origin) return true;
+  const basePath = base.pathname.replace(/\/+$/, '');
+  // The base URL itself, without its trailing slash, is the caller's `/`.
+  if (url.pathname === basePath) return allowed('/');
+  if (!url.pathname.startsWith(`${basePath}/`)) return false;
+  const path = url.pathname.slice(basePath.length);
+  return brokenPathRule(path.slice(1)) === null && allowed(path);
+}
+
 /** The 400 refusing a path: VALIDATION_ERROR, field `path`, naming the rule. */
 export function refused(rule: PathRule) {
   return validationError([{ field: 'path', rule, message: PATH_RULES[rule] }]);

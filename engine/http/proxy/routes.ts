@@ -17,8 +17,11 @@ import { abortOnClose } from '../runs/routes.ts';
 import type { AppContext, AppState } from '../server/context.ts';
 import type { Services } from '../services.ts';
 
-/** Where proxied requests come in: their bodies are the app's, never read as JSON by the gateway (json-body.ts skips them). */
-export const PROXY_PATHS = /^\/v2\/(?:end-user\/)?proxy\//;
+/**
+ * Where proxied requests come in: their bodies are the app's, never read as JSON by the gateway (json-body.ts skips them).
+ * In any letter case, as the router matches paths (/V2/Proxy/… is a proxied request too).
+ */
+export const PROXY_PATHS = /^\/v2\/(?:end-user\/)?proxy\//i;
 
 /** The methods the proxy sends (a GET route answers HEAD too). */
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;

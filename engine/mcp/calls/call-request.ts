@@ -8,6 +8,7 @@ import type { McpServices } from '../mcp-services.ts';
 import { REQUEST_ARGUMENTS, REQUEST_METHODS } from '../tools/request-tool.ts';
 import type { RequestTarget } from '../tools/tool-set.ts';
 import { pickConnection, type ToolCall } from './call-tool.ts';
+import { cutText } from '../../platform/cut-text.ts';
 import { cancelledResult, errorResult, type ToolResult } from './tool-result.ts';
 
 /** The request the agent asked for, its arguments checked. */
@@ -73,6 +74,9 @@ export async function callRequest(services: McpServices, call: ToolCall<RequestT
   }
 }
 
+/** An HTTP header name (RFC 9110 token). */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
 /** The tool's arguments checked: every problem named with its field and rule, as an action's are. */
 function agentRequest(args: unknown): AgentRequest | GatewayError {
   const given = args !== null && typeof args === 'object' && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
@@ -84,10 +88,12 @@ function agentRequest(args: unknown): AgentRequest | GatewayError {
   }
   const { method, path, query, headers, body } = given;
   if (typeof method !== 'string' || !(REQUEST_METHODS as readonly string[]).includes(method.toUpperCase())) {
-    problems.push({ field: 'method', rule: method === undefined ? 'required' : 'option', message: `must be one of ${REQUEST_METHODS.join(', ')} (got ${JSON.stringify(method)?.slice(0, 40) ?? 'nothing'})` });
+    problems.push({ field: 'method', rule: method === undefined ? 'required' : 'option', message: `must be one of ${REQUEST_METHODS.join(', ')} (got ${method === undefined ? 'nothing' : cutText(JSON.stringify(method), 40)})` });
   }
-  if (typeof path !== 'string' || path === '') {
+  if (path === undefined || path === null || path === '') {
     problems.push({ field: 'path', rule: 'required', message: "is required: the path under the app's base URL, e.g. /users/42" });
+  } else if (typeof path !== 'string') {
+    problems.push({ field: 'path', rule: 'type', message: `must be a string: the path under the app's base URL, e.g. /users/42 (got ${cutText(JSON.stringify(path), 40)})` });
   } else if (path.length > 2048) {
     problems.push({ field: 'path', rule: 'maxLength', message: 'must be at most 2048 characters' });
   }
@@ -108,7 +114,9 @@ function agentRequest(args: unknown): AgentRequest | GatewayError {
       problems.push({ field: 'headers', rule: 'type', message: 'must be an object of header names and values' });
     } else {
       for (const [name, value] of Object.entries(headers)) {
-        if (typeof value === 'string') sentHeaders[name.toLowerCase()] = value;
+        // Named here: the proxy's own check says only that some header name is not a token.
+        if (!HEADER_NAME.test(name)) problems.push({ field: `headers.${cutText(name, 60)}`, rule: 'header-name', message: "is not a valid header name: an HTTP token of letters, digits and !#$%&'*+.^_`|~-" });
+        else if (typeof value === 'string') sentHeaders[name.toLowerCase()] = value;
         else problems.push({ field: `headers.${name}`, rule: 'type', message: 'must be a string' });
       }
     }
@@ -170,7 +178,8 @@ function answerResult(status: number, headers: Record<string, string>, read: { b
         ? `\n[the answer is ${bodyText.length} characters: the text shows the first ${kept}; structuredContent.body holds it whole]`
         : `\n[the answer is longer than ${read.bytes.length} bytes: the text shows the first ${kept} characters and the rest was not read; ask for less (the app's paging or filter parameters)]`;
     const room = Math.max(0, maxChars - head.length - 1 - note(bodyText.length).length);
-    shownText = `${head}\n${bodyText.slice(0, room)}${note(Math.min(room, bodyText.length))}`;
+    const shown = cutText(bodyText, room);
+    shownText = `${head}\n${shown}${note(shown.length)}`;
   }
   return { content: [{ type: 'text', text: shownText }], structuredContent: structured, isError: status >= 400 };
 }

@@ -2,6 +2,7 @@ import { runAction } from '../../core/run/run-action.ts';
 import { isStackOverflow, tooDeepAnswer } from '../../core/run/deep-answer.ts';
 import { envelopeOutcome, errorOutcome, runFactsOf, type RunFacts } from '../../core/run/run-facts.ts';
 import { selectConnection } from '../../core/run/select-connection.ts';
+import { cutText } from '../../platform/cut-text.ts';
 import { GatewayError, validationError } from '../../platform/errors/index.ts';
 import type { McpServices } from '../mcp-services.ts';
 import type { ActionTarget, ToolTarget } from '../tools/tool-set.ts';
@@ -76,7 +77,7 @@ export function pickConnection(target: ToolTarget, args: unknown): { connectionI
     return validationError([{ field, rule: 'required', message: `is required: the account to run as, one of ${ids.join(', ')}` }]);
   }
   if (typeof picked !== 'string' || !ids.includes(picked)) {
-    return validationError([{ field, rule: 'option', message: `must be one of ${ids.join(', ')} (got ${JSON.stringify(picked)?.slice(0, 60)})` }]);
+    return validationError([{ field, rule: 'option', message: `must be one of ${ids.join(', ')} (got ${cutText(JSON.stringify(picked) ?? String(picked), 60)})` }]);
   }
   return { connectionId: picked, args: rest };
 }

@@ -1,5 +1,6 @@
 import type { Envelope } from '../../core/run/envelope.ts';
 import type { FieldProblem, GatewayError } from '../../platform/errors/index.ts';
+import { cutText } from '../../platform/cut-text.ts';
 
 /** A tools/call result as the MCP specification shapes it. */
 export interface ToolResult {
@@ -52,7 +53,7 @@ export function cancelledResult(): ToolResult {
 function capped(text: string, room: number): string {
   if (text.length <= room) return text;
   const tail = `... [cut: ${text.length} characters in all]`;
-  return `${text.slice(0, Math.max(0, room - tail.length))}${tail}`;
+  return `${cutText(text, room - tail.length)}${tail}`;
 }
 
 function failureText(status: number, envelope: Envelope): string | null {
@@ -65,18 +66,22 @@ function failureText(status: number, envelope: Envelope): string | null {
 }
 
 /**
- * `{"data":[...],"meta":{...}}` with as many whole rows as fit in `room`
- * characters; when some do not, a last line says how many are shown, that
- * structuredContent holds them all, and the next page's cursor.
+ * `{"data":[...],"meta":{...}}` when it fits in `room` characters. When it
+ * does not: `{"data":[...]}` with as many whole rows as fit, and a last line
+ * saying how many are shown, that structuredContent holds them all, and the
+ * next page's cursor: quoted there once (not in a meta beside it too), when
+ * it leaves the rows half the room; a longer one is named by its length and
+ * where it is (structuredContent.meta.cursor), so the text keeps to `room`
+ * whatever the app's cursor is.
  */
 function rowsText(data: unknown[], cursor: string | undefined, room: number): string {
   const meta = JSON.stringify(cursor === undefined ? {} : { cursor });
   const whole = `{"data":${JSON.stringify(data)},"meta":${meta}}`;
   if (whole.length <= room) return whole;
-  const next = cursor === undefined ? 'This is the last page.' : `The next page: call again with cursor ${JSON.stringify(cursor)}.`;
+  const next = nextPage(cursor, room);
   const note = (shown: number) => `\n[${shown} of ${data.length} rows shown: the text is capped at ${room} characters. structuredContent holds all ${data.length}; ask for fewer rows (a smaller page) to read them as text. ${next}]`;
   const rows: string[] = [];
-  let used = `{"data":[],"meta":${meta}}`.length + note(data.length).length;
+  let used = '{"data":[]}'.length + note(data.length).length;
   for (const row of data) {
     const text = JSON.stringify(row) ?? 'null';
     if (used + text.length + 1 > room) break;
@@ -84,9 +89,19 @@ function rowsText(data: unknown[], cursor: string | undefined, room: number): st
     used += text.length + 1;
   }
   if (rows.length === 0 && data.length > 0) {
-    // Not even the first row fits: its beginning, marked as cut.
+    // Not even the first row fits: its beginning, marked as cut (none at all when the note takes the room).
     const first = JSON.stringify(data[0]) ?? 'null';
-    return `${first.slice(0, Math.max(0, room - note(0).length - 40))}... (row 1 cut)${note(0)}`;
+    const cut = '... (row 1 cut)';
+    const keep = room - note(0).length - cut.length;
+    return keep > 0 ? `${cutText(first, keep)}${cut}${note(0)}` : note(0).slice(1);
   }
-  return `{"data":[${rows.join(',')}],"meta":${meta}}${note(rows.length)}`;
+  return `{"data":[${rows.join(',')}]}${note(rows.length)}`;
+}
+
+/** Where the next page is, for a text of `room` characters: the cursor quoted when it takes at most half of it. */
+function nextPage(cursor: string | undefined, room: number): string {
+  if (cursor === undefined) return 'This is the last page.';
+  const quoted = JSON.stringify(cursor);
+  if (quoted.length <= room / 2) return `The next page: call again with cursor ${quoted}.`;
+  return `The next page's cursor is ${cursor.length} characters, too long for this text: send structuredContent.meta.cursor back as the cursor argument.`;
 }

@@ -1,16 +1,17 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { createMcpHandler, ProtocolError, ProtocolErrorCode, Server, type McpRequestContext } from '@modelcontextprotocol/server';
+import { createMcpHandler, PROTOCOL_VERSION_META_KEY, ProtocolError, ProtocolErrorCode, Server, SUPPORTED_PROTOCOL_VERSIONS, type McpRequestContext } from '@modelcontextprotocol/server';
 import type { RunFacts } from '../../core/run/run-facts.ts';
 import { bearerTokenOf } from '../../platform/auth/bearer.ts';
 import { GatewayError } from '../../platform/errors/index.ts';
+import { cutText } from '../../platform/cut-text.ts';
 import { PACKAGE_ROOT } from '../../platform/package-root.ts';
 import { embeddingSettings } from '../../tenancy/embedding/settings.ts';
 import { originOf } from '../../tenancy/embedding/origins.ts';
 import { callRequest } from '../calls/call-request.ts';
 import { callTool } from '../calls/call-tool.ts';
 import { callerOf, type Caller } from '../caller/caller.ts';
-import { paramsProblem } from './params-check.ts';
+import { messageProblem } from './params-check.ts';
 import { CONNECTION_ID_HEADER, scopeOf } from '../caller/scope.ts';
 import type { McpServices } from '../mcp-services.ts';
 import { toolSetOf, type ToolSet } from '../tools/tool-set.ts';
@@ -90,10 +91,14 @@ export function createMcpEndpoint(services: McpServices): McpEndpoint {
         cacheHints: { 'tools/list': { ttlMs: 30_000, cacheScope: 'private' } },
       },
     );
+    // A method of no handler: named, with what is served (the SDK says only "Method not found").
+    server.fallbackRequestHandler = async (request) => {
+      throw new ProtocolError(ProtocolErrorCode.MethodNotFound, `method ${quoted(request.method)} is not served: ${era === 'modern' ? SERVED_MODERN : SERVED_LEGACY}`);
+    };
     server.setRequestHandler('tools/list', async (request) => listPage(scope.tools, request.params?.cursor));
     server.setRequestHandler('tools/call', async (request, ctx) => {
       const target = scope.tools.targets.get(request.params.name);
-      if (!target) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `unknown tool "${request.params.name}": tools/list names the tools of the connections in scope`);
+      if (!target) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `unknown tool ${quoted(request.params.name)}: tools/list names the tools of the connections in scope`);
       const call = { companyId: scope.caller.companyId, arguments: request.params.arguments, signal: ctx.mcpReq.signal, requestId: scope.exchange.requestId, recordRun: scope.exchange.recordRun };
       return target.kind === 'request' ? await callRequest(services, { ...call, target }) : await callTool(services, { ...call, target });
     });
@@ -122,8 +127,10 @@ export function createMcpEndpoint(services: McpServices): McpEndpoint {
       if (!(error instanceof GatewayError) || error.status >= 500) throw error;
       return jsonRpcError(400, ProtocolErrorCode.InvalidParams, error.message, id);
     }
-    const invalid = paramsProblem(exchange.body);
-    if (invalid) return jsonRpcError(400, ProtocolErrorCode.InvalidParams, invalid, id);
+    const invalid = messageProblem(exchange.body);
+    if (invalid) return jsonRpcError(400, invalid.code, invalid.message, id);
+    const unspoken = unspokenVersion(request.headers.get('mcp-protocol-version'), exchange.body);
+    if (unspoken) return jsonRpcError(400, -32000, unspoken, id);
     const giveBack = ListenQuota.asksToListen(exchange.body) ? listens.take(caller.companyId) : undefined;
     if (giveBack === null) {
       return jsonRpcError(200, -32603, `subscription limit reached for your company: it holds ${listens.perCompany} subscriptions/listen streams open on this gateway (MCP_MAX_SUBSCRIPTIONS_PER_COMPANY); close one before listening again`, id);
@@ -200,11 +207,35 @@ function listPage(tools: ToolSet, cursor: string | undefined): { tools: ToolSet[
   if (cursor !== undefined) {
     offset = /^\d{1,9}$/.test(cursor) ? Number(cursor) : -1;
     // Only what a page gave (a multiple of the page size): "1" would skip a tool.
-    if (offset <= 0 || offset % TOOLS_PAGE_SIZE !== 0 || offset >= tools.tools.length) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `cursor ${JSON.stringify(cursor.slice(0, 40))} is not one tools/list gave`);
+    if (offset <= 0 || offset % TOOLS_PAGE_SIZE !== 0 || offset >= tools.tools.length) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `cursor ${JSON.stringify(cutText(cursor, 40))} is not one tools/list gave`);
   }
   const page = offset === 0 && tools.tools.length <= TOOLS_PAGE_SIZE ? (tools.tools as ToolSet['tools'][number][]) : tools.tools.slice(offset, offset + TOOLS_PAGE_SIZE);
   const next = offset + TOOLS_PAGE_SIZE;
   return next < tools.tools.length ? { tools: page, nextCursor: String(next) } : { tools: page };
+}
+
+/** The revisions served with the per-request _meta envelope (the SDK does not export its list). */
+const MODERN_REVISIONS = ['2026-07-28'];
+
+/**
+ * An MCP-Protocol-Version header naming no revision the server speaks, on a message without the 2026-07-28 _meta
+ * envelope, said with every revision it does speak: the SDK's legacy transport answers it with only the 2025 ones, as
+ * if 2026-07-28 were not served. A message with the envelope is left to the SDK, which names the envelope's revisions.
+ */
+function unspokenVersion(header: string | null, body: unknown): string | null {
+  const version = header?.trim();
+  if (!version || MODERN_REVISIONS.includes(version) || (SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(version)) return null;
+  const meta = (body as { params?: { _meta?: Record<string, unknown> } } | null)?.params?._meta;
+  if (meta !== null && typeof meta === 'object' && PROTOCOL_VERSION_META_KEY in meta) return null;
+  return `MCP-Protocol-Version ${JSON.stringify(version.slice(0, 40)).slice(1, -1)} is not supported: send ${MODERN_REVISIONS.join(', ')} (with the per-request _meta), or one of ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')} after initialize`;
+}
+
+const SERVED_LEGACY = 'this server serves tools (tools/list, tools/call), besides initialize and ping; not resources, prompts, completions or logging';
+const SERVED_MODERN = 'this server serves tools (tools/list, tools/call), besides server/discover and subscriptions/listen; not resources, prompts, completions or logging';
+
+/** A name the client sent, in quotes, its first 100 characters (and how long it was) when longer: no tool or method name is that long. */
+function quoted(name: string): string {
+  return name.length <= 100 ? JSON.stringify(name) : `${JSON.stringify(cutText(name, 100)).slice(0, -1)}..." (${name.length} characters)`;
 }
 
 const TOKEN_EXPIRED = 'your end-user token expired, so this subscriptions/listen stream ends: listen again with a new token from GET /v1/users/{userId}/token';

@@ -9,7 +9,7 @@ import { encodeBody } from './encode.ts';
 import { OutboundError } from './outbound-error.ts';
 import { deferrableJsonBytes, parseBody } from './parse-body.ts';
 import { DeferredJson, deferBody } from './deferred-json.ts';
-import { readBody } from './read-body.ts';
+import { notModifiedLength, readBody } from './read-body.ts';
 import { redirectHop, type Hop } from './redirect.ts';
 import { createUrlTargets } from './targets.ts';
 import { DEFAULT_OUTBOUND_SETTINGS, type OutboundSettings } from './settings.ts';
@@ -147,7 +147,13 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
             { host, limit: settings.maxResponseBytes, setting: 'OUTBOUND_MAX_RESPONSE_BYTES' },
           );
         }
-        const read = await readBody(response.body, responseHeaders['content-encoding'], { maxBytes: settings.maxResponseBytes, maxBuffered: settings.maxBufferedBytes }, host);
+        const read = await readBody(response.body, responseHeaders['content-encoding'], { maxBytes: settings.maxResponseBytes, maxBuffered: settings.maxBufferedBytes }, host).catch(
+          (error: unknown) => {
+            // A 304 with the Content-Length its 200 would have (read-body.ts): no content, not a broken answer.
+            if (notModifiedLength(response.statusCode, error)) return { bytes: Buffer.alloc(0), wireBytes: 0 };
+            throw error;
+          },
+        );
         // A large body is parsed at a turn of its own: ten arriving together are not parsed in one turn (platform/turns).
         if (read.bytes.length >= OWN_TURN_FROM_BYTES) await ownTurn();
         // A large JSON body the caller will map elsewhere is not parsed here (deferred-json.ts); in another charset than UTF-8 it is made UTF-8 first.

@@ -75,6 +75,16 @@ export async function readBody(body: Readable, contentEncoding: string | undefin
   return { bytes: Buffer.concat(chunks, decodedBytes), wireBytes };
 }
 
+/**
+ * Whether `error`, ending the body of a 304, is undici's refusal of the
+ * Content-Length a 304 may carry (RFC 9110 §8.6: the length the 200 would
+ * have had; ASP.NET and HTTP.sys send it) though a 304 has no body: undici
+ * checks it against the bytes read, none. Such a body is empty, not broken.
+ */
+export function notModifiedLength(status: number, error: unknown): boolean {
+  return status === 304 && (error as { code?: unknown } | undefined)?.code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH';
+}
+
 /** zlib's or brotli's refusal of a body as the OutboundError it means (not valid data of its coding); null for any other error. */
 export function decodingError(error: unknown, host: string, contentEncoding: string): OutboundError | null {
   const code = (error as NodeJS.ErrnoException | undefined)?.code ?? '';

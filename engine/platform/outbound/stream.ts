@@ -7,7 +7,7 @@ import { traceCall } from '../tracing/index.ts';
 import { CallStop, onAbort, type Abortable } from './call-stop.ts';
 import { classifyError } from './classify-error.ts';
 import { OutboundError, timeoutError, tooLargeError } from './outbound-error.ts';
-import { decodersFor, decodingError } from './read-body.ts';
+import { decodersFor, decodingError, notModifiedLength } from './read-body.ts';
 import { redirectHop, type Hop, type RedirectPolicy } from './redirect.ts';
 import type { OutboundSettings } from './settings.ts';
 import type { UrlTargets } from './targets.ts';
@@ -42,6 +42,12 @@ export interface StreamRequest {
   /** A stream's length when known: sent as Content-Length (many APIs refuse a chunked upload), and held to it. */
   bodyLength?: number;
   redirect?: RedirectPolicy;
+  /**
+   * Where a redirect may lead (the proxy: back into the app only under its
+   * base path and api.yaml's proxy.paths): one to a URL this refuses is not
+   * followed, its 3xx is the answer. Absent: wherever the policy allows.
+   */
+  follows?: (url: URL) => boolean;
   /** The caller went away: the call, and its response body, stop. */
   signal?: Abortable;
   limits: StreamLimits;
@@ -146,7 +152,7 @@ export function createStreamSender(parts: Parts): (request: StreamRequest) => Pr
           bodyTimeout: settings.bodyTimeoutMs,
         });
         const responseHeaders = flattenHeaders(response.headers as Record<string, string | string[]>);
-        const next = followed(hop, response.statusCode, responseHeaders.location, request.redirect, upload !== null);
+        const next = followed(hop, response.statusCode, responseHeaders.location, request, upload !== null);
         if (next) {
           await response.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
           if (redirects >= settings.maxRedirects) {
@@ -165,7 +171,7 @@ export function createStreamSender(parts: Parts): (request: StreamRequest) => Pr
           response.body.destroy();
           throw tooLargeError(host, limits.maxResponseBytes, limits.settings.maxResponseBytes);
         }
-        const body = deliveredBody(response.body, responseHeaders['content-encoding'], host, limits, (error) => classified(error, host, deadline, request.signal, limits), finish);
+        const body = deliveredBody(response.statusCode, response.body, responseHeaders['content-encoding'], host, limits, (error) => classified(error, host, deadline, request.signal, limits), finish);
         return {
           status: response.statusCode,
           headers: responseHeaders,
@@ -186,15 +192,17 @@ export function createStreamSender(parts: Parts): (request: StreamRequest) => Pr
   }
 
   /**
-   * The redirect to follow, or null: none asked, redirects off, or one that
-   * would repeat a body streamed once (a 307 or 308, a 301 or 302 of a PUT:
-   * the method kept, the body gone), whose 3xx is then the answer. One that
-   * turns the request into a GET without a body (303, a 301 or 302 of a
-   * POST) is followed.
+   * The redirect to follow, or null: none asked, redirects off, one to a
+   * URL the request's `follows` refuses, or one that would repeat a body
+   * streamed once (a 307 or 308, a 301 or 302 of a PUT: the method kept,
+   * the body gone), whose 3xx is then the answer. One that turns the
+   * request into a GET without a body (303, a 301 or 302 of a POST) is
+   * followed.
    */
-  function followed(hop: Hop, status: number, location: string | undefined, redirect: RedirectPolicy | undefined, streamedOnce: boolean): Hop | null {
+  function followed(hop: Hop, status: number, location: string | undefined, request: StreamRequest, streamedOnce: boolean): Hop | null {
     if (settings.maxRedirects === 0) return null;
-    const next = redirectHop(hop, status, location, redirect);
+    const next = redirectHop(hop, status, location, request.redirect);
+    if (next && request.follows && !request.follows(next.url)) return null;
     if (next && streamedOnce && next.method === hop.method && hop.method !== 'GET' && hop.method !== 'HEAD') return null;
     return next;
   }
@@ -235,6 +243,7 @@ function countedUpload(source: Readable, limits: StreamLimits): Readable {
  * ends, fails or is destroyed (the call's timer stops).
  */
 function deliveredBody(
+  status: number,
   raw: Readable,
   contentEncoding: string | undefined,
   host: string,
@@ -273,6 +282,8 @@ function deliveredBody(
       if (error instanceof OutboundError) throw error;
       // No bytes at all under a Content-Encoding (a HEAD's, a 204's or 304's answer): no content, not a broken gzip.
       if (wireBytes === 0 && decodingError(error, host, contentEncoding ?? '')) return;
+      // A 304 with the Content-Length its 200 would have: no content either.
+      if (wireBytes === 0 && notModifiedLength(status, error)) return;
       throw decodingError(error, host, contentEncoding ?? '') ?? classify(error);
     } finally {
       finish();

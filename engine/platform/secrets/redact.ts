@@ -1,5 +1,5 @@
 import { REDACTED } from './provider-text.ts';
-import { percentEncodedForms } from './secret-values.ts';
+import { percentEncodedForms, utf8AsLatin1 } from './secret-values.ts';
 import { jsonStringForms } from './json-forms.ts';
 
 /**
@@ -39,6 +39,9 @@ export function secretForms(...values: unknown[]): SecretForms {
       if (value.length < MIN_REDACTED_LENGTH) return;
       plain.add(value);
       for (const form of percentEncodedForms(value)) plain.add(form);
+      // As a header value written back in UTF-8 reads (the app's headers are in meta.response).
+      const read = utf8AsLatin1(value);
+      if (read !== null) plain.add(read);
     } else if (value && typeof value === 'object' && depth < 5) {
       for (const member of Object.values(value)) visit(member, depth + 1);
     }

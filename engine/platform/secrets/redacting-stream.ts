@@ -1,12 +1,14 @@
 import { Transform, type TransformCallback } from 'node:stream';
 import { REDACTED } from './provider-text.ts';
-import { secretValues } from './secret-values.ts';
+import { secretForms } from './redact.ts';
 import { jsonStringForms } from './json-forms.ts';
 
 /**
  * Every form the secret strings among `values` may take in an app's answer,
- * longest first: as secretValues gives them (as they are, percent-encoded,
- * `+` for spaces), and inside a JSON string as encoders write them
+ * longest first: as a run's redaction has them (secretForms: of at least
+ * MIN_REDACTED_LENGTH characters, as they are, percent-encoded, `+` for
+ * spaces, and as a header written back in UTF-8 reads), and inside a JSON
+ * string as encoders write them
  * (json-forms.ts: JSON.stringify's escapes, `\/`, and the characters Go and
  * Rails, Gson, .NET, PHP (with or without its JSON_HEX_* flags), Python and
  * Jackson escape as `\uXXXX`, in lower- and upper-case hex). An app that
@@ -16,7 +18,7 @@ import { jsonStringForms } from './json-forms.ts';
  */
 export function redactionForms(...values: unknown[]): string[] {
   const forms = new Set<string>();
-  for (const value of secretValues(...values)) {
+  for (const value of secretForms(...values).plain) {
     forms.add(value);
     for (const form of jsonStringForms(value)) forms.add(form);
   }

@@ -137,11 +137,13 @@ describe('the proxy: /v2/proxy/{connectionId}/{path} with the API key', function
       expect(seen!.body).to.equal('a,b\n1,2\n');
     });
 
-    it("passes the app's headers back less hop-by-hop ones, Set-Cookie, CORS, HSTS and Alt-Svc", async () => {
+    it("passes the app's headers back less hop-by-hop ones, Set-Cookie, CORS, HSTS, Alt-Svc and Clear-Site-Data", async () => {
       upstream.on('GET /files/v1/h', () => ({
         headers: {
           'content-type': 'text/plain',
           'set-cookie': 'tracking=1',
+          // Would wipe the gateway origin's storage in a browser (the API docs' key, the Connect page's state) and reload its pages.
+          'clear-site-data': '"cache", "storage", "executionContexts"',
           'access-control-allow-origin': '*',
           'strict-transport-security': 'max-age=63072000',
           'alt-svc': 'h3=":443"',
@@ -155,7 +157,7 @@ describe('the proxy: /v2/proxy/{connectionId}/{path} with the API key', function
       const answer = await send(gw, 'GET', `/v2/proxy/${files}/h`);
       expect(answer.text).to.equal('hello');
       expect(answer.headers).to.include({ 'x-ratelimit-remaining': '41', 'cache-control': 'private, max-age=60', 'content-type': 'text/plain' });
-      for (const name of ['set-cookie', 'access-control-allow-origin', 'strict-transport-security', 'alt-svc', 'x-app-hop']) expect(answer.headers[name], name).to.equal(undefined);
+      for (const name of ['set-cookie', 'access-control-allow-origin', 'strict-transport-security', 'alt-svc', 'clear-site-data', 'x-app-hop']) expect(answer.headers[name], name).to.equal(undefined);
       expect(answer.headers['x-request-id']).to.be.a('string');
     });
 

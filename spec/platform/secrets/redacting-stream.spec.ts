@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
+import { MIN_REDACTED_LENGTH } from '../../../engine/platform/secrets/redact.ts';
 import { redactingStream, redactionForms, redactText, SecretRedactor } from '../../../engine/platform/secrets/redacting-stream.ts';
 
 /** What the redactor lets out for `body` cut into `chunks` (byte offsets). */
@@ -116,8 +117,8 @@ describe('redacting secrets from a body that streams (SecretRedactor, redactingS
   });
 
   it('merges overlapping secrets, also when the overlap spans two chunks (no tail of the longer one left)', () => {
-    const overlapping = redactionForms('XYZW', 'ZW12345678');
-    const body = Buffer.from('before XYZW12345678 after');
+    const overlapping = redactionForms('ABCDXYZW', 'ZW12345678');
+    const body = Buffer.from('before ABCDXYZW12345678 after');
     for (let cut = 0; cut <= body.length; cut++) expect(throughCuts(overlapping, body, [cut]), `cut at ${cut}`).to.equal('before [redacted] after');
   });
 
@@ -148,7 +149,7 @@ describe('redacting secrets from a body that streams (SecretRedactor, redactingS
       letOut += redactor.write(chunk).reduce((n, b) => n + b.length, 0);
       expect(given - letOut).to.be.at.most(2 * longest);
     }
-    const run = new SecretRedactor(redactionForms('aaaa'));
+    const run = new SecretRedactor(redactionForms('aaaaaaaa'));
     const out: Buffer[] = [];
     for (let i = 0; i < 100; i++) out.push(...run.write(chunk));
     out.push(...run.end());
@@ -177,7 +178,8 @@ describe('redacting secrets from a body that streams (SecretRedactor, redactingS
     expect(out.toString()).to.equal('{"token":"[redacted]"}');
   });
 
-  it('ignores values too short to look for (a 1-3 character secret would match everywhere)', () => {
-    expect(redactionForms('abc', '', null, 42)).to.deep.equal([]);
+  it(`ignores values too short to look for (under MIN_REDACTED_LENGTH, ${MIN_REDACTED_LENGTH}, as for runs: a short secret would match everywhere)`, () => {
+    expect(redactionForms('abc', 'user', 'a'.repeat(MIN_REDACTED_LENGTH - 1), '', null, 42)).to.deep.equal([]);
+    expect(redactionForms('a'.repeat(MIN_REDACTED_LENGTH))).to.include('a'.repeat(MIN_REDACTED_LENGTH));
   });
 });

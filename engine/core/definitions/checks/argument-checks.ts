@@ -3,6 +3,7 @@ import type { FileAnalysis } from '../file-analysis.ts';
 import { problemAt, type DefinitionProblem, type ProblemCode } from '../problems.ts';
 import { isDateFormat } from '../../arguments/dates.ts';
 import { escapeSettingsProblem } from '../../arguments/escape.ts';
+import { headerText } from '../../arguments/host-variables.ts';
 import { checkRules, defaultBreaksRules, shownDefault } from './argument-rule-checks.ts';
 import { isJsonObject } from '../../../platform/json-object.ts';
 
@@ -85,11 +86,27 @@ export function checkArguments(file: FileAnalysis, args: readonly Argument[], in
     const ruleProblems = checkRules(arg);
     for (const { field, code, message } of ruleProblems) report(i, field, code, `${name}${message}`);
     if (arg.default !== undefined && ruleProblems.length === 0 && defaultMismatch(arg) === null) {
-      const broken = defaultBreaksRules(arg);
+      const broken = defaultBreaksRules(arg) ?? headerDefaultProblem(arg);
       if (broken) report(i, 'default', 'ARG_DEFAULT_RULE', `${name}: default ${shownDefault(arg.default)} ${broken}`);
     }
   });
   return problems;
+}
+
+/**
+ * What a Header argument's default breaks of what a header can carry (the run's check, engine/core/arguments/placement.ts),
+ * or null. A caller is never refused for a value they did not send; a mapper may make the value another one, so a
+ * default a mapper rewrites is left to the run.
+ */
+function headerDefaultProblem(arg: Argument): string | null {
+  if (arg.location !== 'Header' || arg.mapper !== undefined) return null;
+  const values = Array.isArray(arg.default) ? arg.default : [arg.default];
+  if (values.some((v) => v !== null && typeof v === 'object')) return null;
+  const header = arg.externalKey ?? arg.key;
+  const checked = headerText(values.map((v) => String(v)).join(', '));
+  if (checked === null) return `is sent in header ${header}, so it must not contain line breaks or other control characters (rule header)`;
+  if (typeof checked !== 'string') return `is sent in header ${header}, so it must be Latin-1 text (no character beyond U+00FF, such as typographic quotes or a euro sign) (rule header)`;
+  return null;
 }
 
 function inCycle(arg: Argument, byKey: Map<string, Argument>): boolean {

@@ -53,7 +53,7 @@ export type ProxyRules =
        */
       paths?: [string, ...string[]];
       /**
-       * Request headers a caller may forward to the app besides Accept, Content-Type, Content-Encoding and the If-* conditionals (the API's own `headers` may be overridden too, unless their value uses a {{placeholder}}). Authorization, Cookie, Host, hop-by-hop headers and any header the auth sets are never forwarded, whatever is listed here.
+       * Request headers a caller may forward to the app besides Accept, Content-Type, Content-Encoding and the If-* conditionals (the API's own `headers` may be overridden too, unless their value uses a {{placeholder}}). Authorization, Cookie, Host, hop-by-hop headers, any header the auth sets and any filled from the connection (an API header with a {{placeholder}}, a Header argument of the API) are never forwarded, whatever is listed here.
        */
       headers?: string[];
     };
@@ -217,7 +217,7 @@ export interface ApiDefinition {
  */
 export interface Headers {
   /**
-   * The header's value.
+   * The header's value: one line of Latin-1 text (no line break or NUL, nothing beyond U+00FF), which is what HTTP can send.
    */
   [k: string]: string | undefined;
 }
@@ -778,7 +778,7 @@ export interface PostAuthorization {
  */
 export interface Headers1 {
   /**
-   * The header's value.
+   * The header's value: one line of Latin-1 text (no line break or NUL, nothing beyond U+00FF), which is what HTTP can send.
    */
   [k: string]: string | undefined;
 }
@@ -1148,7 +1148,7 @@ export interface AuthHelp5 {
  */
 export interface Headers2 {
   /**
-   * The header's value.
+   * The header's value: one line of Latin-1 text (no line break or NUL, nothing beyond U+00FF), which is what HTTP can send.
    */
   [k: string]: string | undefined;
 }
