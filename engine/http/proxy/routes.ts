@@ -111,6 +111,9 @@ async function proxied(services: Services, ctx: AppContext, connection: Connecti
       }
     }
     if (!ctx.req.complete) ctx.res.setHeader('Connection', 'close');
+    // The answer is one caller's (their connection, their credentials): a shared cache that honours the app's
+    // Cache-Control: public keys it on the caller's Authorization, never handing it to another caller of the same URL.
+    ctx.vary('Authorization');
     exposeToBrowser(ctx, Object.keys(answer.headers));
     ctx.respond = false;
     // No bytes yet (waited out above): the status and headers go now, not with the first write.

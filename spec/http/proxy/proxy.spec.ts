@@ -161,6 +161,15 @@ describe('the proxy: /v2/proxy/{connectionId}/{path} with the API key', function
       expect(answer.headers['x-request-id']).to.be.a('string');
     });
 
+    it("answers Vary: Authorization, so an app's Cache-Control: public never lets a shared cache hand one caller's answer to another", async () => {
+      upstream.on('GET /files/v1/cached', () => ({ headers: { 'content-type': 'text/plain', 'cache-control': 'public, max-age=600', vary: 'Accept-Encoding' }, body: 'shared?' }));
+      const answer = await send(gw, 'GET', `/v2/proxy/${files}/cached`);
+      expect(answer.text).to.equal('shared?');
+      expect(answer.headers['cache-control']).to.equal('public, max-age=600');
+      const vary = String(answer.headers.vary).split(',').map((name) => name.trim().toLowerCase());
+      expect(vary, String(answer.headers.vary)).to.include('authorization');
+    });
+
     it("never answers the connection's secret: an app echoing it in its body or a header gets [redacted] in its place", async () => {
       upstream.on('GET /files/v1/echo', (req) => ({
         status: 401,
