@@ -190,7 +190,8 @@ export class ActionPlan {
     else if (input.arguments !== undefined && input.arguments !== null) problems.push(problem('arguments', 'type', `must be an object of argument values by key (got ${shown(input.arguments)})`));
     for (const key in given) {
       if (!this.topLevel.has(key) || !Object.hasOwn(given, key)) {
-        problems.push(...unknownKeys(action, this.nodes, given, this.takesCursor));
+        // One by one: a spread of a body's worth of problems (~125,000) overflows the call stack.
+        for (const unknown of unknownKeys(action, this.nodes, given, this.takesCursor)) problems.push(unknown);
         break;
       }
     }
