@@ -1,7 +1,7 @@
 /** The JSON Schemas of the webhook endpoints; requests are validated with them and the OpenAPI document is built from them. */
 import { WEBHOOK_EVENT_TYPES } from './events.ts';
 
-const url = { type: 'string', minLength: 1, maxLength: 2048, description: 'Where events are POSTed: https (http only for a host EGRESS_ALLOW admits); a host name must resolve, to an address the egress policy admits, when it is registered (else 400, rule resolve or egress).' } as const;
+const url = { type: 'string', minLength: 1, maxLength: 2048, description: 'Where events are POSTed: https (http only for a host EGRESS_ALLOW admits); a host name must resolve, to an address the egress policy admits, when it is registered (else 400, rule resolve or egress); not port 0 (rule port).' } as const;
 const events = {
   type: 'array',
   maxItems: WEBHOOK_EVENT_TYPES.length,

@@ -34,6 +34,9 @@ export async function checkWebhookUrl(text: string, allow: EgressAllowList, reso
   } else if (url.protocol !== 'https:') {
     throw validationError([{ field: 'url', rule: 'https', message: `must be https (got ${url.protocol})` }]);
   }
+  if (url.port === '0') {
+    throw validationError([{ field: 'url', rule: 'port', message: 'must not name port 0, which no receiver listens on' }]);
+  }
   if (url.username || url.password) {
     throw validationError([{ field: 'url', rule: 'credentials', message: 'must not carry a user name or password; the signature authenticates the gateway' }]);
   }

@@ -138,6 +138,10 @@ describe('connection webhooks (/v2/webhooks)', function () {
     expect(metadata.details.problems[0]).to.include({ field: 'url', rule: 'egress' });
     expect((await refused({ url: 'ftp://hooks.example.com/' })).details.problems[0]).to.include({ field: 'url', rule: 'https' });
     expect((await refused({ url: 'https://user:pw@hooks.example.com/' })).details.problems[0]).to.include({ field: 'url', rule: 'credentials' });
+    // Port 0 reaches no receiver: accepted, it was retried for a whole day with no chance of an answer.
+    const portZero = await refused({ url: 'https://hooks.example.com:0/in' });
+    expect(portZero.details.problems[0]).to.include({ field: 'url', rule: 'port' });
+    expect(portZero.message).to.equal('url: must not name port 0, which no receiver listens on');
     const event = await refused({ url: 'https://hooks.example.com/', events: ['connection.exploded'] });
     expect(event.details.problems[0]!.field).to.match(/events/);
   });
