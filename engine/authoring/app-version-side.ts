@@ -76,7 +76,8 @@ async function fromRevision(spec: string, revision: string, where: string, cwd: 
   if (!read.files.length) throw new SideNotFound(`${spec}: no app folder ${where} in ${revision}`);
   const files = read.files.filter((f) => isDefinitionPath(`${name}/${f.file}`)).map((f) => sourceFile(`${name}/${f.file}`, f.text));
   const parent = path.posix.dirname(read.prefix);
-  return loadApp(spec, files, [], (file) => `${revision}:${parent === '.' ? file : path.posix.join(parent, file)}`);
+  const problems = read.problems.filter((p) => isDefinitionPath(`${name}/${p.file}`)).map((p) => ({ ...p, file: `${name}/${p.file}` }));
+  return loadApp(spec, files, problems, (file) => `${revision}:${parent === '.' ? file : path.posix.join(parent, file)}`);
 }
 
 function loadApp(spec: string, files: ReturnType<typeof sourceFile>[], readProblems: DefinitionProblem[], displayFile: (file: string) => string): LoadedApp {

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { loadDefinitions } from '../core/definitions/loader.ts';
+import { definitionText, MAX_DEFINITION_FILE_BYTES, tooLargeProblem } from '../core/definitions/source-files.ts';
 import type { DefinitionProblem } from '../core/definitions/problems.ts';
 import type { DefinitionsSnapshot } from '../core/definitions/snapshot.ts';
 
@@ -31,7 +32,8 @@ export async function loadSide(spec: string, options: { cwd: string; definitions
   try {
     const result = await loadDefinitions(extracted.dir);
     const display = (file: string) => `${spec}:${path.posix.join(extracted.prefix, file)}`;
-    return result.ok ? { ok: true, label: spec, snapshot: result.snapshot } : { ok: false, label: spec, problems: result.problems, displayFile: display };
+    const problems = [...extracted.problems, ...(result.ok ? [] : result.problems)];
+    return result.ok && !problems.length ? { ok: true, label: spec, snapshot: result.snapshot } : { ok: false, label: spec, problems, displayFile: display };
   } finally {
     await fs.rm(extracted.dir, { recursive: true, force: true });
   }
@@ -40,7 +42,7 @@ export async function loadSide(spec: string, options: { cwd: string; definitions
 /** Thrown when `spec` is neither a folder nor a revision of the repository around `cwd`. */
 export class SideNotFound extends Error {}
 
-async function extractRevision(spec: string, options: { cwd: string; definitionsDir: string }): Promise<{ dir: string; prefix: string }> {
+async function extractRevision(spec: string, options: { cwd: string; definitionsDir: string }): Promise<{ dir: string; prefix: string; problems: DefinitionProblem[] }> {
   const revision = await revisionFiles(spec, options.definitionsDir, options.cwd);
   if (!revision) throw new SideNotFound(`${spec} is neither a folder nor a git revision`);
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'igw-diff-'));
@@ -49,7 +51,7 @@ async function extractRevision(spec: string, options: { cwd: string; definitions
     await fs.mkdir(path.dirname(target), { recursive: true });
     await fs.writeFile(target, text);
   }
-  return { dir, prefix: revision.prefix };
+  return { dir, prefix: revision.prefix, problems: revision.problems };
 }
 
 /**
@@ -58,7 +60,7 @@ async function extractRevision(spec: string, options: { cwd: string; definitions
  * repository; null when `spec` is not a revision of the repository around
  * `cwd`. Read with `git ls-tree` and `git show`: no checkout, no network.
  */
-export async function revisionFiles(spec: string, folder: string, cwd: string): Promise<{ prefix: string; files: { file: string; text: string }[] } | null> {
+export async function revisionFiles(spec: string, folder: string, cwd: string): Promise<{ prefix: string; files: { file: string; text: string }[]; problems: DefinitionProblem[] } | null> {
   const git = (...args: string[]) => run('git', args, { cwd, maxBuffer: 64 * 1024 * 1024, encoding: 'utf8' });
   let commit: string;
   let top: string;
@@ -71,12 +73,26 @@ export async function revisionFiles(spec: string, folder: string, cwd: string): 
   // Real paths on both ends: git answers with the resolved top level (/tmp may be a link).
   const here = await fs.realpath(cwd);
   const prefix = path.relative(top, path.resolve(here, folder)).split(path.sep).join('/');
-  const listing = (await git('ls-tree', '-r', '-z', '--name-only', commit, '--', prefix || '.')).stdout.split('\0').filter(Boolean);
+  // --long: each blob's size, so one larger than a definition file may be is never read (git show of a 70 MB blob
+  // overflowed maxBuffer and died with a stack); its bytes are held to what the folder's reader holds them to.
+  const listing = (await git('ls-tree', '-r', '-z', '--long', commit, '--', prefix || '.')).stdout.split('\0').filter(Boolean);
   const inside = prefix ? `${prefix}/` : '';
   const files: { file: string; text: string }[] = [];
-  for (const file of listing) {
+  const problems: DefinitionProblem[] = [];
+  for (const entry of listing) {
+    const tab = entry.indexOf('\t');
+    const file = entry.slice(tab + 1);
+    const size = Number(entry.slice(0, tab).trim().split(/\s+/)[3]);
     if (!file.startsWith(inside) || !/\.ya?ml$/.test(file)) continue;
-    files.push({ file: file.slice(inside.length), text: (await git('show', `${commit}:${file}`)).stdout });
+    const relative = file.slice(inside.length);
+    if (size > MAX_DEFINITION_FILE_BYTES) {
+      problems.push(tooLargeProblem(relative, `${size} bytes`));
+      continue;
+    }
+    const bytes = (await run('git', ['show', `${commit}:${file}`], { cwd, maxBuffer: MAX_DEFINITION_FILE_BYTES + 1, encoding: 'buffer' })).stdout;
+    const read = definitionText(relative, bytes);
+    if ('problem' in read) problems.push(read.problem);
+    else files.push({ file: relative, text: read.text });
   }
-  return { prefix, files };
+  return { prefix, files, problems };
 }

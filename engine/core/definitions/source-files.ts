@@ -93,7 +93,7 @@ export function readDefinitionFile(dir: string, file: string): { text: string } 
     const stat = fs.fstatSync(fd);
     if (!stat.isFile()) return unreadable(`not a regular file (${fileKind(stat)}): a definition file must be a file of YAML text`);
     const limit = MAX_DEFINITION_FILE_BYTES;
-    const tooLarge = (size: string) => unreadable(`the file is ${size}; a definition file may have at most ${limit} bytes (${limit / 1024 / 1024} MB): split it, or shorten it`);
+    const tooLarge = (size: string) => ({ problem: tooLargeProblem(file, size) });
     if (stat.size > limit) return tooLarge(`${stat.size} bytes`);
     // Read to the end, not to the size fstat gave: a file still being written may have grown since.
     let buffer = Buffer.allocUnsafe(stat.size + 1);
@@ -109,21 +109,32 @@ export function readDefinitionFile(dir: string, file: string): { text: string } 
       if (read === 0) break;
       length += read;
     }
-    const bytes = buffer.subarray(0, length);
-    if (!isUtf8(bytes)) {
-      const at = firstInvalidUtf8(bytes);
-      const utf16 = bytes.length >= 2 && ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff));
-      const { line, column } = lineAndColumn(bytes.subarray(0, at).toString('utf8'));
-      const hex = bytes[at]!.toString(16).toUpperCase().padStart(2, '0');
-      return unreadable(`the file is not UTF-8 text: byte 0x${hex} at line ${line}, column ${column}${utf16 ? ' (it starts as UTF-16 does)' : ''}; save it as UTF-8`, line, column);
-    }
-    return { text: bytes.toString('utf8') };
+    return definitionText(file, buffer.subarray(0, length));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     return unreadable((error as Error).message);
   } finally {
     fs.closeSync(fd);
   }
+}
+
+/** FILE_UNREADABLE for a file of `size` (`210000000 bytes`, `more than ...`): larger than a definition file may be. */
+export function tooLargeProblem(file: string, size: string): DefinitionProblem {
+  const limit = MAX_DEFINITION_FILE_BYTES;
+  return { file, line: 1, column: 1, code: 'FILE_UNREADABLE', message: `the file is ${size}; a definition file may have at most ${limit} bytes (${limit / 1024 / 1024} MB): split it, or shorten it` };
+}
+
+/** The text of a definition file's bytes, or its FILE_UNREADABLE problem at the first byte that is not UTF-8. */
+export function definitionText(file: string, bytes: Buffer): { text: string } | { problem: DefinitionProblem } {
+  if (bytes.length > MAX_DEFINITION_FILE_BYTES) return { problem: tooLargeProblem(file, `${bytes.length} bytes`) };
+  if (isUtf8(bytes)) return { text: bytes.toString('utf8') };
+  const at = firstInvalidUtf8(bytes);
+  const utf16 = bytes.length >= 2 && ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff));
+  const { line, column } = lineAndColumn(bytes.subarray(0, at).toString('utf8'));
+  const hex = bytes[at]!.toString(16).toUpperCase().padStart(2, '0');
+  return {
+    problem: { file, line, column, code: 'FILE_UNREADABLE', message: `the file is not UTF-8 text: byte 0x${hex} at line ${line}, column ${column}${utf16 ? ' (it starts as UTF-16 does)' : ''}; save it as UTF-8` },
+  };
 }
 
 function fileKind(stat: fs.Stats): string {

@@ -16,7 +16,7 @@ import { CONNECTION_ID_HEADER, scopeOf } from '../caller/scope.ts';
 import type { McpServices } from '../mcp-services.ts';
 import { toolSetOf, type ToolSet } from '../tools/tool-set.ts';
 import { jsonRpcError, requestIdOf, unauthorized } from './answers.ts';
-import { ListenQuota } from './listen-quota.ts';
+import { CALLER_ENDED, ListenQuota } from './listen-quota.ts';
 import { protectedResourceMetadata, resourceMetadataPath } from './protected-resource.ts';
 
 /** The path of the MCP endpoint. */
@@ -131,7 +131,11 @@ export function createMcpEndpoint(services: McpServices): McpEndpoint {
     if (invalid) return jsonRpcError(400, invalid.code, invalid.message, id);
     const unspoken = unspokenVersion(request.headers.get('mcp-protocol-version'), exchange.body);
     if (unspoken) return jsonRpcError(400, -32000, unspoken, id);
-    const giveBack = ListenQuota.asksToListen(exchange.body) ? listens.take(caller.companyId) : undefined;
+    const listening = ListenQuota.asksToListen(exchange.body);
+    // A token past its exp (still admitted within the clock skew a request is allowed) would open a stream only to end
+    // it at once, and a client listening again would loop until the skew is over: it is told the expiry instead.
+    if (listening && caller.kind === 'endUser' && caller.expiresAt <= Date.now()) return jsonRpcError(200, CALLER_ENDED, TOKEN_EXPIRED, id);
+    const giveBack = listening ? listens.take(caller.companyId) : undefined;
     if (giveBack === null) {
       return jsonRpcError(200, -32603, `subscription limit reached for your company: it holds ${listens.perCompany} subscriptions/listen streams open on this gateway (MCP_MAX_SUBSCRIPTIONS_PER_COMPANY); close one before listening again`, id);
     }

@@ -1,6 +1,7 @@
 import type { Argument } from '../generated/definition-types.ts';
 import type { FileAnalysis } from '../file-analysis.ts';
 import { problemAt, type DefinitionProblem } from '../problems.ts';
+import { headerText } from '../../arguments/host-variables.ts';
 
 /** An HTTP field name (RFC 9110 token). */
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -60,4 +61,34 @@ export function authHeaderNames(auths: readonly FileAnalysis<'auth'>[]): Map<str
     }
   }
   return names;
+}
+
+const PLACEHOLDER = /\{\{[^{}]*\}\}/g;
+
+/**
+ * What an auth writes into a header as it is, held to what HTTP can send:
+ * an ApiKey's header name (an HTTP token) and the text of its `value` around
+ * the placeholders, and the `prefix` before an OAuth or exchanged token. A
+ * value filled in from a connection is checked on each run; this text is the
+ * author's, so it is a problem at load, never a caller's 400.
+ */
+export function authHeaderProblems(auth: FileAnalysis<'auth'>): DefinitionProblem[] {
+  const def = auth.definition;
+  if (!def || !auth.parsed) return [];
+  const problems: DefinitionProblem[] = [];
+  const unsendable = (text: string) => headerText(text) === null || typeof headerText(text) !== 'string';
+  const rule = 'so it must be one line of Latin-1 text: no line break or NUL, and no character beyond U+00FF (typographic quotes or a euro sign), which HTTP cannot send';
+  if (def.type === 'ApiKey' && def.in === 'Header') {
+    if (!TOKEN.test(def.parameterName)) {
+      problems.push(problemAt(auth.parsed.locate(['parameterName']), 'SCHEMA_PATTERN', `parameterName ${JSON.stringify(def.parameterName)} must be an HTTP header name (letters, digits and !#$%&'*+.^_\`|~- only) when in is Header`));
+    } else if (unsendable(def.value.replace(PLACEHOLDER, ''))) {
+      problems.push(problemAt(auth.parsed.locate(['value']), 'SCHEMA_PATTERN', `value ${JSON.stringify(def.value)} is sent in header ${def.parameterName}, ${rule}`));
+    }
+  }
+  const withPrefix = def as { prefix?: unknown; header?: unknown };
+  if (typeof withPrefix.prefix === 'string' && unsendable(withPrefix.prefix)) {
+    const header = typeof withPrefix.header === 'string' ? withPrefix.header : 'Authorization';
+    problems.push(problemAt(auth.parsed.locate(['prefix']), 'SCHEMA_PATTERN', `prefix ${JSON.stringify(withPrefix.prefix)} is sent in header ${header}, ${rule}`));
+  }
+  return problems;
 }

@@ -8,7 +8,7 @@ import { duplicateNames } from './duplicates.ts';
 import { nextUrlSourceProblems, paginationProblems } from './pagination-checks.ts';
 import { arrayStyleProblems } from './array-style-checks.ts';
 import { idArgumentProblems } from './id-argument-checks.ts';
-import { authHeaderNames, headerArgumentProblems } from './header-argument-checks.ts';
+import { authHeaderNames, authHeaderProblems, headerArgumentProblems } from './header-argument-checks.ts';
 import { urlTemplateProblems } from './url-template-checks.ts';
 
 const PATH_PARAM = /:([A-Za-z_][A-Za-z0-9_]*)/g;
@@ -49,6 +49,7 @@ export function checkVersion(version: VersionFiles): DefinitionProblem[] {
   }
 
   const authHeaders = authHeaderNames(version.auths);
+  for (const auth of version.auths) problems.push(...authHeaderProblems(auth));
   for (const file of [api, ...version.auths, ...actions]) {
     const definition = file?.definition as { arguments?: Argument[] } | null | undefined;
     if (!file || !definition) continue;
