@@ -54,12 +54,13 @@ export function classifyError(error: unknown, host: string, settings: OutboundSe
       cause: code,
     });
   }
-  // undici asserts, while it reads an answer, what a server may not do: a 101 to a request that asked for no upgrade.
+  // undici asserts, while it reads an answer, what a server may not do: a 101 to a request that asked for no upgrade,
+  // a status below 100. Its own code (ERR_ASSERTION) says nothing to a reader of the answer: the cause is said in HTTP words.
   if (code === 'ERR_ASSERTION' && /\bundici\b/.test((error as Error).stack ?? '')) {
     const upgrade = /\bupgrade\b/.test((error as Error).message);
     return new OutboundError('UPSTREAM_PROTOCOL_ERROR', upgrade ? `${host} switched protocols (101) though no upgrade was asked for` : `${host} sent a response the HTTP client cannot read`, {
       host,
-      cause: upgrade ? 'UNREQUESTED_UPGRADE' : code,
+      cause: upgrade ? 'UNREQUESTED_UPGRADE' : 'UNREADABLE_RESPONSE',
     });
   }
   return error;

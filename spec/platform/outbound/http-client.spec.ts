@@ -317,6 +317,19 @@ describe('outbound HTTP client', () => {
         await raw.close();
       }
     });
+
+    it('answers UPSTREAM_PROTOCOL_ERROR for a status below 100, its cause in HTTP words (not the client\'s internal assertion)', async () => {
+      const raw = await rawServer('HTTP/1.1 099 Weird\r\nContent-Length: 0\r\n\r\n');
+      try {
+        const error = await failure(client(), { method: 'GET', url: `${raw.url}/` });
+        expect(error).to.be.instanceOf(OutboundError);
+        expect(error.code).to.equal('UPSTREAM_PROTOCOL_ERROR');
+        expect(error.message).to.match(/^127\.0\.0\.1:\d+ sent a response the HTTP client cannot read$/);
+        expect(error.details).to.include({ cause: 'UNREADABLE_RESPONSE' });
+      } finally {
+        await raw.close();
+      }
+    });
   });
 
   describe('redirects', () => {
