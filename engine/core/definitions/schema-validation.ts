@@ -99,7 +99,7 @@ const PATTERN_HINTS: Record<string, string> = {
   '^https?://\\S+$': ' (an absolute http(s) URL)',
   '^https://\\S+$': ' (an absolute https URL)',
   '^https://[^\\s/?#@]+([/?#][^\\s]*)?$': ' (an absolute https URL, without a user name)',
-  '^/\\S*$': ' (a path starting with /)',
+  '^/(?!(\\S*/)?(\\.|%2[eE]){1,2}(/|$))(?!\\S*\\{\\{)\\S*$': ' (a path starting with /, without a . or .. segment, which would leave its place under baseUrl, and without {{variables}}: a Param argument fills :name)',
   '^[\\u0001-\\u0009\\u000b\\u000c\\u000e-\\u00ff]*$': ' (one line of Latin-1 text: no line break or NUL, and no character beyond U+00FF such as typographic quotes or a euro sign, which HTTP cannot send)',
 };
 

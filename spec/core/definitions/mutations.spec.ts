@@ -46,6 +46,11 @@ const MUTATIONS: Mutation[] = [
   { file: LIST, path: ['operation'], value: 'fetch', code: 'SCHEMA_ENUM' },
   { file: LIST, path: ['method'], value: 'get', code: 'SCHEMA_ENUM' },
   { file: LIST, path: ['path'], value: 'lists/:listId/contacts', code: 'SCHEMA_PATTERN' },
+  // A dot segment takes the request out of its place under baseUrl (the URL parser resolves it, %2e too).
+  { file: LIST, path: ['path'], value: '/lists/:listId/../../admin', code: 'SCHEMA_PATTERN' },
+  { file: LIST, path: ['path'], value: '/lists/:listId/%2e%2E/contacts', code: 'SCHEMA_PATTERN' },
+  // An action path is not a template: {{listId}} was sent as %7B%7BlistId%7D%7D.
+  { file: LIST, path: ['path'], value: '/lists/:listId/{{listId}}', code: 'SCHEMA_PATTERN' },
   { file: LIST, path: ['path'], value: '/lists/:listId/contacts/:tag', code: 'PATH_PARAM_MISSING' },
   { file: LIST, path: ['response'], value: '{ "data": body.contacts', code: 'JSONATA_SYNTAX' },
   { file: LIST, path: ['arguments', 0, 'list', 'type'], value: 'Dynamic', code: 'SCHEMA_ENUM' },

@@ -1181,7 +1181,7 @@ export interface ActionDefinition {
    */
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /**
-   * Appended to the API baseUrl. :name segments are filled from Param arguments of the same key (or externalKey).
+   * Appended to the API baseUrl. :name segments are filled from Param arguments of the same key (or externalKey). No . or .. segment (the request would leave its place under baseUrl), and no {{variable}} (an action path is not a template: :name is).
    */
   path: string;
   arguments?: Arguments7;
