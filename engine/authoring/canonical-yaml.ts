@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { isCollection, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node, type Pair, type YAMLMap } from 'yaml';
 import type { DefinitionKind } from '../core/definitions/layout.ts';
 import { aliasProblem } from '../core/definitions/yaml-aliases.ts';
+import { firstLine } from '../core/definitions/parsed-file.ts';
 import { canonicalStringStyle } from './scalar-style.ts';
 import { SchemaShapes, type SchemaAt } from './schema-order.ts';
 
@@ -34,7 +35,7 @@ export function formatDefinition(kind: DefinitionKind, text: string, shapes: Sch
   const doc = parseDocument(text, { lineCounter: lines, keepSourceTokens: false, uniqueKeys: true });
   if (doc.errors.length) {
     const { line, col } = lines.linePos(doc.errors[0]!.pos[0]);
-    return { ok: false, line, column: col, reason: `not valid YAML: ${doc.errors[0]!.message.split('\n')[0]}` };
+    return { ok: false, line, column: col, reason: `not valid YAML: ${firstLine(doc.errors[0]!.message)}` };
   }
   // An empty or comment-only file has nothing to order; validate says what it lacks.
   if (!doc.contents) return { ok: true, text, changed: false };

@@ -1,5 +1,6 @@
 import { isMap, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
 import { aliasProblem } from '../core/definitions/yaml-aliases.ts';
+import { firstLine } from '../core/definitions/parsed-file.ts';
 import { isJsonObject } from '../platform/json-object.ts';
 
 /**
@@ -75,7 +76,7 @@ export function parseCaseFile(text: string): ParsedCaseFile {
     problems.push({ line: pos.line, column: pos.col, message });
   };
   if (doc.errors.length) {
-    for (const error of doc.errors) at(error.pos[0], `not valid YAML: ${error.message.split('\n')[0]}`);
+    for (const error of doc.errors) at(error.pos[0], `not valid YAML: ${firstLine(error.message)}`);
     return { ok: false, problems };
   }
   // Aliases bounded as the loader bounds them (an alias bomb is refused unexpanded; yaml's own limit threw).

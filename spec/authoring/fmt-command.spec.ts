@@ -51,6 +51,8 @@ describe('npm run fmt (command)', function () {
     await fs.writeFile(app(), 'id: acme\nname: [oops\n');
     const run = await runScript('fmt.ts', ['definitions'], { cwd: tmp.dir });
     expect(run.stdout).to.match(/^definitions\/acme\/app\.yaml:3:1 not valid YAML: /);
+    // One line, its position said once, before it: no "at line 3, column 1:" left over from the yaml package's code frame.
+    expect(run.stdout.split('\n')[0]).not.to.match(/(at line \d+, column \d+|:)$/);
     expect(run.stderr).to.equal('0 of 6 files rewritten, 1 could not be formatted\n');
     expect(run.code).to.equal(1);
     expect(await fs.readFile(app(), 'utf8')).to.equal('id: acme\nname: [oops\n');

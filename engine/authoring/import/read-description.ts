@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import $RefParser from '@apidevtools/json-schema-ref-parser';
 import { upgrade } from '@scalar/openapi-upgrader';
 import { LineCounter, parseDocument } from 'yaml';
-import { fastValue } from '../../core/definitions/parsed-file.ts';
+import { fastValue, firstLine as yamlFirstLine } from '../../core/definitions/parsed-file.ts';
 import { aliasProblem, MAX_ALIASES } from '../../core/definitions/yaml-aliases.ts';
 import { ImportError } from './import-error.ts';
 import { isObj, isRef, obj, str, type Obj } from './json-access.ts';
@@ -136,7 +136,7 @@ function parseYaml(text: string, where: string, asJson?: string): unknown {
   };
   if (document.errors.length) {
     const error = document.errors[0]!;
-    throw new ImportError(asJson ?? `${at(error.pos[0])} is not valid YAML: ${error.message.split('\n')[0]}`);
+    throw new ImportError(asJson ?? `${at(error.pos[0])} is not valid YAML: ${yamlFirstLine(error.message)}`);
   }
   const refused = aliasProblem(document, { aliases: DESCRIPTION_LIMITS.aliases, expandedValues: DESCRIPTION_LIMITS.expandedValues });
   if (refused) throw new ImportError(`${at(refused.offset)} ${refused.message}`);

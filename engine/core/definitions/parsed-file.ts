@@ -247,6 +247,7 @@ export const YAML_DECIDES: readonly (readonly [RegExp, readonly string[] | null]
   [/,\s*[[{]/, ['[', '{']],
 ];
 
-function firstLine(message: string): string {
+/** A YAML parse error's message as one line, without the position (the caller says where) or the colon before the yaml package's code frame. */
+export function firstLine(message: string): string {
   return message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
 }
