@@ -48,6 +48,9 @@ if (args) {
   };
   if (values.version !== undefined && !/^[1-9][0-9]*$/.test(values.version)) usage(`--version must be a positive whole number (got "${values.version}")`);
   else if (values.name !== undefined && !values.name.trim()) usage('--name must not be empty');
+  // Given but naming nothing (',,'): refused, not read as no filter at all.
+  else if (values.operations !== undefined && !list(values.operations)!.length) usage(`--operations names no operationId (got ${JSON.stringify(values.operations)})`);
+  else if (values.tags !== undefined && !list(values.tags)!.length) usage(`--tags names no tag (got ${JSON.stringify(values.tags)})`);
   else {
     const outcome = await runImport(args.positionals[0]!, {
       dir: values.dir ?? process.env.DEFINITIONS_DIR ?? 'definitions',

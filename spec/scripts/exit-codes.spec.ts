@@ -142,6 +142,9 @@ const TOOLS: Record<string, { file: string; cases: Case[] }> = {
     cases: [
       { args: ['described.yaml'], code: 2, says: /--app is required/ },
       { args: ['--app', 'pets', '--version', 'x', 'described.yaml'], code: 2, says: /--version must be a positive whole number \(got "x"\)/ },
+      // Given but naming nothing: it imported every operation, as if the option were not there.
+      { args: ['--app', 'pets', '--operations', ',,', 'described.yaml'], code: 2, says: /--operations names no operationId \(got ",,"\)/ },
+      { args: ['--app', 'pets', '--tags', ' ', 'described.yaml'], code: 2, says: /--tags names no tag \(got " "\)/ },
       { args: ['--app', 'Not_A_Slug', 'described.yaml'], code: 2, says: /"Not_A_Slug" is not a valid app slug/ },
       { args: ['--app', 'pets', 'no-such.yaml'], code: 2, says: /no-such\.yaml: no such file/ },
       {

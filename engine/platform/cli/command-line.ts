@@ -101,13 +101,19 @@ export function helpText(declaration: CliDeclaration): string {
 }
 
 /** parseArgs' own messages name the option but run long; the first clause in the tools' wording. */
-function refusal(error: unknown): string {
+function refusal(error: unknown, argv: readonly string[]): string {
   const { code, message } = error as { code?: string; message: string };
   const option = /'(-[^']*)'/.exec(message)?.[1];
   if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && option) return `unknown option ${option.replace(/^(--[^=]*)=.*$/, '$1')}`;
   if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
     const named = /(--[\w-]+)/.exec(message)?.[1];
-    return message.includes('argument missing') ? `${named} needs a value` : `${named} takes no value`;
+    if (message.includes('argument missing')) return `${named} needs a value`;
+    // A value that starts with a dash (-1) looks like an option: parseArgs takes it only after '='.
+    if (message.includes('ambiguous')) {
+      const value = argv[argv.indexOf(named!) + 1];
+      return `${named} needs a value (one starting with a dash is written ${named}=${value ?? '<value>'})`;
+    }
+    return `${named} takes no value`;
   }
   return message.split('. ')[0]!;
 }
@@ -124,7 +130,7 @@ export function parseCommandLine<O extends Record<string, CliOption>>(declaratio
   } catch (error) {
     // --help anywhere wins over a mistake elsewhere: whoever typed it wants to know what is accepted.
     if (argv.includes('--help') || argv.includes('-h')) return { kind: 'help', text: helpText(declaration) };
-    return refused(refusal(error));
+    return refused(refusal(error, argv));
   }
   if (parsed.values.help) return { kind: 'help', text: helpText(declaration) };
   const declared = declaration.positionals ?? [];

@@ -72,6 +72,8 @@ describe('command lines (engine/platform/cli/command-line.ts)', () => {
     expect(refused(['-x', 'acme', '--name', 'x'])).to.equal(`unknown option -x\n${usage}`);
     expect(refused(['acme', '--name'])).to.equal(`--name needs a value\n${usage}`);
     expect(refused(['acme', '--name', 'x', '--check=yes'])).to.equal(`--check takes no value\n${usage}`);
+    // A value that starts with a dash looks like an option to parseArgs: said as such, not as "takes no value".
+    expect(refused(['acme', '--name', '-1'])).to.equal(`--name needs a value (one starting with a dash is written --name=-1)\n${usage}`);
     expect(refused(['--name', 'x'])).to.equal(`missing <app>\n${usage}`);
     expect(refused(['acme', '1', '2', '3', '--name', 'x'])).to.equal(`unexpected arguments 2 3\n${usage}`);
     expect(refused(['acme'])).to.equal(`--name is required\n${usage}`);
