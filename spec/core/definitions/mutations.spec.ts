@@ -30,6 +30,8 @@ const MUTATIONS: Mutation[] = [
   { file: APP, path: ['published'], value: 9, code: 'PUBLISHED_VERSION_MISSING' },
   { file: APP, path: ['owner'], value: 'sales', code: 'SCHEMA_UNKNOWN_PROPERTY' },
   { file: API, path: ['baseUrl'], value: 'ftp://acme.example', code: 'SCHEMA_PATTERN' },
+  // A user name and password in the URL were dropped without a word: credentials belong in an auth.
+  { file: API, path: ['baseUrl'], value: 'https://user:secret@acme.example/api', code: 'SCHEMA_PATTERN' },
   { file: API, path: ['auths'], value: [], code: 'SCHEMA_INVALID' },
   { file: API, path: ['auths', 0], value: 'oauth', code: 'AUTH_REF_UNRESOLVED' },
   { file: API, path: ['retry', 'maxAttempts'], value: 0, code: 'SCHEMA_INVALID' },

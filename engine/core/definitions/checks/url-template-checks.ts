@@ -29,7 +29,11 @@ export function urlTemplateProblems(file: FileAnalysis, path: DefinitionPath, te
   if (!parts.authority) return [];
   const authority = template.slice(parts.authority.start, parts.authority.end);
   const found = [...authority.matchAll(PLACEHOLDER)];
-  if (found.length === 0) return [];
+  if (found.length === 0) {
+    // https://user:secret@host: the client drops the user info without a word, so the call goes without them.
+    if (authority.includes('@')) return [problemAt(file.parsed!.locate(path), 'SCHEMA_PATTERN', `${where}: a URL must not carry a user name or password (they would be dropped, not sent): credentials belong in an auth`)];
+    return [];
+  }
   const last = found.at(-1)!;
   const beforeLast = authority.slice(0, last.index);
   const afterLast = authority.slice(last.index + last[0].length);
