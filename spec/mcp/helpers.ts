@@ -1,4 +1,8 @@
+import path from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { call, startTestGateway, type TestGateway } from '../helpers/gateway.ts';
+import { ROOT } from '../helpers/process.ts';
+import { definitionsFor, Upstream } from '../helpers/upstream.ts';
 
 export type Era = 'modern' | 'legacy';
 
@@ -13,4 +17,43 @@ export async function mcpClient(url: string, headers: Record<string, string>, er
 /** tools/list as an agent sees it, past any cache the client keeps. */
 export async function listTools(client: Client) {
   return (await client.listTools(undefined, { cacheMode: 'bypass' } as never)).tools;
+}
+
+/**
+ * A gateway serving spec/fixtures/mcp against a local upstream, with one connection to the `store` app: what the
+ * /mcp endpoint specs post raw JSON-RPC messages to (start in before, stop in after).
+ */
+export class McpStore {
+  readonly upstream = new Upstream();
+  gw!: TestGateway;
+  connectionId = '';
+  private cleanup: () => Promise<void> = async () => {};
+
+  async start(): Promise<void> {
+    await this.upstream.start();
+    const defs = await definitionsFor(path.join(ROOT, 'spec/fixtures/mcp'), this.upstream.url);
+    this.cleanup = defs.cleanup;
+    this.gw = await startTestGateway({ DEFINITIONS_DIR: defs.dir, EGRESS_ALLOW: '127.0.0.1/32' });
+    this.connectionId = (await call(this.gw, 'POST', '/v2/connections', { body: { appSlug: 'store', name: 'Main store', credentials: { apiKey: 'main-key' } } })).body.data.id;
+  }
+
+  async stop(): Promise<void> {
+    await this.gw?.stop();
+    await this.upstream.stop();
+    await this.cleanup();
+  }
+
+  /**
+   * The JSON-RPC answer to one POST with the API key and the connection, as the 2025 revisions' clients send it
+   * (`headers` adds to or replaces them): refused before the SDK, JSON; answered by it, one server-sent event.
+   */
+  async post(body: object, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
+    const response = await fetch(`${this.gw.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', Authorization: `Bearer ${this.gw.apiKey}`, 'Connection-Id': this.connectionId, ...headers },
+      body: JSON.stringify(body),
+    });
+    const text = await response.text();
+    return { status: response.status, body: JSON.parse(text.startsWith('event:') ? text.split('\n').find((line) => line.startsWith('data: '))!.slice(6) : text) };
+  }
 }

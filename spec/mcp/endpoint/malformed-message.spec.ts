@@ -1,41 +1,12 @@
 import { expect } from 'chai';
-import path from 'node:path';
-import { call, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
-import { ROOT } from '../../helpers/process.ts';
-import { definitionsFor, Upstream } from '../../helpers/upstream.ts';
-
-const FIXTURE = path.join(ROOT, 'spec/fixtures/mcp');
+import { McpStore } from '../helpers.ts';
 
 describe('/mcp: a message of the wrong shape is told what to fix, naming the member, never an internal error dumping a validator', function () {
   this.timeout(30_000);
-  const upstream = new Upstream();
-  let gw: TestGateway;
-  let cleanup: () => Promise<void>;
-  let connectionId: string;
-
-  before(async () => {
-    await upstream.start();
-    const defs = await definitionsFor(FIXTURE, upstream.url);
-    cleanup = defs.cleanup;
-    gw = await startTestGateway({ DEFINITIONS_DIR: defs.dir, EGRESS_ALLOW: '127.0.0.1/32' });
-    connectionId = (await call(gw, 'POST', '/v2/connections', { body: { appSlug: 'store', name: 'Main store', credentials: { apiKey: 'main-key' } } })).body.data.id;
-  });
-  after(async () => {
-    await gw.stop();
-    await upstream.stop();
-    await cleanup();
-  });
-
-  /** The JSON-RPC answer to one POST, as the 2025 revisions' clients send it (refused before the SDK: JSON; answered by it: one server-sent event). */
-  async function answer(body: object): Promise<{ status: number; body: any }> {
-    const response = await fetch(`${gw.url}/mcp`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', Authorization: `Bearer ${gw.apiKey}`, 'Connection-Id': connectionId },
-      body: JSON.stringify(body),
-    });
-    const text = await response.text();
-    return { status: response.status, body: JSON.parse(text.startsWith('event:') ? text.split('\n').find((line) => line.startsWith('data: '))!.slice(6) : text) };
-  }
+  const world = new McpStore();
+  before(() => world.start());
+  after(() => world.stop());
+  const answer = (body: object) => world.post(body);
 
   it('initialize with params of the wrong types: invalid params (-32602) naming each one and what it must be', async () => {
     const client = { name: 'agent', version: '1.0.0' };
@@ -62,7 +33,7 @@ describe('/mcp: a message of the wrong shape is told what to fix, naming the mem
     const { status, body } = await answer({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'store_list-orders', arguments: {}, task: { ttl: 'soon' } } });
     expect(status).to.equal(400);
     expect(body.error).to.deep.equal({ code: -32602, message: 'params of tools/call: params.task.ttl: must be a number (got a string)' });
-    expect(upstream.received).to.have.length(0);
+    expect(world.upstream.received).to.have.length(0);
   });
 
   it('a body that is not a JSON-RPC 2.0 request: invalid request (-32600) naming the member and what it must be', async () => {
@@ -84,13 +55,13 @@ describe('/mcp: a message of the wrong shape is told what to fix, naming the mem
       expect(body.error.code, JSON.stringify(message)).to.equal(-32600);
       expect(body.error.message, JSON.stringify(message)).to.equal(`not a JSON-RPC 2.0 request or notification: ${named}`);
     }
-    expect(upstream.received).to.have.length(0);
+    expect(world.upstream.received).to.have.length(0);
   });
 
   it('an empty body is told it is empty and what to send, as a JSON-RPC parse error', async () => {
-    const response = await fetch(`${gw.url}/mcp`, {
+    const response = await fetch(`${world.gw.url}/mcp`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', Authorization: `Bearer ${gw.apiKey}`, 'Connection-Id': connectionId },
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', Authorization: `Bearer ${world.gw.apiKey}`, 'Connection-Id': world.connectionId },
     });
     expect(response.status).to.equal(400);
     expect(await response.json()).to.deep.equal({
@@ -105,9 +76,9 @@ describe('/mcp: a message of the wrong shape is told what to fix, naming the mem
     expect(init.body.result.protocolVersion).to.equal('2025-06-18');
     expect((await answer({ jsonrpc: '2.0', id: 'a', method: 'tools/list', params: { _meta: { progressToken: 'p' } } })).body.result.tools).to.be.an('array');
     for (const message of [{ jsonrpc: '2.0', method: 'notifications/initialized' }, { jsonrpc: '2.0', id: 9, result: {} }]) {
-      const response = await fetch(`${gw.url}/mcp`, {
+      const response = await fetch(`${world.gw.url}/mcp`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', Authorization: `Bearer ${gw.apiKey}`, 'Connection-Id': connectionId },
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', Authorization: `Bearer ${world.gw.apiKey}`, 'Connection-Id': world.connectionId },
         body: JSON.stringify(message),
       });
       expect(response.status, JSON.stringify(message)).to.equal(202);

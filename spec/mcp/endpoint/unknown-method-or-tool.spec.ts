@@ -1,40 +1,12 @@
 import { expect } from 'chai';
-import path from 'node:path';
-import { call, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
-import { ROOT } from '../../helpers/process.ts';
-import { definitionsFor, Upstream } from '../../helpers/upstream.ts';
-
-const FIXTURE = path.join(ROOT, 'spec/fixtures/mcp');
+import { McpStore } from '../helpers.ts';
 
 describe('/mcp: an unknown method or tool is named, briefly, with what is served', function () {
   this.timeout(30_000);
-  const upstream = new Upstream();
-  let gw: TestGateway;
-  let cleanup: () => Promise<void>;
-  let connectionId: string;
-
-  before(async () => {
-    await upstream.start();
-    const defs = await definitionsFor(FIXTURE, upstream.url);
-    cleanup = defs.cleanup;
-    gw = await startTestGateway({ DEFINITIONS_DIR: defs.dir, EGRESS_ALLOW: '127.0.0.1/32' });
-    connectionId = (await call(gw, 'POST', '/v2/connections', { body: { appSlug: 'store', name: 'Main store', credentials: { apiKey: 'main-key' } } })).body.data.id;
-  });
-  after(async () => {
-    await gw.stop();
-    await upstream.stop();
-    await cleanup();
-  });
-
-  async function answer(body: object): Promise<{ status: number; body: any }> {
-    const response = await fetch(`${gw.url}/mcp`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', Authorization: `Bearer ${gw.apiKey}`, 'Connection-Id': connectionId },
-      body: JSON.stringify(body),
-    });
-    const text = await response.text();
-    return { status: response.status, body: JSON.parse(text.startsWith('event:') ? text.split('\n').find((line) => line.startsWith('data: '))!.slice(6) : text) };
-  }
+  const world = new McpStore();
+  before(() => world.start());
+  after(() => world.stop());
+  const answer = (body: object) => world.post(body);
 
   it('a method the server does not serve (resources, prompts, one of its own) is -32601 naming it and the methods it serves', async () => {
     for (const method of ['resources/list', 'prompts/get', 'tools/run']) {
@@ -48,15 +20,15 @@ describe('/mcp: an unknown method or tool is named, briefly, with what is served
 
   it('the same for a 2026-07-28 request', async () => {
     const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'agent', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} };
-    const response = await fetch(`${gw.url}/mcp`, {
+    const response = await fetch(`${world.gw.url}/mcp`, {
       method: 'POST',
       headers: {
         'content-type': 'application/json',
         accept: 'application/json, text/event-stream',
         'mcp-protocol-version': '2026-07-28',
         'mcp-method': 'resources/list',
-        Authorization: `Bearer ${gw.apiKey}`,
-        'Connection-Id': connectionId,
+        Authorization: `Bearer ${world.gw.apiKey}`,
+        'Connection-Id': world.connectionId,
       },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'resources/list', params: { _meta: meta } }),
     });
