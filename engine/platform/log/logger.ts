@@ -74,7 +74,9 @@ export const STDOUT_STALLED_EXIT_MS = 2000;
  * STDOUT_FLUSH_MS). Where stdout is a pipe (a container runtime, a log shipper) a PipeWriter writes them
  * from this thread without ever waiting for the reader (pipe-writer.ts), in order to the last line at an
  * exit; so it does for a file or /dev/null, where a write never waits; anywhere else (a terminal, a socket)
- * pino's asynchronous destination (sonic-boom in buffer mode) writes them through libuv's thread pool. In sonic-boom's default (text) mode it appends each line
+ * a thread of its own writes them, one batch at a time, in order to the last line at an exit too
+ * (thread-sink.ts). Only when fd 1 cannot even be looked at (fstat fails) do pino's asynchronous destination
+ * (sonic-boom in buffer mode) and libuv's thread pool write them. In sonic-boom's default (text) mode it appends each line
  * to the text gathered so far and asks that text's UTF-8 length, which copies it whole: every line copied
  * the batch before it again (4.2-9 KB allocated a line of ~240 bytes, `npm run bench:logs -- --part=lines`).
  * pino writes strings; `stdoutLines` hands each to the destination as a Buffer. Either destination is

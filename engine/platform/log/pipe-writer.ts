@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { closeSync, constants, fstatSync, openSync, writevSync } from 'node:fs';
 import { isatty } from 'node:tty';
+import { ThreadSink } from './thread-sink.ts';
 
 /**
  * A pipe takes a write of at most PIPE_BUF bytes (4096 on Linux) whole or not at all: batches are cut at
@@ -17,6 +18,40 @@ export interface PipeWriterOptions {
   maxQueuedBytes: number;
   /** How long a synchronous flush (on exit) waits for a pipe that takes nothing before it gives up. */
   stalledMs: number;
+}
+
+/**
+ * Where a PipeWriter's batches go: a file descriptor this thread writes with writev(2) (a pipe of its own,
+ * non-blocking; a file), or a thread that writes them (thread-sink.ts: a socket, a terminal).
+ */
+export interface BatchSink {
+  /** The most bytes of whole lines handed over at once (a longer line goes alone). */
+  readonly batchLimit: number;
+  /** A failed write loses that batch, and the next is tried (a full disk), instead of closing. */
+  readonly dropsOnFailure: boolean;
+  /** Answers the bytes taken (a line may be taken in part), or throws: code EAGAIN when nothing can be taken now, any other when stdout failed. */
+  writev(lines: Buffer[]): number;
+  /** At an exit, once everything is handed over: waits for it to be written, at most stalledMs without progress; answers the bytes left. */
+  settleSync?(stalledMs: number): number;
+  /** A sink that answered EAGAIN calls `wake` once it can take more (else the writer tries again after a few ms). */
+  onIdle?(wake: () => void): void;
+  close(): void;
+}
+
+/** A file descriptor written from this thread: at most PIPE_BUF bytes a write (a pipe takes it whole), closed when done unless it is fd 1 itself (`file`). */
+function fdSink(fd: number, file: boolean): BatchSink {
+  return {
+    batchLimit: PIPE_BUF,
+    dropsOnFailure: file,
+    writev: (lines) => writevSync(fd, lines),
+    close: () => {
+      try {
+        if (!file) closeSync(fd);
+      } catch {
+        /* already closed */
+      }
+    },
+  };
 }
 
 /**
@@ -46,18 +81,27 @@ export class PipeWriter extends EventEmitter {
   private owesDrain = false;
   private closed = false;
   private flushed: (() => void)[] = [];
+  private readonly sink: BatchSink;
 
   /**
+   * `target`: a file descriptor written from this thread, or another sink (a ThreadSink).
    * `file`: fd is stdout itself, a regular file or a device such as /dev/null (never full: a write takes
    * what it is given). A failed write there (a full disk) drops that batch's lines, counted, and the next
    * batch is tried; a pipe that fails (EPIPE: nobody reads any more) is closed for good.
    */
   constructor(
-    private readonly fd: number,
+    target: number | BatchSink,
     private readonly options: PipeWriterOptions,
-    private readonly file = false,
+    file = false,
   ) {
     super();
+    this.sink = typeof target === 'number' ? fdSink(target, file) : target;
+    this.sink.onIdle?.(() => {
+      if (!this.waiting || this.closed) return;
+      this.waiting = false;
+      this.retryMs = RETRY_FIRST_MS;
+      this.writeOut();
+    });
   }
 
   /** Queues one line (its bytes: the caller encodes it once); false when it was dropped. */
@@ -89,7 +133,10 @@ export class PipeWriter extends EventEmitter {
     if (!this.waiting) this.writeOut();
   }
 
-  /** Writes everything queued now, waiting for a full pipe while it keeps taking lines; gives up after stalledMs without progress (on exit). */
+  /**
+   * Writes everything queued now, waiting for a full pipe while it keeps taking lines, then (a ThreadSink)
+   * for the thread to have written what it was handed; gives up after stalledMs without progress (on exit).
+   */
   flushSync(): void {
     this.clearTimer();
     let stalledSince = Date.now();
@@ -102,10 +149,12 @@ export class PipeWriter extends EventEmitter {
       }
       if (Date.now() - stalledSince >= this.options.stalledMs) {
         this.giveUp();
-        break;
+        return;
       }
       Atomics.wait(SLEEPER, 0, 0, RETRY_FIRST_MS);
     }
+    const left = this.closed || !this.sink.settleSync ? 0 : this.sink.settleSync(this.options.stalledMs);
+    if (left > 0) this.tellStderr(`log lines (${left} bytes) not written: stdout took nothing for ${this.options.stalledMs} ms\n`);
     if (this.head === this.lines.length) this.emptied();
   }
 
@@ -137,20 +186,21 @@ export class PipeWriter extends EventEmitter {
     if (this.head === this.lines.length) this.emptied();
   }
 
-  /** One writev(2) of the next batch: whole lines of at most PIPE_BUF bytes together, or one longer line (what is left of it). */
+  /** One writev of the next batch: whole lines of at most the sink's batchLimit bytes together (PIPE_BUF for a pipe), or one longer line (what is left of it). */
   private writeSome(): 'wrote' | 'full' | 'done' | 'closed' {
     if (this.closed) return 'closed';
     const { lines } = this;
     if (this.head === lines.length) return 'done';
     let end = this.head + 1;
     let bytes = lines[this.head]!.length;
-    while (end < lines.length && bytes + lines[end]!.length <= PIPE_BUF) bytes += lines[end++]!.length;
+    const limit = this.sink.batchLimit;
+    while (end < lines.length && bytes + lines[end]!.length <= limit) bytes += lines[end++]!.length;
     let written: number;
     try {
-      written = writevSync(this.fd, end - this.head === 1 ? [lines[this.head]!] : lines.slice(this.head, end));
+      written = this.sink.writev(end - this.head === 1 ? [lines[this.head]!] : lines.slice(this.head, end));
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'EAGAIN') return 'full';
-      if (this.file) {
+      if (this.sink.dropsOnFailure) {
         // A file that took nothing (ENOSPC, EIO): this batch is lost, counted as dropped; the next one is tried.
         for (let i = this.head; i < end; i++) {
           this.queued -= lines[i]!.length;
@@ -202,8 +252,12 @@ export class PipeWriter extends EventEmitter {
     const count = this.lines.length - this.head;
     const bytes = this.queued;
     this.clearQueue();
+    this.tellStderr(`${count} log lines (${bytes} bytes) not written: stdout took nothing for ${this.options.stalledMs} ms\n`);
+  }
+
+  private tellStderr(text: string): void {
     try {
-      process.stderr.write(`${count} log lines (${bytes} bytes) not written: stdout took nothing for ${this.options.stalledMs} ms\n`);
+      process.stderr.write(text);
     } catch {
       /* stderr gone too */
     }
@@ -213,11 +267,7 @@ export class PipeWriter extends EventEmitter {
     this.closed = true;
     this.clearTimer();
     this.clearQueue();
-    try {
-      if (!this.file) closeSync(this.fd);
-    } catch {
-      /* already closed */
-    }
+    this.sink.close();
     const flushed = this.flushed;
     this.flushed = [];
     for (const done of flushed) done();
@@ -244,21 +294,28 @@ const RETRY_MAX_MS = 100;
 const SLEEPER = new Int32Array(new SharedArrayBuffer(4));
 
 /**
- * A PipeWriter for this process's stdout when it is a pipe that can be opened again through /proc (Linux),
- * or a regular file or a device that is not a terminal (/dev/null), written through fd 1 itself: a write
- * there is a copy into the page cache, cheaper than the thread pool's round trip (a thread woken, a write, the
- * main thread woken back: on a busy gateway whose threads share a CPU, ~10 µs a request, docs/benchmarks.md)
- * and in order at an exit. Undefined otherwise (a terminal, a socket such as journald's, no /proc): those keep
- * pino's asynchronous destination, since a write there may wait.
+ * The writer of this process's stdout. A pipe that can be opened again through /proc (Linux) is written from
+ * this thread through a description of its own, non-blocking; a regular file or a device that is not a
+ * terminal (/dev/null) through fd 1 itself: a write there is a copy into the page cache, cheaper than a
+ * round trip to another thread (a thread woken, a write, the main thread woken back: on a busy gateway whose
+ * threads share a CPU, ~10 µs a request, docs/benchmarks.md). Anything else (a socket such as journald's, a
+ * terminal, a pipe /proc cannot open) may make a write wait and cannot be given a description of its own, so
+ * a thread of its own writes it (thread-sink.ts). Undefined when fd 1 cannot even be looked at.
  */
 export function openStdoutPipe(options: PipeWriterOptions): PipeWriter | undefined {
+  let stat;
   try {
-    const stat = fstatSync(1);
-    if (stat.isFile() || (stat.isCharacterDevice() && !isatty(1))) return new PipeWriter(1, options, true);
-    if (!stat.isFIFO()) return undefined;
-    const fd = openSync('/proc/self/fd/1', constants.O_WRONLY | constants.O_NONBLOCK);
-    return new PipeWriter(fd, options);
+    stat = fstatSync(1);
   } catch {
     return undefined;
   }
+  if (stat.isFile() || (stat.isCharacterDevice() && !isatty(1))) return new PipeWriter(1, options, true);
+  if (stat.isFIFO()) {
+    try {
+      return new PipeWriter(openSync('/proc/self/fd/1', constants.O_WRONLY | constants.O_NONBLOCK), options);
+    } catch {
+      /* no /proc: written by a thread, below */
+    }
+  }
+  return new PipeWriter(new ThreadSink(1), options);
 }

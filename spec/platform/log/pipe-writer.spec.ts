@@ -1,21 +1,23 @@
 import { expect } from 'chai';
 import { PIPE_BUF, PipeWriter } from '../../../engine/platform/log/pipe-writer.ts';
+import { ThreadSink } from '../../../engine/platform/log/thread-sink.ts';
 import { osPipe } from '../../../scripts/bench/os-pipe.ts';
 import { tempDir } from '../../helpers/temp-dir.ts';
 
 /**
  * The writer of stdout when it is a pipe, on a pipe of this process: a reader that falls behind (the pipe
  * full: EAGAIN) gets every line whole and in order, in writes of at most PIPE_BUF; past the bound lines are
- * dropped whole and counted, and 'drain' says when the pipe took what waited.
+ * dropped whole and counted, and 'drain' says when the pipe took what waited. The same with the batches
+ * written by a thread of their own (ThreadSink: stdout a socket or a terminal).
  */
-describe('PipeWriter', function () {
+for (const by of ['this thread', 'a thread of its own'] as const) describe(`PipeWriter, written by ${by}`, function () {
   this.timeout(30_000);
   const options = { batchBytes: 4096, flushMs: 100, maxQueuedBytes: 1 << 20, stalledMs: 2000 };
 
   async function onPipe(run: (writer: PipeWriter, read: { chunks: Buffer[]; readable: import('node:net').Socket }) => Promise<void>): Promise<void> {
     const temp = await tempDir('igw-pipe-writer-');
     const pipe = osPipe(temp.dir, { nonBlockingWrite: true });
-    const writer = new PipeWriter(pipe.writeFd, options);
+    const writer = by === 'this thread' ? new PipeWriter(pipe.writeFd, options) : new PipeWriter(new ThreadSink(pipe.writeFd), options);
     const read = { chunks: [] as Buffer[], readable: pipe.readable };
     pipe.readable.on('data', (chunk: Buffer) => read.chunks.push(chunk));
     try {
