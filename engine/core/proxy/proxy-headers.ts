@@ -1,3 +1,4 @@
+import { redactedHeaderName } from '../../platform/secrets/header-names.ts';
 import { redactText } from '../../platform/secrets/redacting-stream.ts';
 
 /** Hop-by-hop headers (RFC 9110 §7.6.1), and the older ones proxies still see: they describe one connection, never the message. */
@@ -79,8 +80,12 @@ export function forwardedRequestHeaders(given: Readonly<Record<string, string | 
 /**
  * The app's headers as the caller gets them: as they came, less the ones
  * never returned (above, and any its Connection header names), less
- * Content-Encoding when the gateway decoded the body; each value with the
- * connection's secrets (`forms`, redactionForms) redacted.
+ * Content-Encoding when the gateway decoded the body, less any whose name
+ * holds one of the connection's secrets (`forms`, redactionForms) in any
+ * letter case; each value with them redacted. Such a header is left out, not
+ * renamed: `[redacted]` cannot be in an HTTP header name, and a name the app
+ * never sent would be made up; its name would also be listed to a page in
+ * Access-Control-Expose-Headers. The MCP request tool shows these headers too.
  */
 export function returnedResponseHeaders(given: Readonly<Record<string, string>>, options: { decoded: boolean; forms: readonly string[] }): Record<string, string> {
   const named = connectionNamed(given.connection);
@@ -88,6 +93,7 @@ export function returnedResponseHeaders(given: Readonly<Record<string, string>>,
   for (const [name, value] of Object.entries(given)) {
     if (NEVER_RETURNED.has(name) || named.has(name) || name.startsWith('access-control-')) continue;
     if (name === 'content-encoding' && options.decoded) continue;
+    if (redactedHeaderName(name, options.forms) !== null) continue;
     returned[name] = redactText(value, options.forms);
   }
   return returned;

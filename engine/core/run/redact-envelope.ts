@@ -2,13 +2,15 @@ import { jsonHolds, jsonTextMayHold, redactJson, secretForms, type SecretForms }
 import type { Envelope } from './envelope.ts';
 import { jsonSourceOf } from './envelope-json.ts';
 import { copyBody } from '../../platform/outbound/index.ts';
+import { redactHeaderNames } from '../../platform/secrets/header-names.ts';
 
 /**
  * The one change the gateway makes to the app's raw response: every occurrence of a secret of the run
- * (see secretFormsOfRun) in `meta.response` (its body, strings and keys at any depth, and its headers)
- * becomes `[redacted]` before the envelope leaves the gateway, and so it does in everything the envelope
- * derived from what the run saw (`data`, `meta.appError`, `meta.error`, `meta.cursor`, the mapping's own
- * meta) and in `meta.action` (what was sent: an argument may carry a connection's value). An app that
+ * (see secretFormsOfRun) in `meta.response` (its body, strings and keys at any depth, and its headers'
+ * values and names) becomes `[redacted]` before the envelope leaves the gateway, and so it does in
+ * everything the envelope derived from what the run saw (`data`, `meta.appError`, `meta.error`,
+ * `meta.cursor`, the mapping's own meta) and in `meta.action` (what was sent: an argument may carry a
+ * connection's value). An app that
  * answers `401 {"error":"bad key <the key>"}` would otherwise hand the connection's credential to
  * whoever ran the action: an end user's browser, or an AI agent. Every run endpoint's envelope passes here
  * (runAction), lookups' included.
@@ -19,6 +21,11 @@ import { copyBody } from '../../platform/outbound/index.ts';
  * is serialised instead of spliced: the app's bytes holding a secret never reach the answer. The rest of
  * the envelope is walked only when what the mapping read held a secret (the response, `meta.action`, the
  * arguments): from input without one, a mapping cannot make one.
+ *
+ * A header's name is searched in any letter case (header-names.ts: the HTTP client reads names lower-cased,
+ * so an app echoing a key with capitals into a name, `X-Echo-<key>`, gives it lower-cased); the header stays
+ * under its redacted name (`x-echo-[redacted]`), as a body's key does. When a name held one so, the rest is
+ * searched for the lower-cased forms too: the mapping read the names as they are (`data: [headers]`).
  */
 export function redactEnvelope(envelope: Envelope, secrets: SecretForms, mapped: { arguments: unknown }): void {
   if (secrets.plain.length === 0) return;
@@ -28,15 +35,24 @@ export function redactEnvelope(envelope: Envelope, secrets: SecretForms, mapped:
   // The body is read only when its text may hold a secret: a large one may not be parsed here yet (deferred-json.ts).
   const searched = text === undefined || jsonTextMayHold(text, secrets);
   const body = searched ? redactJson(response.body, secrets) : undefined;
-  const headers = redactJson(response.headers, secrets);
+  const valued = redactJson(response.headers, secrets);
+  const headers = redactHeaderNames(valued, secrets.plain) as typeof valued;
   const responseHeld = (searched && body !== response.body) || headers !== response.headers;
   // A new object: the old one's note of its JSON text (what envelopeBytes splices) does not come along.
   if (responseHeld) meta.response = searched ? { ...response, headers, body } : copyBody(response, { status: response.status, headers, body: null as unknown });
   if (!responseHeld && !jsonHolds(meta.action, secrets) && !jsonHolds(mapped.arguments, secrets)) return;
-  envelope.data = redactJson(envelope.data, secrets);
+  // A name held a secret lower-cased: the mapping read it so (`headers`), and may have put it in a row.
+  const derived = headers !== valued ? withLowerCase(secrets) : secrets;
+  envelope.data = redactJson(envelope.data, derived);
   for (const key of Object.keys(meta)) {
-    if (key !== 'response') (meta as Record<string, unknown>)[key] = redactJson((meta as Record<string, unknown>)[key], secrets);
+    if (key !== 'response') (meta as Record<string, unknown>)[key] = redactJson((meta as Record<string, unknown>)[key], derived);
   }
+}
+
+/** `secrets` and each of its forms lower-cased, longest first. */
+function withLowerCase(secrets: SecretForms): SecretForms {
+  const both = (forms: readonly string[]) => [...new Set([...forms, ...forms.map((form) => form.toLowerCase())])].sort((a, b) => b.length - a.length);
+  return { plain: both(secrets.plain), inJsonText: both(secrets.inJsonText) };
 }
 
 /** The forms of a connection's opened secrets and what was sent with them, by that secrets object (frozen, remembered across runs). */

@@ -2,7 +2,7 @@ import type { Middleware, Next } from 'koa';
 import { GatewayError } from '../../platform/errors/index.ts';
 import { V1_ENDPOINTS } from '../openapi/v1-endpoints.ts';
 import { V2_ENDPOINTS } from '../openapi/v2-endpoints.ts';
-import { anyTemplatePattern, templatePattern } from '../openapi/path-pattern.ts';
+import { anyRoutedPattern, routedPattern } from '../openapi/path-pattern.ts';
 import type { AppContext, AppState } from '../server/context.ts';
 import type { Services } from '../services.ts';
 import { originOf } from '../../tenancy/embedding/origins.ts';
@@ -19,6 +19,7 @@ const PREFLIGHT_MAX_AGE = '600';
 interface BrowserEndpoint {
   /** As the OpenAPI document writes it, `{name}` for a path parameter. */
   path: string;
+  /** The request paths the router routes to it (routedPattern: any letter case, a trailing slash or not). */
   pattern: RegExp;
   methods: Set<string>;
   /**
@@ -40,10 +41,10 @@ export function browserEndpoints(): BrowserEndpoint[] {
     if (endpoint.security !== 'endUserToken' && endpoint.security !== 'apiKeyOrEndUserToken') continue;
     let entry = byPath.get(endpoint.path);
     if (!entry) {
-      // The proxy's: with {path}, or without (the base URL itself, where a trailing slash is the same request).
+      // A preflight is answered for the paths its request will be routed by, or a page's request to /V2/END-USER/APPS
+      // (or /v2/end-user/apps/) is served while its preflight is refused, and the answer is not readable.
       const proxy = endpoint.path.startsWith('/v2/end-user/proxy/');
-      const pattern = proxy && !endpoint.path.endsWith('/{path}') ? new RegExp(templatePattern(endpoint.path).source.replace(/\$$/, '/?$')) : templatePattern(endpoint.path);
-      byPath.set(endpoint.path, (entry = { path: endpoint.path, pattern, methods: new Set(), anyHeaders: proxy }));
+      byPath.set(endpoint.path, (entry = { path: endpoint.path, pattern: routedPattern(endpoint.path), methods: new Set(), anyHeaders: proxy }));
     }
     entry.methods.add(endpoint.method.toUpperCase());
   }
@@ -65,7 +66,7 @@ export function endUserCors(services: Services): Middleware<AppState> {
   const endpoints = browserEndpoints();
   const anyCompanyAllows = async (origin: string) => (await services.store.embeddingSettings.count({ allowedOrigins: origin })) > 0;
   /** Any browser endpoint's path, in one expression: a request without Origin (a backend's) needs only to know whether to add Vary. */
-  const anyEndpoint = anyTemplatePattern(endpoints.map((e) => e.path));
+  const anyEndpoint = anyRoutedPattern(endpoints.map((e) => e.path));
   return (ctx, next) => {
     const origin = ctx.req.headers.origin;
     if (!origin) {

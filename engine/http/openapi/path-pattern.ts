@@ -23,6 +23,23 @@ export function anyTemplatePattern(templates: readonly string[]): RegExp {
   return templates.length === 0 ? /(?!)/ : new RegExp(`^(?:${templates.map(templateSource).join('|')})$`);
 }
 
+/**
+ * The request paths the router routes to this template's route: as templatePattern, in any letter case and with
+ * one trailing slash or none, as @koa/router matches a path (path-to-regexp with `sensitive: false` and
+ * `trailing: true`: the flag `i`, then `(?:/$)?`). A fixed segment is compared as sent, escapes not decoded
+ * (`/v2/end-user/%61pps` is routed nowhere), while a parameter is any segment, decoded afterwards. What decides
+ * anything about a path the router will route (which paths are open to browsers) must use this, not
+ * templatePattern: else `/V2/END-USER/APPS` is served and yet not the end-user endpoint it is.
+ */
+export function routedPattern(template: string): RegExp {
+  return new RegExp(`^${templateSource(template)}/?$`, 'i');
+}
+
+/** Any of these templates as routedPattern has each, in one expression anchored once. */
+export function anyRoutedPattern(templates: readonly string[]): RegExp {
+  return templates.length === 0 ? /(?!)/ : new RegExp(`^(?:${templates.map(templateSource).join('|')})/?$`, 'i');
+}
+
 function templateSource(template: string): string {
   const segments = template.split('/');
   const broken = segments.some((segment, i) => segment.includes('{') && (!/^\{[^{}/]+\}$/.test(segment) || (segment === '{path}' && i !== segments.length - 1)));

@@ -50,7 +50,7 @@ const HEADERS: Record<string, Schema> = {
 };
 
 const APP_ANSWER =
-  "The app's own answer, as it came: its status, its body (any type; decoded from gzip, deflate or br, streamed) and its headers less hop-by-hop ones, Set-Cookie, Content-Length, CORS, HSTS, Alt-Svc and Clear-Site-Data, with Proxy-Status naming its status. The connection's secret values never appear in it: each occurrence is [redacted].";
+  "The app's own answer, as it came: its status, its body (any type; decoded from gzip, deflate or br, streamed) and its headers less hop-by-hop ones, Set-Cookie, Content-Length, CORS, HSTS, Alt-Svc and Clear-Site-Data, with Proxy-Status naming its status. The connection's secret values never appear in it: each occurrence is [redacted], and a header whose name holds one (in any letter case) is left out.";
 
 const REQUEST_BODY =
   'Any body, of any type, sent on as it comes (streamed; at most PROXY_MAX_REQUEST_BYTES, else 413). Forwarded headers: Accept, Content-Type, Content-Encoding, If-*, and those api.yaml names; never Authorization, Cookie, Host or what the auth sets.';

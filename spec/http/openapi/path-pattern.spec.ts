@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { anyTemplatePattern, templatePattern } from '../../../engine/http/openapi/path-pattern.ts';
+import Router from '@koa/router';
+import { anyRoutedPattern, anyTemplatePattern, routedPattern, templatePattern } from '../../../engine/http/openapi/path-pattern.ts';
 import { V1_ENDPOINTS } from '../../../engine/http/openapi/v1-endpoints.ts';
 import { V2_ENDPOINTS } from '../../../engine/http/openapi/v2-endpoints.ts';
 
@@ -26,7 +27,7 @@ describe('path templates as expressions (http/openapi/path-pattern.ts)', () => {
     }
   });
 
-  it('builds every documented template, and one anchored expression of them all that agrees with each', () => {
+  it('builds every documented template, and one anchored expression of them all that agrees with each (as routed too)', () => {
     const templates = [...new Set([...V1_ENDPOINTS, ...V2_ENDPOINTS].map((e) => e.path))];
     const patterns = templates.map(templatePattern);
     const any = anyTemplatePattern(templates);
@@ -39,5 +40,35 @@ describe('path templates as expressions (http/openapi/path-pattern.ts)', () => {
       ...templates.map((t) => t.replace(/\{[^}]+\}/g, 'x')),
     ];
     for (const path of hostile) expect(any.test(path), path.slice(0, 60)).to.equal(patterns.some((p) => p.test(path)));
+    const routed = templates.map(routedPattern);
+    const anyRouted = anyRoutedPattern(templates);
+    for (const path of hostile) expect(anyRouted.test(path), path.slice(0, 60)).to.equal(routed.some((p) => p.test(path)));
+  });
+
+  it("routedPattern takes a path exactly when @koa/router routes it to the template's route: any letter case, one trailing slash, fixed segments not unescaped", () => {
+    const templates = [...new Set([...V1_ENDPOINTS, ...V2_ENDPOINTS].map((e) => e.path))];
+    const any = anyRoutedPattern(templates);
+    for (const template of templates) {
+      const router = new Router();
+      router.get(template.replace(/\{path\}$/, '*path').replace(/\{([^}]+)\}/g, ':$1'), () => undefined);
+      const routed = (path: string) => router.match(path, 'GET').pathAndMethod.length > 0;
+      const sample = template.replace(/\{[^}]+\}/g, 'x');
+      const forms = [
+        sample,
+        sample.toUpperCase(),
+        `${sample}/`,
+        `${sample.toUpperCase()}/`,
+        `${sample}//`,
+        `${sample}/more`,
+        sample.replace('/', '//'),
+        sample.replace(/[a-z]/, (letter) => `%${letter.charCodeAt(0).toString(16)}`),
+        sample.replace(/\/x(?=\/|$)/, '/x%2Fy'),
+        sample.replace(/\/x(?=\/|$)/, '/'),
+      ];
+      for (const path of forms) {
+        expect(routedPattern(template).test(path), `${template}: ${path}`).to.equal(routed(path));
+        if (routed(path)) expect(any.test(path), `any: ${path}`).to.equal(true);
+      }
+    }
   });
 });
