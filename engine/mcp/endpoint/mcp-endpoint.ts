@@ -18,6 +18,7 @@ import { toolSetOf, type ToolSet } from '../tools/tool-set.ts';
 import { jsonRpcError, requestIdOf, unauthorized } from './answers.ts';
 import { CALLER_ENDED, ListenQuota } from './listen-quota.ts';
 import { protectedResourceMetadata, resourceMetadataPath } from './protected-resource.ts';
+import { setAsideArguments } from './set-aside-arguments.ts';
 
 /** The path of the MCP endpoint. */
 export const MCP_PATH = '/mcp';
@@ -54,6 +55,8 @@ interface RequestScope {
   caller: Caller;
   tools: ToolSet;
   exchange: McpExchange;
+  /** A tools/call's params.arguments as sent: the SDK is handed the message without them (set-aside-arguments.ts). */
+  arguments: unknown;
 }
 
 /**
@@ -99,7 +102,7 @@ export function createMcpEndpoint(services: McpServices): McpEndpoint {
     server.setRequestHandler('tools/call', async (request, ctx) => {
       const target = scope.tools.targets.get(request.params.name);
       if (!target) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `unknown tool ${quoted(request.params.name)}: tools/list names the tools of the connections in scope`);
-      const call = { companyId: scope.caller.companyId, arguments: request.params.arguments, signal: ctx.mcpReq.signal, requestId: scope.exchange.requestId, recordRun: scope.exchange.recordRun };
+      const call = { companyId: scope.caller.companyId, arguments: scope.arguments, signal: ctx.mcpReq.signal, requestId: scope.exchange.requestId, recordRun: scope.exchange.recordRun };
       return target.kind === 'request' ? await callRequest(services, { ...call, target }) : await callTool(services, { ...call, target });
     });
     return server;
@@ -140,8 +143,9 @@ export function createMcpEndpoint(services: McpServices): McpEndpoint {
       return jsonRpcError(200, -32603, `subscription limit reached for your company: it holds ${listens.perCompany} subscriptions/listen streams open on this gateway (MCP_MAX_SUBSCRIPTIONS_PER_COMPANY); close one before listening again`, id);
     }
     const extra = { scope: true };
-    scopes.set(extra, { caller, tools, exchange });
-    const answer = handler.fetch(request, { parsedBody: exchange.body, authInfo: { token: 'verified', clientId: caller.companyId, scopes: [], extra } });
+    const message = setAsideArguments(exchange.body);
+    scopes.set(extra, { caller, tools, exchange, arguments: message.arguments });
+    const answer = handler.fetch(request, { parsedBody: message.body, authInfo: { token: 'verified', clientId: caller.companyId, scopes: [], extra } });
     if (!giveBack) return await answer;
     if (caller.kind !== 'endUser') {
       try {
