@@ -19,25 +19,40 @@ export async function listTools(client: Client) {
   return (await client.listTools(undefined, { cacheMode: 'bypass' } as never)).tools;
 }
 
+/** A tool result's text, its parts joined by new lines. */
+export const resultText = (result: any): string => result.content.map((c: any) => c.text).join('\n');
+
 /**
- * A gateway serving spec/fixtures/mcp against a local upstream, with one connection to the `store` app: what the
- * /mcp endpoint specs post raw JSON-RPC messages to (start in before, stop in after).
+ * A gateway serving spec/fixtures/mcp against a local upstream, with one connection to the `store` app (start in
+ * before, stop in after): what the /mcp specs post raw JSON-RPC messages to, or call through the SDK's client.
+ * `env` adds to the gateway's environment (MCP_RESULT_MAX_CHARS, say).
  */
 export class McpStore {
   readonly upstream = new Upstream();
   gw!: TestGateway;
   connectionId = '';
+  private readonly clients: Client[] = [];
   private cleanup: () => Promise<void> = async () => {};
+
+  constructor(private readonly env: Record<string, string> = {}) {}
 
   async start(): Promise<void> {
     await this.upstream.start();
     const defs = await definitionsFor(path.join(ROOT, 'spec/fixtures/mcp'), this.upstream.url);
     this.cleanup = defs.cleanup;
-    this.gw = await startTestGateway({ DEFINITIONS_DIR: defs.dir, EGRESS_ALLOW: '127.0.0.1/32' });
+    this.gw = await startTestGateway({ DEFINITIONS_DIR: defs.dir, EGRESS_ALLOW: '127.0.0.1/32', ...this.env });
     this.connectionId = (await call(this.gw, 'POST', '/v2/connections', { body: { appSlug: 'store', name: 'Main store', credentials: { apiKey: 'main-key' } } })).body.data.id;
   }
 
+  /** The SDK's client with the API key and the connection (closed by stop). */
+  async client(era: Era = 'modern'): Promise<Client> {
+    const client = await mcpClient(this.gw.url, { Authorization: `Bearer ${this.gw.apiKey}`, 'Connection-Id': this.connectionId }, era);
+    this.clients.push(client);
+    return client;
+  }
+
   async stop(): Promise<void> {
+    await Promise.all(this.clients.map((client) => client.close().catch(() => undefined)));
     await this.gw?.stop();
     await this.upstream.stop();
     await this.cleanup();

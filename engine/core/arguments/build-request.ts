@@ -1,4 +1,4 @@
-import { validationError, type FieldProblem } from '../../platform/errors/index.ts';
+import { MAX_PROBLEMS, validationError, type FieldProblem } from '../../platform/errors/index.ts';
 import type { LookupList } from '../definitions/generated/definition-types.ts';
 import type { ActionEntry, ApiEntry, AuthEntry, PaginationEntry } from '../definitions/snapshot.ts';
 import { argumentTree, sentName, type ArgumentNode } from './argument-tree.ts';
@@ -57,8 +57,8 @@ export async function buildOutboundRequest(input: BuildRequestInput, deps: Argum
 
   const actionNodes = argumentTree(action.arguments);
   const takesCursor = takesCursorArgument(action);
-  // One by one: a spread of a body's worth of problems (~125,000) overflows the call stack.
-  for (const unknown of unknownKeys(action, actionNodes, given, takesCursor)) problems.push(unknown);
+  const unknown = unknownKeys(action, actionNodes, Object.keys(given), takesCursor);
+  problems.push(...unknown.problems);
 
   // Host variables: the API's and the auth's arguments, from what the connection stores.
   const hostNodes = [...argumentTree(api.arguments), ...argumentTree(auth?.arguments ?? [])];
@@ -92,7 +92,7 @@ export async function buildOutboundRequest(input: BuildRequestInput, deps: Argum
     hostProblems.push(problem('baseUrl', 'hostVariable', `${shown(baseUrl)} is not a valid URL once its host variables are filled`));
   }
 
-  if (problems.length + hostProblems.length > 0) throw validationError([...problems, ...hostProblems.map(withoutValue)]);
+  if (problems.length + hostProblems.length > 0) throw validationError([...problems, ...hostProblems.map(withoutValue)], unknown.notBuilt);
   return {
     request: { method: action.method, url, query: parts.query, headers, body: parts.hasBody ? parts.body : undefined },
     arguments: Object.fromEntries(checked),
@@ -121,8 +121,19 @@ async function sendAll(nodes: readonly ArgumentNode[], checked: Map<string, unkn
   return sent;
 }
 
-/** Keys the action does not have: a typo, or a child sent at the top level instead of inside its parent. */
-export function unknownKeys(action: ActionEntry, nodes: readonly ArgumentNode[], given: Record<string, unknown>, takesCursor: boolean): FieldProblem[] {
+/** The keys of `unknownKeys`: the first `limit` as problems, and how many more there are, counted without building them. */
+export interface UnknownKeys {
+  problems: FieldProblem[];
+  notBuilt: number;
+}
+
+/**
+ * The keys of the given arguments (`keys`) the action does not have: a typo, or a child sent at the top level
+ * instead of inside its parent. At most
+ * `limit` are built as problems (a VALIDATION_ERROR lists no more); the rest are counted: a body's worth of unknown
+ * keys (85,000) built a problem for each, to list 100 of them.
+ */
+export function unknownKeys(action: ActionEntry, nodes: readonly ArgumentNode[], keys: readonly string[], takesCursor: boolean, limit = MAX_PROBLEMS): UnknownKeys {
   const topLevel = new Set(nodes.map((n) => n.arg.key));
   // Worked out once, not per key: a body of 80,000 unknown keys searched the arguments and wrote this list 80,000 times (~80 ms).
   const parents = new Map(action.arguments.filter((a) => a.parent !== undefined).map((a) => [a.key, a.parent!]));
@@ -130,8 +141,13 @@ export function unknownKeys(action: ActionEntry, nodes: readonly ArgumentNode[],
   if (takesCursor) known.push(CURSOR_ARGUMENT);
   const notAnArgument = `is not an argument of action ${action.id} (its arguments: ${known.join(', ') || 'none'})`;
   const problems: FieldProblem[] = [];
-  for (const key of Object.keys(given)) {
+  let notBuilt = 0;
+  for (const key of keys) {
     if (topLevel.has(key) || (key === CURSOR_ARGUMENT && takesCursor)) continue;
+    if (problems.length >= limit) {
+      notBuilt++;
+      continue;
+    }
     const parent = parents.get(key);
     if (parent !== undefined) {
       problems.push(problem(key, 'unknown', `is a field of ${parent}: send it inside ${parent}, as ${parent}.${key}`));
@@ -140,7 +156,7 @@ export function unknownKeys(action: ActionEntry, nodes: readonly ArgumentNode[],
       problems.push(problem(key === '' ? '""' : key, 'unknown', notAnArgument));
     }
   }
-  return problems;
+  return { problems, notBuilt };
 }
 
 /**

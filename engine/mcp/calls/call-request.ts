@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { proxyCall, PROXY_ACTION } from '../../core/proxy/proxy-call.ts';
 import { errorOutcome, type RunFacts } from '../../core/run/run-facts.ts';
 import { connectionEndUser } from '../../core/run/select-connection.ts';
-import { GatewayError, validationError, type FieldProblem } from '../../platform/errors/index.ts';
+import { GatewayError, MAX_PROBLEMS, validationError, type FieldProblem } from '../../platform/errors/index.ts';
 import { findConnection } from '../../tenancy/connections/connections.ts';
 import type { McpServices } from '../mcp-services.ts';
 import { REQUEST_ARGUMENTS, REQUEST_METHODS } from '../tools/request-tool.ts';
@@ -74,6 +74,8 @@ export async function callRequest(services: McpServices, call: ToolCall<RequestT
   }
 }
 
+const NOT_AN_ARGUMENT = `is not an argument of this tool (its arguments: ${REQUEST_ARGUMENTS.join(', ')})`;
+
 /** An HTTP header name (RFC 9110 token). */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
@@ -81,10 +83,12 @@ const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 function agentRequest(args: unknown): AgentRequest | GatewayError {
   const given = args !== null && typeof args === 'object' && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
   const problems: FieldProblem[] = [];
+  // The first MAX_PROBLEMS unknown names (the most a VALIDATION_ERROR lists) as problems, the rest counted: a body's worth of them built one each.
+  let notBuilt = 0;
   for (const name of Object.keys(given)) {
-    if (!(REQUEST_ARGUMENTS as readonly string[]).includes(name)) {
-      problems.push({ field: name, rule: 'unknown', message: `is not an argument of this tool (its arguments: ${REQUEST_ARGUMENTS.join(', ')})` });
-    }
+    if ((REQUEST_ARGUMENTS as readonly string[]).includes(name)) continue;
+    if (problems.length < MAX_PROBLEMS) problems.push({ field: name, rule: 'unknown', message: NOT_AN_ARGUMENT });
+    else notBuilt++;
   }
   const { method, path, query, headers, body } = given;
   if (typeof method !== 'string' || !(REQUEST_METHODS as readonly string[]).includes(method.toUpperCase())) {
@@ -131,7 +135,7 @@ function agentRequest(args: unknown): AgentRequest | GatewayError {
       sentHeaders['content-type'] = 'application/json';
     }
   }
-  if (problems.length > 0) return validationError(problems);
+  if (problems.length > 0) return validationError(problems, notBuilt);
   // The path as /v2/proxy/{connectionId}/ is followed by it: without its one leading slash; a query string in it joins `query`.
   const [pathPart, inPath] = splitQuery((path as string).replace(/^\//, ''));
   const queryString = [inPath, params.toString()].filter((q) => q !== '').join('&');

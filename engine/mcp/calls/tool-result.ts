@@ -1,5 +1,5 @@
 import type { Envelope } from '../../core/run/envelope.ts';
-import type { FieldProblem, GatewayError } from '../../platform/errors/index.ts';
+import { problemsNotListed, type FieldProblem, type GatewayError } from '../../platform/errors/index.ts';
 import { cutText } from '../../platform/cut-text.ts';
 
 /** A tools/call result as the MCP specification shapes it. */
@@ -37,11 +37,18 @@ export function envelopeResult(status: number, envelope: Envelope, maxChars: num
  */
 export function errorResult(error: GatewayError, maxChars: number): ToolResult {
   const problems = (error.details as { problems?: FieldProblem[] } | undefined)?.problems;
-  const text = error.code === 'VALIDATION_ERROR' && problems?.length
-    ? `The arguments need fixing (nothing was sent to the app):\n${problems.map((p) => `- ${p.field}: ${p.message} (rule: ${p.rule})`).join('\n')}`
-    : `${error.code}: ${error.message}`;
+  let text: string;
+  if (error.code === 'VALIDATION_ERROR' && problems?.length) {
+    // The problems past those listed are counted on a last line, which a cut of the list leaves in place.
+    const more = problemsNotListed(error);
+    const count = more ? `\n- and ${more} more problems (the first ${problems.length} are listed)` : '';
+    const list = `The arguments need fixing (nothing was sent to the app):\n${problems.map((p) => `- ${p.field}: ${p.message} (rule: ${p.rule})`).join('\n')}`;
+    text = count.length < maxChars / 2 ? capped(list, maxChars - count.length) + count : capped(list + count, maxChars);
+  } else {
+    text = capped(`${error.code}: ${error.message}`, maxChars);
+  }
   const structured = { error: { code: error.code, message: capped(error.message, maxChars), ...(problems ? { problems } : {}) } };
-  return { content: [{ type: 'text', text: capped(text, maxChars) }], structuredContent: structured, isError: true };
+  return { content: [{ type: 'text', text }], structuredContent: structured, isError: true };
 }
 
 /** The result of a call the client cancelled (or went away from) while it ran: the run was stopped; no one is left to read it. */

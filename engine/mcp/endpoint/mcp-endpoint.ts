@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { createMcpHandler, PROTOCOL_VERSION_META_KEY, ProtocolError, ProtocolErrorCode, Server, SUPPORTED_PROTOCOL_VERSIONS, type McpRequestContext } from '@modelcontextprotocol/server';
+import { createMcpHandler, isLegacyRequest, PROTOCOL_VERSION_META_KEY, ProtocolError, ProtocolErrorCode, Server, SUPPORTED_PROTOCOL_VERSIONS, type McpRequestContext } from '@modelcontextprotocol/server';
 import type { RunFacts } from '../../core/run/run-facts.ts';
 import { bearerTokenOf } from '../../platform/auth/bearer.ts';
 import { GatewayError } from '../../platform/errors/index.ts';
@@ -15,9 +15,11 @@ import { messageProblem } from './params-check.ts';
 import { CONNECTION_ID_HEADER, scopeOf } from '../caller/scope.ts';
 import type { McpServices } from '../mcp-services.ts';
 import { toolSetOf, type ToolSet } from '../tools/tool-set.ts';
+import { acceptSpelledOut } from './accept.ts';
 import { jsonRpcError, requestIdOf, unauthorized } from './answers.ts';
 import { CALLER_ENDED, ListenQuota } from './listen-quota.ts';
 import { protectedResourceMetadata, resourceMetadataPath } from './protected-resource.ts';
+import { setAsideArguments } from './set-aside-arguments.ts';
 
 /** The path of the MCP endpoint. */
 export const MCP_PATH = '/mcp';
@@ -54,6 +56,8 @@ interface RequestScope {
   caller: Caller;
   tools: ToolSet;
   exchange: McpExchange;
+  /** A tools/call's params.arguments as sent: the SDK is handed the message without them (set-aside-arguments.ts). */
+  arguments: unknown;
 }
 
 /**
@@ -99,7 +103,7 @@ export function createMcpEndpoint(services: McpServices): McpEndpoint {
     server.setRequestHandler('tools/call', async (request, ctx) => {
       const target = scope.tools.targets.get(request.params.name);
       if (!target) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `unknown tool ${quoted(request.params.name)}: tools/list names the tools of the connections in scope`);
-      const call = { companyId: scope.caller.companyId, arguments: request.params.arguments, signal: ctx.mcpReq.signal, requestId: scope.exchange.requestId, recordRun: scope.exchange.recordRun };
+      const call = { companyId: scope.caller.companyId, arguments: scope.arguments, signal: ctx.mcpReq.signal, requestId: scope.exchange.requestId, recordRun: scope.exchange.recordRun };
       return target.kind === 'request' ? await callRequest(services, { ...call, target }) : await callTool(services, { ...call, target });
     });
     return server;
@@ -131,6 +135,13 @@ export function createMcpEndpoint(services: McpServices): McpEndpoint {
     if (invalid) return jsonRpcError(400, invalid.code, invalid.message, id);
     const unspoken = unspokenVersion(request.headers.get('mcp-protocol-version'), exchange.body);
     if (unspoken) return jsonRpcError(400, -32000, unspoken, id);
+    const message = setAsideArguments(exchange.body);
+    // The 2025 revisions' transport reads Accept literally (`*/*` was 406); the 2026-07-28 one does not look at it.
+    if (await isLegacyRequest(request, message.body)) {
+      const accepted = acceptSpelledOut(request);
+      if (!(accepted instanceof Request)) return jsonRpcError(406, -32000, accepted.notAcceptable, id);
+      request = accepted;
+    }
     const listening = ListenQuota.asksToListen(exchange.body);
     // A token past its exp (still admitted within the clock skew a request is allowed) would open a stream only to end
     // it at once, and a client listening again would loop until the skew is over: it is told the expiry instead.
@@ -140,8 +151,8 @@ export function createMcpEndpoint(services: McpServices): McpEndpoint {
       return jsonRpcError(200, -32603, `subscription limit reached for your company: it holds ${listens.perCompany} subscriptions/listen streams open on this gateway (MCP_MAX_SUBSCRIPTIONS_PER_COMPANY); close one before listening again`, id);
     }
     const extra = { scope: true };
-    scopes.set(extra, { caller, tools, exchange });
-    const answer = handler.fetch(request, { parsedBody: exchange.body, authInfo: { token: 'verified', clientId: caller.companyId, scopes: [], extra } });
+    scopes.set(extra, { caller, tools, exchange, arguments: message.arguments });
+    const answer = handler.fetch(request, { parsedBody: message.body, authInfo: { token: 'verified', clientId: caller.companyId, scopes: [], extra } });
     if (!giveBack) return await answer;
     if (caller.kind !== 'endUser') {
       try {

@@ -112,9 +112,22 @@ export interface FieldProblem {
  */
 export const MAX_PROBLEMS = 100;
 
-export function validationError(problems: FieldProblem[]): GatewayError {
+/**
+ * A VALIDATION_ERROR listing the first MAX_PROBLEMS of `problems` and counting the rest, with `notBuilt` more that
+ * the caller counted without building them (a body's worth of unknown keys: unknownKeys builds MAX_PROBLEMS).
+ */
+export function validationError(problems: FieldProblem[], notBuilt = 0): GatewayError {
   const shown = problems.length > MAX_PROBLEMS ? problems.slice(0, MAX_PROBLEMS) : problems;
-  const more = problems.length - shown.length;
-  const message = shown.map((p) => `${p.field}: ${p.message}`).join('; ') + (more ? `; and ${more} more problems (the first ${MAX_PROBLEMS} are listed)` : '');
-  return GatewayError.of('VALIDATION_ERROR', message, { problems: shown });
+  const more = problems.length - shown.length + notBuilt;
+  const message = shown.map((p) => `${p.field}: ${p.message}`).join('; ') + (more ? `; and ${more} more problems (the first ${shown.length} are listed)` : '');
+  const error = GatewayError.of('VALIDATION_ERROR', message, { problems: shown });
+  if (more) notListed.set(error, more);
+  return error;
+}
+
+const notListed = new WeakMap<GatewayError, number>();
+
+/** How many problems a VALIDATION_ERROR counts past the ones it lists (its message says it; an MCP result's text too); 0 for any other error. */
+export function problemsNotListed(error: GatewayError): number {
+  return notListed.get(error) ?? 0;
 }

@@ -1,36 +1,19 @@
 import { expect } from 'chai';
-import path from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
-import { call, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
-import { ROOT } from '../../helpers/process.ts';
-import { definitionsFor, Upstream } from '../../helpers/upstream.ts';
-import { mcpClient } from '../helpers.ts';
-
-const FIXTURE = path.join(ROOT, 'spec/fixtures/mcp');
+import { McpStore, resultText as text } from '../helpers.ts';
 
 describe("/mcp: a result's text with a long next-page cursor stays within MCP_RESULT_MAX_CHARS", function () {
   this.timeout(30_000);
-  const upstream = new Upstream();
-  let gw: TestGateway;
-  let cleanup: () => Promise<void>;
+  const world = new McpStore({ MCP_RESULT_MAX_CHARS: '1000' });
+  const { upstream } = world;
   let client: Client;
-  const text = (result: any): string => result.content.map((c: any) => c.text).join('\n');
   const occurrences = (haystack: string, needle: string) => haystack.split(needle).length - 1;
 
   before(async () => {
-    await upstream.start();
-    const defs = await definitionsFor(FIXTURE, upstream.url);
-    cleanup = defs.cleanup;
-    gw = await startTestGateway({ DEFINITIONS_DIR: defs.dir, EGRESS_ALLOW: '127.0.0.1/32', MCP_RESULT_MAX_CHARS: '1000' });
-    const connectionId = (await call(gw, 'POST', '/v2/connections', { body: { appSlug: 'store', name: 'Main store', credentials: { apiKey: 'main-key' } } })).body.data.id;
-    client = await mcpClient(gw.url, { Authorization: `Bearer ${gw.apiKey}`, 'Connection-Id': connectionId });
+    await world.start();
+    client = await world.client();
   });
-  after(async () => {
-    await client.close().catch(() => undefined);
-    await gw.stop();
-    await upstream.stop();
-    await cleanup();
-  });
+  after(() => world.stop());
   beforeEach(() => upstream.reset());
 
   it('quotes a cursor once, in the last line, so the rows get the room it does not take', async () => {
