@@ -20,8 +20,8 @@ export class ThreadSink {
    */
   readonly batchLimit = 64 * 1024;
   readonly dropsOnFailure = false;
-  /** [0]: bytes the thread has written, [1]: 1 once stdout failed for good (EPIPE). */
-  private readonly state = new BigInt64Array(new SharedArrayBuffer(16));
+  /** [0]: bytes the thread has written, [1]: 1 once stdout failed for good (EPIPE), [2]: 1 while lines wait for the thread to finish a batch (it says so when it has: 'message'). */
+  private readonly state = new BigInt64Array(new SharedArrayBuffer(24));
   private readonly worker: Worker;
   private handedOver = 0;
   private wake: () => void = () => {};
@@ -29,7 +29,7 @@ export class ThreadSink {
   constructor(fd: number) {
     this.worker = new Worker(WRITER_SOURCE, { eval: true, workerData: { fd, state: this.state }, stdout: false, stderr: false });
     this.worker.on('error', () => this.fail());
-    // The thread says when it has written a batch: lines that waited for it go at once, not at a retry.
+    // The thread says when it has written a batch that lines waited for: they go at once, not at a retry.
     this.worker.on('message', () => this.wake());
     // After the listeners (a 'message' listener holds the event loop open again): the logs never keep the process alive.
     this.worker.unref();
@@ -43,7 +43,11 @@ export class ThreadSink {
   /** Hands whole lines to the thread: answers their bytes, or throws EAGAIN while it still writes the batch before, or EPIPE once stdout is gone. */
   writev(lines: Buffer[]): number {
     if (Atomics.load(this.state, 1) !== 0n) throw errorWithCode('EPIPE');
-    if (this.inFlight() > 0) throw errorWithCode('EAGAIN');
+    if (this.inFlight() > 0) {
+      // Asked before looking again: a thread that finishes after the second look sees the ask and says so.
+      Atomics.store(this.state, 2, 1n);
+      if (this.inFlight() > 0) throw errorWithCode('EAGAIN');
+    }
     let length = 0;
     for (const line of lines) length += line.length;
     // A buffer of its own (not the pool's slab) so its memory moves to the thread instead of being copied.
@@ -123,9 +127,10 @@ parentPort.on('message', (arrayBuffer) => {
       }
       Atomics.store(state, 1, 1n);
       Atomics.notify(state, 0);
+      Atomics.store(state, 2, 1n);
       break;
     }
   }
-  parentPort.postMessage(0);
+  if (Atomics.exchange(state, 2, 0n) !== 0n) parentPort.postMessage(0);
 });
 `;
