@@ -6,6 +6,7 @@ import { upgrade } from '@scalar/openapi-upgrader';
 import { LineCounter, parseDocument } from 'yaml';
 import { fastValue, firstLine as yamlFirstLine } from '../../core/definitions/parsed-file.ts';
 import { aliasProblem, MAX_ALIASES } from '../../core/definitions/yaml-aliases.ts';
+import { descriptionText } from './description-file.ts';
 import { ImportError } from './import-error.ts';
 import { isObj, isRef, obj, str, type Obj } from './json-access.ts';
 
@@ -49,14 +50,15 @@ export interface Description {
  * converted to 3.1 (@scalar/openapi-upgrader); then every `$ref` is resolved
  * (@apidevtools/json-schema-ref-parser), circular ones left in place.
  * Throws ImportError, one line, for anything that is not a readable
- * description.
+ * description: a file that is not UTF-8 text is FILE_UNREADABLE
+ * (description-file.ts).
  */
 export async function readDescription(file: string): Promise<Description> {
   const absolute = path.resolve(file);
   const stat = await fs.stat(absolute).catch(() => null);
   if (!stat?.isFile()) throw new ImportError(`${file}: no such file`);
   if (stat.size > DESCRIPTION_LIMITS.bytes) throw new ImportError(`${file} is ${megabytes(stat.size)}; the importer reads descriptions of at most ${megabytes(DESCRIPTION_LIMITS.bytes)}`);
-  const root = parseText(await fs.readFile(absolute, 'utf8'), file);
+  const root = parseText(descriptionText(await fs.readFile(absolute), file), file);
   if (!isObj(root)) throw new ImportError(`${file} is not an OpenAPI description: it is not a mapping with an openapi or swagger field`);
   const { format, declaredVersion } = formatOf(root, file);
   if (!isObj(root.paths) || Object.keys(root.paths).length === 0) throw new ImportError(`${file} has no paths: there is no operation to import`);
@@ -203,7 +205,7 @@ class ExternalFiles {
     if (++this.files > DESCRIPTION_LIMITS.files) throw new ImportError(`${this.file} refers to more than ${DESCRIPTION_LIMITS.files} files`);
     this.bytes += stat.size;
     if (this.bytes > DESCRIPTION_LIMITS.totalBytes) throw new ImportError(`${this.file} and the files it refers to are more than ${megabytes(DESCRIPTION_LIMITS.totalBytes)}`);
-    return fs.readFile(target, 'utf8');
+    return descriptionText(await fs.readFile(target), this.shown(url));
   }
 }
 
