@@ -274,11 +274,15 @@ export async function watchDefinitions(
   };
   /** The tree changed under the start of its watch: watch it again once it settles, and reload everything then. */
   const watchedVanished = (reason: string) => changedSince(null, restarted(reason, 'a path vanished'), true);
-  /** Stops watching `root`; a failure is the log's only when the folder is still there (see retire). */
+  /**
+   * Stops watching `root`; a failure is the log's only when the folder is still there (see retire) and it is not
+   * that of a folder under it removed before it was unwatched (droppedWatch).
+   */
   const unwatch = async (held: TreeSubscription, root: string) => {
     await held.unsubscribe().catch(async (error: unknown) => {
       const gone = !(await fs.lstat(root).catch(() => null));
       if (gone) logger.debug({ err: error, dir, root }, 'the replaced definitions folder was removed while it was unwatched: the kernel dropped its watches with it');
+      else if (droppedWatch(error)) logger.debug({ err: error, dir, root }, 'a folder under the definitions was removed before it was unwatched: the kernel dropped its watch with it');
       else logger.warn({ err: error, dir, root }, 'unwatching definitions failed');
     });
   };
@@ -445,6 +449,17 @@ function vanishedPath(error: unknown): boolean {
   const code = (error as NodeJS.ErrnoException | null)?.code;
   if (code === 'ENOENT' || code === 'ENOTDIR') return true;
   return error instanceof Error && /(^|: )(No such file or directory|Not a directory)$/.test(error.message);
+}
+
+/**
+ * Whether stopping a watch failed on a folder's inotify watch the kernel had
+ * already dropped, as it does when the folder is removed: inotify_rm_watch's
+ * EINVAL, which @parcel/watcher says as "Unable to remove watcher: Invalid
+ * argument" (watching again after a folder appeared stops the watch it
+ * replaces, whose folders a storm of changes may have removed meanwhile).
+ */
+function droppedWatch(error: unknown): boolean {
+  return error instanceof Error && /^Unable to remove watcher: Invalid argument$/.test(error.message);
 }
 
 /** Where the folder `dir` really is now, and which folder that is; null when there is no folder there. */
