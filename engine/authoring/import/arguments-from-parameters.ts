@@ -25,7 +25,8 @@ export interface ParameterArguments {
  * `deepObject` or exploded `form` style becomes one argument per property
  * (`filter[status]`); a multiple-values parameter joins its values as its
  * style says. Headers the gateway or an auth sets, and the credential
- * parameters an auth sends, are dropped with a note; a cookie parameter is
+ * parameters an auth sends, are dropped with a note; a cookie parameter, and
+ * a query or header parameter named "" (no argument can send one), is
  * dropped, or skips the operation when it is required.
  */
 export function parameterArguments(op: OperationInfo, prefix: string, scope: ArgumentScope, credentials: { headers: Set<string>; query: Set<string> }): ParameterArguments | { skip: string } {
@@ -54,6 +55,13 @@ export function parameterArguments(op: OperationInfo, prefix: string, scope: Arg
     if (place === 'cookie') {
       if (parameter.required === true) return { skip: `it needs the cookie ${name}, which an action cannot send` };
       scope.note(`cookie parameter ${name} dropped: an action cannot send cookies`);
+      continue;
+    }
+    if ((place === 'query' || place === 'header') && name === '') {
+      // Sent under its name (`?=x`), or a header that is its name: an argument's externalKey may not be empty (argument.schema.json).
+      const how = place === 'query' ? 'a query parameter is sent under its name' : 'a header is its name';
+      if (parameter.required === true) return { skip: `it requires the ${place} parameter named "" (the empty string), which no argument can send: ${how}, and an argument's externalKey may not be empty` };
+      scope.note(`${place} parameter named "" (the empty string) dropped: ${place === 'query' ? 'it is sent under its name' : how}, and an argument's externalKey may not be empty`);
       continue;
     }
     if (place === 'header' && (RESERVED_HEADERS.has(lower) || credentials.headers.has(lower))) {

@@ -58,10 +58,11 @@ function parametersOf(pathItem: Obj, operation: Obj): Obj[] {
     for (const raw of arr(list)) {
       const parameter = obj(raw);
       // A circular reference cannot be a parameter; one without a name or place says nothing usable.
+      // A name "" is a name: arguments-from-parameters.ts says what becomes of it.
       if (!parameter || isRef(parameter)) continue;
       const name = str(parameter.name);
       const place = str(parameter.in);
-      if (!name || !place) continue;
+      if (name === undefined || !place) continue;
       byPlace.set(`${place}:${name}`, parameter);
     }
   }

@@ -6,6 +6,7 @@ import { upgrade } from '@scalar/openapi-upgrader';
 import { LineCounter, parseDocument } from 'yaml';
 import { fastValue, firstLine as yamlFirstLine } from '../../core/definitions/parsed-file.ts';
 import { aliasProblem, MAX_ALIASES } from '../../core/definitions/yaml-aliases.ts';
+import { descriptionBytes, descriptionText, unreadable } from './description-file.ts';
 import { ImportError } from './import-error.ts';
 import { isObj, isRef, obj, str, type Obj } from './json-access.ts';
 
@@ -49,14 +50,16 @@ export interface Description {
  * converted to 3.1 (@scalar/openapi-upgrader); then every `$ref` is resolved
  * (@apidevtools/json-schema-ref-parser), circular ones left in place.
  * Throws ImportError, one line, for anything that is not a readable
- * description.
+ * description: a file that is not a regular file (a FIFO, a folder) or not
+ * UTF-8 text is FILE_UNREADABLE (description-file.ts).
  */
 export async function readDescription(file: string): Promise<Description> {
   const absolute = path.resolve(file);
-  const stat = await fs.stat(absolute).catch(() => null);
-  if (!stat?.isFile()) throw new ImportError(`${file}: no such file`);
-  if (stat.size > DESCRIPTION_LIMITS.bytes) throw new ImportError(`${file} is ${megabytes(stat.size)}; the importer reads descriptions of at most ${megabytes(DESCRIPTION_LIMITS.bytes)}`);
-  const root = parseText(await fs.readFile(absolute, 'utf8'), file);
+  const read = await descriptionBytes(absolute, DESCRIPTION_LIMITS.bytes);
+  if ('missing' in read) throw new ImportError(`${file}: no such file`);
+  if ('tooLarge' in read) throw new ImportError(`${file} is ${megabytes(read.tooLarge)}; the importer reads descriptions of at most ${megabytes(DESCRIPTION_LIMITS.bytes)}`);
+  if (!('bytes' in read)) throw unreadable(file, read);
+  const root = parseText(descriptionText(read.bytes, file), file);
   if (!isObj(root)) throw new ImportError(`${file} is not an OpenAPI description: it is not a mapping with an openapi or swagger field`);
   const { format, declaredVersion } = formatOf(root, file);
   if (!isObj(root.paths) || Object.keys(root.paths).length === 0) throw new ImportError(`${file} has no paths: there is no operation to import`);
@@ -197,13 +200,15 @@ class ExternalFiles {
     if (inside.startsWith('..') || path.isAbsolute(inside)) {
       throw new ImportError(`${this.file}: $ref to ${this.shown(url)}, outside the description's folder ${path.relative(process.cwd(), this.folder) || '.'}; the importer reads only files beside the description`);
     }
-    const stat = await fs.stat(target);
-    if (!stat.isFile()) throw new ImportError(`${this.file}: $ref to ${this.shown(url)}, which is not a file`);
-    if (stat.size > DESCRIPTION_LIMITS.bytes) throw new ImportError(`${this.shown(url)} is ${megabytes(stat.size)}; the importer reads files of at most ${megabytes(DESCRIPTION_LIMITS.bytes)}`);
+    const read = await descriptionBytes(target, DESCRIPTION_LIMITS.bytes);
+    if ('missing' in read) throw new ImportError(`${this.file}: $ref to ${this.shown(url)}, which does not exist`);
+    if ('notFile' in read) throw new ImportError(`${this.file}: $ref to ${this.shown(url)}, which is not a file (${read.notFile})`);
+    if ('tooLarge' in read) throw new ImportError(`${this.shown(url)} is ${megabytes(read.tooLarge)}; the importer reads files of at most ${megabytes(DESCRIPTION_LIMITS.bytes)}`);
+    if ('failed' in read) throw unreadable(this.shown(url), read);
     if (++this.files > DESCRIPTION_LIMITS.files) throw new ImportError(`${this.file} refers to more than ${DESCRIPTION_LIMITS.files} files`);
-    this.bytes += stat.size;
+    this.bytes += read.bytes.length;
     if (this.bytes > DESCRIPTION_LIMITS.totalBytes) throw new ImportError(`${this.file} and the files it refers to are more than ${megabytes(DESCRIPTION_LIMITS.totalBytes)}`);
-    return fs.readFile(target, 'utf8');
+    return descriptionText(read.bytes, this.shown(url));
   }
 }
 

@@ -127,17 +127,39 @@ export function tooLargeProblem(file: string, size: string): DefinitionProblem {
 /** The text of a definition file's bytes, or its FILE_UNREADABLE problem at the first byte that is not UTF-8. */
 export function definitionText(file: string, bytes: Buffer): { text: string } | { problem: DefinitionProblem } {
   if (bytes.length > MAX_DEFINITION_FILE_BYTES) return { problem: tooLargeProblem(file, `${bytes.length} bytes`) };
-  if (isUtf8(bytes)) return { text: bytes.toString('utf8') };
-  const at = firstInvalidUtf8(bytes);
-  const utf16 = bytes.length >= 2 && ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff));
-  const { line, column } = lineAndColumn(bytes.subarray(0, at).toString('utf8'));
-  const hex = bytes[at]!.toString(16).toUpperCase().padStart(2, '0');
-  return {
-    problem: { file, line, column, code: 'FILE_UNREADABLE', message: `the file is not UTF-8 text: byte 0x${hex} at line ${line}, column ${column}${utf16 ? ' (it starts as UTF-16 does)' : ''}; save it as UTF-8` },
-  };
+  const bad = notUtf8(bytes);
+  if (!bad) return { text: bytes.toString('utf8') };
+  return { problem: { file, line: bad.line, column: bad.column, code: 'FILE_UNREADABLE', message: notUtf8Message(bad) } };
 }
 
-function fileKind(stat: fs.Stats): string {
+/** Where bytes stop being UTF-8 text: the first byte that is not, at `offset`, on `line` and `column` (1-based). */
+export interface NotUtf8 {
+  offset: number;
+  line: number;
+  column: number;
+  byte: number;
+  /** The bytes start with a UTF-16 byte order mark. */
+  utf16: boolean;
+}
+
+/** Where `bytes` stop being UTF-8 text, or undefined when they are UTF-8 (the whole check is one native call; the search for the byte runs only then). */
+export function notUtf8(bytes: Buffer): NotUtf8 | undefined {
+  if (isUtf8(bytes)) return undefined;
+  const offset = firstInvalidUtf8(bytes);
+  const utf16 = bytes.length >= 2 && ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff));
+  const { line, column } = lineAndColumn(bytes.subarray(0, offset).toString('utf8'));
+  return { offset, line, column, byte: bytes[offset]!, utf16 };
+}
+
+/** `the file is not UTF-8 text: byte 0xE9 at line 1, column 10; save it as UTF-8`, with its byte offset when `withOffset`. */
+export function notUtf8Message(at: NotUtf8, withOffset = false): string {
+  const hex = at.byte.toString(16).toUpperCase().padStart(2, '0');
+  const asides = [withOffset ? `byte offset ${at.offset}` : '', at.utf16 ? 'it starts as UTF-16 does' : ''].filter(Boolean);
+  return `the file is not UTF-8 text: byte 0x${hex} at line ${at.line}, column ${at.column}${asides.length ? ` (${asides.join('; ')})` : ''}; save it as UTF-8`;
+}
+
+/** What a path that is not a regular file is: `a folder`, `a FIFO`, `a device`, `a socket`. */
+export function fileKind(stat: fs.Stats): string {
   if (stat.isDirectory()) return 'a folder';
   if (stat.isFIFO()) return 'a FIFO';
   if (stat.isCharacterDevice() || stat.isBlockDevice()) return 'a device';

@@ -57,6 +57,16 @@ const SEEN_FILES_MAX = 10_000;
 export const FOLDER_CHECK_MS = 3_000;
 
 /**
+ * Watching the tree starts with a crawl of it, which fails when a folder it
+ * found is gone by the time it is watched (a rename storm, a checkout): the
+ * tree is changing, not the watcher failing. It starts again once events
+ * settle, then after twice as long each time it fails so again, at most this
+ * long apart; after VANISHED_WARN_MS of that, it is said as a failure.
+ */
+const VANISHED_RETRY_MAX_MS = REPLACED_QUIET_MS;
+const VANISHED_WARN_MS = 60_000;
+
+/**
  * How long the watch of a folder the definitions moved away from is kept at most, waiting for that folder
  * to be removed (see `retire` in watchDefinitions).
  */
@@ -113,6 +123,12 @@ interface Place {
  * fails with DEFINITIONS_DIR_MISSING, so the last good snapshot keeps
  * serving.
  *
+ * Watching the tree (at the start, or again) fails when a folder found by
+ * its crawl is gone before it is watched: a path that vanished (vanishedPath)
+ * is a change of the tree, not a failure, and is logged at debug level; the
+ * tree is watched again once it settles (VANISHED_RETRY_MAX_MS) and reloaded
+ * whole. Any other failure is a warning, and the folder checks try again.
+ *
  * `tree`: how the tree is watched (tree-watcher.ts): @parcel/watcher, or
  * Node's recursive fs.watch when parcel cannot load, or null when neither
  * can watch: then only the folder checks and SIGHUP reload.
@@ -151,6 +167,12 @@ export async function watchDefinitions(
 
   /** The folder was replaced: the reload waits for the tree to be quiet for REPLACED_QUIET_MS, not debounceMs (see there). */
   let replacing = false;
+  /** Starts of watching in a row that failed on a path that vanished, and since when (see VANISHED_RETRY_MAX_MS). */
+  let vanished = { tries: 0, since: 0, said: false };
+  const wait = () => {
+    const quiet = replacing ? Math.max(debounceMs, REPLACED_QUIET_MS) : debounceMs;
+    return vanished.tries ? Math.max(quiet, Math.min(debounceMs * 2 ** (vanished.tries - 1), VANISHED_RETRY_MAX_MS)) : quiet;
+  };
   const changedSince = (file: string | null, reason: string, newFolder = false, replaced = false) => {
     // A classification that was under way when watching stopped.
     if (closed) return;
@@ -172,7 +194,7 @@ export async function watchDefinitions(
       void restarting.then(() => {
         if (!closed) void registry.reload(reason, paths ? [...paths] : undefined);
       });
-    }, replacing ? Math.max(debounceMs, REPLACED_QUIET_MS) : debounceMs);
+    }, wait());
   };
 
   /** Paths seen created or changed as files whose names are not a definition file's: their deletion is a file's too. */
@@ -223,19 +245,44 @@ export async function watchDefinitions(
       for (const event of events) await onEvent(root, event);
     });
   };
-  /** Watching starts; a watcher that fails (no inotify watches left, say) must not stop the gateway from starting. */
-  const watch = async (root: string) => {
+  /**
+   * Watching starts; a watcher that fails (no inotify watches left, say) must not stop the gateway from starting.
+   * 'vanished': it could not start because a path under `root` vanished while it did (see VANISHED_RETRY_MAX_MS).
+   */
+  const watch = async (root: string): Promise<TreeSubscription | 'vanished' | null> => {
     if (!treeWatcher) return null;
-    return await treeWatcher.subscribe(root, (error, events) => onEvents(root, error, events)).catch((error: unknown) => {
+    try {
+      const held = await treeWatcher.subscribe(root, (error, events) => onEvents(root, error, events));
+      vanished = { tries: 0, since: 0, said: false };
+      return held;
+    } catch (error) {
+      if (vanishedPath(error)) {
+        if (!vanished.tries) vanished.since = Date.now();
+        vanished.tries++;
+        if (Date.now() - vanished.since < VANISHED_WARN_MS || vanished.said) {
+          logger.debug({ err: error, dir, root, tries: vanished.tries }, 'a path vanished while the definitions tree was being watched: watching again once it settles');
+          return 'vanished';
+        }
+        // A tree that changes for a minute on end, or a path that vanishes and is never there: said once, still tried.
+        vanished.said = true;
+        logger.warn({ err: error, dir, root, tries: vanished.tries }, 'watching definitions failed: paths under the folder kept vanishing while it was watched, for more than a minute; still trying, and SIGHUP still reloads');
+        return 'vanished';
+      }
       logger.warn({ err: error, dir, root }, 'watching definitions failed; SIGHUP still reloads');
       return null;
-    });
+    }
   };
-  /** Stops watching `root`; a failure is the log's only when the folder is still there (see retire). */
+  /** The tree changed under the start of its watch: watch it again once it settles, and reload everything then. */
+  const watchedVanished = (reason: string) => changedSince(null, restarted(reason, 'a path vanished'), true);
+  /**
+   * Stops watching `root`; a failure is the log's only when the folder is still there (see retire) and it is not
+   * that of a folder under it removed before it was unwatched (droppedWatch).
+   */
   const unwatch = async (held: TreeSubscription, root: string) => {
     await held.unsubscribe().catch(async (error: unknown) => {
       const gone = !(await fs.lstat(root).catch(() => null));
       if (gone) logger.debug({ err: error, dir, root }, 'the replaced definitions folder was removed while it was unwatched: the kernel dropped its watches with it');
+      else if (droppedWatch(error)) logger.debug({ err: error, dir, root }, 'a folder under the definitions was removed before it was unwatched: the kernel dropped its watch with it');
       else logger.warn({ err: error, dir, root }, 'unwatching definitions failed');
     });
   };
@@ -275,9 +322,11 @@ export async function watchDefinitions(
     else if (previous && previousRoot) retire(previous, previousRoot);
     // A folder made again where one was retired: that one goes first (its events and the new one's share the path).
     if (root && retired.has(root)) await unwatchRetired(root);
-    subscription = closed || !root ? null : await watch(root);
+    const watched = closed || !root ? null : await watch(root);
+    if (watched === 'vanished') return watchedVanished(reason);
+    subscription = watched;
     if (subscription) subscribedRoot = root;
-    if (subscription && root && (await foldersChangedSince(root, since))) changedSince(null, `${reason} (changed while watching restarted)`, true);
+    if (subscription && root && (await foldersChangedSince(root, since))) changedSince(null, restarted(reason, 'changed'), true);
   };
 
   /** Looks where the folder is once events settle (RELOAD_DEBOUNCE_MS), once for a burst of them. */
@@ -298,8 +347,8 @@ export async function watchDefinitions(
     if (closed) return;
     const now = await locate(dir);
     const moved = now?.key !== place?.key;
-    // A watch that could not start is tried again at each check.
-    const retry = !!now && !subscription && !!treeWatcher;
+    // A watch that could not start is tried again at each check (one that a vanished path stopped is already to be tried again).
+    const retry = !!now && !subscription && !!treeWatcher && !rewatch;
     if (!moved && !forced && !retry) {
       if (anchorsBroken) anchor(now);
       return;
@@ -366,7 +415,9 @@ export async function watchDefinitions(
   place = await locate(dir);
   if (!place) logger.warn({ dir, previous: null, reason: 'start' }, 'definitions folder is missing: the last good snapshot, if any, keeps serving until it is back');
   anchor(place);
-  if (place) subscription = await watch(place.root);
+  const watched = place ? await watch(place.root) : null;
+  if (watched === 'vanished') watchedVanished('start');
+  else subscription = watched;
   if (subscription) subscribedRoot = place!.root;
   const periodic = setInterval(() => scheduleCheck('periodic check'), checkEveryMs);
   periodic.unref();
@@ -380,6 +431,35 @@ export async function watchDefinitions(
     await Promise.all([...retired.keys()].map(unwatchRetired));
     await subscription?.unsubscribe();
   };
+}
+
+/** `reason (what while watching restarted)`, said once however many times watching restarted in a row. */
+function restarted(reason: string, what: 'changed' | 'a path vanished'): string {
+  return `${reason.replace(/ \((changed|a path vanished) while watching restarted\)/g, '')} (${what} while watching restarted)`;
+}
+
+/**
+ * Whether watching could not start because a path vanished while it did
+ * (ENOENT, or ENOTDIR for a folder a file took the place of). @parcel/watcher's
+ * errors carry no code, only strerror's words: its crawl's bare "No such file
+ * or directory", "inotify_add_watch on '<folder>' failed: No such file or
+ * directory".
+ */
+function vanishedPath(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  if (code === 'ENOENT' || code === 'ENOTDIR') return true;
+  return error instanceof Error && /(^|: )(No such file or directory|Not a directory)$/.test(error.message);
+}
+
+/**
+ * Whether stopping a watch failed on a folder's inotify watch the kernel had
+ * already dropped, as it does when the folder is removed: inotify_rm_watch's
+ * EINVAL, which @parcel/watcher says as "Unable to remove watcher: Invalid
+ * argument" (watching again after a folder appeared stops the watch it
+ * replaces, whose folders a storm of changes may have removed meanwhile).
+ */
+function droppedWatch(error: unknown): boolean {
+  return error instanceof Error && /^Unable to remove watcher: Invalid argument$/.test(error.message);
 }
 
 /** Where the folder `dir` really is now, and which folder that is; null when there is no folder there. */
