@@ -637,11 +637,13 @@ export const V2_ENDPOINTS: Endpoint[] = [
     operationId: 'rotateWebhookSecret',
     tag: 'Webhooks',
     summary: 'Rotate the signing secret',
-    description: 'A new secret replaces the old one at once: every attempt from now on, retries of earlier events included, is signed with it. Answered this once.',
+    description:
+      'A new secret replaces the old one at once: every attempt from now on, retries of earlier events included, is signed with it. Answered this once. It takes no body; one sent is read as every POST body is (JSON, at most 1 MiB) and otherwise ignored.',
     security: 'apiKey',
     pathParameters: { webhookId: id('webhook endpoint') },
     response: { description: 'The endpoint with its new signing secret.', schema: one(webhookWithSecret) },
-    errorCodes: [...READ, 'NOT_FOUND'],
+    // The JSON body reader runs for every POST (server/middleware/json-body.ts): a body sent here is read, its errors answered.
+    errorCodes: [...WRITE, 'NOT_FOUND'],
   },
   {
     method: 'get',

@@ -22,7 +22,7 @@ export function admits(accept: string | null, mediaType: string): boolean {
 interface MediaRange {
   /** `type/subtype`, `type/*` or `*\/*`, lower case. */
   name: string;
-  /** The weight, 0 to 1 (1 when not given; an unreadable one is 1, as a range without one). */
+  /** The weight, 0 to 1 (1 when not given; see weightOf for one written out of the RFC's grammar). */
   q: number;
 }
 
@@ -50,12 +50,22 @@ function mediaRange(text: string): MediaRange | null {
   for (const parameter of parameters) {
     const [key = '', value = ''] = parameter.split('=');
     if (key.trim().toLowerCase() !== 'q') continue;
-    const weight = value.trim();
-    // A qvalue: 0 to 1, at most three decimals (RFC 9110 section 12.4.2).
-    if (/^(0(\.\d{0,3})?|1(\.0{0,3})?)$/.test(weight)) q = Number(weight);
+    q = weightOf(value.trim());
     break;
   }
   return { name: trimmed, q };
+}
+
+/**
+ * A qvalue is 0 to 1 with at most three decimals (RFC 9110 section 12.4.2). A number written otherwise is read as
+ * the number it is, held to 0 to 1: `0.0000` and `-1` refuse as `0` does (read as 1 they admitted the very type the
+ * client turned down), `1.0000` and `1e3` admit as `1` does. What is not a number (`NaN`, `0x0`, empty) is 1, as a
+ * range without a weight.
+ */
+function weightOf(text: string): number {
+  // Each part of the numeral has one way to match (the dot is literal), so a long run of digits is one pass.
+  if (!/^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?$/i.test(text)) return 1;
+  return Math.min(1, Math.max(0, Number(text)));
 }
 
 /** What a request of the 2025 revisions is answered in: an event stream, or JSON (the transport may use either). */

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { closeSync, constants, fstatSync, openSync, writevSync } from 'node:fs';
 import { isatty } from 'node:tty';
-import { ThreadSink } from './thread-sink.ts';
+import { ThreadSink, type Unwritten } from './thread-sink.ts';
 
 /**
  * A pipe takes a write of at most PIPE_BUF bytes (4096 on Linux) whole or not at all: batches are cut at
@@ -31,8 +31,8 @@ export interface BatchSink {
   readonly dropsOnFailure: boolean;
   /** Answers the bytes taken (a line may be taken in part), or throws: code EAGAIN when nothing can be taken now, any other when stdout failed. */
   writev(lines: Buffer[]): number;
-  /** At an exit, once everything is handed over: waits for it to be written, at most stalledMs without progress; answers the bytes left. */
-  settleSync?(stalledMs: number): number;
+  /** At an exit, once everything is handed over: waits for it to be written, at most stalledMs without progress; answers the lines and bytes left. */
+  settleSync?(stalledMs: number): Unwritten;
   /** A sink that answered EAGAIN calls `wake` once it can take more (else the writer tries again after a few ms). */
   onIdle?(wake: () => void): void;
   close(): void;
@@ -80,6 +80,11 @@ export class PipeWriter extends EventEmitter {
   /** Whether the 'drain' event is owed: the pipe was full, or lines were dropped, since the last one. */
   private owesDrain = false;
   private closed = false;
+  /**
+   * A synchronous flush gave up (stdout took nothing for stalledMs) and stdout has taken nothing since: a later
+   * one (the exit's, after flushLogs' own gave up) does not wait again, nor count again what the sink holds.
+   */
+  private gaveUp = false;
   private flushed: (() => void)[] = [];
   private readonly sink: BatchSink;
 
@@ -139,7 +144,8 @@ export class PipeWriter extends EventEmitter {
    */
   flushSync(): void {
     this.clearTimer();
-    let stalledSince = Date.now();
+    // Stalled already (an earlier flush gave up and nothing was taken since): what cannot be written now is given up at once.
+    let stalledSince = Date.now() - (this.gaveUp ? this.options.stalledMs : 0);
     for (;;) {
       const outcome = this.writeSome();
       if (outcome === 'done' || outcome === 'closed') break;
@@ -153,8 +159,13 @@ export class PipeWriter extends EventEmitter {
       }
       Atomics.wait(SLEEPER, 0, 0, RETRY_FIRST_MS);
     }
-    const left = this.closed || !this.sink.settleSync ? 0 : this.sink.settleSync(this.options.stalledMs);
-    if (left > 0) this.tellStderr(`log lines (${left} bytes) not written: stdout took nothing for ${this.options.stalledMs} ms\n`);
+    if (!this.closed && !this.gaveUp && this.sink.settleSync) {
+      const left = this.sink.settleSync(this.options.stalledMs);
+      if (left.bytes > 0) {
+        this.gaveUp = true;
+        this.tellNotWritten(left.lines, left.bytes);
+      }
+    }
     if (this.head === this.lines.length) this.emptied();
   }
 
@@ -215,6 +226,7 @@ export class PipeWriter extends EventEmitter {
       return 'closed';
     }
     this.queued -= written;
+    this.gaveUp = false;
     this.emit('write', written);
     while (written > 0) {
       const line = lines[this.head]!;
@@ -247,12 +259,21 @@ export class PipeWriter extends EventEmitter {
     }
   }
 
-  /** A pipe that took nothing for stalledMs at exit: what is left is not written, and stderr says so. */
+  /**
+   * A stdout that took nothing for stalledMs at exit: what is left is not written, and stderr says so, counting
+   * what the sink was handed and still holds (a ThreadSink's batch) unless an earlier give-up counted it.
+   */
   private giveUp(): void {
-    const count = this.lines.length - this.head;
-    const bytes = this.queued;
+    const held = this.gaveUp || !this.sink.settleSync ? { lines: 0, bytes: 0 } : this.sink.settleSync(0);
+    const count = this.lines.length - this.head + held.lines;
+    const bytes = this.queued + held.bytes;
     this.clearQueue();
-    this.tellStderr(`${count} log lines (${bytes} bytes) not written: stdout took nothing for ${this.options.stalledMs} ms\n`);
+    this.gaveUp = true;
+    this.tellNotWritten(count, bytes);
+  }
+
+  private tellNotWritten(lines: number, bytes: number): void {
+    this.tellStderr(`${lines} log lines (${bytes} bytes) not written: stdout took nothing for ${this.options.stalledMs} ms\n`);
   }
 
   private tellStderr(text: string): void {

@@ -17,13 +17,20 @@ export class ThreadSink {
    * A batch of whole lines up to this size goes over in one message. One batch at a time: while the thread
    * writes it, writev answers EAGAIN and the lines wait in the PipeWriter, within its bound, so a hand-over
    * says stdout took the batch before (the PipeWriter's 'write') and what waits in the process stays bounded.
+   *
+   * 32 KiB, so that a socket takes a batch whole or not at all: Linux queues a write to a Unix stream socket
+   * (Node's `stdio: 'pipe'`, journald's) in buffers of at most 32 KiB and a page, one at a time, waiting for
+   * room before each; a 64 KiB batch went in two, and an exit while stdout took nothing came between them,
+   * which left stdout ending in the first half of a line. (A single line longer than that can still be cut so.)
    */
-  readonly batchLimit = 64 * 1024;
+  readonly batchLimit = 32 * 1024;
   readonly dropsOnFailure = false;
   /** [0]: bytes the thread has written, [1]: 1 once stdout failed for good (EPIPE), [2]: 1 while lines wait for the thread to finish a batch (it says so when it has: 'message'). */
   private readonly state = new BigInt64Array(new SharedArrayBuffer(24));
   private readonly worker: Worker;
   private handedOver = 0;
+  /** The byte lengths of the lines of the batch handed over last, to count the lines of what is left unwritten. */
+  private lastBatch: number[] = [];
   private wake: () => void = () => {};
 
   constructor(fd: number) {
@@ -50,6 +57,7 @@ export class ThreadSink {
     }
     let length = 0;
     for (const line of lines) length += line.length;
+    this.lastBatch = lines.map((line) => line.length);
     // A buffer of its own (not the pool's slab) so its memory moves to the thread instead of being copied.
     const batch = Buffer.allocUnsafeSlow(length);
     let at = 0;
@@ -59,16 +67,19 @@ export class ThreadSink {
     return length;
   }
 
-  /** Waits until the thread has written all it was handed, or stdout is gone, or stalledMs pass without a byte written; answers the bytes left unwritten. */
-  settleSync(stalledMs: number): number {
+  /**
+   * Waits until the thread has written all it was handed, or stdout is gone, or stalledMs pass without a byte
+   * written; answers the lines and bytes left unwritten (a line begun counts as one not written).
+   */
+  settleSync(stalledMs: number): Unwritten {
     let written = Atomics.load(this.state, 0);
     let stalledSince = Date.now();
     for (;;) {
-      if (Atomics.load(this.state, 1) !== 0n) return 0;
+      if (Atomics.load(this.state, 1) !== 0n) return NOTHING_LEFT;
       const left = this.handedOver - Number(written);
-      if (left <= 0) return 0;
+      if (left <= 0) return NOTHING_LEFT;
       const waited = Date.now() - stalledSince;
-      if (waited >= stalledMs) return left;
+      if (waited >= stalledMs) return { lines: this.linesIn(left), bytes: left };
       Atomics.wait(this.state, 0, written, Math.min(stalledMs - waited, 50));
       const now = Atomics.load(this.state, 0);
       if (now !== written) {
@@ -82,6 +93,13 @@ export class ThreadSink {
     void this.worker.terminate();
   }
 
+  /** How many lines the last `bytes` of the batch handed over last belong to (only that batch can be unwritten). */
+  private linesIn(bytes: number): number {
+    let lines = 0;
+    for (let i = this.lastBatch.length - 1; i >= 0 && bytes > 0; i--, lines++) bytes -= this.lastBatch[i]!;
+    return lines;
+  }
+
   private inFlight(): number {
     return this.handedOver - Number(Atomics.load(this.state, 0));
   }
@@ -92,6 +110,14 @@ export class ThreadSink {
     this.wake();
   }
 }
+
+/** What a sink was handed and has not written. */
+export interface Unwritten {
+  lines: number;
+  bytes: number;
+}
+
+const NOTHING_LEFT: Unwritten = { lines: 0, bytes: 0 };
 
 function errorWithCode(code: string): NodeJS.ErrnoException {
   return Object.assign(new Error(code), { code });

@@ -106,6 +106,23 @@ describe('every documented operation refuses a query parameter it does not decla
     expect(checked).to.include.members(['get /v1/users/{userId}/token', 'post /v1/users', 'get /v2/embedding', 'get /v2/definitions/status']);
   });
 
+  it('refuses it on every form of the path the router serves: one trailing slash, any letter case (GET /v1/users/{id}/token/?ttl=60 answered a token)', async () => {
+    let checked = 0;
+    for (const endpoint of [...V1_ENDPOINTS, ...V2_ENDPOINTS]) {
+      if (!refusesUnknownQuery(endpoint)) continue;
+      const path = endpoint.path.replace(/\{[^}]+\}/g, 'x1');
+      const auth = endpoint.security === 'endUserToken' ? endUserToken : undefined;
+      const body = ['post', 'put', 'patch'].includes(endpoint.method) ? {} : undefined;
+      for (const form of [`${path}/`, path.toUpperCase(), `${path.toUpperCase()}/`]) {
+        const answer = await call(gw, endpoint.method.toUpperCase(), `${form}?zz=1`, { ...(auth ? { auth } : {}), ...(body ? { body } : {}) });
+        expect(answer.status, `${endpoint.method} ${form}: ${JSON.stringify(answer.body)}`).to.equal(400);
+        expect(answer.body.error, `${endpoint.method} ${form}`).to.deep.include({ code: 'VALIDATION_ERROR', message: 'zz: is not a known query parameter' });
+        checked++;
+      }
+    }
+    expect(checked).to.be.above(100);
+  });
+
   it('still takes a documented one, and the OAuth callback what a provider adds', async () => {
     const userId = (await call(gw, 'POST', '/v1/users', { body: { externalId: 'grace' } })).body.data.userId;
     const token = await call(gw, 'GET', `/v1/users/${userId}/token`);

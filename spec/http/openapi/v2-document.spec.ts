@@ -97,6 +97,34 @@ describe('GET /v2/openapi.json', () => {
     expect(code('/v2/connect/callback', 'get', '400')).to.deep.equal(['BAD_REQUEST', 'OAUTH_STATE_INVALID']);
   });
 
+  it('a POST without a documented body (rotate-secret) answers a body it is sent as every POST does, and documents it: not JSON 400 INVALID_JSON, text/plain 415, over 1 MiB 413', async () => {
+    const path = '/v2/webhooks/whk_000000000000000000000000/rotate-secret';
+    // documentedCall holds each answer to the document: INVALID_JSON was not among the 400's codes, 413 and 415 not declared.
+    const malformed = await documentedCall(gw, 'POST', path, { body: '{"a":' });
+    expect(malformed.status).to.equal(400);
+    expect(malformed.body.error.code).to.equal('INVALID_JSON');
+    const text = await documentedCall(gw, 'POST', path, { body: '{}', headers: { 'Content-Type': 'text/plain' } });
+    expect(text.status).to.equal(415);
+    expect(text.body.error.code).to.equal('UNSUPPORTED_MEDIA_TYPE');
+    const large = await documentedCall(gw, 'POST', path, { body: JSON.stringify({ pad: 'x'.repeat(1024 * 1024) }) });
+    expect(large.status).to.equal(413);
+    // A JSON body it does not read is let be: the webhook is looked for as without one.
+    expect((await documentedCall(gw, 'POST', path, { body: { any: 1 } })).status).to.equal(404);
+  });
+
+  it('every POST, PUT and PATCH but the proxy\'s documents the codes the JSON body reader answers, body or not', () => {
+    for (const [path, operations] of Object.entries<any>(doc.paths)) {
+      if (path.includes('/proxy/')) continue;
+      for (const method of ['post', 'put', 'patch']) {
+        const op = operations[method];
+        if (!op) continue;
+        expect(Object.keys(op.responses), `${method} ${path}`).to.include.members(['400', '413', '415']);
+        const codes = op.responses['400'].content['application/json'].schema.properties.error.properties.code.enum;
+        expect(codes, `${method} ${path}`).to.include.members(['INVALID_JSON', 'INVALID_BODY_ENCODING']);
+      }
+    }
+  });
+
   it('an unknown app\'s configuration is refused as documented: 400 naming appSlug', async () => {
     const { status, body } = await documentedCall(gw, 'PUT', '/v2/apps/nope/configuration', { body: { clientId: 'x' } });
     expect(status).to.equal(400);

@@ -54,6 +54,39 @@ describe('/mcp: the Accept header is read as HTTP content negotiation reads it (
     }
   });
 
+  it('a weight written out of the grammar is read as the number it is: q=0.0000 and q=-1 refuse as q=0 does (they were read as 1: served), q=1.0000 admits', async () => {
+    for (const accept of ['*/*;q=0.0000', '*/*;q=-1', 'application/json, text/event-stream;q=-0.5', 'application/json;q=0.00000, text/event-stream']) {
+      const { status, text } = await post(accept, list);
+      expect(status, accept).to.equal(406);
+      expect(JSON.parse(text).error.message, accept).to.match(/^Not Acceptable: the Accept header must admit both application\/json and text\/event-stream .* admits (neither|only (application\/json|text\/event-stream))$/);
+    }
+    for (const accept of ['application/json;q=1.0000, text/event-stream;q=1.0000', '*/*;q=1e3', '*/*;q=NaN']) {
+      expect((await post(accept, list)).status, accept).to.equal(200);
+    }
+    const table: [string, boolean][] = [
+      ['0.0000', false],
+      ['-1', false],
+      ['-0', false],
+      ['0e0', false],
+      ['.0', false],
+      ['0.', false],
+      ['1.0000', true],
+      ['0.0001', true],
+      ['1e3', true],
+      ['NaN', true],
+      ['', true],
+    ];
+    for (const [weight, expected] of table) expect(admits(`*/*;q=${weight}`, 'application/json'), `q=${weight}`).to.equal(expected);
+  });
+
+  it('a weight of 60,000 digits and a header of 60,000 ranges with weights are read in one pass (no backtracking)', () => {
+    for (const accept of [`*/*;q=${'1'.repeat(60_000)}x`, `*/*;q=0.${'0'.repeat(60_000)}`, Array.from({ length: 60_000 }, () => 'a/b;q=0.5').join(',')]) {
+      const started = performance.now();
+      admits(accept, 'application/json');
+      expect(performance.now() - started, accept.slice(0, 20)).to.be.below(200);
+    }
+  });
+
   it('a request of the 2026-07-28 revision is served whatever its Accept says, as before', async () => {
     const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'agent', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} };
     for (const accept of ['*/*', 'application/json']) {

@@ -1,7 +1,7 @@
 import type { Middleware } from 'koa';
 import { refuseUnknownQuery } from '../../../platform/query/list-query.ts';
 import { refusesUnknownQuery, type Endpoint } from '../../openapi/endpoint.ts';
-import { templatePattern } from '../../openapi/path-pattern.ts';
+import { routedPattern } from '../../openapi/path-pattern.ts';
 import type { AppState } from '../context.ts';
 
 interface QueryRule {
@@ -21,7 +21,9 @@ export function knownQuery(endpoints: readonly Endpoint[]): Middleware<AppState>
   const byMethod = new Map<string, QueryRule[]>();
   for (const endpoint of endpoints) {
     if (!refusesUnknownQuery(endpoint)) continue;
-    const rule = { pattern: new RegExp(templatePattern(endpoint.path).source, 'i'), known: Object.keys(endpoint.query?.properties ?? {}) };
+    // Every form of the path the router serves the operation at (any letter case, one trailing slash): with the
+    // template alone, `/v1/users/{id}/token/?ttl=60` was served a token, its ttl silently ignored.
+    const rule = { pattern: routedPattern(endpoint.path), known: Object.keys(endpoint.query?.properties ?? {}) };
     const methods = endpoint.method === 'get' ? ['GET', 'HEAD'] : [endpoint.method.toUpperCase()];
     for (const method of methods) byMethod.set(method, [...(byMethod.get(method) ?? []), rule]);
   }
