@@ -16,6 +16,7 @@ import { accountOf } from '../../core/connections/verify-credentials.ts';
 import { finishConnection } from './finish-connection.ts';
 import { awaitChoice } from './choices.ts';
 import { callbackValues, postAuthorizationOptions, type AccountOption } from '../../core/oauth/post-authorization.ts';
+import { logFailedSignIn } from './failed-sign-in.ts';
 
 /** The error a callback with a state that can no longer be used is sent back with (the Connect page has a sentence for it). */
 const STATE_INVALID = 'oauth_state_invalid';
@@ -49,6 +50,7 @@ export async function completeAuthorization(services: Services, query: Record<st
     // (the Connect page words it), where that page is still one the company allows; a state not ours is a 400.
     const expired = error.expired;
     if (expired && (isOwnReturnPage(expired.returnUrl, ownOrigins) || (await isAllowedReturnUrl(services, expired.companyId, expired.returnUrl)))) {
+      logFailedSignIn(services.logger, expired, STATE_INVALID, error.message);
       return { returnUrl: expired.returnUrl, error: STATE_INVALID, description: error.message };
     }
     throw GatewayError.of('OAUTH_STATE_INVALID', error.message);
@@ -56,9 +58,12 @@ export async function completeAuthorization(services: Services, query: Record<st
   const pending = await services.store.pendingAuthorizations.findOne({ id: state.id, companyId: state.companyId });
   const consumed = pending ? await services.store.pendingAuthorizations.deleteOne({ id: state.id }) : false;
   // Used already (the browser's back button, a reload of the callback): back to the page that started it, as the first time.
-  if (!pending || !consumed) return { returnUrl: state.returnUrl, error: STATE_INVALID, description: 'this authorization was already completed or abandoned; start again' };
+  const fail = (error: string, description: string): CallbackOutcome => {
+    logFailedSignIn(services.logger, state, error, description);
+    return { returnUrl: state.returnUrl, error, description };
+  };
+  if (!pending || !consumed) return fail(STATE_INVALID, 'this authorization was already completed or abandoned; start again');
 
-  const fail = (error: string, description: string): CallbackOutcome => ({ returnUrl: state.returnUrl, error, description });
   if (typeof query.error === 'string') {
     return fail(providerText(query.error, [], 100), typeof query.error_description === 'string' ? providerText(query.error_description, []) : 'the provider refused the authorization');
   }
