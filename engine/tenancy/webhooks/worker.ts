@@ -9,6 +9,7 @@ import type { WebhookSettings } from './settings.ts';
 import { EVENT_ID_HEADER, EVENT_TYPE_HEADER, SIGNATURE_HEADER, signatureHeader } from './signature.ts';
 import { pruneHistory } from './history.ts';
 import { dropUnsent } from './unsent.ts';
+import { redirectError } from './redirect-text.ts';
 
 /** How much longer than one attempt's time limit a claim holds: a worker that died mid-attempt lets the delivery go after it. */
 export const LEASE_MARGIN_MS = 5_000;
@@ -147,6 +148,7 @@ async function attempt(services: TenancyServices, http: HttpClient, settings: We
   const started = performance.now();
   let responseStatus: number | null = null;
   let error: string | null = null;
+  let location: string | undefined;
   try {
     const response = await http.send({
       method: 'POST',
@@ -161,6 +163,7 @@ async function attempt(services: TenancyServices, http: HttpClient, settings: We
       signal: AbortSignal.any([stopping, timeout]),
     });
     responseStatus = response.status;
+    location = response.headers.location;
   } catch (failure) {
     if (stopping.aborted && !timeout.aborted) {
       // The gateway is stopping: this attempt does not count, and the delivery is due at once for the next start.
@@ -180,7 +183,8 @@ async function attempt(services: TenancyServices, http: HttpClient, settings: We
     await disable(services, settings, endpoint, delivery);
     await finish(services, settings, delivery, { status: 'failed', error: 'answered 410 Gone: the endpoint was disabled', responseStatus, durationMs, attempted: true });
   } else {
-    await retryOrGiveUp(services, settings, delivery, { error: error ?? `answered ${responseStatus}`, responseStatus, durationMs });
+    const answered = responseStatus !== null && responseStatus >= 300 && responseStatus < 400 ? redirectError(responseStatus, location, endpoint) : `answered ${responseStatus}`;
+    await retryOrGiveUp(services, settings, delivery, { error: error ?? answered, responseStatus, durationMs });
   }
 }
 

@@ -298,8 +298,24 @@ describe('connection webhooks (/v2/webhooks)', function () {
     await connect();
     const [delivery] = await eventually(() => deliveries(id), (list) => list.length === 1 && list[0].attempts >= 1, 'the delivery tried');
     expect(delivery).to.include({ responseStatus: 302 });
-    expect(delivery.error).to.match(/^answered 302/);
+    // The developer reads where it pointed and what to do (a receiver moved to https, a trailing slash added...).
+    expect(delivery.error).to.equal(
+      `answered 302, a redirect to ${upstream.url}/hooks/elsewhere: redirects are not followed; if your receiver moved, PATCH /v2/webhooks/${id} with the url it points to`,
+    );
     expect(upstream.received.filter((r) => r.path === '/hooks/elsewhere')).to.deep.equal([]);
+  });
+
+  it('names a redirect without a Location, and cuts a huge one, in the delivery error', async () => {
+    const bare = await register('/hooks/bare', { events: ['connection.created'] });
+    upstream.on('POST /hooks/bare', () => ({ status: 301 }));
+    const huge = await register('/hooks/huge-location', { events: ['connection.created'] });
+    upstream.on('POST /hooks/huge-location', () => ({ status: 308, headers: { location: `https://elsewhere.example/${'x'.repeat(5000)}` } }));
+    await connect();
+    const [first] = await eventually(() => deliveries(bare.id), (list) => list.length === 1 && list[0].attempts >= 1, 'the delivery tried');
+    expect(first.error).to.equal(`answered 301, a redirect without a Location: redirects are not followed; if your receiver moved, PATCH /v2/webhooks/${bare.id} with its new url`);
+    const [second] = await eventually(() => deliveries(huge.id), (list) => list.length === 1 && list[0].attempts >= 1, 'the delivery tried');
+    expect(second.error).to.match(/^answered 308, a redirect to https:\/\/elsewhere\.example\/x+…: redirects are not followed/);
+    expect(second.error.length).to.be.below(400);
   });
 
   it('gives up after WEBHOOK_RETRY_WINDOW_MS, recording the last answer, and logs it', async () => {
