@@ -142,8 +142,29 @@ function userText(error, app) {
   return error instanceof ApiError ? errorText(error.code, error.status, names) : errorText('', 500, names);
 }
 
-/** Calls the gateway with the end-user token; a refusal is an ApiError with the API's own words, never raw JSON. */
+/**
+ * The developer's side of a failure the end user reads as a sentence: the code and the API's own words, in the
+ * browser's console (a warning), where whoever embeds the page looks. The end user never reads them on the page.
+ */
+function tellDeveloper(text) {
+  console.warn(`Connect page: ${text}`);
+}
+
+/**
+ * Calls the gateway with the end-user token; a refusal is an ApiError with the API's own words, never raw JSON,
+ * and is told to the developer (tellDeveloper): the request, the status, the code and the message.
+ */
 async function api(path, init = {}) {
+  try {
+    return await call(path, init);
+  } catch (error) {
+    const request = `${init.method ?? 'GET'} ${path.split('?')[0]}`;
+    tellDeveloper(error.status ? `${request} answered ${error.status} ${error.code}: ${error.message}` : `${request} failed: ${error.message}`);
+    throw error;
+  }
+}
+
+async function call(path, init) {
   let response;
   try {
     response = await fetch(path, {
@@ -803,7 +824,8 @@ async function oauthOutcome(result, connection, app) {
   }
   if (result.error) {
     // The provider's or the gateway's description is for a developer (it may name hosts, ports, codes): the
-    // end user reads a sentence chosen by the error alone.
+    // end user reads a sentence chosen by the error alone, the developer the error and description in the console.
+    tellDeveloper(`the sign-in to ${app?.slug ?? 'the app'} came back without a connection: ${result.error}: ${result.description}`);
     return showStepOrAlert(oauthErrorText(result.error, { app: app?.name, company: productName() }));
   }
   if (result.choiceId) return chooseAccount(result.choiceId, connection, app);
