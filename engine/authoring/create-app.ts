@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { parse } from 'yaml';
 import { SCHEMAS_DIR } from '../core/definitions/schema-validation.ts';
+import { readDefinitionFile } from '../core/definitions/source-files.ts';
 import { nameFromSlug, scaffoldFiles, slugProblem } from './app-scaffold.ts';
 
 /** This repository's definitions/, the apps bundled with the gateway. */
@@ -72,11 +73,19 @@ export async function appUsing(dir: string, slug: string): Promise<string | null
   for (const entry of entries) {
     if (!entry.isDirectory() || entry.name.startsWith('.')) continue;
     const file = path.join(dir, entry.name, 'app.yaml');
-    const value = await fs
-      .readFile(file, 'utf8')
-      .then((text) => parse(text) as { id?: unknown; slug?: unknown } | null)
-      .catch(() => null);
+    // Read as the loader reads it: a FIFO there (open waited for a writer for ever), a device or a file over 1 MB is skipped.
+    const read = readDefinitionFile(dir, path.join(entry.name, 'app.yaml'));
+    const value = read && 'text' in read ? parsedApp(read.text) : null;
     if (value && (value.id === slug || value.slug === slug)) return file;
   }
   return null;
+}
+
+/** The id and slug an app file gives, or null when it is not YAML (validate says why). */
+function parsedApp(text: string): { id?: unknown; slug?: unknown } | null {
+  try {
+    return parse(text) as { id?: unknown; slug?: unknown } | null;
+  } catch {
+    return null;
+  }
 }

@@ -163,4 +163,18 @@ describe('npm run new-app', function () {
     expect(Date.now() - started).to.be.below(15_000);
     expect(run).to.deep.equal({ code: 2, stderr: 'cannot write /proc/1/ok-app: ENOENT: no such file or directory, mkdir \'/proc/1/ok-app\'; nothing was written\n' });
   });
+
+  it('does not wait on an app.yaml that is a FIFO beside the apps: it is left to validate, and the app is written', async function () {
+    if (process.platform === 'win32') this.skip();
+    const dir = path.join(tmp.dir, 'definitions');
+    await fs.mkdir(path.join(dir, 'odd'), { recursive: true });
+    await new Promise<void>((resolve, reject) => execFile('mkfifo', [path.join(dir, 'odd/app.yaml')], (error) => (error ? reject(error) : resolve())));
+    const run = await new Promise<{ code: number; stderr: string }>((resolve) => {
+      const child = execFile(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts/new-app.ts'), 'ok-app', '--dir', dir], { cwd: ROOT, timeout: 15_000 }, (error, _stdout, stderr) =>
+        resolve({ code: error ? (child.killed ? -1 : Number(error.code)) : 0, stderr }),
+      );
+    });
+    expect(run).to.deep.equal({ code: 0, stderr: '' });
+    expect((await fs.readdir(dir)).sort()).to.deep.equal(['odd', 'ok-app']);
+  });
 });
