@@ -48,7 +48,9 @@ async function format(dir: string, check: boolean): Promise<void> {
   const summary = check
     ? changed.length
       ? `${changed.length} of ${total} files not canonical: run npm run fmt`
-      : `ok: ${total} files canonical`
+      : refused.length
+        ? `${total - refused.length} of ${total} files canonical`
+        : `ok: ${total} files canonical`
     : `${changed.length} of ${total} files rewritten`;
   process.stderr.write(`${summary}${refused.length ? `, ${refused.length} could not be formatted` : ''}\n`);
   if (refused.length || (check && changed.length)) process.exitCode = 1;

@@ -5,7 +5,8 @@
  * `npm run validate` and `npm run fmt -- --check` as generated, then prints
  * the commands to run next, naming the folder it wrote to.
  * Exits 2 on a usage error, an invalid slug, an existing folder, or an id or
- * slug an app of the folder or of the bundled definitions/ already uses.
+ * slug an app of the folder or of the bundled definitions/ already uses, or a
+ * folder it cannot write in (nothing is left half-written).
  */
 import path from 'node:path';
 import { createApp } from '../engine/authoring/create-app.ts';

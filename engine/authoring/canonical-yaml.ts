@@ -4,6 +4,7 @@ import type { DefinitionKind } from '../core/definitions/layout.ts';
 import { aliasProblem } from '../core/definitions/yaml-aliases.ts';
 import { firstLine } from '../core/definitions/parsed-file.ts';
 import { canonicalStringStyle } from './scalar-style.ts';
+import { FAR_TOO_DEEP, TOO_DEEP, tooDeepAt } from './yaml-depth.ts';
 import { SchemaShapes, type SchemaAt } from './schema-order.ts';
 
 /** How every canonical file is written out (see docs/definitions.md, "Canonical form"). */
@@ -35,6 +36,8 @@ export function formatDefinition(kind: DefinitionKind, text: string, shapes: Sch
   const doc = parseDocument(text, { lineCounter: lines, keepSourceTokens: false, uniqueKeys: true });
   if (doc.errors.length) {
     const { line, col } = lines.linePos(doc.errors[0]!.pos[0]);
+    // yaml's parser runs out of call stack on a file nested thousands deep: that is the file's depth, said as validate says it.
+    if (doc.errors[0]!.message.includes('Maximum call stack size exceeded')) return { ok: false, line, column: col, reason: FAR_TOO_DEEP };
     return { ok: false, line, column: col, reason: `not valid YAML: ${firstLine(doc.errors[0]!.message)}` };
   }
   // An empty or comment-only file has nothing to order; validate says what it lacks.
@@ -44,6 +47,11 @@ export function formatDefinition(kind: DefinitionKind, text: string, shapes: Sch
   if (refused) {
     const { line, col } = lines.linePos(refused.offset);
     return { ok: false, line, column: col, reason: refused.message };
+  }
+  const deep = tooDeepAt(doc);
+  if (deep !== null) {
+    const { line, col } = lines.linePos(deep);
+    return { ok: false, line, column: col, reason: TOO_DEEP };
   }
   const before = doc.toJS({ maxAliasCount: -1 }) as unknown;
   canonicalise(doc, doc.contents as Node | null, shapes.root(kind), shapes);

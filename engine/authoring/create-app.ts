@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { parse } from 'yaml';
 import { SCHEMAS_DIR } from '../core/definitions/schema-validation.ts';
+import { readDefinitionFile } from '../core/definitions/source-files.ts';
 import { nameFromSlug, scaffoldFiles, slugProblem } from './app-scaffold.ts';
 
 /** This repository's definitions/, the apps bundled with the gateway. */
@@ -30,13 +31,34 @@ export async function createApp(dir: string, slug: string, given?: string, bundl
   if (takenBundled) return { ok: false, reason: `${near(takenBundled)} (the bundled definitions) already uses "${slug}" as its id or slug` };
 
   const files = scaffoldFiles(slug, name, path.resolve(folder));
-  for (const [file, text] of files) {
-    const target = path.join(folder, file);
-    await fs.mkdir(path.dirname(target), { recursive: true });
-    // `wx`: never overwrite, even if the folder appeared meanwhile.
-    await fs.writeFile(target, text, { flag: 'wx' });
-  }
+  const written = await writeScaffold(dir, folder, files);
+  if (written !== true) return { ok: false, reason: `cannot write ${folder}: ${written}; nothing was written` };
   return { ok: true, folder, files: [...files.keys()].map((f) => path.join(folder, f)) };
+}
+
+/**
+ * The scaffold's files under `folder`, or why not. The app folder itself is made without `recursive`: Node's
+ * recursive mkdir never returned for a folder /proc refuses (--dir /proc/1), and a folder made here is ours to
+ * remove again when a later write fails. A folder that appeared meanwhile is refused, never written into.
+ */
+async function writeScaffold(dir: string, folder: string, files: Map<string, string>): Promise<true | string> {
+  try {
+    await fs.mkdir(dir, { recursive: true });
+    await fs.mkdir(folder);
+  } catch (error) {
+    return (error as Error).message;
+  }
+  try {
+    for (const [file, text] of files) {
+      const target = path.join(folder, file);
+      await fs.mkdir(path.dirname(target), { recursive: true });
+      await fs.writeFile(target, text, { flag: 'wx' });
+    }
+    return true;
+  } catch (error) {
+    await fs.rm(folder, { recursive: true, force: true }).catch(() => undefined);
+    return (error as Error).message;
+  }
 }
 
 /** A path relative to the current folder when it is inside it, else absolute. */
@@ -51,11 +73,19 @@ export async function appUsing(dir: string, slug: string): Promise<string | null
   for (const entry of entries) {
     if (!entry.isDirectory() || entry.name.startsWith('.')) continue;
     const file = path.join(dir, entry.name, 'app.yaml');
-    const value = await fs
-      .readFile(file, 'utf8')
-      .then((text) => parse(text) as { id?: unknown; slug?: unknown } | null)
-      .catch(() => null);
+    // Read as the loader reads it: a FIFO there (open waited for a writer for ever), a device or a file over 1 MB is skipped.
+    const read = readDefinitionFile(dir, path.join(entry.name, 'app.yaml'));
+    const value = read && 'text' in read ? parsedApp(read.text) : null;
     if (value && (value.id === slug || value.slug === slug)) return file;
   }
   return null;
+}
+
+/** The id and slug an app file gives, or null when it is not YAML (validate says why). */
+function parsedApp(text: string): { id?: unknown; slug?: unknown } | null {
+  try {
+    return parse(text) as { id?: unknown; slug?: unknown } | null;
+  } catch {
+    return null;
+  }
 }

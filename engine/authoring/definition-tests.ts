@@ -328,7 +328,7 @@ export function compareOutcome(testCase: DefinitionCase, outcome: RunOutcome | {
     return [{ path: 'expect.error', expected: described(`error ${expected.code}`), actual: described(`an envelope ${shown({ success: envelope.success, data: envelope.data })}`) }];
   }
   const result: Difference[] = [];
-  if (expected.success !== undefined) result.push(...differences('expect.success', expected.success, envelope.success));
+  if (expected.success !== undefined) result.push(...differences('expect.success', expected.success, envelope.success).map((d) => withWhy(d, envelope.meta.error)));
   if (expected.data !== undefined) result.push(...differences('expect.data', expected.data, envelope.data));
   if (expected.meta !== undefined) {
     // meta.appError is a subset too (docs/definitions.md): a case names the fields it cares about (its code, say), not the app's whole message.
@@ -337,4 +337,10 @@ export function compareOutcome(testCase: DefinitionCase, outcome: RunOutcome | {
     if (Object.hasOwn(expected.meta, 'appError')) result.push(...differences('expect.meta.appError', appError, (envelope.meta as Record<string, unknown>).appError ?? MISSING, 'subset'));
   }
   return result;
+}
+
+/** A run that failed inside the gateway (a mapping stopped, say) says why beside `got false`: the author sees the cause, not only the flag. */
+function withWhy(difference: Difference, error: { code: string; message: string } | undefined): Difference {
+  if (difference.actual !== false || error === undefined) return difference;
+  return { ...difference, actual: described(`false (meta.error ${error.code}: ${error.message})`) };
 }

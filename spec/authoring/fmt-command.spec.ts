@@ -47,6 +47,14 @@ describe('npm run fmt (command)', function () {
     expect(again.code).to.equal(0);
   });
 
+  it('--check with a file it cannot format says not "ok" and does not count that file canonical', async () => {
+    await fs.writeFile(app(), 'id: acme\nname: [oops\n');
+    const run = await runScript('fmt.ts', ['--check', 'definitions'], { cwd: tmp.dir });
+    expect(run.stdout).to.match(/^definitions\/acme\/app\.yaml:3:1 not valid YAML: /);
+    expect(run.stderr).to.equal('5 of 6 files canonical, 1 could not be formatted\n');
+    expect(run.code).to.equal(1);
+  });
+
   it('reports a file that is not YAML with its position and exits 1, leaving it as is', async () => {
     await fs.writeFile(app(), 'id: acme\nname: [oops\n');
     const run = await runScript('fmt.ts', ['definitions'], { cwd: tmp.dir });

@@ -34,7 +34,7 @@ describe('npm run fmt: the canonical form', () => {
       const once = formatDefinition(kind, text);
       if (!once.ok) {
         // Only fixtures that are invalid YAML (or an alias bomb) on purpose may be refused.
-        expect(once.reason, file).to.match(/^(not valid YAML|aliases expand)/);
+        expect(once.reason, file).to.match(/^(not valid YAML|aliases expand|mappings and sequences are nested)/);
         continue;
       }
       if (!isDeepStrictEqual(parse(once.text), parse(text))) broken.push(`${file}: meaning changed`);
@@ -113,5 +113,28 @@ describe('npm run fmt: the canonical form', () => {
 
   it('refuses a file that is not YAML, with its position', () => {
     expect(formatDefinition('app', 'id: a\nname: [oops\n')).to.deep.include({ ok: false, line: 3, column: 1 });
+  });
+
+  it('refuses a file nested deeper than validate takes as nested too deep, at the first level past 100, whatever the depth', () => {
+    const TOO_DEEP = /^mappings and sequences are nested more than 100 levels deep here; no definition needs that many: flatten it$/;
+    // Block mappings (one level a line), 150 (yaml reads them), 700 (writing them back overflowed) and 3,000 levels (yaml's parser overflowed).
+    const nested = (levels: number) => {
+      let text = 'id: a\nx-deep:\n';
+      for (let i = 1; i <= levels; i++) text += `${'  '.repeat(i)}k:\n`;
+      return formatDefinition('app', text);
+    };
+    for (const levels of [150, 700]) {
+      const outcome = nested(levels);
+      expect(outcome, `${levels} levels`).to.deep.include({ ok: false, line: 102 });
+      expect((outcome as { reason: string }).reason, `${levels} levels`).to.match(TOO_DEEP);
+    }
+    // So deep yaml's parser gives up before any level is located: said as validate says it, where the parser stopped.
+    const far = nested(3000);
+    expect(far).to.deep.include({ ok: false });
+    expect((far as { reason: string }).reason).to.equal('mappings and sequences are nested thousands of levels deep here (more than 100 may not be); no definition needs that many: flatten it');
+    // A flow sequence 300 levels deep on one line: located at its 100th bracket (the file's mapping is level 1).
+    const flow = formatDefinition('app', `id: a\nx-deep: ${'['.repeat(300)}${']'.repeat(300)}\n`);
+    expect(flow).to.deep.include({ ok: false, line: 2, column: 108 });
+    expect((flow as { reason: string }).reason).to.match(TOO_DEEP);
   });
 });

@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { expect } from 'chai';
@@ -142,5 +143,38 @@ describe('npm run new-app', function () {
     expect(usage.code).to.equal(2);
     expect(usage.stderr).to.equal('missing <slug>\nusage: npm run new-app -- [--name "Display Name"] [--dir <folder>] <slug>\n');
     expect((await fs.readdir(dir)).sort()).to.deep.equal(['acme']);
+  });
+
+  it('refuses a --dir it cannot write in with exit 2 and one line naming the folder, never a stack trace', async () => {
+    await fs.writeFile(path.join(tmp.dir, 'a-file'), 'not a folder\n');
+    const under = await runScript('new-app.ts', ['ok-app', '--dir', 'a-file/defs'], { cwd: tmp.dir });
+    expect(under).to.deep.equal({ code: 2, stdout: '', stderr: "cannot write a-file/defs/ok-app: ENOTDIR: not a directory, mkdir 'a-file/defs'; nothing was written\n" });
+  });
+
+  it('refuses a --dir in a file system that takes no new folders (/proc) at once, rather than hanging', async function () {
+    if (!(await fs.stat('/proc/1').catch(() => null))) this.skip();
+    // Node's recursive mkdir never returned on /proc/1/ok-app: the command waited for ever.
+    const started = Date.now();
+    const run = await new Promise<{ code: number; stderr: string }>((resolve) => {
+      const child = execFile(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts/new-app.ts'), 'ok-app', '--dir', '/proc/1'], { cwd: ROOT, timeout: 15_000 }, (error, _stdout, stderr) =>
+        resolve({ code: error ? (child.killed ? -1 : Number(error.code)) : 0, stderr }),
+      );
+    });
+    expect(Date.now() - started).to.be.below(15_000);
+    expect(run).to.deep.equal({ code: 2, stderr: 'cannot write /proc/1/ok-app: ENOENT: no such file or directory, mkdir \'/proc/1/ok-app\'; nothing was written\n' });
+  });
+
+  it('does not wait on an app.yaml that is a FIFO beside the apps: it is left to validate, and the app is written', async function () {
+    if (process.platform === 'win32') this.skip();
+    const dir = path.join(tmp.dir, 'definitions');
+    await fs.mkdir(path.join(dir, 'odd'), { recursive: true });
+    await new Promise<void>((resolve, reject) => execFile('mkfifo', [path.join(dir, 'odd/app.yaml')], (error) => (error ? reject(error) : resolve())));
+    const run = await new Promise<{ code: number; stderr: string }>((resolve) => {
+      const child = execFile(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts/new-app.ts'), 'ok-app', '--dir', dir], { cwd: ROOT, timeout: 15_000 }, (error, _stdout, stderr) =>
+        resolve({ code: error ? (child.killed ? -1 : Number(error.code)) : 0, stderr }),
+      );
+    });
+    expect(run).to.deep.equal({ code: 0, stderr: '' });
+    expect((await fs.readdir(dir)).sort()).to.deep.equal(['odd', 'ok-app']);
   });
 });

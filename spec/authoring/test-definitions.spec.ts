@@ -213,6 +213,19 @@ describe('npm run test:definitions', function () {
     ]);
   });
 
+  it('says why a run failed when a case expects success: the envelope\'s meta.error code and message, not only "got false"', async () => {
+    await scaffold();
+    const action = path.join(tmp.dir, 'definitions/acme-crm/versions/draft/actions/list-items.yaml');
+    const source = await fs.readFile(action, 'utf8');
+    await fs.writeFile(action, `${source.slice(0, source.indexOf('response: |'))}response: |\n  ( $f := function($n){ $f($n + 1) }; $f(0) )\n`);
+    const run = await runScript('test-definitions.ts', [], { cwd: tmp.dir });
+    expect(run.code).to.equal(1);
+    const lines = run.stdout.split('\n');
+    expect(lines[0]).to.equal('✘ acme-crm draft list-items: lists the first page');
+    expect(lines[2]).to.match(/^    expect\.success: expected true, got false \(meta\.error MAPPING_ERROR: acme-crm\/versions\/draft\/actions\/list-items\.yaml:16:\d+: the mapping was stopped after \d+ ms \(MAPPING_TIMEOUT_MS\); check for an infinite loop\)$/);
+    expect(run.stderr).to.equal('');
+  });
+
   it('runs the retry policy as written but never really waits: a 20 s Retry-After and a reset 8 s away pass at once', async () => {
     await scaffold();
     const api = path.join(tmp.dir, 'definitions/acme-crm/versions/draft/api.yaml');
