@@ -1,4 +1,4 @@
-import type { AppContext } from '../server/context.ts';
+import type { Exchange } from '../server/exchange.ts';
 import type { GatewayMetrics } from '../../platform/metrics/gateway-metrics.ts';
 
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
@@ -10,7 +10,7 @@ const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIO
  * Answers what records one answered request (`started`: performance.now()
  * when it came), for requestEdges (request-edges.ts); null without metrics.
  */
-export function requestMetrics(metrics: GatewayMetrics | undefined): ((ctx: AppContext, started: number) => void) | null {
+export function requestMetrics(metrics: GatewayMetrics | undefined): ((ctx: Exchange, started: number) => void) | null {
   if (!metrics) return null;
   return (ctx, started) => {
     const labels = { route: routeLabel(ctx), method: METHODS.has(ctx.method) ? ctx.method : 'OTHER', status: String(ctx.status) };
@@ -22,7 +22,7 @@ export function requestMetrics(metrics: GatewayMetrics | undefined): ((ctx: AppC
 }
 
 /** The template the router matched (`/v2/connections/:id`); `unmatched` for any path no route has (a 404 or a scan). */
-function routeLabel(ctx: AppContext): string {
+function routeLabel(ctx: Exchange): string {
   const matched = (ctx as { _matchedRoute?: string | RegExp })._matchedRoute;
   return typeof matched === 'string' ? matched : 'unmatched';
 }

@@ -1,5 +1,5 @@
 import type { ActionEntry, AppVersion } from '../../core/definitions/index.ts';
-import type { AppContext } from '../server/context.ts';
+import type { Exchange } from '../server/exchange.ts';
 import type { ConnectionRecord } from '../../platform/store/index.ts';
 import { envelopeOutcome, errorOutcome, runFactsOf, type RunFacts } from '../../core/run/run-facts.ts';
 
@@ -20,7 +20,7 @@ interface Answered {
  * ended: the envelope's outcome and retries, or the outcome of the error it
  * threw (rethrown unchanged). The request log and the metrics read them.
  */
-export async function observeRun<T extends Answered>(ctx: AppContext, start: RunStart, perform: (facts: RunFacts) => Promise<T>): Promise<T> {
+export async function observeRun<T extends Answered>(ctx: Exchange, start: RunStart, perform: (facts: RunFacts) => Promise<T>): Promise<T> {
   const facts: RunFacts = runFactsOf(start);
   ctx.state.run = facts;
   try {

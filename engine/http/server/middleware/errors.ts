@@ -2,6 +2,7 @@ import type { Middleware } from 'koa';
 import { GatewayError } from '../../../platform/errors/index.ts';
 import type { Logger } from '../../../platform/log/logger.ts';
 import type { AppContext, AppState } from '../context.ts';
+import type { Exchange } from '../exchange.ts';
 import { cutAtShutdown } from '../shutdown-cut.ts';
 import { refuseBadHost } from './host-header.ts';
 
@@ -33,35 +34,54 @@ export function refuseEmptyAnswer(ctx: AppContext): void {
   }
 }
 
-/** What was thrown, answered in the error shape (a 5xx logged with its details, which the answer never holds); a caller already gone is 499 and no answer. */
+/** What was thrown, answered in the error shape (failureAnswer); a caller already gone is 499 and no answer. */
 export function answerFailure(ctx: AppContext, thrown: unknown, logger: Logger): void {
-  if (ctx.res.destroyed || ctx.socket.destroyed) {
+  const failure = failureAnswer(ctx, thrown, logger);
+  ctx.status = failure.status;
+  if (failure.body === null) return;
+  // The type Koa would give a JSON body (ctx.type = 'json' looks it up in mime-types on every answer), written out.
+  if (!ctx.res.hasHeader('Content-Type')) ctx.res.setHeader('Content-Type', JSON_TYPE);
+  ctx.body = failure.body;
+  if (failure.wwwAuthenticate) ctx.set('WWW-Authenticate', 'Bearer');
+  if (failure.retryAfter !== undefined) ctx.set('Retry-After', failure.retryAfter);
+}
+
+/** A failure's answer: its status and error body (null: nobody is left to answer), and the two headers an error may need. */
+export interface FailureAnswer {
+  status: number;
+  body: ReturnType<GatewayError['toBody']> | null;
+  wwwAuthenticate: boolean;
+  retryAfter?: string;
+}
+
+/** The Content-Type of a JSON answer, as Koa writes it. */
+export const JSON_TYPE = 'application/json; charset=utf-8';
+
+/**
+ * What a client is answered for what was thrown (a 5xx logged with its details, which the answer never holds),
+ * for answerFailure and for the run lane (runs/run-lane.ts), which answers off Koa.
+ */
+export function failureAnswer(exchange: Exchange, thrown: unknown, logger: Logger): FailureAnswer {
+  if (exchange.res.destroyed || exchange.socket.destroyed) {
     // The gateway closed the connection itself, at the end of SHUTDOWN_GRACE_MS (gateway.ts): not the caller's doing.
-    if (cutAtShutdown(ctx.socket)) {
-      logger.info({ reqId: ctx.state.requestId }, 'the gateway closed this request unanswered: it was still in flight when SHUTDOWN_GRACE_MS ran out');
-      ctx.status = 503;
-      return;
+    if (cutAtShutdown(exchange.socket)) {
+      logger.info({ reqId: exchange.state.requestId }, 'the gateway closed this request unanswered: it was still in flight when SHUTDOWN_GRACE_MS ran out');
+      return { status: 503, body: null, wwwAuthenticate: false };
     }
     // The caller hung up (a run stops on that): nobody is left to answer, and nothing failed.
-    logger.info({ reqId: ctx.state.requestId }, 'the caller went away before the answer');
-    ctx.status = 499;
-    return;
+    logger.info({ reqId: exchange.state.requestId }, 'the caller went away before the answer');
+    return { status: 499, body: null, wwwAuthenticate: false };
   }
-  const error = toGatewayError(thrown, ctx.method, ctx.path);
+  const error = toGatewayError(thrown, exchange.method, exchange.path);
   if (error.status >= 500) {
     // The gateway's own failure is an error, with its stack; an app or store that failed (unreachable, timing out,
     // busy, answering what cannot be read) is a warning naming the code: a flaky app must not page whoever
     // alerts on error lines, and its stack says nothing the code does not.
-    if (GATEWAY_FAULTS.has(error.code)) logger.error({ reqId: ctx.state.requestId, err: thrown }, 'request failed');
-    else logger.warn({ reqId: ctx.state.requestId, code: error.code, message: error.message }, `request failed: ${error.code}`);
+    if (GATEWAY_FAULTS.has(error.code)) logger.error({ reqId: exchange.state.requestId, err: thrown }, 'request failed');
+    else logger.warn({ reqId: exchange.state.requestId, code: error.code, message: error.message }, `request failed: ${error.code}`);
   }
-  ctx.status = error.status;
-  // The type Koa would give a JSON body (ctx.type = 'json' looks it up in mime-types on every answer), written out.
-  if (!ctx.res.hasHeader('Content-Type')) ctx.res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  ctx.body = error.toBody();
-  if (error.status === 401) ctx.set('WWW-Authenticate', 'Bearer');
   const retryAfter = (error.details as { retryAfterSeconds?: unknown } | undefined)?.retryAfterSeconds;
-  if (typeof retryAfter === 'number') ctx.set('Retry-After', String(retryAfter));
+  return { status: error.status, body: error.toBody(), wwwAuthenticate: error.status === 401, ...(typeof retryAfter === 'number' ? { retryAfter: String(retryAfter) } : {}) };
 }
 
 /** 5xx codes that are the gateway's own failure (logged as errors with their stack); any other 5xx is an app's, the store's, or not-ready's. */

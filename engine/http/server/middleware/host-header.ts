@@ -1,4 +1,5 @@
 import { GatewayError } from '../../../platform/errors/index.ts';
+import type { IncomingMessage } from 'node:http';
 import type { AppContext } from '../context.ts';
 
 /**
@@ -18,15 +19,18 @@ const HOST = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9\-._~!$&'()*+,;=%]+)(?::[0-9]*)?$
  * connection closed after it (as Node closed it).
  */
 export function refuseBadHost(ctx: AppContext): void {
-  const req = ctx.req;
+  const problem = hostProblem(ctx.req);
+  if (problem !== null) refuse(ctx, problem);
+}
+
+/** Why refuseBadHost would refuse this request, or null when its Host is the one valid header (the run lane, runs/run-lane.ts, leaves such a request to Koa). */
+export function hostProblem(req: IncomingMessage): string | null {
   const host = req.headers.host;
-  if (host === undefined) {
-    if (req.httpVersionMajor === 1 && req.httpVersionMinor === 1) refuse(ctx, 'an HTTP/1.1 request must have a Host header');
-    return;
-  }
+  if (host === undefined) return req.httpVersionMajor === 1 && req.httpVersionMinor === 1 ? 'an HTTP/1.1 request must have a Host header' : null;
   const lines = hostLines(req.rawHeaders);
-  if (lines > 1) refuse(ctx, `a request must have one Host header, not ${lines}`);
-  if (!HOST.test(host)) refuse(ctx, `the Host header must be a host with an optional port (RFC 9110, section 7.2), not ${JSON.stringify(host)}`);
+  if (lines > 1) return `a request must have one Host header, not ${lines}`;
+  if (!HOST.test(host)) return `the Host header must be a host with an optional port (RFC 9110, section 7.2), not ${JSON.stringify(host)}`;
+  return null;
 }
 
 function refuse(ctx: AppContext, message: string): never {

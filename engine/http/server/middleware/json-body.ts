@@ -64,7 +64,7 @@ function hasBody(req: IncomingMessage): boolean {
  * double or a string or key that is not well-formed Unicode (a lone
  * surrogate escape) is refused, naming its path (checkJsonValues).
  */
-async function readJson(req: IncomingMessage): Promise<unknown> {
+export async function readJson(req: IncomingMessage): Promise<unknown> {
   const text = await readText(req);
   if (!text) return {};
   // Before anything else walks it: no parser, handler, validator or store sees JSON nested deeper than the limit.

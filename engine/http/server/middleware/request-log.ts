@@ -1,5 +1,5 @@
 import type { Logger } from '../../../platform/log/logger.ts';
-import type { AppContext } from '../context.ts';
+import type { Exchange } from '../exchange.ts';
 import { shownPath } from '../../proxy/shown-path.ts';
 import { directStream, requestLine } from './request-line.ts';
 
@@ -17,7 +17,7 @@ import { directStream, requestLine } from './request-line.ts';
  * requestEdges (request-edges.ts); below the logger's level (LOG_LEVEL=warn, say) it writes nothing, the
  * level read per request, as it may be changed.
  */
-export function requestLineWriter(logger: Logger): (ctx: AppContext, started: number) => void {
+export function requestLineWriter(logger: Logger): (ctx: Exchange, started: number) => void {
   const lines = requestLineLogger(logger);
   const stream = directStream(lines);
   return (ctx, started) => {
