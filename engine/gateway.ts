@@ -10,6 +10,7 @@ import { AnalysisCache, DefinitionsLoader, DefinitionsRegistry, watchDefinitions
 import type { Logger } from './platform/log/logger.ts';
 import { createApp } from './http/server/app.ts';
 import { createHttpServer } from './http/server/http-server.ts';
+import { runLane } from './http/runs/run-lane.ts';
 import { connectionCutter } from './http/server/shutdown-cut.ts';
 import { createMcpEndpoint } from './mcp/endpoint/mcp-endpoint.ts';
 import type { ReadinessCheck, Services } from './http/services.ts';
@@ -108,7 +109,8 @@ export async function startGateway(config: Config, logger: Logger, overrides: Ga
   const mcp = createMcpEndpoint({ store, keyring, logger, definitions, run: services.run, config });
   const stopToolsNotices = definitions.onSnapshot(() => mcp.toolsChanged());
   const app = createApp(services, mcp.routes);
-  const server = createHttpServer(app.callback(), config.server, logger);
+  // The universal run's plain requests are served off Koa (run-lane.ts); every other request goes to the app.
+  const server = createHttpServer(runLane(services, app.callback()), config.server, logger);
   const connections = connectionCutter(server);
   // While it shuts down, each answer asks the client to close its connection: a keep-alive client (a load
   // balancer's pool) opens its next one elsewhere, instead of sending on one the gateway is about to close.

@@ -8,12 +8,14 @@ import { GatewayError } from '../../platform/errors/index.ts';
 import { findInstallation } from '../../tenancy/installations/installations.ts';
 import { runInstallationActionBody, runPathParameters } from '../installations/run-schemas.ts';
 import type { AppContext, AppState } from '../server/context.ts';
+import type { Exchange } from '../server/exchange.ts';
 import { requireBody } from '../server/require-body.ts';
 import { servedDirectly } from '../server/direct-routes.ts';
 import type { Services } from '../services.ts';
 import { requireEndUserToken } from '../guards/require-end-user-token.ts';
 import { compileValidator, httpAjv, toFieldProblems } from '../../platform/validation/ajv.ts';
 import { validationError } from '../../platform/errors/index.ts';
+import { JSON_TYPE } from '../server/middleware/errors.ts';
 import { CallStop, stopReason } from '../../platform/outbound/index.ts';
 import { envelopeParts } from '../../core/run/envelope-json.ts';
 import { runAction, type RunOutcome, type RunRequest } from '../../core/run/run-action.ts';
@@ -56,13 +58,9 @@ function validateRunPath(params: Record<string, string | undefined>): void {
 export function runRoutes(services: Services): Router<AppState> {
   const router = new Router<AppState>();
 
-  router.post('/v2/universal/apps/:appSlug/actions/:actionSlug/run', requireApiKey(services.store), async (ctx) => {
-    const body = validateUniversal(ctx.state.body ?? {});
-    const companyId = ctx.state.principal!.companyId;
-    const version = resolveAppVersion(services.definitions.current(), { slug: ctx.params.appSlug! }, versionFrom(ctx.querystring === '' ? NO_QUERY : ctx.query).version);
-    const action = resolveAction(version, { slug: ctx.params.actionSlug! });
-    const selected = await selectConnection(services, companyId, version, body);
-    answer(ctx, await observeRun(ctx, { companyId, version, action, connection: selected.connection }, (facts) => runAction(services.run, runRequest(companyId, version, action, selected, body.arguments ?? {}, ctx, facts))));
+  router.post(UNIVERSAL_RUN, requireApiKey(services.store), async (ctx) => {
+    const versionName = versionFrom(ctx.querystring === '' ? NO_QUERY : ctx.query).version;
+    answer(ctx, await runUniversal(services, ctx, { app: ctx.params.appSlug!, action: ctx.params.actionSlug! }, ctx.state.body, versionName));
   });
 
   router.post('/v1/installation/apps/:appId/:appVersion/action/:actionId/run', requireEndUserToken(services), async (ctx) => {
@@ -84,12 +82,31 @@ export function runRoutes(services: Services): Router<AppState> {
   return servedDirectly(router);
 }
 
+/** The universal run's route; the run lane (run-lane.ts) serves the same route off Koa. */
+export const UNIVERSAL_RUN = '/v2/universal/apps/:appSlug/actions/:actionSlug/run';
+
+/**
+ * The universal run, once its caller is admitted (exchange.state.principal): its body checked, the app's
+ * version and action resolved, a connection chosen, the run observed for the request line and the metrics.
+ * For the Koa route and the run lane alike.
+ */
+export async function runUniversal(services: Services, exchange: Exchange, slugs: { app: string; action: string }, given: unknown, versionName: string): Promise<RunOutcome> {
+  const body = validateUniversal(given ?? {});
+  const companyId = exchange.state.principal!.companyId;
+  const version = resolveAppVersion(services.definitions.current(), { slug: slugs.app }, versionName);
+  const action = resolveAction(version, { slug: slugs.action });
+  const selected = await selectConnection(services, companyId, version, body);
+  return await observeRun(exchange, { companyId, version, action, connection: selected.connection }, (facts) =>
+    runAction(services.run, runRequest(companyId, version, action, selected, body.arguments ?? {}, exchange, facts)),
+  );
+}
+
 /**
  * What a run endpoint asks runAction for, as one object literal of a fixed shape: built with spreads
  * (`{ ...start, arguments, signal, facts }`), each property added after the spread missed V8's inline
  * cache and went through the runtime on every run (~5-10 µs a request in a CPU profile under load).
  */
-export function runRequest(companyId: string, version: AppVersion, action: ActionEntry, selected: Selected, args: unknown, ctx: AppContext, facts: RunFacts): RunRequest {
+export function runRequest(companyId: string, version: AppVersion, action: ActionEntry, selected: Selected, args: unknown, ctx: Exchange, facts: RunFacts): RunRequest {
   return {
     companyId,
     version,
@@ -114,18 +131,9 @@ export function runRequest(companyId: string, version: AppVersion, action: Actio
  * answered, for the request log, the metrics and the trace.
  */
 export function answer(ctx: AppContext, outcome: RunOutcome): void {
-  let parts: Buffer[];
-  try {
-    parts = envelopeParts(outcome.envelope);
-  } catch (error) {
-    // An app's answer nested thousands deep, kept as the envelope's data (an action without a response mapping).
-    const tooDeep = isStackOverflow(error) ? tooDeepAnswer({ body: outcome.envelope }) : null;
-    if (!tooDeep) throw error;
-    if (ctx.state.run) ctx.state.run.outcome = 'app_error';
-    throw tooDeep;
-  }
+  const parts = envelopeOf(ctx, outcome);
   ctx.status = outcome.status;
-  const retryAfter = outcome.retryAfterSeconds === undefined ? undefined : String(outcome.retryAfterSeconds);
+  const retryAfter = retryAfterOf(outcome);
   if (ctx.req.headers.origin !== undefined) {
     ctx.set('Content-Type', JSON_TYPE);
     if (retryAfter !== undefined) ctx.set('Retry-After', retryAfter);
@@ -138,6 +146,24 @@ export function answer(ctx: AppContext, outcome: RunOutcome): void {
   sendEnvelopeParts(ctx.res, outcome.status, parts, retryAfter);
 }
 
+/** The run's envelope as bytes; an app's answer nested too deep to write out is thrown as the 502 that says so (the run's outcome app_error). */
+export function envelopeOf(exchange: Exchange, outcome: RunOutcome): Buffer[] {
+  try {
+    return envelopeParts(outcome.envelope);
+  } catch (error) {
+    // An app's answer nested thousands deep, kept as the envelope's data (an action without a response mapping).
+    const tooDeep = isStackOverflow(error) ? tooDeepAnswer({ body: outcome.envelope }) : null;
+    if (!tooDeep) throw error;
+    if (exchange.state.run) exchange.state.run.outcome = 'app_error';
+    throw tooDeep;
+  }
+}
+
+/** The Retry-After header a run's answer carries (rate-limit retries ran out), or undefined. */
+export function retryAfterOf(outcome: RunOutcome): string | undefined {
+  return outcome.retryAfterSeconds === undefined ? undefined : String(outcome.retryAfterSeconds);
+}
+
 /** The envelope's bytes as the answer: one writeHead with its type and length, then its parts; a large envelope's parts (rows and the app's body as they came) are written one after another, not copied into one. */
 export function sendEnvelopeParts(res: ServerResponse, status: number, parts: Buffer[], retryAfter?: string): void {
   let length = 0;
@@ -147,11 +173,9 @@ export function sendEnvelopeParts(res: ServerResponse, status: number, parts: Bu
   res.end(parts[parts.length - 1]);
 }
 
-/** The Content-Type Koa gives JSON, written out: `ctx.type = 'json'` looks the type up again on every response. */
-const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** A caller who hangs up stops the run: no retry waits or app calls for nobody. */
-export function abortOnClose(ctx: AppContext): CallStop {
+export function abortOnClose(ctx: Pick<Exchange, 'res' | 'socket'>): CallStop {
   const stop = new CallStop();
   ctx.res.once('close', () => {
     if (!ctx.res.writableEnded) stop.abort(stopReason(cutAtShutdown(ctx.socket) ? 'the gateway shut down (SHUTDOWN_GRACE_MS ran out)' : 'the caller went away'));
