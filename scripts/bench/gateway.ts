@@ -13,7 +13,6 @@ import { pino, type DestinationStream } from 'pino';
 import { createLogger, STDOUT_FLUSH_MS } from '../../engine/platform/log/logger.ts';
 import { BENCH_ACTION, BENCH_APP, benchAppFiles, UPSTREAM_SECRET, writeFiles } from './bench-app.ts';
 import { serveAsChild } from './child.ts';
-import { serveRunsOffKoa } from './off-koa-lane.ts';
 
 const upstream = process.env.BENCH_UPSTREAM_URL;
 if (!upstream) throw new Error('BENCH_UPSTREAM_URL is not set');
@@ -39,8 +38,6 @@ const config = loadConfig({
 // BENCH_LOG_BATCH_BYTES=32768: the asynchronous one with batches of that size instead of the gateway's 4 KiB, lines as bytes as logger.ts hands them.
 const destination = process.env.BENCH_LOG_SYNC === '1' ? pino.destination({ dest: 1, sync: true }) : process.env.BENCH_LOG_BATCH_BYTES ? batchedStdout(Number(process.env.BENCH_LOG_BATCH_BYTES)) : undefined;
 const gateway = await startGateway(config, createLogger(config.logLevel, destination));
-// BENCH_OFF_KOA=1 (npm run bench -- --off-koa): the universal run served without Koa, a measuring device (off-koa-lane.ts).
-if (process.env.BENCH_OFF_KOA === '1') serveRunsOffKoa(gateway);
 const url = `http://127.0.0.1:${gateway.port}`;
 const headers = { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' };
 const created = await fetch(`${url}/v2/connections`, { method: 'POST', headers, body: JSON.stringify({ appSlug: BENCH_APP, credentials: { apiKey: UPSTREAM_SECRET } }) });

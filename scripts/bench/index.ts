@@ -69,7 +69,6 @@ export const cli = {
     },
     'gateway-node-flags': { type: 'string' as const, value: '<flags>', description: "node flags for the gateways of the load and slow parts, not the proxy's (BENCH_GATEWAY_NODE_FLAGS; e.g. --max-semi-space-size=64)" },
     baseline: { type: 'string' as const, value: '<dir>', description: "another checkout whose gateway the load, slow and start parts measure in the same rounds, for a before/after in one run (compiled: build it first)" },
-    'off-koa': { type: 'boolean' as const, description: "with the load or slow part: also a gateway whose universal run is served straight from node:http, without Koa and the middleware chain (scripts/bench/off-koa-lane.ts: a measuring device, not a feature), as off-koa@<level>: what moving the run off Koa could save at most" },
     'baseline-node-flags': { type: 'string' as const, value: '<flags>', description: "node flags for the baseline's gateways instead of --gateway-node-flags (BENCH_BASELINE_NODE_FLAGS; with --baseline=. a node flag against none, same rounds)" },
     out: { type: 'string' as const, value: '<file>', description: 'where the figures go (BENCH_OUT; bench-results.json)' },
   },
@@ -151,8 +150,6 @@ function settingsFrom(values: CliValues<typeof cli.options>) {
     /** The CPU each measured target is pinned to (--pin), the load generator and the upstream taking the first. */
     pinTo: values.pin === true ? CPUS - 1 : undefined,
     baselineDir: values.baseline === undefined ? undefined : path.resolve(values.baseline),
-    /** --off-koa: a gateway with the run served off Koa too, in the same rounds. */
-    offKoa: values['off-koa'] === true,
     out: path.resolve(values.out ?? process.env.BENCH_OUT ?? 'bench-results.json'),
   };
 }
@@ -165,7 +162,7 @@ if (typeof chosen === 'string') {
 }
 const run = chosen !== null && typeof chosen !== 'string' ? chosen : null;
 // Read by the parts below only when the bench runs (run !== null).
-const { settings, only, profile, out, baselineDir, recordCounts, logLevels, slowConnections, gatewayNodeFlags, baselineNodeFlags, offKoa, pinTo } = run ?? ({} as Exclude<ReturnType<typeof settingsFrom>, string>);
+const { settings, only, profile, out, baselineDir, recordCounts, logLevels, slowConnections, gatewayNodeFlags, baselineNodeFlags, pinTo } = run ?? ({} as Exclude<ReturnType<typeof settingsFrom>, string>);
 /** How the lines name the machine's CPUs (and whether the targets were pinned). */
 const onCpus = `on ${CPUS} CPUs${pinTo === undefined ? '' : ', pinned'}`;
 /** The budget part: µs of work added to each of the bare proxy's requests. */
@@ -232,12 +229,6 @@ async function startTargets(delayMs: number): Promise<Targets> {
       children.push(gateway);
       pinTarget(gateway);
       gateways.set(`gateway@${level}`, gateway);
-      if (offKoa) {
-        const lane = await startChild<GatewayInfo>('gateway.ts', { ...options, env: { ...options.env, BENCH_OFF_KOA: '1' }, execArgv: gatewayNodeFlags, compiled: true });
-        children.push(lane);
-        pinTarget(lane);
-        gateways.set(`off-koa@${level}`, lane);
-      }
       // --baseline: the same bench gateway from another checkout (its own engine), measured in the same rounds.
       if (baselineDir) {
         const baseline = await startChild<GatewayInfo>(baselineGatewayFile(baselineDir), { ...options, execArgv: baselineNodeFlags });
