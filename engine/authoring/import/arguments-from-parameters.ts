@@ -27,7 +27,8 @@ export interface ParameterArguments {
  * style says. Headers the gateway or an auth sets, and the credential
  * parameters an auth sends, are dropped with a note; a cookie parameter, and
  * a query or header parameter named "" (no argument can send one), is
- * dropped, or skips the operation when it is required.
+ * dropped, or skips the operation when it is required. A parameter without
+ * a name or an `in` is dropped with a note.
  */
 export function parameterArguments(op: OperationInfo, prefix: string, scope: ArgumentScope, credentials: { headers: Set<string>; query: Set<string> }): ParameterArguments | { skip: string } {
   const args: Argument[] = [];
@@ -47,6 +48,8 @@ export function parameterArguments(op: OperationInfo, prefix: string, scope: Arg
     return `:${fitting ? name : made[0]?.key ?? key}`;
   });
   if (unsupported) return { skip: unsupported };
+  // OpenAPI requires each parameter's name and in: one without is not guessed at, and not dropped without a word.
+  for (const unreadable of op.unreadableParameters) scope.note(`${unreadable}, which OpenAPI requires of every parameter: dropped, as no argument can be made of it`);
   for (const parameter of op.parameters) {
     const name = str(parameter.name)!;
     const place = parameter.in;

@@ -13,6 +13,8 @@ export interface OperationInfo {
   operationId: string | undefined;
   /** The path item's parameters with the operation's own, which win on the same name and location. */
   parameters: Obj[];
+  /** The parameters it lists that say no name or no place (`in`), which OpenAPI requires of each: how the report names them. */
+  unreadableParameters: string[];
   tags: string[];
   /** `GET /repos/{owner}/{repo}/issues (issues/list-for-repo)`: how reports name it. */
   label: string;
@@ -43,7 +45,7 @@ export function operationsOf(document: Obj): { operations: OperationInfo[]; skip
         if (OTHER_METHODS.includes(key.toLowerCase())) skipped.push({ what: label, reason: `an action's method is GET, POST, PUT, PATCH or DELETE, not ${key.toUpperCase()}` });
         continue;
       }
-      operations.push({ method, path, operation, pathItem, operationId, parameters: parametersOf(pathItem, operation), tags: arr(operation.tags).filter((t): t is string => typeof t === 'string'), label });
+      operations.push({ method, path, operation, pathItem, operationId, ...parametersOf(pathItem, operation), tags: arr(operation.tags).filter((t): t is string => typeof t === 'string'), label });
     }
   }
   for (const [name] of entries(document.webhooks)) {
@@ -52,21 +54,27 @@ export function operationsOf(document: Obj): { operations: OperationInfo[]; skip
   return { operations, skipped };
 }
 
-function parametersOf(pathItem: Obj, operation: Obj): Obj[] {
+/** The operation's parameters (its own win over its path item's on the same name and place), and those it cannot read. */
+function parametersOf(pathItem: Obj, operation: Obj): { parameters: Obj[]; unreadableParameters: string[] } {
   const byPlace = new Map<string, Obj>();
-  for (const list of [pathItem.parameters, operation.parameters]) {
-    for (const raw of arr(list)) {
+  const unreadableParameters: string[] = [];
+  for (const [holder, list] of [['path item', pathItem.parameters], ['operation', operation.parameters]] as const) {
+    arr(list).forEach((raw, index) => {
       const parameter = obj(raw);
-      // A circular reference cannot be a parameter; one without a name or place says nothing usable.
+      // A circular reference cannot be a parameter (the reading of $refs says so).
       // A name "" is a name: arguments-from-parameters.ts says what becomes of it.
-      if (!parameter || isRef(parameter)) continue;
+      if (!parameter || isRef(parameter)) return;
       const name = str(parameter.name);
       const place = str(parameter.in);
-      if (name === undefined || !place) continue;
+      if (name === undefined || !place) {
+        const lacks = [name === undefined ? 'name' : null, place ? null : 'in'].filter(Boolean).join(' and ');
+        unreadableParameters.push(`the ${holder}'s parameter ${index + 1}${name ? ` (${JSON.stringify(name)})` : ''}${place ? ` (in ${place})` : ''} has no ${lacks}`);
+        return;
+      }
       byPlace.set(`${place}:${name}`, parameter);
-    }
+    });
   }
-  return [...byPlace.values()];
+  return { parameters: [...byPlace.values()], unreadableParameters };
 }
 
 /** The first 2xx response of an operation (2XX and default when there is none), with its status. */

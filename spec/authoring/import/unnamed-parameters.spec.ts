@@ -56,4 +56,33 @@ describe('npm run import: a parameter named ""', function () {
     expect(things.arguments).to.deep.equal([{ key: 'q', dataType: 'String', location: 'Query' }]);
     expect((await loadDefinitions(defs)).ok).to.equal(true);
   });
+
+  it('says so of a parameter without a name or without an in, which OpenAPI requires of each, rather than drop it without a word', async () => {
+    const description = {
+      openapi: '3.0.3',
+      info: { title: 'Unnamed', version: '1' },
+      servers: [{ url: 'https://api.unnamed.example' }],
+      paths: {
+        '/things': {
+          parameters: [{ in: 'header', schema: { type: 'string' } }],
+          ...operation('listThings', [
+            { in: 'query', schema: { type: 'string' } },
+            { name: 'limit', schema: { type: 'integer' } },
+            { name: 'q', in: 'query', schema: { type: 'string' } },
+          ]),
+        },
+      },
+    };
+    const file = path.join(tmp.dir, 'unnamed.json');
+    await fs.writeFile(file, JSON.stringify(description));
+    const defs = path.join(tmp.dir, 'definitions');
+    const outcome = await runImport(file, { dir: defs, slug: 'unnamed', cwd: tmp.dir });
+    expect(outcome.exitCode).to.equal(0);
+    const dropped = ', which OpenAPI requires of every parameter: dropped, as no argument can be made of it\n';
+    expect(outcome.stdout).to.contain(`  GET /things (listThings): the path item's parameter 1 (in header) has no name${dropped}`);
+    expect(outcome.stdout).to.contain(`  GET /things (listThings): the operation's parameter 1 (in query) has no name${dropped}`);
+    expect(outcome.stdout).to.contain(`  GET /things (listThings): the operation's parameter 2 ("limit") has no in${dropped}`);
+    const things = parse(await fs.readFile(path.join(defs, 'unnamed/versions/draft/actions/list-things.yaml'), 'utf8'));
+    expect(things.arguments).to.deep.equal([{ key: 'q', dataType: 'String', location: 'Query' }]);
+  });
 });
