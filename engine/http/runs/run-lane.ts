@@ -50,7 +50,14 @@ export function runLane(services: Services, koa: http.RequestListener): http.Req
   const writeLine = requestLineWriter(logger);
 
   return (req, res) => {
-    const taken = take(req);
+    let taken: Taken | null;
+    try {
+      taken = take(req);
+    } catch (error) {
+      // A defect in the checks must not throw out of the server's 'request' event (that ends the process): Koa answers.
+      logger.error({ err: error }, 'the run lane could not read this request; Koa serves it');
+      taken = null;
+    }
     if (taken === null) return koa(req, res);
     serve(req, res, taken).catch((error: unknown) => {
       // Only a defect in the lane itself gets here (serve answers every failure of a run).
