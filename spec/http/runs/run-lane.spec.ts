@@ -109,7 +109,7 @@ describe('the run lane: the universal run served off Koa (run-lane.ts)', functio
       });
     }
 
-    it('leaves a body larger than the 1 MiB limit to Koa (which answers 413)', async () => {
+    it('leaves a body over the 1 MiB limit to Koa, whose body limit answers it (413)', async () => {
       const answer = await send(RUN, { body: JSON.stringify({ connectionId, arguments: { pad: 'x'.repeat(1024 * 1024) } }) });
       expect(answer.status).to.equal(418);
     });
